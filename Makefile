@@ -1,0 +1,34 @@
+# Every target installs what it needs into .venv first, so a fresh clone needs nothing else.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SCENARIOS := scenarios
+
+.PHONY: install test test-slow lint fig2 clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow"
+
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -m slow
+
+lint: $(STAMP)
+	$(BIN)/ruff check simcore tests benchmarks
+	$(BIN)/ruff format --check simcore tests benchmarks
+
+fig2: $(STAMP)
+	$(BIN)/simcore run $(SCENARIOS)/fig2.yaml --out results/fig2.zarr
+	$(BIN)/simcore plot results/fig2.zarr --out results/fig2.png
+
+clean:
+	rm -rf $(VENV) results/*.zarr results/*.png .pytest_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,12 @@
+"""simcore: how far to trust an LLM judge validated on sparse, partly overlapping labels.
+
+Public API: :func:`run` a scenario into a cube, :func:`load_scenario` to read and validate
+a scenario file, and :mod:`simcore.testing` for assertion helpers on cubes.
+"""
+
+__version__ = "0.1.0"
+
+from simcore.api import run  # noqa: E402
+from simcore.scenario import ScenarioError, load_scenario  # noqa: E402
+
+__all__ = ["ScenarioError", "__version__", "load_scenario", "run"]

@@ -1,0 +1,7 @@
+"""``python -m simcore``."""
+
+import sys
+
+from simcore.cli import main
+
+sys.exit(main())

@@ -1,0 +1,102 @@
+"""The Python entry point: run a scenario and get its cube."""
+
+from pathlib import Path
+
+from simcore import grid, store
+from simcore.scenario import Scenario, ScenarioError, load_scenario, scenario_from_dict
+
+
+def _as_scenario(scenario, sets, trials, seed):
+    if isinstance(scenario, Scenario):
+        if sets:
+            raise ScenarioError(
+                ["sets: apply overrides when loading the file, not to a Scenario object"]
+            )
+        overrides = {}
+        if trials is not None:
+            overrides["trials"] = trials
+        if seed is not None:
+            overrides["seed"] = seed
+        if overrides:
+            raw = scenario.to_dict()
+            raw.update(overrides)
+            return scenario_from_dict(raw, source=scenario.source)
+        return scenario
+    if isinstance(scenario, dict):
+        raw = dict(scenario)
+        if trials is not None:
+            raw["trials"] = trials
+        if seed is not None:
+            raw["seed"] = seed
+        from simcore.scenario import apply_overrides
+
+        apply_overrides(raw, [f"{k}={v}" for k, v in (sets or {}).items()], "<dict>")
+        return scenario_from_dict(raw, source="<dict>")
+    overrides = [f"{key}={value}" for key, value in (sets or {}).items()]
+    return load_scenario(scenario, overrides=overrides, trials=trials, seed=seed)
+
+
+def run(
+    scenario,
+    *,
+    out=None,
+    trials=None,
+    seed=None,
+    sets=None,
+    workers=None,
+    scheduler=None,
+    overwrite=False,
+    progress=False,
+):
+    """Run a scenario's sweep and return its cube.
+
+    Parameters
+    ----------
+    scenario : str, pathlib.Path, dict or Scenario
+        A scenario file, a raw mapping, or a loaded :class:`~simcore.scenario.Scenario`.
+    out : str or pathlib.Path, optional
+        Zarr store to write (resumed if it holds an unfinished run of the same scenario).
+        Without it the cube is computed in memory only.
+    trials, seed : int, optional
+        Override the trial count or the root seed.
+    sets : dict, optional
+        ``{"model.n_items": 1000, ...}`` overrides, as ``--set`` on the command line.
+    workers : int, optional
+        Run on a local cluster of this many worker processes.
+    scheduler : str, optional
+        Address of a dask.distributed scheduler to run on.
+    overwrite : bool
+        Replace whatever ``out`` holds.
+    progress : bool
+        Report progress on stderr.
+
+    Returns
+    -------
+    xarray.Dataset
+        The cube: counts, rates with standard errors, and provenance attributes.
+
+    Raises
+    ------
+    simcore.scenario.ScenarioError
+        Bad scenario input (nothing is written).
+    simcore.store.StoreError
+        ``out`` holds another scenario's store and ``overwrite`` is false.
+    """
+    scenario = _as_scenario(scenario, sets, trials, seed)
+    cells = list(scenario.cells())
+    if out is None:
+        cube = store.empty_cube(scenario)
+        for index, counts in grid.execute(
+            cells, scenario.seed, scenario.trials, workers, scheduler, progress
+        ):
+            store.put_cell(cube, index, counts)
+        cube.attrs["complete"] = 1
+        return store.with_rates(cube)
+    out = Path(out)
+    done = store.prepare(out, scenario, overwrite=overwrite)
+    todo = [cell for cell in cells if cell.index not in done]
+    for index, counts in grid.execute(
+        todo, scenario.seed, scenario.trials, workers, scheduler, progress
+    ):
+        store.write_cell(out, scenario, index, counts)
+    return store.finalize(out, scenario)
