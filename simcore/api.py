@@ -47,6 +47,7 @@ def run(
     scheduler=None,
     overwrite=False,
     progress=False,
+    threads=None,
 ):
     """Run a scenario's sweep and return its cube.
 
@@ -69,6 +70,9 @@ def run(
         Replace whatever ``out`` holds.
     progress : bool
         Report progress on stderr.
+    threads : int, optional
+        Numba threads per cell on the default in-process scheduler (default: all cores).
+        Results do not depend on it.
 
     Returns
     -------
@@ -87,7 +91,7 @@ def run(
     if out is None:
         cube = store.empty_cube(scenario)
         for index, counts in grid.execute(
-            cells, scenario.seed, scenario.trials, workers, scheduler, progress
+            cells, scenario.seed, scenario.trials, workers, scheduler, progress, threads
         ):
             store.put_cell(cube, index, counts)
         cube.attrs["complete"] = 1
@@ -96,7 +100,7 @@ def run(
     done = store.prepare(out, scenario, overwrite=overwrite)
     todo = [cell for cell in cells if cell.index not in done]
     for index, counts in grid.execute(
-        todo, scenario.seed, scenario.trials, workers, scheduler, progress
+        todo, scenario.seed, scenario.trials, workers, scheduler, progress, threads
     ):
         store.write_cell(out, scenario, index, counts)
     return store.finalize(out, scenario)

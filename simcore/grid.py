@@ -12,6 +12,7 @@ workers and the order in which cells finish never change a result.
 """
 
 import contextlib
+import logging
 import os
 import sys
 import time
@@ -21,32 +22,26 @@ from simcore.cell import run_cell
 
 @contextlib.contextmanager
 def _client(workers=None, scheduler=None):
-    import dask
+    """Yield ``(client, numba threads per task)`` for the chosen scheduler."""
     from distributed import Client, LocalCluster
 
-    with dask.config.set(
-        {"distributed.worker.daemon": False, "distributed.admin.log-level": "warning"}
-    ):
-        if scheduler is not None:
-            with Client(scheduler, timeout="30s") as client:
-                yield client, None
-            return
-        if workers is None:
-            cluster = LocalCluster(
-                n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
-            )
-            threads = None
-        else:
-            cluster = LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=40,
-            )
-            threads = max(1, (os.cpu_count() or 1) // workers)
-        with cluster, Client(cluster) as client:
-            yield client, threads
+    if scheduler is not None:
+        with Client(scheduler, timeout="30s") as client:
+            yield client, None
+        return
+    local = {
+        "threads_per_worker": 1,
+        "dashboard_address": "127.0.0.1:0",
+        "silence_logs": logging.ERROR,
+    }
+    if workers is None:
+        cluster = LocalCluster(n_workers=1, processes=False, **local)
+        threads = None
+    else:
+        cluster = LocalCluster(n_workers=workers, processes=True, host="127.0.0.1", **local)
+        threads = max(1, (os.cpu_count() or 1) // workers)
+    with cluster, Client(cluster) as client:
+        yield client, threads
 
 
 class Progress:
@@ -81,7 +76,7 @@ class Progress:
             print(line, end=end, file=self.stream, flush=True)
 
 
-def execute(cells, root_seed, trials, workers=None, scheduler=None, progress=True):
+def execute(cells, root_seed, trials, workers=None, scheduler=None, progress=True, threads=None):
     """Run ``cells`` on dask and yield ``(index, counts)`` as each cell finishes.
 
     Parameters
@@ -96,6 +91,9 @@ def execute(cells, root_seed, trials, workers=None, scheduler=None, progress=Tru
         Address of an existing dask.distributed scheduler (``--scheduler``).
     progress : bool
         Report progress on stderr.
+    threads : int, optional
+        Numba threads per task; by default all cores in-process, ``cores // workers`` on a
+        local cluster, and the worker's own setting on a remote scheduler.
 
     Yields
     ------
@@ -108,7 +106,8 @@ def execute(cells, root_seed, trials, workers=None, scheduler=None, progress=Tru
     if not cells:
         return
     meter = Progress(len(cells), enabled=progress)
-    with _client(workers, scheduler) as (client, threads):
+    with _client(workers, scheduler) as (client, default_threads):
+        threads = threads or default_threads
         futures = [
             client.submit(run_cell, cell, root_seed, trials, threads, pure=False) for cell in cells
         ]
