@@ -97,3 +97,17 @@ def test_store_equals_memory_and_resumes_after_interruption(tmp_path, baseline):
     resumed = simcore.run(scenario(), out=store)
     assert_cubes_identical(xr.open_zarr(store), written)
     assert_cubes_identical(resumed, written)
+
+
+def test_an_existing_cluster_gives_the_same_cube(baseline):
+    from distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+    ) as cluster:
+        remote = simcore.run(scenario(), scheduler=cluster.scheduler_address)
+    assert_cubes_identical(remote, baseline)
