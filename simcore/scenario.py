@@ -369,6 +369,8 @@ class Scenario:
         data = self.to_dict()
         for key in ("name", "description", "output", "published", "trials"):
             data.pop(key, None)
+        # The sweep's order is the cube's dimension order: keep it (sort_keys would not).
+        data["sweep"] = [[name, list(values)] for name, values in self.sweep]
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
     def cells(self):
@@ -497,7 +499,7 @@ def _parse_published(raw, sweep, problems, source):
 
 
 def _check_cell(cell, source):
-    """Cross-field checks of one cell, as ``(key, message)`` pairs.
+    """Cross-field checks of one cell, as ``(key, message, fields involved)`` triples.
 
     Each message names the key that set the offending value (the sweep's, where swept) and
     the cell it was found at.
@@ -511,35 +513,65 @@ def _check_cell(cell, source):
     at = f" at {label}" if label else ""
     found = []
 
-    def problem(key, text, got):
-        found.append((key, f"{source}: {key}: {text}{at} (got {got})"))
+    def problem(key, text, got, involved):
+        found.append((key, f"{source}: {key}: {text}{at} (got {got})", involved))
 
     if isinstance(model.p_human, tuple) and len(model.p_human) != model.n_humans:
         problem(
             where("p_human", "model.p_human"),
             f"needs one accuracy per human, {model.n_humans}",
             len(model.p_human),
+            ("model.p_human", "model.n_humans"),
         )
     if model.prevalence is not None and len(model.prevalence) != model.n_labels:
         problem(
             "model.prevalence",
             f"needs one entry per label, {model.n_labels}",
             len(model.prevalence),
+            ("model.prevalence", "model.n_labels"),
         )
     if design.kind == "bernoulli" and design.rho is None:
-        problem(where("rho", "design.rho"), "the bernoulli design needs rho", "null")
+        problem(
+            where("rho", "design.rho"),
+            "the bernoulli design needs rho",
+            "null",
+            ("design.kind", "design.rho"),
+        )
     if design.kind == "exact_m":
+        involved = ("design.kind", "design.m", "design.rho", "model.n_items")
         if design.m is None and design.rho is None:
-            problem(where("m", "design.m"), "the exact_m design needs m or rho", "null")
+            problem(where("m", "design.m"), "the exact_m design needs m or rho", "null", involved)
         elif cell.m > model.n_items:
-            problem(where("m", "design.m"), f"must be <= n_items = {model.n_items}", cell.m)
+            problem(
+                where("m", "design.m"), f"must be <= n_items = {model.n_items}", cell.m, involved
+            )
         elif cell.m < 1:
             problem(
                 where("rho", "design.rho"),
                 "gives fewer than one item per secondary",
                 f"m = {cell.m}",
+                involved,
             )
     return found
+
+
+def _cross_field_problems(scenario, problems, source):
+    """Cross-field problems over every cell, once per key.
+
+    Checks that involve a field already reported as bad on its own are skipped (its value
+    was replaced by the default, so the check would speak of a value nobody wrote).
+    """
+    reported = {problem.removeprefix(f"{source}: ").split(":")[0] for problem in problems}
+    bad = {key.split("[")[0] for key in reported}
+    for name, (section, field_name) in SWEEPABLE.items():
+        if f"sweep.{name}" in bad:
+            bad.add(f"{section}.{field_name}" if section else field_name)
+    first_per_key = {}
+    for cell in scenario.cells():
+        for key, message, involved in _check_cell(cell, source):
+            if not bad.intersection(involved):
+                first_per_key.setdefault(key, message)
+    return list(first_per_key.values())
 
 
 def _read_yaml(path):
@@ -633,12 +665,7 @@ def scenario_from_dict(raw, source="<scenario>"):
     sweep = _parse_sweep(raw.get("sweep"), problems, source)
     published = _parse_published(raw.get("published"), sweep, problems, source)
     scenario = Scenario(**sections, **scalars, sweep=sweep, published=published, source=source)
-    if not problems:
-        first_per_key = {}
-        for cell in scenario.cells():
-            for key, message in _check_cell(cell, source):
-                first_per_key.setdefault(key, message)
-        problems.extend(first_per_key.values())
+    problems.extend(_cross_field_problems(scenario, problems, source))
     if problems:
         raise ScenarioError(problems)
     return scenario

@@ -219,10 +219,19 @@ def prepare(path, scenario, overwrite=False):
         if same and not overwrite:
             cube = xr.open_zarr(str(path), consolidated=False)
             done = cube["cell_complete"].values & (cube["n_trials"].values == scenario.trials)
+            if not done.all():
+                _mark_unfinished(path)
             return {tuple(int(i) for i in row) for row in np.argwhere(done)}
         _remove(path)
     _create(path, empty_cube(scenario))
     return set()
+
+
+def _mark_unfinished(path):
+    """Set ``complete`` to 0, in the consolidated metadata too, before cells are rewritten."""
+    group = zarr.open_group(str(path), mode="r+", use_consolidated=False)
+    group.attrs["complete"] = 0
+    zarr.consolidate_metadata(str(path))
 
 
 def _remove(path):
