@@ -22,8 +22,8 @@ test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow
 
 lint: $(STAMP)
-	$(BIN)/ruff check simcore tests benchmarks
-	$(BIN)/ruff format --check simcore tests benchmarks
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 fig2: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/fig2.yaml --out results/fig2.zarr

@@ -85,22 +85,25 @@ def run(
         Bad scenario input (nothing is written).
     simcore.store.StoreError
         ``out`` holds another scenario's store and ``overwrite`` is false.
+    simcore.grid.SchedulerError
+        No scheduler answers at ``scheduler`` (nothing is written).
     """
     scenario = _as_scenario(scenario, sets, trials, seed)
     cells = list(scenario.cells())
-    if out is None:
-        cube = store.empty_cube(scenario)
+    with grid.connect(workers, scheduler, threads) as connection:
+        if out is None:
+            cube = store.empty_cube(scenario)
+            for index, counts in grid.execute(
+                cells, scenario.seed, scenario.trials, connection, progress
+            ):
+                store.put_cell(cube, index, counts)
+            cube.attrs["complete"] = 1
+            return store.with_rates(cube)
+        out = Path(out)
+        done = store.prepare(out, scenario, overwrite=overwrite)
+        todo = [cell for cell in cells if cell.index not in done]
         for index, counts in grid.execute(
-            cells, scenario.seed, scenario.trials, workers, scheduler, progress, threads
+            todo, scenario.seed, scenario.trials, connection, progress
         ):
-            store.put_cell(cube, index, counts)
-        cube.attrs["complete"] = 1
-        return store.with_rates(cube)
-    out = Path(out)
-    done = store.prepare(out, scenario, overwrite=overwrite)
-    todo = [cell for cell in cells if cell.index not in done]
-    for index, counts in grid.execute(
-        todo, scenario.seed, scenario.trials, workers, scheduler, progress, threads
-    ):
-        store.write_cell(out, scenario, index, counts)
+            store.write_cell(out, scenario, index, counts)
     return store.finalize(out, scenario)

@@ -10,6 +10,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from simcore.grid import SchedulerError
 from simcore.scenario import ScenarioError, load_scenario
 from simcore.store import StoreError, read_attrs
 
@@ -157,7 +158,7 @@ def main(argv=None):
     args = _parser().parse_args(argv)
     try:
         COMMANDS[args.command](args)
-    except (ScenarioError, StoreError, UsageError) as error:
+    except (ScenarioError, StoreError, SchedulerError, UsageError) as error:
         print(
             f"simcore {args.command}: {error}"
             if not isinstance(error, ScenarioError)

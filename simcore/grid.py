@@ -16,18 +16,56 @@ import logging
 import os
 import sys
 import time
+from dataclasses import dataclass
 
 from simcore.cell import run_cell
 
+CONNECT_TIMEOUT = "30s"
+
+
+class SchedulerError(ValueError):
+    """No dask scheduler answered at the given address (bad input: exit status 2)."""
+
+
+@dataclass
+class Connection:
+    """An open dask client and the numba threads each task should use."""
+
+    client: object
+    threads: int | None
+
 
 @contextlib.contextmanager
-def _client(workers=None, scheduler=None):
-    """Yield ``(client, numba threads per task)`` for the chosen scheduler."""
+def connect(workers=None, scheduler=None, threads=None):
+    """Open the dask client for a run; yield a :class:`Connection`.
+
+    Parameters
+    ----------
+    workers : int, optional
+        Start a local cluster of this many worker processes.
+    scheduler : str, optional
+        Address of an existing dask.distributed scheduler.
+    threads : int, optional
+        Numba threads per task; by default all cores in-process, ``cores // workers`` on a
+        local cluster, and each worker's own setting on a remote scheduler.
+
+    Raises
+    ------
+    SchedulerError
+        When no scheduler answers at ``scheduler`` within :data:`CONNECT_TIMEOUT`.
+    """
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
-        with Client(scheduler, timeout="30s") as client:
-            yield client, None
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError) as error:
+            raise SchedulerError(
+                f"--scheduler {scheduler}: no dask scheduler answered "
+                f"within {CONNECT_TIMEOUT} ({error})"
+            ) from None
+        with client:
+            yield Connection(client, threads)
         return
     local = {
         "threads_per_worker": 1,
@@ -36,16 +74,19 @@ def _client(workers=None, scheduler=None):
     }
     if workers is None:
         cluster = LocalCluster(n_workers=1, processes=False, **local)
-        threads = None
     else:
         cluster = LocalCluster(n_workers=workers, processes=True, host="127.0.0.1", **local)
-        threads = max(1, (os.cpu_count() or 1) // workers)
+        threads = threads or max(1, (os.cpu_count() or 1) // workers)
     with cluster, Client(cluster) as client:
-        yield client, threads
+        yield Connection(client, threads)
 
 
 class Progress:
-    """A one-line progress report on stderr: cells done, elapsed time and estimate left."""
+    """Progress on stderr: cells done, elapsed time and an estimate of the time left.
+
+    On a terminal one line is redrawn at most once a second; elsewhere a line is printed
+    at every tenth of the cells.
+    """
 
     def __init__(self, total, enabled=True, stream=None):
         self.total = total
@@ -53,31 +94,34 @@ class Progress:
         self.enabled = enabled and total > 0
         self.stream = stream or sys.stderr
         self.start = time.monotonic()
-        self.interactive = getattr(self.stream, "isatty", lambda: False)()
-        self._last = 0.0
+        self.interactive = self.stream.isatty()
+        self.last_drawn = 0.0
+        self.step = max(1, total // 10)
 
     def advance(self):
-        """Count one finished cell and redraw when due."""
+        """Count one finished cell and report when due."""
         self.done += 1
-        now = time.monotonic()
-        if not self.enabled or (now - self._last < 1.0 and self.done < self.total):
+        if not self.enabled:
             return
-        self._last = now
+        now = time.monotonic()
+        finished = self.done == self.total
+        due = now - self.last_drawn >= 1.0 if self.interactive else self.done % self.step == 0
+        if not (due or finished):
+            return
+        self.last_drawn = now
         elapsed = now - self.start
         left = elapsed / self.done * (self.total - self.done)
-        width = 30
-        filled = int(width * self.done / self.total)
+        filled = 30 * self.done // self.total
         line = (
-            f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} cells "
-            f"{elapsed:6.1f}s elapsed, ~{left:5.1f}s left"
+            f"[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} cells, "
+            f"{elapsed:.1f}s elapsed, ~{left:.1f}s left"
         )
-        end = "\r" if self.interactive and self.done < self.total else "\n"
-        if self.interactive or self.done == self.total or self.done % max(1, self.total // 10) == 0:
-            print(line, end=end, file=self.stream, flush=True)
+        end = "\r" if self.interactive and not finished else "\n"
+        print(line, end=end, file=self.stream, flush=True)
 
 
-def execute(cells, root_seed, trials, workers=None, scheduler=None, progress=True, threads=None):
-    """Run ``cells`` on dask and yield ``(index, counts)`` as each cell finishes.
+def execute(cells, root_seed, trials, connection, progress=True):
+    """Run ``cells`` as dask tasks and yield ``(index, counts)`` as each cell finishes.
 
     Parameters
     ----------
@@ -85,15 +129,10 @@ def execute(cells, root_seed, trials, workers=None, scheduler=None, progress=Tru
         Cells to compute.
     root_seed, trials : int
         The scenario's root seed and trials per cell.
-    workers : int, optional
-        Local worker processes (``--workers``).
-    scheduler : str, optional
-        Address of an existing dask.distributed scheduler (``--scheduler``).
+    connection : Connection
+        From :func:`connect`.
     progress : bool
         Report progress on stderr.
-    threads : int, optional
-        Numba threads per task; by default all cores in-process, ``cores // workers`` on a
-        local cluster, and the worker's own setting on a remote scheduler.
 
     Yields
     ------
@@ -103,15 +142,12 @@ def execute(cells, root_seed, trials, workers=None, scheduler=None, progress=Tru
     from distributed import as_completed
 
     cells = list(cells)
-    if not cells:
-        return
     meter = Progress(len(cells), enabled=progress)
-    with _client(workers, scheduler) as (client, default_threads):
-        threads = threads or default_threads
-        futures = [
-            client.submit(run_cell, cell, root_seed, trials, threads, pure=False) for cell in cells
-        ]
-        for future in as_completed(futures):
-            index, counts = future.result()
-            meter.advance()
-            yield index, counts
+    futures = [
+        connection.client.submit(run_cell, cell, root_seed, trials, connection.threads, pure=False)
+        for cell in cells
+    ]
+    for future in as_completed(futures):
+        index, counts = future.result()
+        meter.advance()
+        yield index, counts
