@@ -39,8 +39,6 @@ class ScenarioError(ValueError):
 
 # --------------------------------------------------------------------------- fields
 
-_MISSING = object()
-
 
 def _field(default, kind, description, **limits):
     """Declare a config field once: default, kind of value, limits and description.
@@ -209,14 +207,18 @@ class OutputConfig:
     figure: str | None = _field(None, "text", "figure path", optional=True)
 
 
-_TOP_SCALARS = {
-    "name": _field(None, "text", "scenario name", optional=True).metadata,
-    "description": _field(None, "text", "what the scenario reproduces", optional=True).metadata,
-    "reference": _field("dense", "str", "reference decision", choices=REFERENCES).metadata,
-    "trials": _field(2000, "int", "trials per cell", minimum=1).metadata,
-    "seed": _field(0, "int", "root seed", minimum=0).metadata,
-}
-_TOP_DEFAULTS = {"name": None, "description": None, "reference": "dense", "trials": 2000, "seed": 0}
+@dataclass(frozen=True)
+class RunConfig:
+    """The scenario's top-level scalars."""
+
+    name: str | None = _field(None, "text", "scenario name", optional=True)
+    description: str | None = _field(None, "text", "what the scenario reproduces", optional=True)
+    reference: str = _field("dense", "str", "reference decision", choices=REFERENCES)
+    trials: int = _field(2000, "int", "trials per cell", minimum=1)
+    seed: int = _field(0, "int", "root seed", minimum=0)
+
+
+_TOP_SCALARS = tuple(f.name for f in dataclasses.fields(RunConfig))
 _SECTIONS = {
     "model": ModelConfig,
     "design": DesignConfig,
@@ -243,9 +245,8 @@ SWEEPABLE = {
 
 
 def _field_meta(section, name):
-    if section is None:
-        return _TOP_SCALARS[name]
-    return {f.name: f.metadata for f in dataclasses.fields(_SECTIONS[section])}[name]
+    cls = RunConfig if section is None else _SECTIONS[section]
+    return {f.name: f.metadata for f in dataclasses.fields(cls)}[name]
 
 
 # --------------------------------------------------------------------------- scenario
@@ -403,6 +404,11 @@ def _resolve_cell(scenario, index, coords):
 
 
 def _parse_section(raw, cls, path, problems, source):
+    """Convert one mapping into ``cls``; each problem is appended as ``source: path.key``.
+
+    An empty ``path`` is the top level. Bad values are reported and left at their default.
+    """
+    prefix = f"{path}." if path else ""
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
@@ -413,12 +419,12 @@ def _parse_section(raw, cls, path, problems, source):
     for key, value in raw.items():
         if key not in fields:
             problems.append(
-                f"{source}: {path}.{key}: unknown key (valid keys: {', '.join(fields)})"
+                f"{source}: {prefix}{key}: unknown key (valid keys: {', '.join(fields)})"
             )
             continue
         converted, problem = _convert(value, fields[key].metadata)
         if problem:
-            problems.append(f"{source}: {path}.{key}: {problem} (got {_describe(value)})")
+            problems.append(f"{source}: {prefix}{key}: {problem} (got {_describe(value)})")
         else:
             values[key] = converted
     return cls(**values)
@@ -537,6 +543,13 @@ def _check_cell(cell, source):
             "null",
             ("design.kind", "design.rho"),
         )
+    if design.kind == "bernoulli" and design.m is not None:
+        problem(
+            where("m", "design.m"),
+            "the bernoulli design takes rho, not m",
+            design.m,
+            ("design.kind", "design.m"),
+        )
     if design.kind == "exact_m":
         involved = ("design.kind", "design.m", "design.rho", "model.n_items")
         if design.m is None and design.rho is None:
@@ -652,16 +665,8 @@ def scenario_from_dict(raw, source="<scenario>"):
         name: _parse_section(raw.get(name), cls, name, problems, source)
         for name, cls in _SECTIONS.items()
     }
-    scalars = {}
-    for key, meta in _TOP_SCALARS.items():
-        if key not in raw:
-            scalars[key] = _TOP_DEFAULTS[key]
-            continue
-        value, problem = _convert(raw[key], meta)
-        if problem:
-            problems.append(f"{source}: {key}: {problem} (got {_describe(raw[key])})")
-            value = _TOP_DEFAULTS[key]
-        scalars[key] = value
+    top = {key: raw[key] for key in _TOP_SCALARS if key in raw}
+    scalars = dataclasses.asdict(_parse_section(top, RunConfig, "", problems, source))
     sweep = _parse_sweep(raw.get("sweep"), problems, source)
     published = _parse_published(raw.get("published"), sweep, problems, source)
     scenario = Scenario(**sections, **scalars, sweep=sweep, published=published, source=source)

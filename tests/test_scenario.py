@@ -368,3 +368,14 @@ def test_content_hash_changes_with_sweep_order():
     assert forward.dims == ("p_judge", "rho")
     assert backward.dims == ("rho", "p_judge")
     assert forward.content_hash() != backward.content_hash()
+
+
+def test_bernoulli_with_m_is_refused_and_field_errors_do_not_hide_cross_field_ones():
+    raw = {"model": {"n_items": 50, "nope": 1}, "design": {"kind": "bernoulli", "rho": 0.1, "m": 5}}
+    with pytest.raises(ScenarioError) as caught:
+        scenario_from_dict(raw, source="s.yaml")
+    problems = caught.value.problems
+    assert len(problems) == 2
+    assert problems[0].startswith("s.yaml: model.nope: unknown key")
+    assert problems[1].startswith("s.yaml: design.m: the bernoulli design takes rho, not m")
+    assert problems[1].endswith("(got 5)")
