@@ -134,6 +134,24 @@ def _count_passes(tables, epsilon, coefficient, n_pass):
     return n_empty
 
 
+@jit
+def _decide_trial(
+    labels,
+    mask,
+    n_humans,
+    epsilon,
+    coefficient,
+    sparse_tables,
+    dense_tables,
+    sparse_pass,
+    dense_pass,
+):
+    """Run the rule on one trial, sparse and dense; return the empty sparse comparisons."""
+    _fill_tables(labels, mask, n_humans, sparse_tables, dense_tables)
+    _count_passes(dense_tables, epsilon, coefficient, dense_pass)
+    return _count_passes(sparse_tables, epsilon, coefficient, sparse_pass)
+
+
 @jit(parallel=True)
 def simulate(
     trial_keys, n_items, n_humans, accuracies, prevalence_cdf, design, rho, m, epsilon, coefficient
@@ -185,19 +203,22 @@ def simulate(
         order = np.empty(n_items, dtype=np.int64)
         sparse_tables = np.empty((n_humans, n_judges + 1, n_labels, n_labels), dtype=np.int64)
         dense_tables = np.empty_like(sparse_tables)
-        passes = np.empty(n_judges, dtype=np.int64)
         for t in range(chunk * _CHUNK, min(n_trials, (chunk + 1) * _CHUNK)):
             seed_state(trial_keys[t], state)
             _draw_trial(
                 state, n_humans, accuracies, prevalence_cdf, design, rho, m, labels, mask, order
             )
-            _fill_tables(labels, mask, n_humans, sparse_tables, dense_tables)
-            sparse_empty[t] = _count_passes(sparse_tables, epsilon, coefficient, passes)
-            for c in range(n_judges):
-                sparse_pass[t, c] = passes[c]
-            _count_passes(dense_tables, epsilon, coefficient, passes)
-            for c in range(n_judges):
-                dense_pass[t, c] = passes[c]
+            sparse_empty[t] = _decide_trial(
+                labels,
+                mask,
+                n_humans,
+                epsilon,
+                coefficient,
+                sparse_tables,
+                dense_tables,
+                sparse_pass[t],
+                dense_pass[t],
+            )
     return sparse_pass, dense_pass, sparse_empty
 
 
@@ -243,13 +264,16 @@ def evaluate(labels, mask, n_humans, n_labels, epsilon, coefficient):
     for chunk in prange(n_chunks):
         sparse_tables = np.empty((n_humans, n_judges + 1, n_labels, n_labels), dtype=np.int64)
         dense_tables = np.empty_like(sparse_tables)
-        passes = np.empty(n_judges, dtype=np.int64)
         for t in range(chunk * _CHUNK, min(n_trials, (chunk + 1) * _CHUNK)):
-            _fill_tables(labels[t], mask[t], n_humans, sparse_tables, dense_tables)
-            sparse_empty[t] = _count_passes(sparse_tables, epsilon, coefficient, passes)
-            for c in range(n_judges):
-                sparse_pass[t, c] = passes[c]
-            _count_passes(dense_tables, epsilon, coefficient, passes)
-            for c in range(n_judges):
-                dense_pass[t, c] = passes[c]
+            sparse_empty[t] = _decide_trial(
+                labels[t],
+                mask[t],
+                n_humans,
+                epsilon,
+                coefficient,
+                sparse_tables,
+                dense_tables,
+                sparse_pass[t],
+                dense_pass[t],
+            )
     return sparse_pass, dense_pass, sparse_empty

@@ -1,21 +1,18 @@
 """The command line: exit statuses, messages, and a tiny real run into a zarr store."""
 
-import copy
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import xarray as xr
-import yaml
 import zarr
+from scenario_files import FIG2, variant, write_scenario
 
 from simcore import grid
+from simcore.cell import COUNT_NAMES
 from simcore.cli import main
 from simcore.scenario import load_scenario
-
-FIG2 = Path(__file__).resolve().parent.parent / "scenarios" / "fig2.yaml"
 
 TINY = {
     "name": "tiny",
@@ -25,35 +22,7 @@ TINY = {
     "seed": 11,
     "sweep": {"p_judge": [0.9, 0.6]},
 }
-COUNTS = (
-    "n_trials",
-    "n_ref_accept",
-    "n_ref_reject",
-    "n_wrong",
-    "n_false_reject",
-    "n_false_accept",
-    "n_inconclusive",
-    "n_empty_comparisons",
-    "omega_hist",
-)
-
-
-def variant(changes=None, base=TINY):
-    """Return a deep copy of ``base`` with ``{"section.key": value}`` changes applied."""
-    data = copy.deepcopy(base)
-    for dotted, value in (changes or {}).items():
-        *parents, last = dotted.split(".")
-        target = data
-        for part in parents:
-            target = target.setdefault(part, {})
-        target[last] = value
-    return data
-
-
-def write_scenario(tmp_path, data, name="scenario.yaml"):
-    path = tmp_path / name
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return path
+COUNTS = (*COUNT_NAMES, "omega_hist")
 
 
 def counts(store):
@@ -88,7 +57,7 @@ def test_validate_fig2_exits_0_and_says_valid(capsys):
 
 
 def test_validate_bad_file_exits_2_naming_key(tmp_path, capsys):
-    path = write_scenario(tmp_path, variant({"model.p_judge": 1.5}))
+    path = write_scenario(tmp_path, variant(TINY, {"model.p_judge": 1.5}))
     assert main(["validate", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"{path}: model.p_judge:" in err
@@ -126,7 +95,7 @@ BAD_SCENARIOS = {
 @pytest.mark.parametrize("case", BAD_SCENARIOS)
 def test_run_bad_scenario_exits_2_names_file_and_key_writes_nothing(tmp_path, capsys, case):
     changes, key = BAD_SCENARIOS[case]
-    scenario = write_scenario(tmp_path, variant(changes))
+    scenario = write_scenario(tmp_path, variant(TINY, changes))
     out = tmp_path / "out" / "x.zarr"
     assert main(["run", str(scenario), "--out", str(out)]) == 2
     err = capsys.readouterr().err
@@ -244,7 +213,7 @@ def test_store_opens_with_plain_xarray(tiny_run):
 def test_run_of_a_different_scenario_into_the_store_is_refused(tiny_run, tmp_path, capsys):
     _, store, _, _ = tiny_run
     before_hash, before = scenario_hash(store), counts(store)
-    other = write_scenario(tmp_path, variant({"seed": 12}), name="other.yaml")
+    other = write_scenario(tmp_path, variant(TINY, {"seed": 12}), name="other.yaml")
     assert main(["run", str(other), "--out", str(store)]) == 2
     assert "--overwrite" in capsys.readouterr().err
     assert scenario_hash(store) == before_hash
@@ -254,7 +223,7 @@ def test_run_of_a_different_scenario_into_the_store_is_refused(tiny_run, tmp_pat
 def test_run_of_a_different_scenario_with_overwrite_replaces_the_store(tiny_run, tmp_path):
     _, store, _, _ = tiny_run
     before_hash = scenario_hash(store)
-    other = write_scenario(tmp_path, variant({"seed": 12}), name="other.yaml")
+    other = write_scenario(tmp_path, variant(TINY, {"seed": 12}), name="other.yaml")
     assert main(["run", str(other), "--out", str(store), "--overwrite", "--quiet"]) == 0
     assert scenario_hash(store) != before_hash
     assert scenario_hash(store) == load_scenario(other).content_hash()
@@ -310,9 +279,9 @@ def test_resume_with_the_sweep_in_another_order_never_mixes_up_cells(tmp_path, c
     # Same sweep, other dimension order: a resumed store must either be refused or keep
     # every cell's counts at its own coordinates (see report).
     sweep = {"p_judge": [0.9, 0.6], "rho": [0.5, 0.25]}
-    forward = write_scenario(tmp_path, variant({"sweep": sweep}), name="forward.yaml")
+    forward = write_scenario(tmp_path, variant(TINY, {"sweep": sweep}), name="forward.yaml")
     backward = write_scenario(
-        tmp_path, variant({"sweep": dict(reversed(sweep.items()))}), name="backward.yaml"
+        tmp_path, variant(TINY, {"sweep": dict(reversed(sweep.items()))}), name="backward.yaml"
     )
     store = tmp_path / "x.zarr"
     assert main(["run", str(forward), "--out", str(store), "--quiet"]) == 0

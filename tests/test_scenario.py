@@ -1,15 +1,11 @@
 """Scenario files: loading fig2, every kind of bad input, overrides, seed keys, hashes."""
 
-import copy
-from pathlib import Path
-
 import numpy as np
 import pytest
 import yaml
+from scenario_files import DELETE, FIG2, variant, write_scenario
 
 from simcore.scenario import ScenarioError, load_scenario, scenario_from_dict
-
-FIG2 = Path(__file__).resolve().parent.parent / "scenarios" / "fig2.yaml"
 
 BASE = {
     "name": "tiny",
@@ -19,28 +15,6 @@ BASE = {
     "trials": 20,
     "seed": 7,
 }
-DELETE = object()
-
-
-def variant(changes=None, base=BASE):
-    """Return a deep copy of ``base`` with ``{"section.key": value}`` changes applied."""
-    data = copy.deepcopy(base)
-    for dotted, value in (changes or {}).items():
-        *parents, last = dotted.split(".")
-        target = data
-        for part in parents:
-            target = target.setdefault(part, {})
-        if value is DELETE:
-            target.pop(last, None)
-        else:
-            target[last] = value
-    return data
-
-
-def write_scenario(tmp_path, data, name="scenario.yaml"):
-    path = tmp_path / name
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return path
 
 
 def problems_of(path, **kwargs):
@@ -60,7 +34,7 @@ def problem_for(problems, path, key):
 
 def only_problem(tmp_path, changes, key, got):
     """Write ``BASE`` with ``changes``; check it fails with one problem for ``key``."""
-    path = write_scenario(tmp_path, variant(changes))
+    path = write_scenario(tmp_path, variant(BASE, changes))
     problems = problems_of(path)
     assert len(problems) == 1, problems
     message = problem_for(problems, path, key)
@@ -109,7 +83,7 @@ def test_base_scenario_is_valid(tmp_path):
 
 
 def test_unknown_top_level_key_lists_valid_keys(tmp_path):
-    path = write_scenario(tmp_path, variant({"bogus": 1}))
+    path = write_scenario(tmp_path, variant(BASE, {"bogus": 1}))
     message = problem_for(problems_of(path), path, "bogus")
     assert "unknown key" in message
     for valid in ("model", "design", "rule", "trials", "seed", "sweep", "output"):
@@ -117,7 +91,7 @@ def test_unknown_top_level_key_lists_valid_keys(tmp_path):
 
 
 def test_unknown_model_key_lists_valid_model_keys(tmp_path):
-    path = write_scenario(tmp_path, variant({"model.nope": 3}))
+    path = write_scenario(tmp_path, variant(BASE, {"model.nope": 3}))
     message = problem_for(problems_of(path), path, "model.nope")
     assert "unknown key" in message
     valid = message.split("valid keys:", 1)[1]
@@ -184,7 +158,7 @@ def test_empty_sweep_list(tmp_path):
 
 
 def test_unknown_sweep_parameter_lists_valid_ones(tmp_path):
-    path = write_scenario(tmp_path, variant({"sweep.bogus": [1, 2]}))
+    path = write_scenario(tmp_path, variant(BASE, {"sweep.bogus": [1, 2]}))
     message = problem_for(problems_of(path), path, "sweep.bogus")
     assert "unknown sweep parameter" in message
     assert "p_judge" in message
@@ -251,7 +225,7 @@ def test_p_human_list_of_wrong_length(tmp_path):
 
 
 def test_three_unknown_keys_all_reported(tmp_path):
-    path = write_scenario(tmp_path, variant({"bogus": 1, "model.nope": 2, "design.wat": 3}))
+    path = write_scenario(tmp_path, variant(BASE, {"bogus": 1, "model.nope": 2, "design.wat": 3}))
     problems = problems_of(path)
     assert len(problems) == 3
     for key in ("bogus", "model.nope", "design.wat"):
@@ -260,7 +234,7 @@ def test_three_unknown_keys_all_reported(tmp_path):
 
 def test_three_bad_values_all_reported(tmp_path):
     changes = {"model.n_items": "abc", "model.p_judge": 1.5, "trials": 0}
-    path = write_scenario(tmp_path, variant(changes))
+    path = write_scenario(tmp_path, variant(BASE, changes))
     problems = problems_of(path)
     assert len(problems) == 3
     assert problem_for(problems, path, "model.n_items").endswith("(got 'abc')")
@@ -270,7 +244,7 @@ def test_three_bad_values_all_reported(tmp_path):
 
 def test_scenario_from_dict_uses_given_source():
     with pytest.raises(ScenarioError) as info:
-        scenario_from_dict(variant({"model.p_judge": 0}), source="inline.yaml")
+        scenario_from_dict(variant(BASE, {"model.p_judge": 0}), source="inline.yaml")
     assert info.value.problems == [
         "inline.yaml: model.p_judge: must be a probability in (0, 1] (got 0)"
     ]
@@ -308,10 +282,10 @@ def test_override_with_bad_value_is_validated(tmp_path):
 
 
 def test_seed_key_depends_only_on_the_cells_own_parameters():
-    swept_alone = variant({"sweep": {"p_judge": [0.85], "rho": [0.1]}})
-    swept_with_other = variant({"sweep": {"p_judge": [0.9, 0.85], "rho": [0.1]}})
-    fixed_p_judge = variant({"model.p_judge": 0.85, "sweep": {"rho": [0.1]}})
-    nothing_swept = variant({"model.p_judge": 0.85, "design.rho": 0.1})
+    swept_alone = variant(BASE, {"sweep": {"p_judge": [0.85], "rho": [0.1]}})
+    swept_with_other = variant(BASE, {"sweep": {"p_judge": [0.9, 0.85], "rho": [0.1]}})
+    fixed_p_judge = variant(BASE, {"model.p_judge": 0.85, "sweep": {"rho": [0.1]}})
+    nothing_swept = variant(BASE, {"model.p_judge": 0.85, "design.rho": 0.1})
     keys = {
         cell_where(scenario_from_dict(raw), 0.85, 0.1).seed_key()
         for raw in (swept_alone, swept_with_other, fixed_p_judge, nothing_swept)
@@ -320,21 +294,21 @@ def test_seed_key_depends_only_on_the_cells_own_parameters():
 
 
 def test_seed_key_ignores_rule_epsilon():
-    low = scenario_from_dict(variant({"rule.epsilon": 0.05}))
-    high = scenario_from_dict(variant({"rule.epsilon": 0.2}))
+    low = scenario_from_dict(variant(BASE, {"rule.epsilon": 0.05}))
+    high = scenario_from_dict(variant(BASE, {"rule.epsilon": 0.2}))
     assert next(low.cells()).seed_key() == next(high.cells()).seed_key()
 
 
 def test_cells_differing_only_in_swept_epsilon_share_seed_key():
-    scenario = scenario_from_dict(variant({"sweep.epsilon": [0.05, 0.2]}))
+    scenario = scenario_from_dict(variant(BASE, {"sweep.epsilon": [0.05, 0.2]}))
     first, second = scenario.cells()
     assert first.rule.epsilon != second.rule.epsilon
     assert first.seed_key() == second.seed_key()
 
 
 def test_seed_key_changes_with_rho():
-    low = scenario_from_dict(variant({"design.rho": 0.1}))
-    high = scenario_from_dict(variant({"design.rho": 0.25}))
+    low = scenario_from_dict(variant(BASE, {"design.rho": 0.1}))
+    high = scenario_from_dict(variant(BASE, {"design.rho": 0.25}))
     assert next(low.cells()).seed_key() != next(high.cells()).seed_key()
 
 
@@ -354,7 +328,7 @@ def test_content_hash_changes_with_seed():
 
 
 def test_content_hash_changes_with_sweep_values(tmp_path):
-    path = write_scenario(tmp_path, variant({"sweep.p_judge": [0.9, 0.6]}))
+    path = write_scenario(tmp_path, variant(BASE, {"sweep.p_judge": [0.9, 0.6]}))
     other = load_scenario(path, overrides=["sweep.p_judge=[0.9, 0.7]"])
     assert load_scenario(path).content_hash() != other.content_hash()
 
@@ -363,8 +337,8 @@ def test_content_hash_changes_with_sweep_order():
     # The sweep's order is the cube's dimension order and so the layout of a store; two
     # scenarios with the same sweep in another order must not share a store (see report).
     sweep = {"p_judge": [0.9, 0.6], "rho": [0.5, 0.25]}
-    forward = scenario_from_dict(variant({"sweep": sweep}))
-    backward = scenario_from_dict(variant({"sweep": dict(reversed(sweep.items()))}))
+    forward = scenario_from_dict(variant(BASE, {"sweep": sweep}))
+    backward = scenario_from_dict(variant(BASE, {"sweep": dict(reversed(sweep.items()))}))
     assert forward.dims == ("p_judge", "rho")
     assert backward.dims == ("rho", "p_judge")
     assert forward.content_hash() != backward.content_hash()
