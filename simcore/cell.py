@@ -1,16 +1,20 @@
-"""One cell of a sweep: derive its seeds, run the kernel, reduce trials to counts.
+"""One cell of a sweep: derive its seeds, run the kernel, reduce trials to counts and sums.
 
-Counts (never rates) leave this module, so cells can be merged and extended.
+Counts and sums (never rates or means) leave this module, so cells can be merged and
+extended.
 """
 
 import numpy as np
 
 from simcore import kernels
 from simcore.agreement import coefficient_code
-from simcore.designs import design_code, expected_coverage
-from simcore.model import prevalence_vector, rater_accuracies
+from simcore.designs import design_code, pair_weights
+from simcore.model import pair_tables, prevalence_vector
 from simcore.rng import trial_keys
 from simcore.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, population_passes
+
+RELIABLE_ERROR = 0.05
+"""An agreement estimate within this of the dense one counts as reliable (P Table 1)."""
 
 COUNT_NAMES = (
     "n_trials",
@@ -21,8 +25,22 @@ COUNT_NAMES = (
     "n_false_accept",
     "n_inconclusive",
     "n_empty_comparisons",
+    "n_degenerate_scores",
+    "n_shared_panel",
+    "n_agreement_defined",
+    "n_agreement_reliable",
 )
-"""Scalar integer counts per cell; ``omega_hist`` comes beside them."""
+"""Integer counts per cell."""
+
+SUM_NAMES = (
+    "sum_pairwise_overlap",
+    "sum_agreement_estimate",
+    "sum_agreement_estimate_sq",
+    "sum_agreement_reference",
+    "sum_agreement_error",
+    "sum_agreement_error_sq",
+)
+"""Float sums per cell (over trials, or over trials with a defined agreement estimate)."""
 
 
 def cell_sequence(root_seed, cell):
@@ -33,19 +51,21 @@ def cell_sequence(root_seed, cell):
 def kernel_arguments(cell):
     """Return the kernel's model and design arguments for ``cell`` as a tuple.
 
-    ``(n_items, n_humans, accuracies, prevalence_cdf, design, rho, m)``.
+    ``(n_items, n_humans, confusion, prevalence_cdf, n_clusters, cluster_spread, design,
+    rho, m)``.
     """
     model = cell.model
-    accuracies = rater_accuracies(model.p_human, model.p_judge, model.n_humans)
     cdf = np.cumsum(prevalence_vector(model.prevalence, model.n_labels))
     cdf[-1] = 1.0
     rho = cell.design.rho if cell.design.rho is not None else 0.0
-    m = cell.m if cell.design.kind == "exact_m" else 0
+    m = cell.m if cell.design.kind != "bernoulli" else 0
     return (
         model.n_items,
         model.n_humans,
-        accuracies,
+        cell.confusions(),
         cdf,
+        model.n_clusters,
+        float(model.cluster_spread),
         design_code(cell.design.kind),
         float(rho),
         int(m),
@@ -54,45 +74,67 @@ def kernel_arguments(cell):
 
 def population_decision(cell):
     """Return the ``population`` reference decision of the cell's judge (SPEC §6)."""
-    n_items, n_humans, accuracies, cdf, _, rho, _ = kernel_arguments(cell)
-    coverage = expected_coverage(cell.design.kind, n_items, n_humans, rho=rho, m=cell.m)
-    n_pass = population_passes(accuracies, n_humans, len(cdf), cell.rule.epsilon, coverage)
-    return decide(n_pass, n_humans, cell.rule.tau)[0]
+    model = cell.model
+    probabilities = pair_tables(
+        cell.confusions(),
+        prevalence_vector(model.prevalence, model.n_labels),
+        model.cluster_spread if model.n_clusters > 1 else 0.0,
+    )
+    weights = pair_weights(
+        cell.design.kind, model.n_items, model.n_humans, rho=cell.design.rho, m=cell.m
+    )
+    n_pass = population_passes(
+        probabilities, model.n_humans, weights, cell.rule.epsilon, cell.rule.coefficient
+    )
+    return decide(n_pass, model.n_humans, cell.rule.tau)[0]
 
 
 def simulate_cell(cell, root_seed, start, stop):
-    """Run trials ``start .. stop - 1`` of ``cell``; return per-trial kernel outputs."""
+    """Run trials ``start .. stop - 1`` of ``cell``; return the kernel's per-trial outputs."""
     keys = trial_keys(cell_sequence(root_seed, cell), start, stop)
     return kernels.simulate(
         keys, *kernel_arguments(cell), cell.rule.epsilon, coefficient_code(cell.rule.coefficient)
     )
 
 
-def count_outcomes(cell, sparse_pass, dense_pass, sparse_empty):
-    """Reduce per-trial passes of the cell's judge to the cell's counts.
+def count_outcomes(cell, passes, counters, values, coverage):
+    """Reduce the kernel's per-trial outputs for the cell's judge to counts and sums.
 
     The sparse decision uses ``tau`` and the inconclusive band; the reference (dense or
     population) is accept/reject by ``tau`` alone. A false rejection is a reference
     accept decided reject; a false approval a reference reject decided accept; inconclusive
     sparse decisions are neither and are counted apart.
 
+    The human pool's agreement (every pair of humans on items both labelled, under the
+    cell's coefficient) is estimated on the sparse matrix and on the dense matrix of the same
+    trial; the error sums run over trials where both are defined (a non-empty table with a
+    non-zero denominator), and an estimate is reliable when defined and within
+    :data:`RELIABLE_ERROR` of the dense one.
+
     Returns
     -------
     dict
-        :data:`COUNT_NAMES` as int64 scalars and ``omega_hist`` (comparisons passed,
-        0..K) as an int64 array.
+        :data:`COUNT_NAMES` (int64), :data:`SUM_NAMES` (float64), ``omega_hist``
+        (comparisons passed, 0..K) and ``sum_coverage`` (per secondary).
     """
     rule = cell.rule
     n_humans = cell.model.n_humans
-    sparse = decide(sparse_pass[:, 0], n_humans, rule.tau, rule.inconclusive)
+    sparse_pass = passes[:, 0, 0]
+    sparse = decide(sparse_pass, n_humans, rule.tau, rule.inconclusive)
     if cell.reference == "dense":
-        reference = decide(dense_pass[:, 0], n_humans, rule.tau)
+        reference = decide(passes[:, 1, 0], n_humans, rule.tau)
     else:
         reference = np.full(len(sparse), population_decision(cell), dtype=np.int8)
     ref_accept = reference == ACCEPT
     ref_reject = reference == REJECT
     false_reject = int((ref_accept & (sparse == REJECT)).sum())
     false_accept = int((ref_reject & (sparse == ACCEPT)).sum())
+    defined = (counters[:, kernels.POOL_UNDEFINED] == 0) & (
+        counters[:, kernels.POOL_UNDEFINED_DENSE] == 0
+    )
+    estimate = values[defined, kernels.POOL_SPARSE]
+    truth = values[defined, kernels.POOL_DENSE]
+    error = estimate - truth
     counts = {
         "n_trials": len(sparse),
         "n_ref_accept": int(ref_accept.sum()),
@@ -101,11 +143,26 @@ def count_outcomes(cell, sparse_pass, dense_pass, sparse_empty):
         "n_false_reject": false_reject,
         "n_false_accept": false_accept,
         "n_inconclusive": int((sparse == INCONCLUSIVE).sum()),
-        "n_empty_comparisons": int(sparse_empty.sum(dtype=np.int64)),
+        "n_empty_comparisons": int(counters[:, kernels.EMPTY].sum()),
+        "n_degenerate_scores": int(counters[:, kernels.DEGENERATE].sum()),
+        "n_shared_panel": int(counters[:, kernels.SHARED].sum()),
+        "n_agreement_defined": int(defined.sum()),
+        "n_agreement_reliable": int((np.abs(error) <= RELIABLE_ERROR).sum()),
     }
-    counts = {name: np.int64(value) for name, value in counts.items()}
-    counts["omega_hist"] = np.bincount(sparse_pass[:, 0], minlength=n_humans + 1).astype(np.int64)
-    return counts
+    result = {name: np.int64(value) for name, value in counts.items()}
+    overlap = values[:, kernels.PAIRWISE_OVERLAP]
+    sums = {
+        "sum_pairwise_overlap": overlap.sum() if n_humans > 2 else np.nan,
+        "sum_agreement_estimate": estimate.sum(),
+        "sum_agreement_estimate_sq": (estimate**2).sum(),
+        "sum_agreement_reference": truth.sum(),
+        "sum_agreement_error": error.sum(),
+        "sum_agreement_error_sq": (error**2).sum(),
+    }
+    result.update({name: np.float64(value) for name, value in sums.items()})
+    result["omega_hist"] = np.bincount(sparse_pass, minlength=n_humans + 1).astype(np.int64)
+    result["sum_coverage"] = coverage.sum(axis=0)
+    return result
 
 
 def run_cell(cell, root_seed, trials, numba_threads=None):

@@ -6,14 +6,25 @@ The primary human (column 0) and every judge label all items. A mask has shape
 - ``bernoulli``: each secondary labels each item independently with probability ``rho``.
 - ``exact_m``: each secondary labels a uniformly random subset of exactly ``m`` items,
   independently of the others.
+- ``shared_panel``: all secondaries label the same uniformly random ``m`` items.
+- ``strat``: strata are the primary's labels; each secondary draws its own ``m`` items by
+  proportional allocation (stratum ``s`` gets ``floor(m n_s / n)``, the slots left over go
+  one each to the largest strata, ties in size to the smaller label), uniformly within a
+  stratum, independently per secondary.
+- ``seq_refined``: secondaries in order; before secondary ``k`` chooses, an item's stratum
+  is the mode of the human labels collected on it so far (a tie goes to the primary's label
+  when it is among the tied labels, else to the smallest tied label); then as ``strat``.
+- ``seq_coverage``: as ``seq_refined``, but within a stratum the items with the fewest
+  secondary labels so far come first (ties at random).
 
-The kernels draw the same designs with their own streams; these NumPy samplers feed the
-oracle tests.
+The kernels (:mod:`simcore.kernels`) draw every design; the NumPy samplers here cover
+``bernoulli`` and ``exact_m`` for the oracle tests. Every design but ``bernoulli`` takes
+``m`` (or ``rho``, with ``m = round(rho n)``).
 """
 
 import numpy as np
 
-DESIGNS = ("bernoulli", "exact_m")
+DESIGNS = ("bernoulli", "exact_m", "shared_panel", "strat", "seq_refined", "seq_coverage")
 """Design names, in the order of their integer codes in the kernels."""
 
 
@@ -57,13 +68,20 @@ def sample_mask(rng, design, n_trials, n_items, n_humans, rho=None, m=None):
     return mask
 
 
-def expected_coverage(design, n_items, n_humans, rho=None, m=None):
-    """Return each human's expected share of labelled items (primary first).
+def pair_weights(design, n_items, n_humans, rho=None, m=None):
+    """Return the expected share of items each pair of humans both label, ``(K, K)``.
 
-    Used for the ``population`` reference, where the pooled pairs of comparison ``k``
-    weigh pool human ``q`` by ``coverage[k] * coverage[q]``.
+    The primary labels everything, so its weight with a secondary is that secondary's
+    coverage (``rho``, or ``m / n``). Between two secondaries: ``rho^2`` (``bernoulli``),
+    ``(m / n)^2`` (``exact_m``), ``m / n`` (``shared_panel``); the stratified and sequential
+    designs use ``(m / n)^2``, which is exact for ``strat`` when the strata divide evenly
+    and an approximation otherwise. The weights only matter for the ``population``
+    reference when the humans differ from each other.
     """
-    share = rho if design == "bernoulli" else m / n_items
-    coverage = np.full(n_humans, float(share))
-    coverage[0] = 1.0
-    return coverage
+    share = float(rho) if design == "bernoulli" else m / n_items
+    between = share if design == "shared_panel" else share**2
+    weights = np.full((n_humans, n_humans), between)
+    weights[0, :] = share
+    weights[:, 0] = share
+    np.fill_diagonal(weights, 0.0)
+    return weights

@@ -8,79 +8,327 @@ and writes only its own trials' slots.
 
 Draw order inside a trial (this order defines the stream and must not change silently):
 
-1. ``exact_m`` only: for each secondary in turn, a partial Fisher-Yates shuffle of
-   ``0 .. n-1`` picks its ``m`` items.
+1. With ``cluster_spread > 0``: one uniform per cluster, its difficulty
+   ``delta_c = spread (2u - 1)``.
 2. For each item: the true label (inverse CDF of the prevalence), then each rater's label
-   (one uniform against its accuracy; if wrong, one uniform choice among the other L - 1
-   labels), then, for ``bernoulli`` only, one uniform per secondary against ``rho``.
+   (one uniform, inverse CDF of its confusion row), then, for ``bernoulli`` only, one uniform
+   per secondary against ``rho``.
+3. Other designs, after all labels: the secondaries' items, secondary 1 first
+   (:func:`_draw_masks`).
 """
 
 import numpy as np
 from numba import prange
 
 from simcore._jit import jit
-from simcore.agreement import table_score
+from simcore.agreement import OBSERVED, table_score
 from simcore.rng import below, seed_state, uniform
-from simcore.rule import TIE_TOLERANCE
+from simcore.rule import SCORE_TOLERANCE, TIE_TOLERANCE
 
-DESIGN_BERNOULLI = 0
-DESIGN_EXACT_M = 1
-COEFFICIENT_OBSERVED = 0
+BERNOULLI, EXACT_M, SHARED_PANEL, STRAT, SEQ_REFINED, SEQ_COVERAGE = range(6)
+"""Design codes, in the order of :data:`simcore.designs.DESIGNS`."""
+
+# Columns of the per-trial integer counters returned by simulate/evaluate.
+EMPTY, DEGENERATE, DEGENERATE_DENSE, SHARED, POOL_UNDEFINED, POOL_UNDEFINED_DENSE = range(6)
+N_COUNTERS = 6
+# Columns of the per-trial float values.
+POOL_SPARSE, POOL_DENSE, PAIRWISE_OVERLAP = range(3)
+N_VALUES = 3
+
 _CHUNK = 64
-_SCORE_TOLERANCE = 1e-12
+
+
+# --------------------------------------------------------------------------- labels
 
 
 @jit
-def _noisy_label(state, truth, accuracy, n_labels):
-    if uniform(state) < accuracy:
-        return truth
-    return (truth + 1 + below(state, n_labels - 1)) % n_labels
+def _confusion_cdf(confusion, delta, out):
+    """Write the cumulative rows of every rater's confusion matrix shifted by ``delta``.
+
+    The diagonal moves by ``delta`` (clipped to [0, 1]); off-diagonal entries are rescaled
+    to keep each row stochastic, or spread evenly where a row has none
+    (:func:`simcore.model.shift_accuracy`). The last entry of each row is set to 1.
+    """
+    n_raters, n_labels, _ = confusion.shape
+    for r in range(n_raters):
+        for y in range(n_labels):
+            diagonal = min(1.0, max(0.0, confusion[r, y, y] + delta))
+            off_sum = 0.0
+            for label in range(n_labels):
+                if label != y:
+                    off_sum += confusion[r, y, label]
+            running = 0.0
+            for label in range(n_labels):
+                if label == y:
+                    running += diagonal
+                elif off_sum > 0.0:
+                    running += confusion[r, y, label] * ((1.0 - diagonal) / off_sum)
+                else:
+                    running += (1.0 - diagonal) / (n_labels - 1)
+                out[r, y, label] = running
+            out[r, y, n_labels - 1] = 1.0
 
 
 @jit
-def _draw_trial(state, n_humans, accuracies, prevalence_cdf, design, rho, m, labels, mask, order):
-    """Fill ``labels`` ``(n, R)`` and ``mask`` ``(n, K)`` for one trial from ``state``."""
+def _inverse_cdf(cdf_row, u):
+    label = 0
+    last = cdf_row.shape[0] - 1
+    while label < last and u >= cdf_row[label]:
+        label += 1
+    return label
+
+
+@jit
+def _draw_labels(
+    state,
+    n_humans,
+    confusion,
+    prevalence_cdf,
+    n_clusters,
+    cluster_spread,
+    design,
+    rho,
+    cluster_cdf,
+    labels,
+    mask,
+):
+    """Fill ``labels`` ``(n, R)``; for ``bernoulli`` also the secondaries' ``mask`` bits."""
     n_items = labels.shape[0]
     n_raters = labels.shape[1]
-    n_labels = prevalence_cdf.shape[0]
+    if cluster_spread > 0.0:
+        for cluster in range(n_clusters):
+            delta = cluster_spread * (2.0 * uniform(state) - 1.0)
+            _confusion_cdf(confusion, delta, cluster_cdf[cluster])
     mask[:, :] = False
     mask[:, 0] = True
-    if design == DESIGN_EXACT_M:
-        for secondary in range(1, n_humans):
-            for i in range(n_items):
-                order[i] = i
-            for slot in range(m):
-                pick = slot + below(state, n_items - slot)
-                chosen = order[pick]
-                order[pick] = order[slot]
-                order[slot] = chosen
-                mask[chosen, secondary] = True
     for i in range(n_items):
-        u = uniform(state)
-        truth = n_labels - 1
-        for label in range(n_labels - 1):
-            if u < prevalence_cdf[label]:
-                truth = label
-                break
+        cdf = cluster_cdf[i % n_clusters] if cluster_spread > 0.0 else cluster_cdf[0]
+        truth = _inverse_cdf(prevalence_cdf, uniform(state))
         for rater in range(n_raters):
-            labels[i, rater] = _noisy_label(state, truth, accuracies[rater], n_labels)
-        if design == DESIGN_BERNOULLI:
+            labels[i, rater] = _inverse_cdf(cdf[rater, truth], uniform(state))
+        if design == BERNOULLI:
             for secondary in range(1, n_humans):
                 mask[i, secondary] = uniform(state) < rho
 
 
+# --------------------------------------------------------------------------- designs
+
+
 @jit
-def _fill_tables(labels, mask, n_humans, sparse_tables, dense_tables):
-    """Accumulate the pair tables of every comparison, sparse and dense.
+def _choose_uniform(state, items, count, take, mask, secondary):
+    """Mark ``take`` of ``items[:count]`` for ``secondary``, uniformly (partial shuffle)."""
+    for slot in range(take):
+        pick = slot + below(state, count - slot)
+        chosen = items[pick]
+        items[pick] = items[slot]
+        items[slot] = chosen
+        mask[chosen, secondary] = True
+
+
+@jit
+def _stratum_of(labels, label_counts, i, n_labels):
+    """Return the mode of the labels collected on item ``i``.
+
+    A tie goes to the primary's label when it is among the tied labels, else to the smallest
+    tied label.
+    """
+    best = 0
+    for label in range(n_labels):
+        if label_counts[i, label] > best:
+            best = label_counts[i, label]
+    primary = labels[i, 0]
+    if label_counts[i, primary] == best:
+        return primary
+    for label in range(n_labels):
+        if label_counts[i, label] == best:
+            return label
+    return primary
+
+
+@jit
+def _allocate(stratum_size, m, n_items, allocation, by_size):
+    """Proportional allocation: ``floor(m n_s / n)``, leftover slots to the largest strata.
+
+    Strata are ranked by size (largest first, ties to the smaller label) and the slots left
+    over go one each down that ranking.
+    """
+    n_strata = stratum_size.shape[0]
+    given = 0
+    for s in range(n_strata):
+        allocation[s] = (m * stratum_size[s]) // n_items
+        given += allocation[s]
+        by_size[s] = s
+    for a in range(1, n_strata):  # insertion sort: size descending, label ascending
+        current = by_size[a]
+        b = a - 1
+        while b >= 0 and stratum_size[by_size[b]] < stratum_size[current]:
+            by_size[b + 1] = by_size[b]
+            b -= 1
+        by_size[b + 1] = current
+    for rank in range(m - given):
+        allocation[by_size[rank]] += 1
+
+
+@jit
+def _draw_stratified(
+    state,
+    labels,
+    n_humans,
+    n_labels,
+    design,
+    m,
+    mask,
+    scratch_items,
+    stratum,
+    label_counts,
+    coverage_count,
+    stratum_size,
+    allocation,
+    by_size,
+    level_items,
+):
+    """Masks of the ``strat``, ``seq_refined`` and ``seq_coverage`` designs (SPEC §3)."""
+    n_items = labels.shape[0]
+    label_counts[:, :] = 0
+    coverage_count[:] = 0
+    for i in range(n_items):
+        label_counts[i, labels[i, 0]] += 1
+        stratum[i] = labels[i, 0]
+    for secondary in range(1, n_humans):
+        if design != STRAT:
+            for i in range(n_items):
+                stratum[i] = _stratum_of(labels, label_counts, i, n_labels)
+        stratum_size[:] = 0
+        for i in range(n_items):
+            stratum_size[stratum[i]] += 1
+        _allocate(stratum_size, m, n_items, allocation, by_size)
+        for s in range(n_labels):
+            if allocation[s] == 0:
+                continue
+            count = 0
+            for i in range(n_items):  # the stratum's items in item order
+                if stratum[i] == s:
+                    scratch_items[count] = i
+                    count += 1
+            if design != SEQ_COVERAGE:
+                _choose_uniform(state, scratch_items, count, allocation[s], mask, secondary)
+                continue
+            # Fewest secondary labels first: whole coverage levels while they fit, then a
+            # uniform subset of the level that does not.
+            left = allocation[s]
+            level = 0
+            while left > 0:
+                size = 0
+                for position in range(count):
+                    item = scratch_items[position]
+                    if coverage_count[item] == level:
+                        level_items[size] = item
+                        size += 1
+                take = min(left, size)
+                _choose_uniform(state, level_items, size, take, mask, secondary)
+                left -= take
+                level += 1
+        for i in range(n_items):
+            if mask[i, secondary]:
+                coverage_count[i] += 1
+                label_counts[i, labels[i, secondary]] += 1
+
+
+@jit
+def _draw_masks(
+    state,
+    labels,
+    n_humans,
+    n_labels,
+    design,
+    m,
+    mask,
+    scratch_items,
+    stratum,
+    label_counts,
+    coverage_count,
+    stratum_size,
+    allocation,
+    by_size,
+    level_items,
+):
+    """Fill the secondaries' columns of ``mask`` for every design but ``bernoulli``."""
+    n_items = labels.shape[0]
+    if design == EXACT_M:
+        for secondary in range(1, n_humans):
+            for i in range(n_items):
+                scratch_items[i] = i
+            _choose_uniform(state, scratch_items, n_items, m, mask, secondary)
+    elif design == SHARED_PANEL:
+        for i in range(n_items):
+            scratch_items[i] = i
+        _choose_uniform(state, scratch_items, n_items, m, mask, 1)
+        for i in range(n_items):
+            for secondary in range(2, n_humans):
+                mask[i, secondary] = mask[i, 1]
+    elif design != BERNOULLI:
+        _draw_stratified(
+            state,
+            labels,
+            n_humans,
+            n_labels,
+            design,
+            m,
+            mask,
+            scratch_items,
+            stratum,
+            label_counts,
+            coverage_count,
+            stratum_size,
+            allocation,
+            by_size,
+            level_items,
+        )
+
+
+@jit
+def _overlap_statistics(mask, coverage_row, values, counters):
+    """Record each secondary's coverage, the mean pairwise overlap and a shared panel."""
+    n_items, n_humans = mask.shape
+    for secondary in range(1, n_humans):
+        count = 0
+        for i in range(n_items):
+            if mask[i, secondary]:
+                count += 1
+        coverage_row[secondary - 1] = count / n_items
+    total = 0
+    pairs = 0
+    shared = True
+    for a in range(1, n_humans):
+        for b in range(a + 1, n_humans):
+            pairs += 1
+            for i in range(n_items):
+                if mask[i, a] and mask[i, b]:
+                    total += 1
+                if mask[i, a] != mask[i, b]:
+                    shared = False
+    values[PAIRWISE_OVERLAP] = total / pairs if pairs > 0 else np.nan
+    counters[SHARED] = 1 if shared else 0
+
+
+# --------------------------------------------------------------------------- the rule
+
+
+@jit
+def _fill_tables(labels, mask, n_humans, sparse_tables, dense_tables, sparse_pool, dense_pool):
+    """Accumulate the pair tables of every comparison and of the human pool.
 
     ``tables[k, c, a, b]`` counts pairs of held-out human ``k`` whose candidate label is
     ``a`` and pool label is ``b``; candidate ``c < J`` is judge ``c`` and ``c = J`` is
-    human ``k`` itself.
+    human ``k`` itself. ``pool[a, b]`` counts every pair of humans ``q < r`` who both
+    labelled an item, oriented (``q``'s label, ``r``'s label).
     """
     n_items = labels.shape[0]
     n_judges = labels.shape[1] - n_humans
     sparse_tables[:] = 0
     dense_tables[:] = 0
+    sparse_pool[:] = 0
+    dense_pool[:] = 0
     for i in range(n_items):
         for k in range(n_humans):
             own = labels[i, k]
@@ -97,15 +345,22 @@ def _fill_tables(labels, mask, n_humans, sparse_tables, dense_tables):
                 dense_tables[k, n_judges, own, pool] += 1
                 if observed:
                     sparse_tables[k, n_judges, own, pool] += 1
+                if k < q:
+                    dense_pool[own, pool] += 1
+                    if observed:
+                        sparse_pool[own, pool] += 1
 
 
 @jit
-def _count_passes(tables, epsilon, coefficient, n_pass):
-    """Write each judge's passed comparisons into ``n_pass``; return empty comparisons."""
+def _count_passes(tables, epsilon, coefficient, n_pass, counters, empty_column, degenerate_column):
+    """Write each judge's passed comparisons into ``n_pass``; count empty and degenerate.
+
+    Observed agreement compares on counts, ``judge_agree - human_agree + eps n_pairs >=
+    -TIE_TOLERANCE``; other coefficients compare scores with a 1e-12 tolerance.
+    """
     n_humans = tables.shape[0]
     n_judges = tables.shape[1] - 1
     n_labels = tables.shape[2]
-    n_empty = 0
     for c in range(n_judges):
         n_pass[c] = 0
     for k in range(n_humans):
@@ -116,45 +371,80 @@ def _count_passes(tables, epsilon, coefficient, n_pass):
             for b in range(n_labels):
                 total += tables[k, n_judges, a, b]
         if total == 0:
-            n_empty += 1
-        for c in range(n_judges):
-            if coefficient == COEFFICIENT_OBSERVED:
+            if empty_column >= 0:
+                counters[empty_column] += 1
+            for c in range(n_judges):
+                n_pass[c] += 1
+            continue
+        if coefficient == OBSERVED:
+            for c in range(n_judges):
                 judge_agree = 0
                 for a in range(n_labels):
                     judge_agree += tables[k, c, a, a]
-                margin = judge_agree - human_agree + epsilon * total
-                passed = margin >= -TIE_TOLERANCE
-            else:
-                difference = table_score(tables[k, c], coefficient) - table_score(
-                    tables[k, n_judges], coefficient
-                )
-                passed = difference + epsilon >= -_SCORE_TOLERANCE
-            if passed:
+                if judge_agree - human_agree + epsilon * total >= -TIE_TOLERANCE:
+                    n_pass[c] += 1
+            continue
+        human_score, human_degenerate = table_score(tables[k, n_judges], coefficient)
+        if human_degenerate:
+            counters[degenerate_column] += 1
+        for c in range(n_judges):
+            judge_score, judge_degenerate = table_score(tables[k, c], coefficient)
+            if judge_degenerate:
+                counters[degenerate_column] += 1
+            if judge_score - human_score + epsilon >= -SCORE_TOLERANCE:
                 n_pass[c] += 1
-    return n_empty
 
 
 @jit
-def _decide_trial(
-    labels,
-    mask,
-    n_humans,
-    epsilon,
-    coefficient,
-    sparse_tables,
-    dense_tables,
-    sparse_pass,
-    dense_pass,
-):
-    """Run the rule on one trial, sparse and dense; return the empty sparse comparisons."""
-    _fill_tables(labels, mask, n_humans, sparse_tables, dense_tables)
-    _count_passes(dense_tables, epsilon, coefficient, dense_pass)
-    return _count_passes(sparse_tables, epsilon, coefficient, sparse_pass)
+def _pool_estimate(pool, coefficient, values, counters, value_column, undefined_column):
+    """Score the human pool's table; an empty or degenerate table is counted undefined."""
+    total = 0
+    for a in range(pool.shape[0]):
+        for b in range(pool.shape[1]):
+            total += pool[a, b]
+    score, degenerate = table_score(pool, coefficient)
+    values[value_column] = score
+    if total == 0 or degenerate:
+        counters[undefined_column] += 1
+
+
+@jit
+def _decide_trial(labels, mask, n_humans, epsilon, coefficient, tables, passes, counters, values):
+    """Run the rule and the pool estimate on one trial, sparse and dense."""
+    sparse_tables, dense_tables, sparse_pool, dense_pool = tables
+    _fill_tables(labels, mask, n_humans, sparse_tables, dense_tables, sparse_pool, dense_pool)
+    _count_passes(sparse_tables, epsilon, coefficient, passes[0], counters, EMPTY, DEGENERATE)
+    _count_passes(dense_tables, epsilon, coefficient, passes[1], counters, -1, DEGENERATE_DENSE)
+    _pool_estimate(sparse_pool, coefficient, values, counters, POOL_SPARSE, POOL_UNDEFINED)
+    _pool_estimate(dense_pool, coefficient, values, counters, POOL_DENSE, POOL_UNDEFINED_DENSE)
+
+
+@jit
+def _tables(n_humans, n_judges, n_labels):
+    sparse_tables = np.empty((n_humans, n_judges + 1, n_labels, n_labels), dtype=np.int64)
+    dense_tables = np.empty_like(sparse_tables)
+    sparse_pool = np.empty((n_labels, n_labels), dtype=np.int64)
+    dense_pool = np.empty_like(sparse_pool)
+    return sparse_tables, dense_tables, sparse_pool, dense_pool
+
+
+# --------------------------------------------------------------------------- entry points
 
 
 @jit(parallel=True)
 def simulate(
-    trial_keys, n_items, n_humans, accuracies, prevalence_cdf, design, rho, m, epsilon, coefficient
+    trial_keys,
+    n_items,
+    n_humans,
+    confusion,
+    prevalence_cdf,
+    n_clusters,
+    cluster_spread,
+    design,
+    rho,
+    m,
+    epsilon,
+    coefficient,
 ):
     """Draw and decide every trial of one cell.
 
@@ -164,16 +454,20 @@ def simulate(
         uint64 key per trial (:func:`simcore.rng.trial_keys`).
     n_items, n_humans : int
         n and K.
-    accuracies : numpy.ndarray
-        float64 accuracy per rater, humans first then judges (length K + J).
+    confusion : numpy.ndarray
+        float64 ``(R, L, L)`` confusion matrix per rater, humans first then judges.
     prevalence_cdf : numpy.ndarray
         float64 cumulative prevalence (length L, last entry 1).
+    n_clusters : int
+        Item clusters (item ``i`` in cluster ``i % n_clusters``); 1 for none.
+    cluster_spread : float
+        Half-width of each cluster's uniform difficulty shift; 0 for none.
     design : int
-        :data:`DESIGN_BERNOULLI` or :data:`DESIGN_EXACT_M`.
+        Design code (:data:`BERNOULLI` ...).
     rho : float
         Bernoulli coverage of each secondary.
     m : int
-        Items per secondary for ``exact_m``.
+        Items per secondary for the other designs.
     epsilon : float
         Tolerance eps.
     coefficient : int
@@ -181,99 +475,205 @@ def simulate(
 
     Returns
     -------
-    sparse_pass : numpy.ndarray
-        int16 ``(T, J)``: comparisons passed on the sparse matrix.
-    dense_pass : numpy.ndarray
-        int16 ``(T, J)``: comparisons passed with every human labelling every item.
-    sparse_empty : numpy.ndarray
-        int16 ``(T,)``: sparse comparisons with no eligible pair.
+    passes : numpy.ndarray
+        int16 ``(T, 2, J)``: comparisons each judge passes, sparse (0) and dense (1).
+    counters : numpy.ndarray
+        int32 ``(T, N_COUNTERS)``: empty comparisons, degenerate scores (sparse, dense),
+        shared panel, undefined pool estimates (sparse, dense).
+    values : numpy.ndarray
+        float64 ``(T, N_VALUES)``: pool agreement sparse and dense, mean pairwise overlap.
+    coverage : numpy.ndarray
+        float64 ``(T, K - 1)``: each secondary's share of the items.
     """
     n_trials = trial_keys.shape[0]
-    n_raters = accuracies.shape[0]
+    n_raters = confusion.shape[0]
+    n_labels = confusion.shape[1]
     n_judges = n_raters - n_humans
-    n_labels = prevalence_cdf.shape[0]
-    sparse_pass = np.zeros((n_trials, n_judges), dtype=np.int16)
-    dense_pass = np.zeros((n_trials, n_judges), dtype=np.int16)
-    sparse_empty = np.zeros(n_trials, dtype=np.int16)
+    passes = np.zeros((n_trials, 2, n_judges), dtype=np.int16)
+    counters = np.zeros((n_trials, N_COUNTERS), dtype=np.int32)
+    values = np.zeros((n_trials, N_VALUES), dtype=np.float64)
+    coverage = np.zeros((n_trials, n_humans - 1), dtype=np.float64)
     n_chunks = (n_trials + _CHUNK - 1) // _CHUNK
     for chunk in prange(n_chunks):
         state = np.empty(4, dtype=np.uint64)
         labels = np.empty((n_items, n_raters), dtype=np.int16)
         mask = np.empty((n_items, n_humans), dtype=np.bool_)
-        order = np.empty(n_items, dtype=np.int64)
-        sparse_tables = np.empty((n_humans, n_judges + 1, n_labels, n_labels), dtype=np.int64)
-        dense_tables = np.empty_like(sparse_tables)
+        cluster_cdf = np.empty((max(n_clusters, 1), n_raters, n_labels, n_labels))
+        _confusion_cdf(confusion, 0.0, cluster_cdf[0])
+        scratch_items = np.empty(n_items, dtype=np.int64)
+        stratum = np.empty(n_items, dtype=np.int64)
+        label_counts = np.empty((n_items, n_labels), dtype=np.int64)
+        coverage_count = np.empty(n_items, dtype=np.int64)
+        stratum_size = np.empty(n_labels, dtype=np.int64)
+        allocation = np.empty(n_labels, dtype=np.int64)
+        by_size = np.empty(n_labels, dtype=np.int64)
+        level_items = np.empty(n_items, dtype=np.int64)
+        tables = _tables(n_humans, n_judges, n_labels)
         for t in range(chunk * _CHUNK, min(n_trials, (chunk + 1) * _CHUNK)):
             seed_state(trial_keys[t], state)
-            _draw_trial(
-                state, n_humans, accuracies, prevalence_cdf, design, rho, m, labels, mask, order
+            _draw_labels(
+                state,
+                n_humans,
+                confusion,
+                prevalence_cdf,
+                n_clusters,
+                cluster_spread,
+                design,
+                rho,
+                cluster_cdf,
+                labels,
+                mask,
             )
-            sparse_empty[t] = _decide_trial(
+            _draw_masks(
+                state,
+                labels,
+                n_humans,
+                n_labels,
+                design,
+                m,
+                mask,
+                scratch_items,
+                stratum,
+                label_counts,
+                coverage_count,
+                stratum_size,
+                allocation,
+                by_size,
+                level_items,
+            )
+            _overlap_statistics(mask, coverage[t], values[t], counters[t])
+            _decide_trial(
                 labels,
                 mask,
                 n_humans,
                 epsilon,
                 coefficient,
-                sparse_tables,
-                dense_tables,
-                sparse_pass[t],
-                dense_pass[t],
+                tables,
+                passes[t],
+                counters[t],
+                values[t],
             )
-    return sparse_pass, dense_pass, sparse_empty
+    return passes, counters, values, coverage
 
 
 @jit(parallel=True)
-def draw(trial_keys, n_items, n_humans, accuracies, prevalence_cdf, design, rho, m):
-    """Return the label tensor ``(T, n, R)`` and mask ``(T, n, K)`` that :func:`simulate` uses.
+def draw(
+    trial_keys,
+    n_items,
+    n_humans,
+    confusion,
+    prevalence_cdf,
+    n_clusters,
+    cluster_spread,
+    design,
+    rho,
+    m,
+):
+    """Return the labels ``(T, n, R)`` and mask ``(T, n, K)`` that :func:`simulate` uses.
 
     Same streams and draw order as :func:`simulate`; for tests and inspection.
     """
     n_trials = trial_keys.shape[0]
-    n_raters = accuracies.shape[0]
+    n_raters = confusion.shape[0]
+    n_labels = confusion.shape[1]
     labels = np.empty((n_trials, n_items, n_raters), dtype=np.int16)
     mask = np.empty((n_trials, n_items, n_humans), dtype=np.bool_)
     for t in prange(n_trials):
         state = np.empty(4, dtype=np.uint64)
-        order = np.empty(n_items, dtype=np.int64)
+        cluster_cdf = np.empty((max(n_clusters, 1), n_raters, n_labels, n_labels))
+        _confusion_cdf(confusion, 0.0, cluster_cdf[0])
         seed_state(trial_keys[t], state)
-        _draw_trial(
-            state, n_humans, accuracies, prevalence_cdf, design, rho, m, labels[t], mask[t], order
+        _draw_labels(
+            state,
+            n_humans,
+            confusion,
+            prevalence_cdf,
+            n_clusters,
+            cluster_spread,
+            design,
+            rho,
+            cluster_cdf,
+            labels[t],
+            mask[t],
+        )
+        _draw_masks(
+            state,
+            labels[t],
+            n_humans,
+            n_labels,
+            design,
+            m,
+            mask[t],
+            np.empty(n_items, dtype=np.int64),
+            np.empty(n_items, dtype=np.int64),
+            np.empty((n_items, n_labels), dtype=np.int64),
+            np.empty(n_items, dtype=np.int64),
+            np.empty(n_labels, dtype=np.int64),
+            np.empty(n_labels, dtype=np.int64),
+            np.empty(n_labels, dtype=np.int64),
+            np.empty(n_items, dtype=np.int64),
         )
     return labels, mask
+
+
+@jit(parallel=True)
+def draw_masks(trial_keys, labels, n_humans, n_labels, design, m):
+    """Draw the masks of a non-``bernoulli`` design for given labels ``(T, n, R)``.
+
+    Trial ``t``'s stream starts fresh from ``trial_keys[t]``; for property tests of the
+    designs (the simulation draws masks from the stream it used for the labels).
+    """
+    n_trials, n_items, _ = labels.shape
+    mask = np.zeros((n_trials, n_items, n_humans), dtype=np.bool_)
+    for t in prange(n_trials):
+        state = np.empty(4, dtype=np.uint64)
+        seed_state(trial_keys[t], state)
+        mask[t, :, 0] = True
+        _draw_masks(
+            state,
+            labels[t],
+            n_humans,
+            n_labels,
+            design,
+            m,
+            mask[t],
+            np.empty(n_items, dtype=np.int64),
+            np.empty(n_items, dtype=np.int64),
+            np.empty((n_items, n_labels), dtype=np.int64),
+            np.empty(n_items, dtype=np.int64),
+            np.empty(n_labels, dtype=np.int64),
+            np.empty(n_labels, dtype=np.int64),
+            np.empty(n_labels, dtype=np.int64),
+            np.empty(n_items, dtype=np.int64),
+        )
+    return mask
 
 
 @jit(parallel=True)
 def evaluate(labels, mask, n_humans, n_labels, epsilon, coefficient):
     """Run the rule on given label tensors: ``(T, n, R)`` labels and ``(T, n, K)`` mask.
 
-    Returns
-    -------
-    sparse_pass : numpy.ndarray
-        int16 ``(T, J)``: comparisons passed under ``mask``.
-    dense_pass : numpy.ndarray
-        int16 ``(T, J)``: comparisons passed with every label observed.
-    sparse_empty : numpy.ndarray
-        int16 ``(T,)``: comparisons with no eligible pair under ``mask``.
+    Returns ``passes``, ``counters`` and ``values`` as :func:`simulate` does (the overlap
+    columns are left at 0).
     """
     n_trials = labels.shape[0]
     n_judges = labels.shape[2] - n_humans
-    sparse_pass = np.zeros((n_trials, n_judges), dtype=np.int16)
-    dense_pass = np.zeros((n_trials, n_judges), dtype=np.int16)
-    sparse_empty = np.zeros(n_trials, dtype=np.int16)
+    passes = np.zeros((n_trials, 2, n_judges), dtype=np.int16)
+    counters = np.zeros((n_trials, N_COUNTERS), dtype=np.int32)
+    values = np.zeros((n_trials, N_VALUES), dtype=np.float64)
     n_chunks = (n_trials + _CHUNK - 1) // _CHUNK
     for chunk in prange(n_chunks):
-        sparse_tables = np.empty((n_humans, n_judges + 1, n_labels, n_labels), dtype=np.int64)
-        dense_tables = np.empty_like(sparse_tables)
+        tables = _tables(n_humans, n_judges, n_labels)
         for t in range(chunk * _CHUNK, min(n_trials, (chunk + 1) * _CHUNK)):
-            sparse_empty[t] = _decide_trial(
+            _decide_trial(
                 labels[t],
                 mask[t],
                 n_humans,
                 epsilon,
                 coefficient,
-                sparse_tables,
-                dense_tables,
-                sparse_pass[t],
-                dense_pass[t],
+                tables,
+                passes[t],
+                counters[t],
+                values[t],
             )
-    return sparse_pass, dense_pass, sparse_empty
+    return passes, counters, values

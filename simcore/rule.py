@@ -10,18 +10,25 @@ when ``T_k = 1[d_k >= -eps]``. ``omega = mean_k T_k``; the judge is accepted whe
 Exact ties pass. With observed agreement the comparison is made on counts,
 ``n_judge_agree - n_human_agree + eps * n_pairs >= -TIE_TOLERANCE``, so that ties such as
 20 pairs with the judge one agreement behind at eps = 0.05 pass despite floating point.
-A comparison with no pairs passes (both scores are 0) and is counted as empty.
+A comparison with no pairs passes (both scores are 0) and is counted as empty. Other
+coefficients compare scores, ``S_j - S_h + eps >= -SCORE_TOLERANCE``.
 
 This module holds the plain NumPy implementation (the test oracle for the kernels), the
 aggregation of passes into decisions, and the analytic ``population`` reference.
 """
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
+from simcore.agreement import coefficient_code, score_table
+
 TIE_TOLERANCE = 1e-9
 """Slack in the count comparison; far below 1 / n_pairs for any realistic corpus."""
+
+SCORE_TOLERANCE = 1e-12
+"""Slack in score comparisons of the chance-corrected coefficients."""
 
 REJECT, ACCEPT, INCONCLUSIVE = 0, 1, 2
 """Decision codes."""
@@ -65,74 +72,114 @@ class LeaveOneOutResult:
         return self.n_pairs == 0
 
 
-def pair_counts(labels, mask, n_humans):
-    """Count pairs and agreements of every leave-one-out comparison (observed agreement).
+class RuleCounts(NamedTuple):
+    """Per-trial outcome of the rule on a batch: what the kernels return, in NumPy."""
+
+    n_pass: np.ndarray
+    """``(T, J)`` comparisons each judge passes (``omega * K``)."""
+    n_empty: np.ndarray
+    """``(T,)`` comparisons with no eligible pair."""
+    n_degenerate: np.ndarray
+    """``(T,)`` scores whose coefficient had a zero denominator (judges' and humans')."""
+
+
+def comparison_tables(labels, mask, n_humans, n_labels):
+    """Pair tables of every leave-one-out comparison and of the human pool, with NumPy.
 
     Parameters
     ----------
     labels : numpy.ndarray
         ``(T, n, K + J)`` integer labels, humans first then judges; unobserved human
-        entries may hold anything.
+        entries may hold anything in ``0 .. L - 1``.
     mask : numpy.ndarray
         ``(T, n, K)`` bool, True where a human labelled the item.
-    n_humans : int
-        K.
+    n_humans, n_labels : int
+        K and L.
 
     Returns
     -------
-    n_pairs : numpy.ndarray
-        ``(T, K)`` int64: pairs of comparison ``k``.
-    human_agree : numpy.ndarray
-        ``(T, K)`` int64: pairs on which held-out human ``k`` agrees with the pool.
-    judge_agree : numpy.ndarray
-        ``(T, J, K)`` int64: pairs on which judge ``j`` agrees with the pool.
+    judge_tables : numpy.ndarray
+        ``(T, J, K, L, L)`` int64: pairs (judge label, pool label) of comparison ``k``.
+    human_tables : numpy.ndarray
+        ``(T, K, L, L)`` int64: pairs (human ``k``'s label, pool label).
+    pool_table : numpy.ndarray
+        ``(T, L, L)`` int64: every pair of humans ``q < r`` on an item both labelled,
+        oriented (``q``'s label, ``r``'s label).
     """
-    humans = labels[..., :n_humans]
-    judges = labels[..., n_humans:]
-    not_self = ~np.eye(n_humans, dtype=bool)
-    # pair[t, i, k, q]: item i gives a (held-out k, pool q) pair.
-    pair = mask[..., :, None] & mask[..., None, :] & not_self
-    human_same = humans[..., :, None] == humans[..., None, :]
-    judge_same = judges[..., :, None] == humans[..., None, :]  # (T, n, J, q)
-    n_pairs = pair.sum(axis=(-3, -1), dtype=np.int64)
-    human_agree = (pair & human_same).sum(axis=(-3, -1), dtype=np.int64)
-    judge_agree = np.einsum("tikq,tijq->tjk", pair.astype(np.int64), judge_same.astype(np.int64))
-    return n_pairs, human_agree, judge_agree
+    onehot = (labels[..., None] == np.arange(n_labels)).astype(np.int64)  # (T, n, R, L)
+    humans = onehot[:, :, :n_humans]
+    judges = onehot[:, :, n_humans:]
+    pair = (mask[..., :, None] & mask[..., None, :] & ~np.eye(n_humans, dtype=bool)).astype(
+        np.int64
+    )  # (T, n, k, q)
+    judge_tables = np.einsum("tikq,tija,tiqb->tjkab", pair, judges, humans)
+    human_tables = np.einsum("tikq,tika,tiqb->tkab", pair, humans, humans)
+    upper = pair * np.triu(np.ones((n_humans, n_humans), dtype=np.int64), 1)
+    pool_table = np.einsum("tiqr,tiqa,tirb->tab", upper, humans, humans)
+    return judge_tables, human_tables, pool_table
 
 
-def passes_from_counts(n_pairs, human_agree, judge_agree, epsilon):
-    """Return ``T_k`` from counts: ``judge_agree - human_agree + eps * n_pairs >= 0``.
+def comparison_passes(judge_tables, human_tables, epsilon, coefficient="observed"):
+    """Return ``T_k`` for every judge and comparison from the pair tables.
 
-    Broadcasts ``(..., K)`` human arrays against ``(..., J, K)`` judge arrays. Ties pass
-    (up to :data:`TIE_TOLERANCE`); empty comparisons pass.
+    Observed agreement compares counts (ties pass up to :data:`TIE_TOLERANCE`); other
+    coefficients compare scores, ``S_j - S_h + eps >= -1e-12``. An empty comparison
+    passes.
+
+    Returns
+    -------
+    passes : numpy.ndarray
+        bool ``(..., J, K)``.
+    degenerate : numpy.ndarray
+        int64 ``(...)``: non-empty scores with a zero denominator.
     """
-    margin = judge_agree - human_agree[..., None, :] + epsilon * n_pairs[..., None, :]
-    return margin >= -TIE_TOLERANCE
+    n_pairs = human_tables.sum(axis=(-2, -1))  # (..., K)
+    empty = n_pairs == 0
+    if coefficient == "observed":
+        human_agree = np.trace(human_tables, axis1=-2, axis2=-1)
+        judge_agree = np.trace(judge_tables, axis1=-2, axis2=-1)
+        margin = judge_agree - human_agree[..., None, :] + epsilon * n_pairs[..., None, :]
+        passes = margin >= -TIE_TOLERANCE
+        degenerate = np.zeros(n_pairs.shape[:-1], dtype=np.int64)
+    else:
+        code = coefficient_code(coefficient)
+        judge_score, judge_degenerate = score_table(judge_tables, code)
+        human_score, human_degenerate = score_table(human_tables, code)
+        passes = judge_score - human_score[..., None, :] + epsilon >= -SCORE_TOLERANCE
+        degenerate = (judge_degenerate & ~empty[..., None, :]).sum(axis=(-2, -1)) + (
+            human_degenerate & ~empty
+        ).sum(axis=-1)
+    return passes | empty[..., None, :], degenerate
 
 
-def count_passes(labels, mask, n_humans, epsilon):
+def count_passes(labels, mask, n_humans, epsilon, coefficient="observed", n_labels=None):
     """Run the rule on a batch of trials with NumPy: the oracle for the kernels.
 
     Parameters
     ----------
     labels, mask, n_humans
-        As in :func:`pair_counts`.
+        As in :func:`comparison_tables`.
     epsilon : float
         Tolerance eps.
+    coefficient : str
+        Agreement coefficient (:data:`simcore.agreement.COEFFICIENTS`).
+    n_labels : int, optional
+        L; by default one more than the largest label.
 
     Returns
     -------
-    n_pass : numpy.ndarray
-        ``(T, J)`` int64: comparisons passed by each judge (``omega * K``).
-    n_empty : numpy.ndarray
-        ``(T,)`` int64: comparisons with no eligible pair.
+    RuleCounts
     """
-    n_pairs, human_agree, judge_agree = pair_counts(labels, mask, n_humans)
-    passes = passes_from_counts(n_pairs, human_agree, judge_agree, epsilon)
-    return passes.sum(axis=-1, dtype=np.int64), (n_pairs == 0).sum(axis=-1, dtype=np.int64)
+    n_labels = n_labels or max(int(labels.max()) + 1, 2)
+    judge_tables, human_tables, _ = comparison_tables(labels, mask, n_humans, n_labels)
+    passes, degenerate = comparison_passes(judge_tables, human_tables, epsilon, coefficient)
+    n_empty = (human_tables.sum(axis=(-2, -1)) == 0).sum(axis=-1)
+    return RuleCounts(passes.sum(axis=-1), n_empty, degenerate)
 
 
-def leave_one_out(human_labels, judge_labels, epsilon=0.05, tau=0.5):
+def leave_one_out(
+    human_labels, judge_labels, epsilon=0.05, tau=0.5, coefficient="observed", n_labels=None
+):
     """Run the leave-one-out rule on one label matrix.
 
     Parameters
@@ -146,6 +193,10 @@ def leave_one_out(human_labels, judge_labels, epsilon=0.05, tau=0.5):
         Tolerance: comparison ``k`` passes when ``d_k >= -epsilon``.
     tau : float
         Acceptance threshold on ``omega``.
+    coefficient : str
+        Agreement coefficient (:data:`simcore.agreement.COEFFICIENTS`).
+    n_labels : int, optional
+        L; by default one more than the largest label.
 
     Returns
     -------
@@ -157,16 +208,19 @@ def leave_one_out(human_labels, judge_labels, epsilon=0.05, tau=0.5):
     if judges.ndim == 1:
         judges = judges[:, None]
     n_humans = humans.shape[1]
-    labels = np.concatenate([humans, judges], axis=1)[None]
+    labels = np.concatenate([np.maximum(humans, 0), judges], axis=1)[None]
     mask = (humans >= 0)[None]
-    n_pairs, human_agree, judge_agree = (a[0] for a in pair_counts(labels, mask, n_humans))
-    passes = passes_from_counts(n_pairs, human_agree, judge_agree, epsilon)
-    safe = np.maximum(n_pairs, 1)
+    n_labels = n_labels or max(int(labels.max()) + 1, 2)
+    judge_tables, human_tables, _ = (
+        a[0] for a in comparison_tables(labels, mask, n_humans, n_labels)
+    )
+    passes, _ = comparison_passes(judge_tables, human_tables, epsilon, coefficient)
+    code = coefficient_code(coefficient)
     omega = passes.mean(axis=-1)
     return LeaveOneOutResult(
-        judge_score=judge_agree / safe,
-        human_score=human_agree / safe,
-        n_pairs=n_pairs,
+        judge_score=score_table(judge_tables, code)[0],
+        human_score=score_table(human_tables, code)[0],
+        n_pairs=human_tables.sum(axis=(-2, -1)),
         passes=passes,
         omega=omega,
         accept=omega_accepts(passes.sum(axis=-1), n_humans, tau),
@@ -209,43 +263,47 @@ def decide(n_pass, n_humans, tau, inconclusive=None):
     return decision
 
 
-def population_passes(accuracies, n_humans, n_labels, epsilon, coverage):
+def population_passes(pair_probabilities, n_humans, weights, epsilon, coefficient="observed"):
     """Comparisons each judge passes as ``n -> infinity`` (the ``population`` reference).
 
-    Under symmetric noise with observed agreement, pool human ``q`` enters comparison
-    ``k`` with weight ``coverage[k] * coverage[q]`` (its expected share of pairs), and
-
-    ``S_j(k) = sum_q w_kq A(j, q)``, ``S_h(k) = sum_q w_kq A(k, q)``,
-    ``A(a, b) = p_a p_b + (1 - p_a)(1 - p_b) / (L - 1)``.
-
-    With equal human accuracies this is SPEC §6's margin
-    ``S_j - S_h + eps = p_j p_h + (1-p_j)(1-p_h)/(L-1) - p_h^2 - (1-p_h)^2/(L-1) + eps``.
+    In the limit, comparison ``k``'s pooled pair table is
+    ``sum_{q != k} w_kq P[c, q]`` for candidate ``c`` (a judge, or human ``k``), where
+    ``P[a, b]`` is the joint distribution of raters ``a`` and ``b``'s labels
+    (:func:`simcore.model.pair_tables`) and ``w_kq`` the expected share of items that ``k``
+    and ``q`` both label (:func:`simcore.designs.pair_weights`). The coefficient is applied
+    to those tables (scaled to 1e9 pairs, so that Krippendorff's small-sample factor
+    n / (n - 1) is 1 to nine digits), and comparison ``k`` passes when
+    ``S_j - S_h + eps >= 0``. Under symmetric noise with observed agreement and equal humans
+    this is SPEC §6's margin ``p_j p_h + (1-p_j)(1-p_h)/(L-1) - p_h^2 - (1-p_h)^2/(L-1) +
+    eps``.
 
     Parameters
     ----------
-    accuracies : numpy.ndarray
-        Rater accuracies, humans first then judges.
-    n_humans, n_labels : int
-        K and L.
+    pair_probabilities : numpy.ndarray
+        ``(R, R, L, L)`` joint label distributions, humans first then judges.
+    n_humans : int
+        K.
+    weights : numpy.ndarray
+        ``(K, K)`` expected shared share of items per pair of humans (diagonal ignored).
     epsilon : float
         Tolerance.
-    coverage : numpy.ndarray
-        Expected share of items each human labels (primary first).
+    coefficient : str
+        Agreement coefficient.
 
     Returns
     -------
     numpy.ndarray
         int64 ``(J,)``: comparisons passed in the limit.
     """
-    from simcore.model import pair_agreement
-
-    humans = accuracies[:n_humans]
-    judges = accuracies[n_humans:]
-    weight = np.outer(coverage, coverage)
-    np.fill_diagonal(weight, 0.0)
-    weight = weight / weight.sum(axis=1, keepdims=True)
-    human_score = (weight * pair_agreement(humans[:, None], humans[None, :], n_labels)).sum(1)
-    judge_agree = pair_agreement(judges[:, None], humans[None, :], n_labels)  # (J, q)
-    judge_score = judge_agree @ weight.T  # (J, k)
+    weights = np.array(weights, dtype=np.float64)
+    np.fill_diagonal(weights, 0.0)
+    humans = pair_probabilities[:n_humans, :n_humans]  # (k, q, L, L)
+    judges = pair_probabilities[n_humans:, :n_humans]  # (j, q, L, L)
+    scale = 1e9
+    human_tables = scale * np.einsum("kq,kqab->kab", weights, humans)
+    judge_tables = scale * np.einsum("kq,jqab->jkab", weights, judges)
+    code = coefficient_code(coefficient)
+    human_score = score_table(human_tables, code)[0]
+    judge_score = score_table(judge_tables, code)[0]
     margin = judge_score - human_score[None, :] + epsilon
-    return (margin >= -TIE_TOLERANCE).sum(axis=1)
+    return (margin >= -SCORE_TOLERANCE).sum(axis=1)

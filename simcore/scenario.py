@@ -23,7 +23,7 @@ import yaml
 
 from simcore.agreement import COEFFICIENTS
 from simcore.designs import DESIGNS
-from simcore.model import prevalence_vector
+from simcore.model import Skew, prevalence_vector, rater_confusions
 
 RULE_KINDS = ("point",)
 REFERENCES = ("dense", "population")
@@ -140,6 +140,31 @@ def _convert(value, meta):
         if abs(total - 1.0) > 1e-9:
             return None, f"entries must sum to 1 (they sum to {total:g})"
         return tuple(float(item) for item in value), None
+    if kind == "bool":
+        if not isinstance(value, bool):
+            return None, "must be true or false"
+        return value, None
+    if kind == "names":
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+            return None, "must be a name or a non-empty list of names"
+        return tuple(value), None
+    if kind == "share":
+        if not _is_number(value) or not 0.0 < float(value) < 1.0:
+            return None, "must be a number in (0, 1)"
+        return float(value), None
+    if kind == "prevalence":
+        if isinstance(value, dict):
+            if set(value) != {"skew"}:
+                return None, "must be null, a list of probabilities, or {skew: SHARE}"
+            share, problem = _convert(value["skew"], {"kind": "share"})
+            if problem:
+                return None, f"skew {problem}"
+            return Skew(share), None
+        return _convert(value, {"kind": "weights"})
+    if kind == "matrices":
+        return _check_matrices(value)
     if kind == "interval":
         if (
             not isinstance(value, list)
@@ -152,6 +177,34 @@ def _convert(value, meta):
             return None, "must satisfy 0 <= low < high <= 1"
         return (low, high), None
     raise TypeError(f"unknown field kind {kind!r}")  # a programming error, not bad input
+
+
+def _check_matrices(value):
+    """One row-stochastic square matrix, or a list of them (one per rater)."""
+    array = np.asarray(value, dtype=object)
+    if array.ndim not in (2, 3) or array.shape[-1] != array.shape[-2] or array.shape[-1] < 2:
+        return None, "must be an L x L matrix (a list of rows) or a list of such matrices"
+    if not all(_is_number(v) and float(v) >= 0 for v in array.ravel()):
+        return None, "entries must be numbers >= 0"
+    numbers = array.astype(np.float64)
+    if not np.allclose(numbers.sum(axis=-1), 1.0, rtol=0, atol=1e-9):
+        return None, "every row must sum to 1 (row = true label, column = reported label)"
+    return _to_tuples(numbers.tolist()), None
+
+
+def _to_tuples(value):
+    if isinstance(value, list | tuple):
+        return tuple(_to_tuples(v) for v in value)
+    return value
+
+
+def _plain(value):
+    """Tuples to lists and a Skew to ``{skew: share}``, for YAML and hashing."""
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, Skew):
+        return {"skew": value.share}
+    return value
 
 
 # --------------------------------------------------------------------------- sections
@@ -168,8 +221,32 @@ class ModelConfig:
         0.85, "probabilities", "accuracy of every human, or a list with one per human"
     )
     p_judge: float = _field(0.85, "probability", "accuracy of the judge")
-    prevalence: tuple | None = _field(
-        None, "weights", "probability of each label; null means uniform", optional=True
+    prevalence: tuple | Skew | None = _field(
+        None,
+        "prevalence",
+        "probability of each label: null (uniform), a list, or {skew: s} (s on label 0, the "
+        "rest spread evenly)",
+        optional=True,
+    )
+    confusion_human: tuple | None = _field(
+        None,
+        "matrices",
+        "confusion matrix (rows: true label, columns: reported) for every human, or one per "
+        "human; replaces p_human",
+        optional=True,
+    )
+    confusion_judge: tuple | None = _field(
+        None, "matrices", "confusion matrix of the judge; replaces p_judge", optional=True
+    )
+    n_clusters: int = _field(
+        1, "int", "item clusters (item i in cluster i mod n_clusters)", minimum=1
+    )
+    cluster_spread: float = _field(
+        0.0,
+        "float",
+        "half-width of each cluster's shared uniform accuracy shift",
+        minimum=0.0,
+        maximum=1.0,
     )
 
 
@@ -218,12 +295,35 @@ class RunConfig:
     seed: int = _field(0, "int", "root seed", minimum=0)
 
 
+@dataclass(frozen=True)
+class PlotConfig:
+    """How ``simcore plot`` draws the cube (every dim not placed is a panel)."""
+
+    kind: str = _field(
+        "auto",
+        "str",
+        "figure kind; auto is a heatmap for two swept dims, lines otherwise",
+        choices=("auto", "heatmap", "lines", "bars"),
+    )
+    variables: tuple = _field(["wrong_decision_rate"], "names", "cube variables to draw")
+    x: str | None = _field(None, "text", "dim on the x axis (lines, bars)", optional=True)
+    hue: str | None = _field(
+        None, "text", "dim (or 'variable') that colours lines and bars", optional=True
+    )
+    scale_by: str | None = _field(
+        None, "text", "multiply each value by this dim's coordinate", optional=True
+    )
+    log_x: bool = _field(False, "bool", "logarithmic x axis")
+    percent: bool = _field(True, "bool", "show values in percent")
+
+
 _TOP_SCALARS = tuple(f.name for f in dataclasses.fields(RunConfig))
 _SECTIONS = {
     "model": ModelConfig,
     "design": DesignConfig,
     "rule": RuleConfig,
     "output": OutputConfig,
+    "plot": PlotConfig,
 }
 _VALID_TOP_KEYS = (*_SECTIONS, *_TOP_SCALARS, "sweep", "published")
 
@@ -236,12 +336,19 @@ SWEEPABLE = {
     "design": ("design", "kind"),
     "rho": ("design", "rho"),
     "m": ("design", "m"),
+    "skew": ("model", "prevalence"),
+    "n_clusters": ("model", "n_clusters"),
+    "cluster_spread": ("model", "cluster_spread"),
     "coefficient": ("rule", "coefficient"),
     "epsilon": ("rule", "epsilon"),
     "tau": ("rule", "tau"),
     "reference": (None, "reference"),
 }
 """Sweep names (cube dimensions) and the field each one sets."""
+
+
+_SWEEP_KINDS = {"skew": {"kind": "share", "description": "share of label 0 (prevalence skew)"}}
+"""Sweep names whose values differ in kind from the field they set."""
 
 
 def _field_meta(section, name):
@@ -265,28 +372,40 @@ class Cell:
 
     @property
     def m(self):
-        """Items per secondary: ``m``, or ``round(rho * n)`` for ``exact_m`` given rho."""
+        """Items per secondary: ``m``, or ``round(rho * n)`` when only rho is given."""
         if self.design.m is not None:
             return self.design.m
         if self.design.rho is not None:
             return int(round(self.design.rho * self.model.n_items))
         return 0
 
+    def confusions(self):
+        """Every rater's confusion matrix, ``(K + J, L, L)`` (:func:`rater_confusions`)."""
+        model = self.model
+        return rater_confusions(
+            model.n_humans,
+            model.n_labels,
+            model.p_human,
+            model.p_judge,
+            model.confusion_human,
+            model.confusion_judge,
+        )
+
     def draw_parameters(self):
         """Return the parameters that decide the cell's random draws, in canonical form."""
         model = self.model
-        p_human = np.broadcast_to(np.asarray(model.p_human, float), (model.n_humans,))
         draw = {
             "n_items": model.n_items,
             "n_humans": model.n_humans,
             "n_labels": model.n_labels,
-            "p_human": [repr(float(p)) for p in p_human],
-            "p_judge": [repr(float(model.p_judge))],
+            "confusion": [repr(float(p)) for p in self.confusions().ravel()],
             "prevalence": [
                 repr(float(p)) for p in prevalence_vector(model.prevalence, model.n_labels)
             ],
             "design": self.design.kind,
         }
+        if model.cluster_spread > 0 and model.n_clusters > 1:
+            draw["clusters"] = [model.n_clusters, repr(float(model.cluster_spread))]
         if self.design.kind == "bernoulli":
             draw["rho"] = repr(float(self.design.rho))
         else:
@@ -314,6 +433,7 @@ class Scenario:
     design: DesignConfig
     rule: RuleConfig
     output: OutputConfig
+    plot: PlotConfig
     reference: str = "dense"
     trials: int = 2000
     seed: int = 0
@@ -336,22 +456,21 @@ class Scenario:
     def to_dict(self):
         """Return the effective configuration as plain YAML-able data."""
 
-        def plain(value):
-            if isinstance(value, tuple):
-                return [plain(v) for v in value]
-            return value
+        def section(config):
+            return {f.name: _plain(getattr(config, f.name)) for f in dataclasses.fields(config)}
 
         data = {
             "name": self.name,
             "description": self.description,
-            "model": {k: plain(v) for k, v in dataclasses.asdict(self.model).items()},
-            "design": dataclasses.asdict(self.design),
-            "rule": {k: plain(v) for k, v in dataclasses.asdict(self.rule).items()},
+            "model": section(self.model),
+            "design": section(self.design),
+            "rule": section(self.rule),
             "reference": self.reference,
             "trials": self.trials,
             "seed": self.seed,
             "sweep": {name: list(values) for name, values in self.sweep},
-            "output": dataclasses.asdict(self.output),
+            "output": section(self.output),
+            "plot": section(self.plot),
         }
         if self.published is not None:
             data["published"] = self.published
@@ -368,7 +487,7 @@ class Scenario:
         extended; names, descriptions, outputs and published values are left out.
         """
         data = self.to_dict()
-        for key in ("name", "description", "output", "published", "trials"):
+        for key in ("name", "description", "output", "published", "trials", "plot"):
             data.pop(key, None)
         # The sweep's order is the cube's dimension order: keep it (sort_keys would not).
         data["sweep"] = [[name, list(values)] for name, values in self.sweep]
@@ -389,7 +508,7 @@ def _resolve_cell(scenario, index, coords):
         if section is None:
             reference = value
         else:
-            sections[section][key] = value
+            sections[section][key] = Skew(value) if name == "skew" else value
     return Cell(
         index=tuple(int(i) for i in index),
         coords=dict(coords),
@@ -451,7 +570,7 @@ def _parse_sweep(raw, problems, source):
                 f"(got {_describe(values)})"
             )
             continue
-        meta = _field_meta(*SWEEPABLE[name])
+        meta = _SWEEP_KINDS.get(name) or _field_meta(*SWEEPABLE[name])
         converted = []
         for position, value in enumerate(values):
             if isinstance(value, list | dict):
@@ -529,7 +648,7 @@ def _check_cell(cell, source):
             len(model.p_human),
             ("model.p_human", "model.n_humans"),
         )
-    if model.prevalence is not None and len(model.prevalence) != model.n_labels:
+    if isinstance(model.prevalence, tuple) and len(model.prevalence) != model.n_labels:
         problem(
             "model.prevalence",
             f"needs one entry per label, {model.n_labels}",
@@ -550,10 +669,12 @@ def _check_cell(cell, source):
             design.m,
             ("design.kind", "design.m"),
         )
-    if design.kind == "exact_m":
+    if design.kind != "bernoulli":
         involved = ("design.kind", "design.m", "design.rho", "model.n_items")
         if design.m is None and design.rho is None:
-            problem(where("m", "design.m"), "the exact_m design needs m or rho", "null", involved)
+            problem(
+                where("m", "design.m"), f"the {design.kind} design needs m or rho", "null", involved
+            )
         elif cell.m > model.n_items:
             problem(
                 where("m", "design.m"), f"must be <= n_items = {model.n_items}", cell.m, involved
@@ -564,6 +685,50 @@ def _check_cell(cell, source):
                 "gives fewer than one item per secondary",
                 f"m = {cell.m}",
                 involved,
+            )
+    for name, count in (("confusion_human", model.n_humans), ("confusion_judge", 1)):
+        matrices = getattr(model, name)
+        if matrices is None:
+            continue
+        shape = np.shape(matrices)
+        if shape[-1] != model.n_labels:
+            problem(
+                f"model.{name}",
+                f"needs {model.n_labels} x {model.n_labels} matrices "
+                "(one row and column per label)",
+                "x".join(map(str, shape[-2:])),
+                (f"model.{name}", "model.n_labels"),
+            )
+        elif len(shape) == 3 and shape[0] != count:
+            problem(
+                f"model.{name}",
+                f"needs one matrix, or one per rater ({count})",
+                shape[0],
+                (f"model.{name}", "model.n_humans"),
+            )
+    return found
+
+
+def _plot_problems(scenario, source):
+    """Check that the plot block names only the swept dims and known variables."""
+    from simcore.store import PLOT_VARIABLES
+
+    plot = scenario.plot
+    found = []
+    dims = scenario.dims
+    for key in ("x", "hue", "scale_by"):
+        value = getattr(plot, key)
+        allowed = (*dims, "variable") if key == "hue" else dims
+        if value is not None and value not in allowed:
+            found.append(
+                f"{source}: plot.{key}: must be one of the swept dims "
+                f"({', '.join(allowed) or 'none'}) (got {value!r})"
+            )
+    for position, name in enumerate(plot.variables):
+        if name not in PLOT_VARIABLES:
+            found.append(
+                f"{source}: plot.variables[{position}]: unknown variable (valid: "
+                f"{', '.join(PLOT_VARIABLES)}) (got {name!r})"
             )
     return found
 
@@ -665,12 +830,23 @@ def scenario_from_dict(raw, source="<scenario>"):
         name: _parse_section(raw.get(name), cls, name, problems, source)
         for name, cls in _SECTIONS.items()
     }
+    model_raw = raw.get("model") if isinstance(raw.get("model"), dict) else {}
+    sweep_raw = raw.get("sweep") if isinstance(raw.get("sweep"), dict) else {}
+    for rater in ("human", "judge"):
+        given = f"p_{rater}" in model_raw or f"p_{rater}" in sweep_raw
+        if given and model_raw.get(f"confusion_{rater}") is not None:
+            problems.append(
+                f"{source}: model.confusion_{rater}: give p_{rater} or "
+                f"confusion_{rater}, not both (got both)"
+            )
     top = {key: raw[key] for key in _TOP_SCALARS if key in raw}
     scalars = dataclasses.asdict(_parse_section(top, RunConfig, "", problems, source))
     sweep = _parse_sweep(raw.get("sweep"), problems, source)
     published = _parse_published(raw.get("published"), sweep, problems, source)
     scenario = Scenario(**sections, **scalars, sweep=sweep, published=published, source=source)
     problems.extend(_cross_field_problems(scenario, problems, source))
+    if not any(": plot." in problem or ": sweep" in problem for problem in problems):
+        problems.extend(_plot_problems(scenario, source))
     if problems:
         raise ScenarioError(problems)
     return scenario

@@ -17,15 +17,15 @@ import numpy as np
 import xarray as xr
 import zarr
 
-from simcore.cell import COUNT_NAMES
+from simcore.cell import COUNT_NAMES, SUM_NAMES
 
-COUNT_ATTRS = {
+STORED_ATTRS = {
     "n_trials": ("trials run", "count"),
     "n_ref_accept": ("trials whose reference decision accepts the judge", "count"),
     "n_ref_reject": ("trials whose reference decision rejects the judge", "count"),
     "n_wrong": (
-        "trials whose sparse decision differs from the reference (accept vs "
-        "reject; inconclusive excluded)",
+        "trials whose sparse decision differs from the reference (accept vs reject; "
+        "inconclusive excluded)",
         "count",
     ),
     "n_false_reject": ("trials with reference accept and sparse reject", "count"),
@@ -35,8 +35,34 @@ COUNT_ATTRS = {
         "leave-one-out comparisons with no eligible pair (each passes), summed over trials",
         "count",
     ),
+    "n_degenerate_scores": (
+        "sparse comparison scores whose coefficient had a zero "
+        "denominator (scored 0), summed over trials",
+        "count",
+    ),
+    "n_shared_panel": ("trials in which every secondary labelled the same items", "count"),
+    "n_agreement_defined": (
+        "trials whose human-pool agreement is defined on both the sparse and the dense matrix",
+        "count",
+    ),
+    "n_agreement_reliable": (
+        "trials whose sparse human-pool agreement is within 0.05 of the dense one",
+        "count",
+    ),
+    "sum_pairwise_overlap": (
+        "sum over trials of the mean number of items shared by two secondaries",
+        "items",
+    ),
+    "sum_agreement_estimate": ("sum of the sparse human-pool agreement over defined trials", "1"),
+    "sum_agreement_estimate_sq": ("sum of its squares", "1"),
+    "sum_agreement_reference": ("sum of the dense human-pool agreement over defined trials", "1"),
+    "sum_agreement_error": ("sum of sparse minus dense human-pool agreement", "1"),
+    "sum_agreement_error_sq": ("sum of its squares", "1"),
     "omega_hist": ("trials by number of comparisons the judge passes (omega * n_humans)", "count"),
+    "sum_coverage": ("sum over trials of each secondary's share of the items", "1"),
 }
+"""long_name and units of every stored count and sum."""
+
 RATE_ATTRS = {
     "wrong_decision_rate": ("n_wrong", "n_trials", "wrong-decision rate"),
     "false_rejection_rate": (
@@ -49,8 +75,35 @@ RATE_ATTRS = {
         "n_ref_reject",
         "false-approval rate among reference rejects",
     ),
+    "shared_panel_rate": (
+        "n_shared_panel",
+        "n_trials",
+        "share of trials whose secondaries labelled the same items",
+    ),
+    "agreement_reliability": (
+        "n_agreement_reliable",
+        "n_trials",
+        "share of trials whose sparse human-pool agreement is within "
+        "0.05 of the dense one (undefined estimates count as "
+        "unreliable)",
+    ),
 }
-"""Each rate: ``(numerator count, denominator count, long name)``."""
+"""Each binomial rate: ``(numerator count, denominator count, long name)``."""
+
+DERIVED_ATTRS = {
+    "mean_coverage": ("mean share of the items each secondary labels", "1"),
+    "mean_pairwise_overlap": ("mean number of items two secondaries both label", "items"),
+    "agreement_mean": ("mean sparse human-pool agreement", "1"),
+    "agreement_reference_mean": ("mean dense human-pool agreement", "1"),
+    "agreement_bias": ("mean of sparse minus dense human-pool agreement", "1"),
+    "agreement_sd": ("standard deviation of the sparse human-pool agreement", "1"),
+    "agreement_variance": ("variance of the sparse human-pool agreement", "1"),
+    "agreement_error_sd": ("standard deviation of sparse minus dense human-pool agreement", "1"),
+}
+"""Means and spreads derived from the sums (NaN where nothing was defined)."""
+
+PLOT_VARIABLES = (*RATE_ATTRS, *DERIVED_ATTRS)
+"""Variables ``simcore plot`` can draw."""
 
 SWEEP_ATTRS = {
     "p_judge": ("judge accuracy", "1"),
@@ -61,6 +114,9 @@ SWEEP_ATTRS = {
     "design": ("overlap design", ""),
     "rho": ("per-secondary coverage", "1"),
     "m": ("items per secondary", "count"),
+    "skew": ("prevalence of label 0 (the others share the rest evenly)", "1"),
+    "n_clusters": ("item clusters", "count"),
+    "cluster_spread": ("half-width of the clusters' accuracy shift", "1"),
     "coefficient": ("agreement coefficient", ""),
     "epsilon": ("tolerance eps", "1"),
     "tau": ("acceptance threshold on omega", "1"),
@@ -90,31 +146,37 @@ def _max_humans(scenario):
     return max(cell.model.n_humans for cell in scenario.cells())
 
 
+def _stored(name, dims, data):
+    long_name, units = STORED_ATTRS[name]
+    return xr.Variable(dims, data, {"long_name": long_name, "units": units})
+
+
 def empty_cube(scenario):
-    """Return the cube of ``scenario`` with every count zero and no cell complete."""
+    """Return the cube of ``scenario`` with every count and sum zero and no cell complete."""
     dims = scenario.dims
     shape = scenario.shape
     coords = {}
     for name, values in scenario.sweep:
         long_name, units = SWEEP_ATTRS[name]
         coords[name] = xr.Variable(name, list(values), {"long_name": long_name, "units": units})
-    omega = np.arange(_max_humans(scenario) + 1)
+    max_humans = _max_humans(scenario)
     coords["omega"] = xr.Variable(
         "omega",
-        omega,
+        np.arange(max_humans + 1),
         {"long_name": "comparisons passed (omega = value / n_humans)", "units": "count"},
     )
-    data_vars = {}
-    for name in COUNT_NAMES:
-        long_name, units = COUNT_ATTRS[name]
-        data_vars[name] = xr.Variable(
-            dims, np.zeros(shape, np.int64), {"long_name": long_name, "units": units}
-        )
-    long_name, units = COUNT_ATTRS["omega_hist"]
-    data_vars["omega_hist"] = xr.Variable(
-        (*dims, "omega"),
-        np.zeros((*shape, len(omega)), np.int64),
-        {"long_name": long_name, "units": units},
+    coords["secondary"] = xr.Variable(
+        "secondary",
+        np.arange(1, max_humans),
+        {"long_name": "secondary human (1 .. K - 1)", "units": "1"},
+    )
+    data_vars = {name: _stored(name, dims, np.zeros(shape, np.int64)) for name in COUNT_NAMES}
+    data_vars.update({name: _stored(name, dims, np.zeros(shape)) for name in SUM_NAMES})
+    data_vars["omega_hist"] = _stored(
+        "omega_hist", (*dims, "omega"), np.zeros((*shape, max_humans + 1), np.int64)
+    )
+    data_vars["sum_coverage"] = _stored(
+        "sum_coverage", (*dims, "secondary"), np.full((*shape, max_humans - 1), np.nan)
     )
     data_vars["cell_complete"] = xr.Variable(
         dims, np.zeros(shape, bool), {"long_name": "cell finished and written", "units": "1"}
@@ -134,33 +196,72 @@ def empty_cube(scenario):
     return xr.Dataset(data_vars, coords, attrs)
 
 
+def _cell_values(index, counts):
+    """``(variable, region, value)`` for every stored variable of one cell.
+
+    The per-omega and per-secondary arrays fill only their first entries (cells with fewer
+    humans than the largest K of the sweep leave the rest at 0 and NaN).
+    """
+    for name in (*COUNT_NAMES, *SUM_NAMES):
+        yield name, index, counts[name]
+    for name in ("omega_hist", "sum_coverage"):
+        yield name, (*index, slice(0, len(counts[name]))), counts[name]
+
+
 def put_cell(cube, index, counts):
     """Write one cell's counts into an in-memory cube and mark it complete."""
-    for name in COUNT_NAMES:
-        cube[name].values[index] = counts[name]
-    hist = counts["omega_hist"]
-    cube["omega_hist"].values[(*index, slice(0, len(hist)))] = hist
+    for name, region, value in _cell_values(index, counts):
+        cube[name].values[region] = value
     cube["cell_complete"].values[index] = True
 
 
-def with_rates(cube):
-    """Return ``cube`` with every rate of :data:`RATE_ATTRS` and its standard error.
+def _ratio(numerator, denominator):
+    denominator = denominator.astype(np.float64)
+    return numerator / denominator.where(denominator > 0)
 
-    ``rate = count / denominator``; ``rate_se = sqrt(rate (1 - rate) / denominator)``
-    (binomial). Both are NaN where the denominator is 0 (no trial to rate), which the
-    attributes say.
+
+def with_rates(cube):
+    """Return ``cube`` with every rate and derived statistic.
+
+    Binomial rates (:data:`RATE_ATTRS`): ``rate = count / denominator`` and
+    ``rate_se = sqrt(rate (1 - rate) / denominator)``. Agreement statistics over the ``n``
+    trials with a defined estimate: mean ``S / n``; sample variance
+    ``(S2 - S^2 / n) / (n - 1)``; bias the mean error; SDs the square roots. Everything is
+    NaN where its denominator is 0 (or ``n < 2`` for spreads), which the attributes say.
     """
     cube = cube.copy()
     for name, (numerator, denominator, long_name) in RATE_ATTRS.items():
-        den = cube[denominator].astype(np.float64)
-        rate = xr.where(den > 0, cube[numerator] / den.where(den > 0), np.nan)
-        se = np.sqrt(rate * (1 - rate) / den.where(den > 0))
+        rate = _ratio(cube[numerator], cube[denominator])
+        se = np.sqrt(rate * (1 - rate) / cube[denominator].where(cube[denominator] > 0))
         note = f"{numerator} / {denominator}; NaN where {denominator} is 0"
         cube[name] = rate.assign_attrs(long_name=long_name, units="1", description=note)
         cube[f"{name}_se"] = se.assign_attrs(
             long_name=f"binomial standard error of the {long_name}",
             units="1",
             description=f"sqrt(rate (1 - rate) / {denominator}); NaN where {denominator} is 0",
+        )
+    trials = cube["n_trials"]
+    defined = cube["n_agreement_defined"]
+
+    def variance(total, squares):
+        spread = cube[squares] - cube[total] ** 2 / defined.where(defined > 0)
+        return (spread / (defined - 1).where(defined > 1)).clip(min=0)
+
+    derived = {
+        "mean_coverage": _ratio(cube["sum_coverage"], trials),
+        "mean_pairwise_overlap": _ratio(cube["sum_pairwise_overlap"], trials),
+        "agreement_mean": _ratio(cube["sum_agreement_estimate"], defined),
+        "agreement_reference_mean": _ratio(cube["sum_agreement_reference"], defined),
+        "agreement_bias": _ratio(cube["sum_agreement_error"], defined),
+        "agreement_variance": variance("sum_agreement_estimate", "sum_agreement_estimate_sq"),
+        "agreement_error_sd": np.sqrt(variance("sum_agreement_error", "sum_agreement_error_sq")),
+    }
+    derived["agreement_sd"] = np.sqrt(derived["agreement_variance"])
+    for name, (long_name, units) in DERIVED_ATTRS.items():
+        cube[name] = derived[name].assign_attrs(
+            long_name=long_name,
+            units=units,
+            description="NaN where no trial (or, for spreads, fewer than two) defines it",
         )
     return cube
 
@@ -175,7 +276,7 @@ def _encoding(cube):
             continue
         encoding[name] = {
             "chunks": tuple(
-                1 if d in cube.coords and d != "omega" else cube.sizes[d] for d in variable.dims
+                cube.sizes[d] if d in ("omega", "secondary") else 1 for d in variable.dims
             )
         }
     return encoding
@@ -255,10 +356,8 @@ def _create(path, cube):
 def write_cell(path, scenario, index, counts):
     """Write one finished cell's counts into the store; ``cell_complete`` is set last."""
     group = zarr.open_group(str(path), mode="r+")
-    for name in COUNT_NAMES:
-        group[name][index] = counts[name]
-    hist = counts["omega_hist"]
-    group["omega_hist"][(*index, slice(0, len(hist)))] = hist
+    for name, region, value in _cell_values(index, counts):
+        group[name][region] = value
     group["cell_complete"][index] = True
 
 
@@ -274,7 +373,13 @@ def finalize(path, scenario):
     if not bool(cube["cell_complete"].all()):
         raise RuntimeError(f"{path}: finalize called with unfinished cells")
     cube = with_rates(cube)
-    rates = cube[[name for name in cube.data_vars if name.endswith(("_rate", "_rate_se"))]]
+    rates = cube[
+        [
+            name
+            for name in cube.data_vars
+            if name in PLOT_VARIABLES or name.removesuffix("_se") in RATE_ATTRS
+        ]
+    ]
     rates.to_zarr(
         str(path),
         mode="a",

@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from simcore import kernels, rng
-from simcore.designs import sample_mask
-from simcore.model import prevalence_vector, rater_accuracies, sample_labels
-from simcore.rule import count_passes
+from simcore.agreement import COEFFICIENTS, coefficient_code, score_table
+from simcore.designs import DESIGNS, design_code, sample_mask
+from simcore.model import prevalence_vector, rater_accuracies, rater_confusions, sample_labels
+from simcore.rule import comparison_tables, count_passes
 
 SHAPES = [
     # n_items, n_humans, n_labels, p_judge list, design, rho, m
@@ -23,44 +24,115 @@ def keys(count, seed=7):
     return rng.trial_keys(np.random.SeedSequence(seed, spawn_key=(1, 2, 3, 4)), 0, count)
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("epsilon", [0.0, 0.05, 0.1])
-def test_kernel_rule_equals_numpy_rule_on_numpy_draws(shape, epsilon):
+def numpy_draws(shape, n_trials=300, seed=11):
     n_items, n_humans, n_labels, p_judge, design, rho, m = shape
-    generator = np.random.default_rng(11)
+    generator = np.random.default_rng(seed)
     accuracies = rater_accuracies(0.8, p_judge, n_humans)
     _, labels = sample_labels(
-        generator, 300, n_items, accuracies, prevalence_vector(None, n_labels)
+        generator, n_trials, n_items, accuracies, prevalence_vector(None, n_labels)
     )
-    mask = sample_mask(generator, design, 300, n_items, n_humans, rho=rho, m=m)
-    sparse, dense, empty = kernels.evaluate(labels, mask, n_humans, n_labels, epsilon, 0)
-    expected_sparse, expected_empty = count_passes(labels, mask, n_humans, epsilon)
-    expected_dense, _ = count_passes(labels, np.ones_like(mask), n_humans, epsilon)
-    np.testing.assert_array_equal(sparse, expected_sparse)
-    np.testing.assert_array_equal(dense, expected_dense)
-    np.testing.assert_array_equal(empty, expected_empty)
+    mask = sample_mask(generator, design, n_trials, n_items, n_humans, rho=rho, m=m)
+    return labels, mask
+
+
+def assert_kernel_matches_oracle(
+    labels, mask, n_humans, n_labels, epsilon, coefficient, passes, counters, values
+):
+    sparse = count_passes(labels, mask, n_humans, epsilon, coefficient, n_labels)
+    dense = count_passes(labels, np.ones_like(mask), n_humans, epsilon, coefficient, n_labels)
+    np.testing.assert_array_equal(passes[:, 0], sparse.n_pass)
+    np.testing.assert_array_equal(passes[:, 1], dense.n_pass)
+    np.testing.assert_array_equal(counters[:, kernels.EMPTY], sparse.n_empty)
+    np.testing.assert_array_equal(counters[:, kernels.DEGENERATE], sparse.n_degenerate)
+    np.testing.assert_array_equal(counters[:, kernels.DEGENERATE_DENSE], dense.n_degenerate)
+    code = coefficient_code(coefficient)
+    for column, pool_mask in (
+        (kernels.POOL_SPARSE, mask),
+        (kernels.POOL_DENSE, np.ones_like(mask)),
+    ):
+        _, _, pool = comparison_tables(labels, pool_mask, n_humans, n_labels)
+        np.testing.assert_allclose(
+            values[:, column], score_table(pool, code)[0], rtol=0, atol=1e-12
+        )
 
 
 @pytest.mark.parametrize("shape", SHAPES)
-def test_simulate_decides_what_it_draws(shape):
-    n_items, n_humans, n_labels, p_judge, design, rho, m = shape
-    accuracies = rater_accuracies(0.8, p_judge, n_humans)
-    cdf = np.cumsum(prevalence_vector(None, n_labels))
-    code = 0 if design == "bernoulli" else 1
-    trial_keys = keys(200)
-    sparse, dense, empty = kernels.simulate(
-        trial_keys, n_items, n_humans, accuracies, cdf, code, rho, m, 0.05, 0
+@pytest.mark.parametrize("epsilon", [0.0, 0.05])
+@pytest.mark.parametrize("coefficient", COEFFICIENTS)
+def test_kernel_rule_equals_numpy_rule_on_numpy_draws(shape, epsilon, coefficient):
+    n_humans, n_labels = shape[1], shape[2]
+    labels, mask = numpy_draws(shape)
+    passes, counters, values = kernels.evaluate(
+        labels, mask, n_humans, n_labels, epsilon, coefficient_code(coefficient)
     )
-    labels, mask = kernels.draw(trial_keys, n_items, n_humans, accuracies, cdf, code, rho, m)
-    expected_sparse, expected_empty = count_passes(labels, mask, n_humans, 0.05)
-    expected_dense, _ = count_passes(labels, np.ones_like(mask), n_humans, 0.05)
-    np.testing.assert_array_equal(sparse, expected_sparse)
-    np.testing.assert_array_equal(dense, expected_dense)
-    np.testing.assert_array_equal(empty, expected_empty)
+    assert_kernel_matches_oracle(
+        labels, mask, n_humans, n_labels, epsilon, coefficient, passes, counters, values
+    )
+
+
+def simulate_and_draw(
+    n_items,
+    n_humans,
+    n_labels,
+    p_judge,
+    design,
+    rho,
+    m,
+    coefficient,
+    prevalence=None,
+    spread=0.0,
+    n_clusters=1,
+    trials=200,
+):
+    confusion = rater_confusions(n_humans, n_labels, 0.8, p_judge)
+    cdf = np.cumsum(prevalence_vector(prevalence, n_labels))
+    cdf[-1] = 1.0
+    trial_keys = keys(trials)
+    model = (n_items, n_humans, confusion, cdf, n_clusters, spread, design_code(design), rho, m)
+    outputs = kernels.simulate(trial_keys, *model, 0.05, coefficient_code(coefficient))
+    labels, mask = kernels.draw(trial_keys, *model)
+    return outputs, labels, mask
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+@pytest.mark.parametrize("coefficient", ["observed", "cohen_kappa"])
+def test_simulate_decides_what_it_draws(design, coefficient):
+    n_items, n_humans, n_labels, m = 30, 4, 3, 8
+    (passes, counters, values, coverage), labels, mask = simulate_and_draw(
+        n_items,
+        n_humans,
+        n_labels,
+        [0.7, 0.9],
+        design,
+        0.3,
+        m,
+        coefficient,
+        prevalence=[0.6, 0.3, 0.1],
+        spread=0.1,
+        n_clusters=3,
+    )
+    assert_kernel_matches_oracle(
+        labels, mask, n_humans, n_labels, 0.05, coefficient, passes, counters, values
+    )
     assert mask[:, :, 0].all()
     assert labels.min() >= 0 and labels.max() < n_labels
-    if design == "exact_m":
-        np.testing.assert_array_equal(mask[:, :, 1:].sum(axis=1), m)
+    np.testing.assert_allclose(coverage, mask[:, :, 1:].mean(axis=1))
+    secondaries = mask[:, :, 1:]
+    overlap = np.mean(
+        [
+            (secondaries[:, :, a] & secondaries[:, :, b]).sum(axis=1)
+            for a in range(3)
+            for b in range(a + 1, 3)
+        ],
+        axis=0,
+    )
+    np.testing.assert_allclose(values[:, kernels.PAIRWISE_OVERLAP], overlap)
+    shared = (secondaries == secondaries[:, :, :1]).all(axis=(1, 2))
+    np.testing.assert_array_equal(counters[:, kernels.SHARED], shared)
+    if design != "bernoulli":
+        np.testing.assert_array_equal(secondaries.sum(axis=1), m)
+    if design == "shared_panel":
+        assert shared.all()
 
 
 def test_trial_keys_extend_rather_than_replace():
@@ -74,16 +146,15 @@ def test_trial_keys_extend_rather_than_replace():
     assert not np.intersect1d(other, full).size
 
 
-def test_draws_do_not_depend_on_batching():
-    accuracies = rater_accuracies(0.85, [0.7], 4)
+@pytest.mark.parametrize("design", DESIGNS)
+def test_draws_do_not_depend_on_batching(design):
+    confusion = rater_confusions(4, 2, 0.85, [0.7])
     cdf = np.array([0.5, 1.0])
     trial_keys = keys(300)
-    whole = kernels.simulate(trial_keys, 50, 4, accuracies, cdf, 0, 0.2, 0, 0.05, 0)
-    parts = [
-        kernels.simulate(trial_keys[a:b], 50, 4, accuracies, cdf, 0, 0.2, 0, 0.05, 0)
-        for a, b in [(0, 1), (1, 130), (130, 300)]
-    ]
-    for position in range(3):
+    model = (50, 4, confusion, cdf, 1, 0.0, design_code(design), 0.2, 10, 0.05, 0)
+    whole = kernels.simulate(trial_keys, *model)
+    parts = [kernels.simulate(trial_keys[a:b], *model) for a, b in [(0, 1), (1, 130), (130, 300)]]
+    for position in range(4):
         np.testing.assert_array_equal(whole[position], np.concatenate([p[position] for p in parts]))
 
 

@@ -11,11 +11,14 @@ SCRIPT = textwrap.dedent("""
     warnings.simplefilter("ignore", RuntimeWarning)  # uint64 wrap-around in NumPy scalars
     from simcore import kernels, rng
     keys = rng.trial_keys(np.random.SeedSequence(1, spawn_key=(2,)), 0, 6)
-    acc = np.array([0.85, 0.85, 0.85, 0.7])
-    cdf = np.array([0.5, 1.0])
-    for design, rho, m in [(0, 0.3, 0), (1, 0.0, 4)]:
-        out = kernels.simulate(keys, 12, 3, acc, cdf, design, rho, m, 0.05, 0)
-        print(design, *(o.ravel().tolist() for o in out))
+    from simcore.model import rater_confusions
+    confusion = rater_confusions(3, 3, 0.85, 0.7)
+    cdf = np.array([0.5, 0.8, 1.0])
+    for design in range(6):
+        for coefficient in range(4):
+            out = kernels.simulate(keys, 12, 3, confusion, cdf, 2, 0.1, design, 0.3, 4, 0.05,
+                                   coefficient)
+            print(design, coefficient, *(o.ravel().tolist() for o in out))
 """)
 
 
@@ -34,5 +37,5 @@ def run(disable_jit):
 
 def test_python_mode_equals_compiled_mode():
     compiled = run(False)
-    assert compiled.count("\n") == 2
+    assert compiled.count("\n") == 24
     assert run(True) == compiled

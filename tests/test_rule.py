@@ -16,10 +16,10 @@ def kernel_passes(humans, judges, epsilon):
     labels = np.concatenate([np.maximum(humans, 0), judges], axis=1).astype(np.int16)[None]
     mask = (humans >= 0)[None]
     n_labels = int(labels.max()) + 1
-    sparse, _dense, empty = kernels.evaluate(
+    passes, counters, _ = kernels.evaluate(
         labels, mask, humans.shape[1], max(n_labels, 2), epsilon, 0
     )
-    return sparse[0], int(empty[0])
+    return passes[0, 0], int(counters[0, kernels.EMPTY])
 
 
 def test_two_two_tie_accepts_at_half():
