@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SCENARIOS := scenarios
 
-.PHONY: install test test-slow lint fig2 clean
+.PHONY: install test test-slow lint fig2 panels designs variance clean
 
 install: $(STAMP)
 
@@ -28,6 +28,11 @@ lint: $(STAMP)
 fig2: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/fig2.yaml --out results/fig2.zarr
 	$(BIN)/simcore plot results/fig2.zarr --out results/fig2.png
+
+# The synthetic study across designs, coefficients and skew: one scenario each.
+panels designs variance: $(STAMP)
+	$(BIN)/simcore run $(SCENARIOS)/$(if $(filter panels,$@),fig2_panels,$@).yaml
+	$(BIN)/simcore plot results/$(if $(filter panels,$@),fig2_panels,$@).zarr
 
 clean:
 	rm -rf $(VENV) results/*.zarr results/*.png .pytest_cache .ruff_cache

@@ -66,8 +66,8 @@ def _parser():
     )
     plot.add_argument(
         "--variable",
-        default="wrong_decision_rate",
-        choices=["wrong_decision_rate", "false_rejection_rate", "false_approval_rate"],
+        help="draw this variable instead of the scenario's plot.variables "
+        "(e.g. false_approval_rate)",
     )
 
     validate = commands.add_parser("validate", help="check a scenario file without running")
@@ -127,12 +127,17 @@ def _command_plot(args):
     from simcore.plots import plot_cube
 
     cube = _open_finished(args.store)
-    out = args.out
-    if out is None:
-        figure = (yaml.safe_load(cube.attrs.get("scenario", "")) or {}).get("output", {})
-        out = figure.get("figure") or str(Path(args.store).with_suffix(".png"))
+    scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
+    spec = scenario.get("plot") or {}
+    if args.variable:
+        spec = {**spec, "variables": [args.variable]}
+    for name in spec.get("variables", []):
+        if name not in cube:
+            raise UsageError(f"--variable: {args.store} has no variable {name!r}")
+    out = args.out or (scenario.get("output") or {}).get("figure")
+    out = out or str(Path(args.store).with_suffix(".png"))
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    plot_cube(cube, out, variable=args.variable)
+    plot_cube(cube, out, spec)
     print(f"figure: {out}")
 
 

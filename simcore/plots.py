@@ -1,6 +1,14 @@
-"""Figures of a cube: a heatmap for 2-D sweeps, curves for 1-D, panels for more dims."""
+"""Figures of a cube: heatmaps, curves and bars, as the scenario's ``plot`` block asks.
+
+Every swept dim is placed: on the axes (``x``, and for a heatmap the other of two dims), in
+the colours (``hue``: a dim, or ``variable`` when several variables are drawn), or in a
+grid of panels, one per combination of the remaining dims' values. Rates are drawn in
+percent with their standard errors; ``scale_by`` multiplies values by a dim's coordinate
+(e.g. variance x m).
+"""
 
 import itertools
+import textwrap
 
 import matplotlib
 
@@ -9,88 +17,212 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from simcore.report import published_values  # noqa: E402
+from simcore.store import RATE_ATTRS  # noqa: E402
 
 
 def _label(value):
     return f"{value:g}" if isinstance(value, float | np.floating) else str(value)
 
 
-def _heatmap(axis, cube, variable, published):
-    row_dim, column_dim = cube[variable].dims
-    values = cube[variable].values * 100
-    ses = cube[f"{variable}_se"].values * 100
-    image = axis.imshow(
-        values, cmap="viridis", vmin=0, vmax=max(np.nanmax(values), 1.0), aspect="auto"
-    )
+def _pretty(name):
+    return name.replace("_", " ")
+
+
+def _values(panel, variable, spec):
+    """Values (and standard errors, or None) of ``variable`` as the spec wants them shown."""
+    data = panel[variable]
+    se = panel[f"{variable}_se"] if f"{variable}_se" in panel else None
+    factor = 100.0 if spec["percent"] and variable in RATE_ATTRS else 1.0
+    if spec["scale_by"]:
+        scale = panel[spec["scale_by"]]
+        data = data * scale
+        se = se * scale if se is not None else None
+    return data * factor, (se * factor if se is not None else None)
+
+
+def _axis_label(variable, spec):
+    text = _pretty(variable)
+    if spec["scale_by"]:
+        text += f" x {spec['scale_by']}"
+    if spec["percent"] and variable in RATE_ATTRS:
+        text += " (%)"
+    return text
+
+
+def _positions(panel, dim):
+    values = panel[dim].values
+    if values.dtype.kind in "OUS":
+        return np.arange(len(values)), [_label(v) for v in values]
+    return values.astype(float), None
+
+
+def _heatmap(figure, axis, panel, variable, spec, published, top):
+    rows, columns = panel[variable].dims
+    if spec["x"] == rows:
+        rows, columns = columns, rows
+    data, se = _values(panel, variable, spec)
+    values = data.transpose(rows, columns).values
+    errors = se.transpose(rows, columns).values if se is not None else None
+    image = axis.imshow(values, cmap="viridis", vmin=0, vmax=top, aspect="auto")
     for i, j in np.ndindex(values.shape):
-        text = f"{values[i, j]:.1f}±{ses[i, j]:.1f}"
+        text = f"{values[i, j]:.1f}" if errors is None else f"{values[i, j]:.1f}±{errors[i, j]:.1f}"
         if published is not None:
             text += f"\n(paper {published[i, j]:g})"
-        shade = "white" if values[i, j] < 0.6 * np.nanmax(values) else "black"
+        shade = "white" if not values[i, j] >= 0.6 * top else "black"
         axis.text(j, i, text, ha="center", va="center", fontsize=8, color=shade)
-    axis.set_xticks(range(cube.sizes[column_dim]), [_label(v) for v in cube[column_dim].values])
-    axis.set_yticks(range(cube.sizes[row_dim]), [_label(v) for v in cube[row_dim].values])
-    axis.set_xlabel(column_dim)
-    axis.set_ylabel(row_dim)
-    return image
+    axis.set_xticks(range(panel.sizes[columns]), [_label(v) for v in panel[columns].values])
+    axis.set_yticks(range(panel.sizes[rows]), [_label(v) for v in panel[rows].values])
+    axis.set_xlabel(columns)
+    axis.set_ylabel(rows)
+    figure.colorbar(image, ax=axis, label=_axis_label(variable, spec))
 
 
-def _curves(axis, cube, variable):
-    (dim,) = cube[variable].dims
-    x = cube[dim].values
-    axis.errorbar(
-        range(len(x)) if x.dtype.kind in "OUS" else x,
-        cube[variable].values * 100,
-        yerr=cube[f"{variable}_se"].values * 100,
-        marker="o",
-        capsize=3,
-    )
-    if x.dtype.kind in "OUS":
-        axis.set_xticks(range(len(x)), [_label(v) for v in x])
-    axis.set_xlabel(dim)
-    axis.set_ylabel(f"{variable.replace('_', ' ')} (%)")
+def _series(panel, variables, hue):
+    """``(label, variable, selection)`` for each line or bar group."""
+    if hue == "variable" or (hue is None and len(variables) > 1):
+        return [(_pretty(v), v, {}) for v in variables]
+    if hue is None:
+        return [(None, variables[0], {})]
+    return [
+        (f"{hue}={_label(value)}", variables[0], {hue: i})
+        for i, value in enumerate(panel[hue].values)
+    ]
+
+
+def _lines(axis, panel, variables, spec, x):
+    positions, ticks = _positions(panel, x)
+    for label, variable, selection in _series(panel, variables, spec["hue"]):
+        data, se = _values(panel.isel(selection), variable, spec)
+        axis.errorbar(
+            positions,
+            data.values,
+            yerr=None if se is None else se.values,
+            marker="o",
+            capsize=3,
+            label=label,
+        )
+    if ticks:
+        axis.set_xticks(positions, ticks)
+    if spec["log_x"]:
+        axis.set_xscale("log")
+    axis.set_xlabel(x)
+    axis.set_ylabel(_axis_label(variables[0], spec) if len(variables) == 1 else "value")
     axis.grid(alpha=0.3)
 
 
-def plot_cube(cube, out, variable="wrong_decision_rate"):
-    """Draw ``variable`` (in percent) of ``cube`` to the PNG ``out``.
+def _bars(axis, panel, variables, spec, x):
+    series = _series(panel, variables, spec["hue"])
+    labels = [_label(v) for v in panel[x].values]
+    width = 0.8 / len(series)
+    for number, (label, variable, selection) in enumerate(series):
+        data, se = _values(panel.isel(selection), variable, spec)
+        offsets = np.arange(len(labels)) - 0.4 + width * (number + 0.5)
+        axis.bar(
+            offsets,
+            data.values,
+            width,
+            yerr=None if se is None else se.values,
+            capsize=2,
+            label=label,
+        )
+    axis.set_xticks(np.arange(len(labels)), labels, rotation=30, ha="right")
+    axis.set_xlabel(x)
+    axis.set_ylabel(
+        _axis_label(variables[0], spec)
+        if len(variables) == 1
+        else "value (%)"
+        if spec["percent"]
+        else "value"
+    )
+    axis.grid(alpha=0.3, axis="y")
 
-    Two swept dims give an annotated heatmap (with the scenario's published values in
-    parentheses where it has them), one gives a curve with standard-error bars; further
-    dims become one panel per combination of their values.
+
+def plot_cube(cube, out, spec=None):
+    """Draw ``cube`` to the PNG ``out`` following ``spec`` (the scenario's ``plot`` block).
+
+    Parameters
+    ----------
+    cube : xarray.Dataset
+        A finished cube.
+    out : str or pathlib.Path
+        PNG to write.
+    spec : dict, optional
+        ``kind`` (auto, heatmap, lines, bars), ``variables``, ``x``, ``hue``,
+        ``scale_by``, ``log_x``, ``percent``. Auto draws a heatmap for two swept dims and
+        one variable, curves otherwise.
+
+    Returns
+    -------
+    str or pathlib.Path
+        ``out``.
     """
-    dims = list(cube[variable].dims)
-    published = published_values(cube)
-    grid_values = None
-    if published is not None and published[3] == variable:
-        grid_values = published[0] * 100 / published[1]
-    main, extra = dims[-2:] if len(dims) >= 2 else dims, dims[:-2]
+    spec = {
+        "kind": "auto",
+        "variables": ["wrong_decision_rate"],
+        "x": None,
+        "hue": None,
+        "scale_by": None,
+        "log_x": False,
+        "percent": True,
+        **(spec or {}),
+    }
+    variables = list(spec["variables"])
+    dims = list(cube[variables[0]].dims)
+    kind = spec["kind"]
+    if kind == "auto":
+        kind = "heatmap" if len(dims) == 2 and len(variables) == 1 else "lines"
+    if kind == "heatmap":
+        placed = [spec["x"]] if spec["x"] else []
+        placed += [d for d in dims[::-1] if d not in placed][: 2 - len(placed)]
+        x = None
+    else:
+        x = spec["x"] or (dims[0] if kind == "bars" else dims[-1]) if dims else None
+        placed = [d for d in (x, spec["hue"]) if d in dims]
+    extra = [d for d in dims if d not in placed]
     combos = list(itertools.product(*(range(cube.sizes[d]) for d in extra))) or [()]
-    columns = min(3, len(combos))
+    columns = min(4, cube.sizes[extra[-1]] if extra else 1)
     rows = -(-len(combos) // columns)
-    figure, axes = plt.subplots(rows, columns, figsize=(6.5 * columns, 4.8 * rows), squeeze=False)
+    width = 6.8 if kind == "heatmap" else 5.2
+    figure, axes = plt.subplots(rows, columns, figsize=(width * columns, 4.4 * rows), squeeze=False)
+    published = published_values(cube)
+    every, _ = _values(cube, variables[0], spec)
+    top = max(float(every.max()) if np.isfinite(every).any() else 1.0, 1e-9)  # one colour scale
     for axis, combo in zip(axes.ravel(), combos, strict=False):
         panel = cube.isel(dict(zip(extra, combo, strict=True)))
-        title = ", ".join(f"{d}={_label(panel[d].item())}" for d in extra)
-        if len(main) == 2:
-            image = _heatmap(axis, panel, variable, grid_values if not extra else None)
-            figure.colorbar(image, ax=axis, label=f"{variable.replace('_', ' ')} (%)")
-        elif len(main) == 1:
-            _curves(axis, panel, variable)
-        else:
-            axis.text(0.5, 0.5, f"{100 * float(panel[variable]):.1f}%", ha="center", fontsize=20)
+        axis.set_title(", ".join(f"{d}={_label(panel[d].item())}" for d in extra), fontsize=9)
+        if kind == "heatmap":
+            grid = None
+            if published is not None and not extra and published[3] == variables[0]:
+                grid = published[0] * 100 / published[1]  # rows: the first swept dim
+                if spec["x"] == dims[0]:
+                    grid = grid.T
+            _heatmap(figure, axis, panel, variables[0], spec, grid, top)
+        elif not dims:
+            data, _ = _values(panel, variables[0], spec)
+            axis.text(0.5, 0.5, f"{float(data):.3g}", ha="center", fontsize=20)
             axis.set_axis_off()
-        axis.set_title(title)
+        elif kind == "lines":
+            _lines(axis, panel, variables, spec, x)
+        else:
+            _bars(axis, panel, variables, spec, x)
     for axis in axes.ravel()[len(combos) :]:
         axis.set_axis_off()
+    handles, labels = axes.ravel()[0].get_legend_handles_labels()
+    if labels:  # the same series in every panel: one legend for the figure
+        figure.legend(
+            handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=9, frameon=False
+        )
     heading = (
-        f"{cube.attrs.get('title', '')}: {variable.replace('_', ' ')} (%), "
+        f"{cube.attrs.get('title', '')}: {', '.join(_pretty(v) for v in variables)}, "
         f"{int(cube['n_trials'].max())} trials per cell"
     )
-    if grid_values is not None and not extra:
+    if kind == "heatmap" and published is not None and not extra:
         heading += f"\nin parentheses: {published[2]}"
-    figure.suptitle(heading)
-    figure.tight_layout()
-    figure.savefig(out, dpi=120)
+    wrapped = "\n".join(
+        textwrap.fill(line, int(14 * width * columns)) for line in heading.splitlines()
+    )
+    figure.suptitle(wrapped, fontsize=11)
+    figure.tight_layout(rect=(0, 0.06 if labels else 0, 1, 1))
+    figure.savefig(out, dpi=110)
     plt.close(figure)
     return out

@@ -35,13 +35,24 @@ def _format_coord(value):
     return str(value)
 
 
+def _plot_variables(cube):
+    scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
+    return list((scenario.get("plot") or {}).get("variables") or [])
+
+
 def long_table(cube):
-    """One row per cell: coordinates, trials, and every rate in percent with its SE."""
+    """Return one row per cell: coordinates, trials, decision rates and plotted variables.
+
+    Rates are in percent with their SE; further columns are the variables the scenario's
+    plot block names.
+    """
     dims = _sweep_dims(cube)
+    extra = [name for name in _plot_variables(cube) if name not in RATES and name in cube]
     header = (
         [*dims, "trials", "ref_accept"]
         + [f"{name.removesuffix('_rate').replace('_', ' ')} % (se)" for name in RATES]
-        + ["empty"]
+        + ["empty", "degenerate"]
+        + [name.replace("_", " ") for name in extra]
     )
     rows = []
     for index in np.ndindex(*cube["n_trials"].shape):
@@ -53,7 +64,8 @@ def long_table(cube):
             rate = float(cell[name])
             se = float(cell[f"{name}_se"])
             row.append("-" if np.isnan(rate) else f"{100 * rate:5.1f} ({100 * se:.1f})")
-        row.append(str(int(cell["n_empty_comparisons"])))
+        row += [str(int(cell["n_empty_comparisons"])), str(int(cell["n_degenerate_scores"]))]
+        row += [f"{float(cell[name]):.4g}" for name in extra]
         rows.append(row)
     return _render(header, rows)
 
