@@ -281,42 +281,47 @@ def test_strat_is_uniform_within_each_stratum():
         assert_frequencies(inclusion_counts(mask, secondary), expected, expected * (1 - p))
 
 
-def tied_level(coverage, take):
-    """The coverage level split by taking ``take`` least-covered items, and its share taken."""
+def split_level(coverage, take):
+    """Where taking the ``take`` least-covered items splits a level of tied coverage.
+
+    Returns the coverage level of the last item taken and how many of that level are taken.
+    """
     level = np.sort(coverage)[take - 1]
-    below = int((coverage < level).sum())
-    return level, take - below
+    return level, take - int((coverage < level).sum())
+
+
+def add_bernoulli(tally, slots, chosen, p):
+    """Add choices made with probability ``p`` to ``tally`` rows (chosen, expected, variance)."""
+    tally[0, slots] += chosen
+    tally[1, slots] += p
+    tally[2, slots] += p * (1 - p)
 
 
 @pytest.mark.parametrize("m", [3, 8])
 def test_seq_coverage_breaks_coverage_ties_at_random(m):
     n_humans, n_labels = 3, 2
     truth = np.array([0, 0, 0, 0, 0, 0, 1, 1, 1, 1], dtype=np.int16)
+    # Every human agrees, so the strata stay the primary's labels.
     labels = np.broadcast_to(truth[None, :, None], (UNIFORM_TRIALS, truth.size, n_humans + 1))
     keys = trial_keys(23, 0, UNIFORM_TRIALS)
     mask = draw_masks(keys, labels, n_humans, n_labels, "seq_coverage", m)
     allocation = proportional_allocation(np.bincount(truth).tolist(), m)
-    # Per item, and per position among the tied items in item order: chosen, expected, variance.
     by_item = np.zeros((3, truth.size))
-    by_position = np.zeros((3, n_labels, truth.size))
+    by_position = np.zeros((n_labels, 3, truth.size))  # position among the tied, item order
     for trial_mask in mask:
         coverage = coverage_before(trial_mask, 2)
         for s in range(n_labels):
             items = np.flatnonzero(truth == s)
-            level, take = tied_level(coverage[items], allocation[s])
+            level, take = split_level(coverage[items], allocation[s])
             tied = items[coverage[items] == level]
-            if take == tied.size:
-                continue
-            p = take / tied.size
-            chosen = trial_mask[tied, 2]
-            for tally, slots in ((by_item, tied), (by_position[:, s], np.arange(tied.size))):
-                tally[0, slots] += chosen
-                tally[1, slots] += p
-                tally[2, slots] += p * (1 - p)
-    for tally in (by_item, *by_position.transpose(1, 0, 2)):
-        seen = tally[2] > 0
+            if take < tied.size:
+                chosen = trial_mask[tied, 2]
+                add_bernoulli(by_item, tied, chosen, take / tied.size)
+                add_bernoulli(by_position[s], np.arange(tied.size), chosen, take / tied.size)
+    for chosen, expected, variance in (by_item, *by_position):
+        seen = variance > 0
         assert seen.sum() >= 3
-        assert_frequencies(tally[0, seen], tally[1, seen], tally[2, seen])
+        assert_frequencies(chosen[seen], expected[seen], variance[seen])
 
 
 # ----------------------------------------------------------------------------- determinism
