@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SCENARIOS := scenarios
 
-.PHONY: install test test-slow lint fig2 panels designs variance clean
+.PHONY: install test test-slow lint fig2 panels designs variance planning clean
 
 install: $(STAMP)
 
@@ -34,6 +34,12 @@ panels designs variance: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/$(if $(filter panels,$@),fig2_panels,$@).yaml
 	$(BIN)/simcore plot results/$(if $(filter panels,$@),fig2_panels,$@).zarr
 
+# The planning table: results/planning.zarr, .md, .csv and .png.
+planning: $(STAMP)
+	$(BIN)/simcore run $(SCENARIOS)/planning.yaml
+	$(BIN)/simcore plot results/planning.zarr
+
 clean:
-	rm -rf $(VENV) results/*.zarr results/*.png .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache
+	find results -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

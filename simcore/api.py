@@ -98,7 +98,7 @@ def run(
             ):
                 store.put_cell(cube, index, counts)
             cube.attrs["complete"] = 1
-            return store.with_rates(cube)
+            return store.derive(cube, scenario)
         out = Path(out)
         done = store.prepare(out, scenario, overwrite=overwrite)
         todo = [cell for cell in cells if cell.index not in done]

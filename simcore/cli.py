@@ -70,6 +70,56 @@ def _parser():
         "(e.g. false_approval_rate)",
     )
 
+    plan = commands.add_parser(
+        "plan", help="how many items per secondary a validation needs (simulation + recipe)"
+    )
+    plan.add_argument("--humans", type=int, default=4, help="humans K (default 4)")
+    accuracy = plan.add_mutually_exclusive_group()
+    accuracy.add_argument("--p-human", type=float, help="human accuracy (default 0.85)")
+    accuracy.add_argument(
+        "--human-agreement", type=float, help="measured pairwise observed agreement between humans"
+    )
+    plan.add_argument("--labels", type=int, default=2, help="label categories L (default 2)")
+    plan.add_argument("--epsilon", type=float, default=0.05, help="tolerance (default 0.05)")
+    plan.add_argument("--tau", type=float, default=0.5, help="acceptance threshold (0.5)")
+    plan.add_argument("--design", default="exact_m", help="allocation design (exact_m)")
+    plan.add_argument("--items", type=int, default=2000, help="corpus size n (default 2000)")
+    judge = plan.add_mutually_exclusive_group()
+    judge.add_argument(
+        "--margin",
+        type=float,
+        help="the judge's expected signed margin S_j - S_h + eps (default +0.05)",
+    )
+    judge.add_argument("--p-judge", type=float, help="the judge's accuracy instead")
+    plan.add_argument(
+        "--target",
+        type=float,
+        default=0.05,
+        help="largest acceptable wrong-decision rate (default 0.05)",
+    )
+    plan.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        help="confidence of the answer's bounds (default 0.95)",
+    )
+    plan.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="two-sided level of the Gaussian recipe (default 0.05)",
+    )
+    plan.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
+    plan.add_argument(
+        "--rank",
+        action="store_true",
+        help="the ranking recipe m_rank instead (needs --judges and --gap)",
+    )
+    plan.add_argument("--judges", type=int, help="judges J to rank")
+    plan.add_argument(
+        "--gap", type=float, help="smallest gap in agreement with the pool between two judges"
+    )
+
     validate = commands.add_parser("validate", help="check a scenario file without running")
     validate.add_argument("scenario")
     validate.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE")
@@ -97,9 +147,19 @@ def _command_run(args):
         overwrite=args.overwrite,
         progress=not args.quiet,
     )
+    if scenario.planning is not None and (scenario.output.table or scenario.output.csv):
+        from simcore.planning import write_plan_table
+
+        for path in (scenario.output.table, scenario.output.csv):
+            if path:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+        write_plan_table(cube, scenario.output.table, scenario.output.csv)
     if not args.quiet:
         print(report.summary(cube))
         print(f"\nstore: {out}")
+        for path in (scenario.output.table, scenario.output.csv):
+            if path and scenario.planning is not None:
+                print(f"table: {path}")
 
 
 def _open_finished(path):
@@ -150,11 +210,60 @@ def _command_validate(args):
     print(f"{args.scenario}: valid; {cells} cells, sweep {dims}, {scenario.trials} trials per cell")
 
 
+def _command_plan(args):
+    from simcore import plan
+    from simcore.model import pair_agreement
+    from simcore.planning import ranking_items
+
+    p_human = args.p_human if args.p_human is not None else 0.85
+    if args.human_agreement is not None:
+        try:
+            p_human = plan.human_accuracy_from_agreement(args.human_agreement, args.labels)
+        except ValueError as error:
+            raise UsageError(f"--human-agreement: {error}") from None
+    if args.rank:
+        if args.judges is None or args.gap is None or args.judges < 2 or not args.gap > 0:
+            raise UsageError(
+                f"--rank needs --judges J >= 2 and --gap > 0 (got {args.judges}, {args.gap})"
+            )
+        p_judge = args.p_judge if args.p_judge is not None else p_human
+        agreement = float(pair_agreement(p_judge, p_human, args.labels))
+        sigma2 = agreement * (1 - agreement)
+        m_rank = ranking_items(args.judges, args.gap, sigma2, args.alpha)
+        print(
+            f"ranking recipe: m_rank = {m_rank} items per secondary to order {args.judges} "
+            f"judges whose agreement with the pool differs by at least {args.gap:g} "
+            f"(alpha {args.alpha:g}; sigma0^2 = {sigma2:.4f}, the per-item variance of "
+            f"[judge == r1] at p_judge {p_judge:g}).\nIt assumes equal variances and no "
+            "covariance between the judges' scores (judges who err on the same items need "
+            "fewer), and it does not simulate the rule."
+        )
+        return
+    margin = None
+    if args.p_judge is None:
+        margin = args.margin if args.margin is not None else 0.05
+    raw = plan.question_scenario(
+        args.items,
+        args.humans,
+        args.labels,
+        p_human,
+        args.epsilon,
+        args.tau,
+        args.design,
+        margin=margin,
+        p_judge=args.p_judge,
+        seed=args.seed,
+    )
+    result = plan.answer(raw, target=args.target, confidence=args.confidence, alpha=args.alpha)
+    print(plan.describe(result, raw, args.target, args.confidence, args.alpha))
+
+
 COMMANDS = {
     "run": _command_run,
     "show": _command_show,
     "plot": _command_plot,
     "validate": _command_validate,
+    "plan": _command_plan,
 }
 
 

@@ -137,6 +137,94 @@ def _bars(axis, panel, variables, spec, x):
     axis.grid(alpha=0.3, axis="y")
 
 
+def plot_planning(cube, out):
+    """Draw a planning cube: rate against m per margin, and the items each side needs.
+
+    Left: the wrong-decision rate (%) against m (log axis) for every margin, the target as a
+    line, and the recipe's m_cert marked on each curve. Right: for each |margin| present on
+    both sides, the simulated items needed to protect a good judge (+margin, false rejection)
+    and to catch a bad one (-margin, false approval), with the recipe beside them.
+    """
+    judge_dim = cube["min_items"].dims[0]
+    target = float(cube["min_items"].attrs["target"]) * 100
+    m = cube["m"].values
+    largest = int(m.max())
+    figure, (left, right) = plt.subplots(1, 2, figsize=(14, 5.5))
+    margins = cube["population_margin"].values
+    shade = (margins - margins.min()) / max(np.ptp(margins), 1e-12)
+    colours = plt.get_cmap("coolwarm_r")(shade)
+    for position, margin in enumerate(margins):
+        cell = cube.isel({judge_dim: position})
+        rate = cell["wrong_decision_rate"].values * 100
+        left.plot(m, rate, marker=".", color=colours[position], label=f"{margin:+.2f}")
+        recipe = int(cell["recipe_items"])
+        if 0 < recipe <= largest:
+            left.plot(
+                [recipe],
+                [np.interp(recipe, m, rate)],
+                marker="v",
+                markersize=9,
+                color=colours[position],
+                markeredgecolor="black",
+            )
+    left.axhline(target, color="black", linestyle="--", linewidth=1, label=f"target {target:g}%")
+    left.set_xscale("log")
+    left.set_xlabel("m: items per secondary")
+    left.set_ylabel("wrong-decision rate (%)")
+    left.set_title("rate against m per margin (triangles: the recipe's m_cert)", fontsize=10)
+    left.grid(alpha=0.3)
+    left.legend(fontsize=8, ncol=2, title="margin")
+    rounded = np.round(margins, 6)
+    sizes = sorted({abs(v) for v in rounded if -v in rounded and v != 0})
+    positions = np.arange(len(sizes))
+    sides = (
+        (-0.2, 1, "protect a good judge (+margin, FR)", "tab:blue"),
+        (0.2, -1, "catch a bad judge (-margin, FA)", "tab:red"),
+    )
+    for offset, sign, label, colour in sides:
+        heights, recipes, never = [], [], []
+        for size in sizes:
+            index = int(np.argmin(np.abs(rounded - sign * size)))
+            needed = int(cube["min_items"].values[index])
+            heights.append(needed if needed > 0 else largest * 1.3)
+            never.append(needed <= 0)
+            recipes.append(int(cube["recipe_items"].values[index]))
+        bars = right.bar(positions + offset, heights, 0.4, color=colour, label=label)
+        for bar, missing in zip(bars, never, strict=True):
+            if missing:
+                bar.set_hatch("//")
+                right.text(
+                    bar.get_x() + bar.get_width() / 2,
+                    bar.get_height(),
+                    f"> {largest}",
+                    ha="center",
+                    va="bottom",
+                    fontsize=8,
+                )
+        right.plot(
+            positions + offset, recipes, linestyle="none", marker="_", markersize=18, color="black"
+        )
+    right.plot(
+        [], [], linestyle="none", marker="_", markersize=18, color="black", label="recipe m_cert"
+    )
+    right.set_yscale("log")
+    right.set_xticks(positions, [f"{size:.2f}" for size in sizes])
+    right.set_xlabel("|margin|")
+    right.set_ylabel(f"items per secondary for a rate <= {target:g}%")
+    right.set_title("simulated items needed on each side of the bar", fontsize=10)
+    right.legend(fontsize=8)
+    right.grid(alpha=0.3, axis="y")
+    figure.suptitle(
+        f"{cube.attrs.get('title', '')}: {int(cube['n_trials'].max())} trials per "
+        f"cell, reference {cube.attrs.get('reference', '')}",
+        fontsize=11,
+    )
+    figure.tight_layout()
+    figure.savefig(out, dpi=110)
+    plt.close(figure)
+    return out
+
+
 def plot_cube(cube, out, spec=None):
     """Draw ``cube`` to the PNG ``out`` following ``spec`` (the scenario's ``plot`` block).
 
@@ -166,6 +254,8 @@ def plot_cube(cube, out, spec=None):
         "percent": True,
         **(spec or {}),
     }
+    if spec["kind"] == "planning":
+        return plot_planning(cube, out)
     variables = list(spec["variables"])
     dims = list(cube[variables[0]].dims)
     kind = spec["kind"]

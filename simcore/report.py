@@ -104,6 +104,11 @@ def summary(cube):
         f"cell, reference {cube.attrs.get('reference', '?')}, seed "
         f"{cube.attrs.get('root_seed', '?')}"
     ]
+    if "min_items" in cube:
+        from simcore.planning import write_plan_table
+
+        parts.append(write_plan_table(cube))
+        return "\n\n".join(parts)
     grid = grid_table(cube)
     if grid:
         parts.append(grid)

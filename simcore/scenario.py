@@ -24,6 +24,7 @@ import yaml
 from simcore.agreement import COEFFICIENTS
 from simcore.designs import DESIGNS
 from simcore.model import Skew, prevalence_vector, rater_confusions
+from simcore.planning import judge_accuracy_for_margin
 
 RULE_KINDS = ("point",)
 REFERENCES = ("dense", "population")
@@ -241,6 +242,14 @@ class ModelConfig:
     n_clusters: int = _field(
         1, "int", "item clusters (item i in cluster i mod n_clusters)", minimum=1
     )
+    margin: float | None = _field(
+        None,
+        "float",
+        "signed population margin S_j - S_h + eps (SPEC §6); sets p_judge",
+        minimum=-1.0,
+        maximum=1.0,
+        optional=True,
+    )
     cluster_spread: float = _field(
         0.0,
         "float",
@@ -282,6 +291,24 @@ class OutputConfig:
 
     store: str | None = _field(None, "text", "zarr store path", optional=True)
     figure: str | None = _field(None, "text", "figure path", optional=True)
+    table: str | None = _field(None, "text", "planning table (Markdown) path", optional=True)
+    csv: str | None = _field(None, "text", "planning table (CSV) path", optional=True)
+
+
+@dataclass(frozen=True)
+class PlanningConfig:
+    """The planning table of a margin (or p_judge) x m sweep (SPEC §7)."""
+
+    target: float = _field(
+        0.05, "float", "largest acceptable wrong-decision rate", exclusive_minimum=0.0, maximum=1.0
+    )
+    alpha: float = _field(
+        0.05,
+        "float",
+        "two-sided level of the Gaussian recipe (z_{1-a/2})",
+        exclusive_minimum=0.0,
+        maximum=0.5,
+    )
 
 
 @dataclass(frozen=True)
@@ -302,8 +329,9 @@ class PlotConfig:
     kind: str = _field(
         "auto",
         "str",
-        "figure kind; auto is a heatmap for two swept dims, lines otherwise",
-        choices=("auto", "heatmap", "lines", "bars"),
+        "figure kind; auto is a heatmap for two swept dims, lines otherwise; planning draws a "
+        "planning cube",
+        choices=("auto", "heatmap", "lines", "bars", "planning"),
     )
     variables: tuple = _field(["wrong_decision_rate"], "names", "cube variables to draw")
     x: str | None = _field(None, "text", "dim on the x axis (lines, bars)", optional=True)
@@ -325,7 +353,7 @@ _SECTIONS = {
     "output": OutputConfig,
     "plot": PlotConfig,
 }
-_VALID_TOP_KEYS = (*_SECTIONS, *_TOP_SCALARS, "sweep", "published")
+_VALID_TOP_KEYS = (*_SECTIONS, *_TOP_SCALARS, "sweep", "published", "planning")
 
 SWEEPABLE = {
     "p_judge": ("model", "p_judge"),
@@ -336,6 +364,7 @@ SWEEPABLE = {
     "design": ("design", "kind"),
     "rho": ("design", "rho"),
     "m": ("design", "m"),
+    "margin": ("model", "margin"),
     "skew": ("model", "prevalence"),
     "n_clusters": ("model", "n_clusters"),
     "cluster_spread": ("model", "cluster_spread"),
@@ -441,6 +470,7 @@ class Scenario:
     name: str | None = None
     description: str | None = None
     published: dict | None = None
+    planning: PlanningConfig | None = None
     source: str = "<scenario>"
 
     @property
@@ -474,6 +504,8 @@ class Scenario:
         }
         if self.published is not None:
             data["published"] = self.published
+        if self.planning is not None:
+            data["planning"] = section(self.planning)
         return data
 
     def to_yaml(self):
@@ -509,12 +541,19 @@ def _resolve_cell(scenario, index, coords):
             reference = value
         else:
             sections[section][key] = Skew(value) if name == "skew" else value
+    model = dataclasses.replace(scenario.model, **sections["model"])
+    rule = dataclasses.replace(scenario.rule, **sections["rule"])
+    if model.margin is not None and not isinstance(model.p_human, tuple):
+        p_judge = judge_accuracy_for_margin(
+            model.margin, model.p_human, model.n_labels, rule.epsilon
+        )
+        model = dataclasses.replace(model, p_judge=float(p_judge))
     return Cell(
         index=tuple(int(i) for i in index),
         coords=dict(coords),
-        model=dataclasses.replace(scenario.model, **sections["model"]),
+        model=model,
         design=dataclasses.replace(scenario.design, **sections["design"]),
-        rule=dataclasses.replace(scenario.rule, **sections["rule"]),
+        rule=rule,
         reference=reference,
     )
 
@@ -686,6 +725,36 @@ def _check_cell(cell, source):
                 f"m = {cell.m}",
                 involved,
             )
+    if model.margin is not None:
+        involved = (
+            "model.margin",
+            "model.p_human",
+            "model.confusion_human",
+            "model.confusion_judge",
+            "rule.epsilon",
+        )
+        if isinstance(model.p_human, tuple) or model.confusion_human is not None:
+            problem(
+                where("margin", "model.margin"),
+                "needs one p_human shared by all humans "
+                "(the margin is defined for exchangeable humans)",
+                "per-human values",
+                involved,
+            )
+        elif model.confusion_judge is not None:
+            problem(
+                where("margin", "model.margin"),
+                "sets p_judge, so it cannot go with model.confusion_judge",
+                "both",
+                involved,
+            )
+        elif not 0.0 < model.p_judge <= 1.0:
+            problem(
+                where("margin", "model.margin"),
+                "gives a judge accuracy outside (0, 1]",
+                f"p_judge = {model.p_judge:.4g}",
+                involved,
+            )
     for name, count in (("confusion_human", model.n_humans), ("confusion_judge", 1)):
         matrices = getattr(model, name)
         if matrices is None:
@@ -832,6 +901,11 @@ def scenario_from_dict(raw, source="<scenario>"):
     }
     model_raw = raw.get("model") if isinstance(raw.get("model"), dict) else {}
     sweep_raw = raw.get("sweep") if isinstance(raw.get("sweep"), dict) else {}
+    if model_raw.get("margin") is not None or "margin" in sweep_raw:
+        if "p_judge" in model_raw or "p_judge" in sweep_raw:
+            problems.append(
+                f"{source}: model.margin: sets p_judge; give p_judge or margin, not both (got both)"
+            )
     for rater in ("human", "judge"):
         given = f"p_{rater}" in model_raw or f"p_{rater}" in sweep_raw
         if given and model_raw.get(f"confusion_{rater}") is not None:
@@ -842,8 +916,19 @@ def scenario_from_dict(raw, source="<scenario>"):
     top = {key: raw[key] for key in _TOP_SCALARS if key in raw}
     scalars = dataclasses.asdict(_parse_section(top, RunConfig, "", problems, source))
     sweep = _parse_sweep(raw.get("sweep"), problems, source)
+    planning = None
+    if raw.get("planning") is not None:
+        planning = _parse_section(raw["planning"], PlanningConfig, "planning", problems, source)
+        dims = [name for name, _ in sweep]
+        if "m" not in dims or len(dims) != 2 or not {"margin", "p_judge"} & set(dims):
+            problems.append(
+                f"{source}: planning: needs a sweep over m and one of margin or "
+                f"p_judge, and nothing else (got {', '.join(dims) or 'no sweep'})"
+            )
     published = _parse_published(raw.get("published"), sweep, problems, source)
-    scenario = Scenario(**sections, **scalars, sweep=sweep, published=published, source=source)
+    scenario = Scenario(
+        **sections, **scalars, sweep=sweep, published=published, planning=planning, source=source
+    )
     problems.extend(_cross_field_problems(scenario, problems, source))
     if not any(": plot." in problem or ": sweep" in problem for problem in problems):
         problems.extend(_plot_problems(scenario, source))

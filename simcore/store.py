@@ -114,6 +114,7 @@ SWEEP_ATTRS = {
     "design": ("overlap design", ""),
     "rho": ("per-secondary coverage", "1"),
     "m": ("items per secondary", "count"),
+    "margin": ("signed population margin S_j - S_h + eps (sets p_judge)", "1"),
     "skew": ("prevalence of label 0 (the others share the rest evenly)", "1"),
     "n_clusters": ("item clusters", "count"),
     "cluster_spread": ("half-width of the clusters' accuracy shift", "1"),
@@ -146,6 +147,23 @@ def _max_humans(scenario):
     return max(cell.model.n_humans for cell in scenario.cells())
 
 
+def _judge_accuracy_coordinate(scenario):
+    """Return the judge accuracy each margin sets, as a coordinate.
+
+    It lies along ``margin`` alone when the other swept dims do not change it (the usual
+    case), else along every swept dim.
+    """
+    accuracy = np.empty(scenario.shape)
+    for cell in scenario.cells():
+        accuracy[cell.index] = cell.model.p_judge
+    axis = scenario.dims.index("margin")
+    along = np.moveaxis(accuracy, axis, 0).reshape(scenario.shape[axis], -1)
+    attrs = {"long_name": "judge accuracy set by the margin", "units": "1"}
+    if (along == along[:, :1]).all():
+        return xr.Variable("margin", along[:, 0], attrs)
+    return xr.Variable(scenario.dims, accuracy, attrs)
+
+
 def _stored(name, dims, data):
     long_name, units = STORED_ATTRS[name]
     return xr.Variable(dims, data, {"long_name": long_name, "units": units})
@@ -159,6 +177,8 @@ def empty_cube(scenario):
     for name, values in scenario.sweep:
         long_name, units = SWEEP_ATTRS[name]
         coords[name] = xr.Variable(name, list(values), {"long_name": long_name, "units": units})
+    if "margin" in dims:
+        coords["p_judge"] = _judge_accuracy_coordinate(scenario)
     max_humans = _max_humans(scenario)
     coords["omega"] = xr.Variable(
         "omega",
@@ -361,8 +381,18 @@ def write_cell(path, scenario, index, counts):
     group["cell_complete"][index] = True
 
 
+def derive(cube, scenario):
+    """Return ``cube`` with rates, derived statistics and, for planning scenarios, the plan."""
+    cube = with_rates(cube)
+    if scenario.planning is not None:
+        from simcore.planning import add_plan
+
+        cube = add_plan(cube, scenario)
+    return cube
+
+
 def finalize(path, scenario):
-    """Derive the rates, mark the store complete and consolidate its metadata.
+    """Derive every statistic, mark the store complete and consolidate its metadata.
 
     Returns
     -------
@@ -372,18 +402,13 @@ def finalize(path, scenario):
     cube = xr.open_zarr(str(path), consolidated=False).load()
     if not bool(cube["cell_complete"].all()):
         raise RuntimeError(f"{path}: finalize called with unfinished cells")
-    cube = with_rates(cube)
-    rates = cube[
-        [
-            name
-            for name in cube.data_vars
-            if name in PLOT_VARIABLES or name.removesuffix("_se") in RATE_ATTRS
-        ]
-    ]
-    rates.to_zarr(
+    stored = set(cube.data_vars)
+    cube = derive(cube, scenario)
+    derived = cube[[name for name in cube.data_vars if name not in stored]].reset_coords(drop=True)
+    derived.to_zarr(
         str(path),
         mode="a",
-        encoding=_encoding(rates) if not _has(path, rates) else None,
+        encoding=_encoding(derived) if not _has(path, derived) else None,
         consolidated=False,
     )
     group = zarr.open_group(str(path), mode="r+")

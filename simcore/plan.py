@@ -1,0 +1,161 @@
+"""``simcore plan``: answer one team's question "how many co-labelled items do we need?".
+
+The question is a scenario with one judge at a given margin (or accuracy), a design, a
+target wrong-decision rate and a confidence level; the answer is an adaptive simulation
+(:func:`simcore.planning.search_items`) against the ``population`` reference, beside the
+Gaussian recipe.
+"""
+
+from dataclasses import dataclass
+
+from simcore.cell import count_outcomes, simulate_cell
+from simcore.model import pair_tables, prevalence_vector
+from simcore.planning import RateProbe, certification_items, recipe_variance, search_items
+from simcore.scenario import ScenarioError, scenario_from_dict
+
+
+@dataclass(frozen=True)
+class PlanAnswer:
+    """What ``simcore plan`` reports."""
+
+    m: int
+    m_conservative: int
+    m_optimistic: int
+    m_max: int
+    margin: float
+    p_judge: float
+    recipe_items: int
+    recipe_variance: float
+    probes: dict
+    side: str
+
+
+def human_accuracy_from_agreement(agreement, n_labels):
+    """Return the human accuracy whose pairwise observed agreement is ``agreement``.
+
+    Solves ``A = p^2 + (1 - p)^2 / (L - 1)`` for the root ``p >= 1 / L`` (symmetric noise,
+    equal humans).
+
+    Raises
+    ------
+    ValueError
+        When ``agreement`` is below chance, ``1 / L``, or above 1.
+    """
+    chance = 1.0 / n_labels
+    if not chance <= agreement <= 1.0:
+        raise ValueError(f"must be between chance, 1/L = {chance:g}, and 1 (got {agreement})")
+    # L p^2 - 2 p + 1 - (L - 1) A = 0 scaled: p = (1 + sqrt(1 - L (1 - (L - 1) A))) / L
+    root = max(0.0, 1.0 - n_labels * (1.0 - (n_labels - 1) * agreement))
+    return (1.0 + root**0.5) / n_labels
+
+
+def question_scenario(
+    n_items, n_humans, n_labels, p_human, epsilon, tau, design, margin=None, p_judge=None, seed=0
+):
+    """Return the scenario a planning question describes (one cell; ``m`` set per probe).
+
+    Raises
+    ------
+    simcore.scenario.ScenarioError
+        For values the scenario rejects (the message names the field).
+    """
+    model = {"n_items": n_items, "n_humans": n_humans, "n_labels": n_labels, "p_human": p_human}
+    if margin is not None:
+        model["margin"] = margin
+    else:
+        model["p_judge"] = p_judge
+    return {
+        "model": model,
+        "design": {"kind": design, "rho": 0.5}
+        if design == "bernoulli"
+        else {"kind": design, "m": 1},
+        "rule": {"epsilon": epsilon, "tau": tau},
+        "reference": "population",
+        "trials": 1,
+        "seed": seed,
+    }
+
+
+def _cell_at(raw, m):
+    """Return the question's cell at ``m`` items per secondary (``rho = m / n`` for bernoulli)."""
+    raw = {**raw, "design": dict(raw["design"])}
+    if raw["design"]["kind"] == "bernoulli":
+        raw["design"]["rho"] = m / raw["model"]["n_items"]
+    else:
+        raw["design"]["m"] = m
+    (cell,) = scenario_from_dict(raw, source="simcore plan").cells()
+    return cell
+
+
+def answer(raw, target=0.05, confidence=0.95, alpha=0.05, first_trials=400, max_trials=25_600):
+    """Search the items per secondary for the question ``raw`` (see :func:`question_scenario`).
+
+    Returns
+    -------
+    PlanAnswer
+    """
+    if not 0 < target < 1:
+        raise ScenarioError([f"simcore plan: --target: must be in (0, 1) (got {target})"])
+    if not 0 < confidence < 1:
+        raise ScenarioError([f"simcore plan: --confidence: must be in (0, 1) (got {confidence})"])
+    m_max = raw["model"]["n_items"]
+    base = _cell_at(raw, m_max)  # validates the question once
+    seed = raw["seed"]
+
+    def simulate(m, start, stop):
+        cell = _cell_at(raw, m)
+        outputs = simulate_cell(cell, seed, start, stop)
+        return int(count_outcomes(cell, *outputs)["n_wrong"])
+
+    probe = RateProbe(simulate, target, confidence, first_trials, max_trials)
+    found = search_items(probe, m_max)
+    model = base.model
+    prevalence = prevalence_vector(model.prevalence, model.n_labels)
+    confusions = base.confusions()
+    sigma2 = recipe_variance(confusions, prevalence, judge=model.n_humans)
+    pairs = pair_tables(confusions, prevalence)
+    margin = float(pairs[model.n_humans, 0].trace() - pairs[1, 0].trace()) + base.rule.epsilon
+    return PlanAnswer(
+        m=found["m"],
+        m_conservative=found["m_conservative"],
+        m_optimistic=found["m_optimistic"],
+        m_max=m_max,
+        margin=margin,
+        p_judge=float(model.p_judge),
+        recipe_items=certification_items(margin, sigma2, alpha),
+        recipe_variance=sigma2,
+        probes=found["probes"],
+        side="false rejection" if margin >= 0 else "false approval",
+    )
+
+
+def describe(result, raw, target, confidence, alpha):
+    """Return the text ``simcore plan`` prints for ``result``."""
+    model, rule = raw["model"], raw["rule"]
+
+    def items(m):
+        return f"> {result.m_max}" if m < 0 else str(m)
+
+    judge = "accepts" if result.margin >= 0 else "rejects"
+    lines = [
+        f"question: K = {model['n_humans']} humans (p_human {model['p_human']:.4g}), "
+        f"L = {model['n_labels']}, n = {model['n_items']}, eps = {rule['epsilon']:g}, "
+        f"tau = {rule['tau']:g}, design {raw['design']['kind']}",
+        f"judge: margin {result.margin:+.4f} (p_judge {result.p_judge:.4f}); the population "
+        f"decision {judge} it, so a wrong decision is a {result.side}",
+        f"simulated: m = {items(result.m)} items per secondary for a wrong-decision rate <= "
+        f"{target:g} (at {confidence:.0%} confidence: {items(result.m_optimistic)} to "
+        f"{items(result.m_conservative)}; {len(result.probes)} probes, "
+        f"{sum(t for _, t in result.probes.values())} trials)",
+        f"recipe: m_cert = {items(result.recipe_items)} (Gaussian certification at alpha "
+        f"{alpha:g}, sigma0^2 = {result.recipe_variance:.4f}); it bounds one comparison's "
+        "false rejection only",
+    ]
+    if result.margin < 0:
+        lines.append(
+            "false approval: the judge is below the bar; the simulated m is what it "
+            "takes for the rule to reject it reliably. The recipe's number is an "
+            "extension here (items for one comparison to fail with confidence) and "
+            "says nothing about the decision's false approval."
+        )
+    return "\n".join(lines)

@@ -1,0 +1,377 @@
+"""Planning (SPEC §7; P App. Eq. 7, Theorem 2): how many co-labelled items a validation needs.
+
+Two answers side by side:
+
+- the simulated plan: for a signed margin, the smallest grid ``m`` after which the
+  wrong-decision rate stays at or below the target at that ``m`` and every larger grid
+  ``m`` (:func:`min_items_staying_below`), or an adaptive search (:func:`search_items`);
+- the Gaussian certification recipe ``m_cert = ceil(z^2 sigma0^2 / (mu_d + eps)^2)`` with
+  ``z = z_{1 - alpha/2}`` and ``sigma0^2`` the per-item variance of
+  ``[judge == r1] - [r_k == r1]`` (:func:`recipe_variance`). It bounds one comparison's
+  false rejection and says nothing about false approval; for negative margins it is
+  reported as an extension.
+
+and the ranking recipe ``m_rank = ceil(2 z_{1 - alpha/(J-1)}^2 sigma0^2 / Delta_min^2)``,
+which assumes equal variances and no covariance between the judges' scores.
+"""
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from simcore.model import pair_tables, prevalence_vector, symmetric_confusion
+
+
+def judge_accuracy_for_margin(margin, p_human, n_labels, epsilon):
+    """Return the judge accuracy whose population margin is ``margin`` (SPEC §6).
+
+    Under symmetric noise and observed agreement with equal humans,
+    ``margin = S_j - S_h + eps`` with ``S_j = p_j p_h + (1 - p_j)(1 - p_h)/(L - 1)`` and
+    ``S_h = p_h^2 + (1 - p_h)^2/(L - 1)``; ``S_j`` is linear in ``p_j``, so
+    ``p_j = (margin - eps + S_h - (1 - p_h)/(L - 1)) / (p_h - (1 - p_h)/(L - 1))``.
+    (L = 2, p_h = 0.85, eps = 0.05: ``p_j = (margin + 0.545) / 0.7``.)
+    """
+    off = (1.0 - p_human) / (n_labels - 1)
+    human = p_human**2 + (1.0 - p_human) ** 2 / (n_labels - 1)
+    return (margin - epsilon + human - off) / (p_human - off)
+
+
+def _triple_agreement(confusion_a, confusion_b, confusion_c, prevalence):
+    """``P(a == b == c)``: all three raters report the same label."""
+    return float(np.einsum("y,yl,yl,yl->", prevalence, confusion_a, confusion_b, confusion_c))
+
+
+def recipe_variance(confusions, prevalence, judge=-1, held_out=1, pool=0):
+    """Per-item variance ``sigma0^2`` of ``D = [judge == r1] - [r_k == r1]`` under the model.
+
+    ``Var(D) = P(j = r1) + P(k = r1) - 2 P(j = r1 = k) - (P(j = r1) - P(k = r1))^2``, from
+    the raters' confusion matrices (held-out human ``k``, pool rater ``r1``: by default
+    human 1 against the primary).
+
+    Parameters
+    ----------
+    confusions : numpy.ndarray
+        ``(R, L, L)`` confusion matrices, humans first.
+    prevalence : numpy.ndarray
+        Label probabilities.
+    judge, held_out, pool : int
+        Rater indices of the judge, ``r_k`` and ``r1``.
+
+    Returns
+    -------
+    float
+    """
+    pairs = pair_tables(confusions, prevalence)
+    judge_pool = float(np.trace(pairs[judge, pool]))
+    human_pool = float(np.trace(pairs[held_out, pool]))
+    both = _triple_agreement(confusions[judge], confusions[pool], confusions[held_out], prevalence)
+    return judge_pool + human_pool - 2.0 * both - (judge_pool - human_pool) ** 2
+
+
+def symmetric_recipe_variance(p_judge, p_human, n_labels, prevalence=None):
+    """:func:`recipe_variance` for symmetric noise with equal humans."""
+    confusions = np.stack([symmetric_confusion(p, n_labels) for p in (p_human, p_human, p_judge)])
+    return recipe_variance(confusions, prevalence_vector(prevalence, n_labels), judge=2)
+
+
+def z_two_sided(alpha):
+    """``z_{1 - alpha/2}``, the two-sided normal quantile."""
+    return float(stats.norm.ppf(1.0 - alpha / 2.0))
+
+
+def certification_items(margin, sigma2, alpha=0.05):
+    """Return the certification recipe ``m_cert = ceil(z^2 sigma0^2 / margin^2)``.
+
+    ``margin = mu_d + eps``; for a negative margin the same formula is reported (an
+    extension: it is the items needed for the comparison to fail with confidence). Returns
+    -1 for a zero margin (no number of items separates it from the bar).
+    """
+    if margin == 0:
+        return -1
+    return int(math.ceil(z_two_sided(alpha) ** 2 * sigma2 / margin**2 - 1e-12))
+
+
+def ranking_items(n_judges, gap, sigma2, alpha=0.05):
+    """Return the ranking recipe ``m_rank = ceil(2 z_{1 - alpha/(J-1)}^2 sigma0^2 / Delta_min^2)``.
+
+    ``z_{1 - alpha/(J-1)}`` is the one-sided normal quantile at the Bonferroni level over the
+    ``J - 1`` adjacent comparisons. Assumes equal per-item variances ``sigma0^2`` and no
+    covariance between the judges' scores.
+    """
+    if n_judges < 2:
+        raise ValueError(f"ranking needs at least 2 judges (got {n_judges})")
+    z = float(stats.norm.ppf(1.0 - alpha / (n_judges - 1)))
+    return int(math.ceil(2.0 * z**2 * sigma2 / gap**2 - 1e-12))
+
+
+def min_items_staying_below(m_values, rates, target):
+    """Return the smallest grid ``m`` from which ``rates`` stay at or below ``target``.
+
+    Parameters
+    ----------
+    m_values : array_like
+        Increasing grid of items per secondary.
+    rates : array_like
+        Wrong-decision rate at each grid value (NaN counts as above the target).
+    target : float
+        Largest acceptable rate.
+
+    Returns
+    -------
+    tuple
+        ``(m, reason)``: ``m`` is the first grid value from which every rate is
+        ``<= target``; ``(-1, reason)`` when even the largest grid value is above it.
+    """
+    m_values = np.asarray(m_values)
+    rates = np.asarray(rates, dtype=float)
+    if np.any(np.diff(m_values) <= 0):
+        raise ValueError("m_values must increase")
+    above = ~(rates <= target)
+    if above[-1]:
+        return -1, (
+            f"the rate is above {target:g} at the largest grid value "
+            f"m = {m_values[-1]} (rate {rates[-1]:.3g})"
+        )
+    last_above = np.flatnonzero(above)
+    first = 0 if last_above.size == 0 else last_above[-1] + 1
+    return int(m_values[first]), ""
+
+
+def wilson_bounds(successes, trials, confidence):
+    """Wilson score interval of a binomial proportion at two-sided ``confidence``."""
+    z = z_two_sided(1.0 - confidence)
+    n = np.asarray(trials, dtype=float)
+    p = np.asarray(successes, dtype=float) / n
+    centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
+    half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
+    return centre - half, centre + half
+
+
+class RateProbe:
+    """Wrong-decision counts at each probed ``m``, extended in trial blocks as needed.
+
+    ``simulate(m, start, stop)`` returns the wrong decisions among trials ``start .. stop-1``
+    at ``m``; trials extend rather than replace (the engine's streams guarantee it), so a
+    probe can be refined without discarding what it has.
+    """
+
+    def __init__(self, simulate, target, confidence, first_trials=400, max_trials=25_600):
+        self.simulate = simulate
+        self.target = target
+        self.confidence = confidence
+        self.first_trials = first_trials
+        self.max_trials = max_trials
+        self.counts = {}
+
+    def bounds(self, m):
+        """Probe ``m`` until its interval excludes the target or trials run out.
+
+        Returns ``(wrong, trials, lower, upper)``.
+        """
+        wrong, trials = self.counts.get(m, (0, 0))
+        while True:
+            if trials:
+                lower, upper = wilson_bounds(wrong, trials, self.confidence)
+                if upper <= self.target or lower > self.target or trials >= self.max_trials:
+                    return wrong, trials, float(lower), float(upper)
+            more = self.first_trials if trials == 0 else trials
+            wrong += self.simulate(m, trials, trials + more)
+            trials += more
+            self.counts[m] = (wrong, trials)
+
+
+def _bisect(low, high, below):
+    """Smallest integer in ``(low, high]`` with ``below(m)`` true, assuming monotonicity.
+
+    ``below(high)`` is taken as true; returns ``high`` if nothing smaller qualifies.
+    """
+    while high - low > 1:
+        middle = (low + high) // 2
+        if below(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def search_items(probe, m_max, recheck=(1.1, 1.25, 1.5, 2.0)):
+    """Adaptive search for the items per secondary that bring the rate under the target.
+
+    Bisects on integers assuming the wrong-decision rate falls with ``m``, then checks that
+    the rate stays under the target at a few larger ``m`` (``recheck`` factors): a larger
+    ``m`` found above the target restarts the bisection above it, so a dip in a
+    non-monotone curve is not taken for the answer. This runs three times over the same
+    probes: with the upper confidence bound (the conservative answer), the point estimate,
+    and the lower bound (the optimistic answer). A probe whose interval still straddles the
+    target after ``probe.max_trials`` counts as at the target.
+
+    Returns
+    -------
+    dict
+        ``m`` (point), ``m_conservative``, ``m_optimistic``: each -1 when ``m_max`` is not
+        enough; ``probes``: ``{m: (wrong, trials)}``.
+    """
+    results = {}
+    for name, column in (("m_conservative", 3), ("m", None), ("m_optimistic", 2)):
+
+        def below(m, column=column):
+            wrong, trials, lower, upper = probe.bounds(m)
+            value = wrong / trials if column is None else (lower, upper)[column - 2]
+            return value <= probe.target
+
+        if not below(m_max):
+            results[name] = -1
+            continue
+        low = 0
+        while True:
+            found = _bisect(low, m_max, below)
+            larger = sorted({min(m_max, math.ceil(found * f)) for f in recheck} - {found})
+            failing = [m for m in larger if not below(m)]
+            if not failing:
+                break
+            low = failing[-1]
+        results[name] = found
+    results["probes"] = dict(sorted(probe.counts.items()))
+    return results
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def _recipe_for_cell(cell, alpha):
+    """``(margin, sigma0^2, m_cert)`` of one cell under its model (judge vs human 1 vs 0)."""
+    model = cell.model
+    prevalence = prevalence_vector(model.prevalence, model.n_labels)
+    confusions = cell.confusions()
+    sigma2 = recipe_variance(confusions, prevalence, judge=model.n_humans, held_out=1, pool=0)
+    pairs = pair_tables(confusions, prevalence)
+    margin = (
+        float(np.trace(pairs[model.n_humans, 0])) - float(np.trace(pairs[1, 0])) + cell.rule.epsilon
+    )
+    return margin, sigma2, certification_items(margin, sigma2, alpha)
+
+
+def add_plan(cube, scenario):
+    """Add the planning table of a (margin or p_judge) x m cube as variables.
+
+    ``min_items`` (the simulated plan: smallest grid m after which the wrong-decision rate
+    stays at or below the target, -1 if never), ``recipe_items`` (m_cert),
+    ``recipe_variance`` (sigma0^2), ``population_margin`` and ``recipe_ratio``
+    (min_items / recipe_items, NaN where either is missing); reasons for -1 go in the
+    attributes of ``min_items``.
+    """
+    plan = scenario.planning
+    judge_dim = next(d for d in scenario.dims if d != "m")
+    m_values = cube["m"].values
+    order = np.argsort(m_values)
+    min_items, reasons = [], {}
+    recipe, variance, margins = [], [], []
+    cells = {cell.index: cell for cell in scenario.cells()}
+    axis = scenario.dims.index(judge_dim)
+    for position, value in enumerate(cube[judge_dim].values):
+        rates = cube["wrong_decision_rate"].sel({judge_dim: value}).values
+        m, reason = min_items_staying_below(m_values[order], rates[order], plan.target)
+        min_items.append(m)
+        if reason:
+            reasons[f"{judge_dim}={value:g}"] = reason
+        index = (position, 0) if axis == 0 else (0, position)
+        margin, sigma2, m_cert = _recipe_for_cell(cells[index], plan.alpha)
+        margins.append(margin)
+        variance.append(sigma2)
+        recipe.append(m_cert)
+    cube = cube.copy()
+    note = (
+        f"smallest grid m from which the wrong-decision rate stays <= {plan.target:g}; "
+        "-1 when even the largest grid m is above it"
+    )
+    cube["min_items"] = (judge_dim, np.array(min_items, np.int64))
+    cube["min_items"].attrs.update(
+        long_name="simulated items per secondary",
+        units="count",
+        description=note,
+        target=plan.target,
+        never_reached="; ".join(f"{k}: {v}" for k, v in reasons.items()) or "none",
+    )
+    cube["recipe_items"] = (judge_dim, np.array(recipe, np.int64))
+    cube["recipe_items"].attrs.update(
+        long_name="Gaussian certification recipe m_cert",
+        units="count",
+        alpha=plan.alpha,
+        description="ceil(z^2 sigma0^2 / margin^2), z = z_{1-alpha/2}; bounds one "
+        "comparison's false rejection; for negative margins an extension",
+    )
+    cube["recipe_variance"] = (judge_dim, np.array(variance))
+    cube["recipe_variance"].attrs.update(
+        long_name="per-item variance sigma0^2 of [judge == r1] - [r_k == r1]", units="1"
+    )
+    cube["population_margin"] = (judge_dim, np.array(margins))
+    cube["population_margin"].attrs.update(long_name="population margin S_j - S_h + eps", units="1")
+    ratio = np.where(
+        (cube["min_items"] > 0) & (cube["recipe_items"] > 0),
+        cube["min_items"] / cube["recipe_items"].where(cube["recipe_items"] > 0),
+        np.nan,
+    )
+    cube["recipe_ratio"] = (judge_dim, ratio)
+    cube["recipe_ratio"].attrs.update(
+        long_name="simulated over recipe items",
+        units="1",
+        description="NaN where either is missing",
+    )
+    return cube
+
+
+def plan_rows(cube):
+    """Rows of the planning table: one per margin (or p_judge), as dicts of text."""
+    judge_dim = cube["min_items"].dims[0]
+    largest = int(cube["m"].max())
+    rows = []
+    for position in range(cube.sizes[judge_dim]):
+        cell = cube.isel({judge_dim: position})
+        margin = float(cell["population_margin"])
+        m = int(cell["min_items"])
+        recipe = int(cell["recipe_items"])
+        ratio = float(cell["recipe_ratio"])
+        rows.append(
+            {
+                "margin": f"{margin:+.3f}",
+                "p_judge": f"{float(cell['p_judge']):.4f}",
+                "side": "false rejection" if margin >= 0 else "false approval",
+                "simulated_m": str(m) if m > 0 else f"> {largest}",
+                "recipe_m": str(recipe) if recipe > 0 else "-",
+                "ratio": f"{ratio:.2f}" if np.isfinite(ratio) else "-",
+            }
+        )
+    return rows
+
+
+def write_plan_table(cube, markdown=None, csv=None):
+    """Write the planning table as Markdown and/or CSV; return the Markdown text."""
+    rows = plan_rows(cube)
+    attrs = cube["min_items"].attrs
+    header = ["margin", "p_judge", "side", "simulated_m", "recipe_m", "ratio"]
+    lines = [
+        f"# Planning table: items per secondary for a wrong-decision rate <= {attrs['target']:g}",
+        "",
+        f"Scenario {cube.attrs.get('title', '')}, {int(cube['n_trials'].max())} trials per "
+        f"cell, reference {cube.attrs.get('reference', '')}. `simulated_m`: the smallest grid m "
+        f"from which the simulated wrong-decision rate stays at or below the target "
+        f"(`> max` when never reached). `recipe_m`: the Gaussian certification recipe at "
+        f"alpha = {cube['recipe_items'].attrs['alpha']:g}, which bounds one comparison's false "
+        f"rejection (for negative margins an extension: the items for the comparison to fail "
+        f"with confidence). `ratio`: simulated / recipe.",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    lines += ["| " + " | ".join(row[key] for key in header) + " |" for row in rows]
+    text = "\n".join(lines) + "\n"
+    if markdown:
+        with open(markdown, "w") as handle:
+            handle.write(text)
+    if csv:
+        with open(csv, "w") as handle:
+            handle.write(",".join(header) + "\n")
+            for row in rows:
+                handle.write(",".join(row[key] for key in header) + "\n")
+    return text
