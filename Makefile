@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SCENARIOS := scenarios
 
-.PHONY: install test test-slow lint fig2 panels designs variance planning clean
+.PHONY: install test test-slow lint fig2 panels designs variance planning real clean
 
 install: $(STAMP)
 
@@ -38,6 +38,16 @@ panels designs variance: $(STAMP)
 planning: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/planning.yaml
 	$(BIN)/simcore plot results/planning.zarr
+
+# P's real-data protocol on the matrices in ../shared/data (read in place, never copied).
+REAL := wax cebab_aspects cebab_stars summeval
+real: $(STAMP)
+	for name in $(REAL); do \
+		$(BIN)/simcore run $(SCENARIOS)/real_$$name.yaml --quiet || exit 1; \
+		$(BIN)/simcore plot results/real_$$name.zarr || exit 1; \
+	done
+	$(BIN)/simcore tables $(foreach name,$(REAL),results/real_$(name).zarr) \
+		--table3 results/real_table3.md --table2 results/real_table2.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

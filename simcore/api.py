@@ -1,12 +1,16 @@
 """The Python entry point: run a scenario and get its cube."""
 
+import dataclasses
 from pathlib import Path
 
 from simcore import grid, store
-from simcore.scenario import Scenario, ScenarioError, load_scenario, scenario_from_dict
+from simcore.scenario import Scenario, ScenarioError, read_raw, scenario_from_dict
 
 
 def _as_scenario(scenario, sets, trials, seed):
+    if getattr(scenario, "designs", None) is not None:  # a loaded real-data scenario
+        changes = {k: v for k, v in (("trials", trials), ("seed", seed)) if v is not None}
+        return dataclasses.replace(scenario, **changes) if changes else scenario
     if isinstance(scenario, Scenario):
         if sets:
             raise ScenarioError(
@@ -33,7 +37,23 @@ def _as_scenario(scenario, sets, trials, seed):
         apply_overrides(raw, [f"{k}={v}" for k, v in (sets or {}).items()], "<dict>")
         return scenario_from_dict(raw, source="<dict>")
     overrides = [f"{key}={value}" for key, value in (sets or {}).items()]
-    return load_scenario(scenario, overrides=overrides, trials=trials, seed=seed)
+    return load_any(scenario, overrides=overrides, trials=trials, seed=seed)
+
+
+def load_any(path, overrides=(), trials=None, seed=None):
+    """Load a synthetic or a real-data (``kind: real``) scenario file.
+
+    Raises
+    ------
+    simcore.scenario.ScenarioError
+        Every problem, naming the file, the key and the bad value.
+    """
+    raw = read_raw(path, overrides, trials, seed)
+    if raw.get("kind") == "real":
+        from simcore.realprotocol import real_scenario_from_dict
+
+        return real_scenario_from_dict(raw, source=str(path), base=Path(path).parent)
+    return scenario_from_dict(raw, source=str(path))
 
 
 def run(
@@ -89,6 +109,10 @@ def run(
         No scheduler answers at ``scheduler`` (nothing is written).
     """
     scenario = _as_scenario(scenario, sets, trials, seed)
+    if getattr(scenario, "designs", None) is not None:  # a real-data scenario
+        from simcore.realprotocol import run_real
+
+        return run_real(scenario, out=out, overwrite=overwrite)
     cells = list(scenario.cells())
     with grid.connect(workers, scheduler, threads) as connection:
         if out is None:

@@ -11,7 +11,7 @@ import traceback
 from pathlib import Path
 
 from simcore.grid import SchedulerError
-from simcore.scenario import ScenarioError, load_scenario
+from simcore.scenario import ScenarioError
 from simcore.store import StoreError, read_attrs
 
 
@@ -120,6 +120,23 @@ def _parser():
         "--gap", type=float, help="smallest gap in agreement with the pool between two judges"
     )
 
+    tables = commands.add_parser(
+        "tables", help="P Tables 3 and 2 (FR/FA/WDR, ranking) over real-data stores"
+    )
+    tables.add_argument("stores", nargs="+", help="real-data zarr stores")
+    tables.add_argument("--table3", help="Markdown file for the FR/FA/WDR table")
+    tables.add_argument("--table2", help="Markdown file for the ranking table")
+
+    inspect = commands.add_parser(
+        "inspect", help="density, coverage and overlaps of an annotation matrix"
+    )
+    inspect.add_argument(
+        "data", help="a folder with the JSON pair, a CSV file, or a real-data scenario"
+    )
+    inspect.add_argument("--humans", help="comma-separated human ids (CSV: required)")
+    inspect.add_argument("--judges", help="comma-separated judge names (CSV: required)")
+    inspect.add_argument("--group-separator", help="item id separator before the group name")
+
     validate = commands.add_parser("validate", help="check a scenario file without running")
     validate.add_argument("scenario")
     validate.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE")
@@ -137,7 +154,7 @@ def _command_run(args):
 
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers: must be >= 1 (got {args.workers})")
-    scenario = load_scenario(args.scenario, overrides=args.sets, trials=args.trials, seed=args.seed)
+    scenario = api.load_any(args.scenario, overrides=args.sets, trials=args.trials, seed=args.seed)
     out = Path(args.out) if args.out else _default_store(scenario, args.scenario)
     cube = api.run(
         scenario,
@@ -147,7 +164,8 @@ def _command_run(args):
         overwrite=args.overwrite,
         progress=not args.quiet,
     )
-    if scenario.planning is not None and (scenario.output.table or scenario.output.csv):
+    planning = getattr(scenario, "planning", None)
+    if planning is not None and (scenario.output.table or scenario.output.csv):
         from simcore.planning import write_plan_table
 
         for path in (scenario.output.table, scenario.output.csv):
@@ -158,7 +176,7 @@ def _command_run(args):
         print(report.summary(cube))
         print(f"\nstore: {out}")
         for path in (scenario.output.table, scenario.output.csv):
-            if path and scenario.planning is not None:
+            if path and planning is not None:
                 print(f"table: {path}")
 
 
@@ -189,6 +207,11 @@ def _command_plot(args):
     cube = _open_finished(args.store)
     scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
     spec = scenario.get("plot") or {}
+    if cube.attrs.get("kind") == "real":
+        from simcore.realtables import RATES, pooled_cube
+
+        cube = pooled_cube(cube)
+        spec = {"kind": "bars", "variables": list(RATES), "x": "design", "hue": "variable"}
     if args.variable:
         spec = {**spec, "variables": [args.variable]}
     for name in spec.get("variables", []):
@@ -202,7 +225,20 @@ def _command_plot(args):
 
 
 def _command_validate(args):
-    scenario = load_scenario(args.scenario, overrides=args.sets)
+    from simcore import api
+
+    scenario = api.load_any(args.scenario, overrides=args.sets)
+    if getattr(scenario, "designs", None) is not None:
+        from simcore.realprotocol import load_matrix
+
+        matrix = load_matrix(scenario)
+        print(
+            f"{args.scenario}: valid; real data {matrix.source} ({matrix.n_items} items, "
+            f"{matrix.n_humans} humans, {matrix.n_judges} judges), "
+            f"{len(scenario.designs)} designs x {len(scenario.coverages)} coverages, "
+            f"{scenario.trials} trials per cell"
+        )
+        return
     dims = ", ".join(f"{name} ({len(values)})" for name, values in scenario.sweep) or "none"
     cells = 1
     for size in scenario.shape:
@@ -258,12 +294,55 @@ def _command_plan(args):
     print(plan.describe(result, raw, args.target, args.confidence, args.alpha))
 
 
+def _command_tables(args):
+    from simcore.realtables import table2, table3
+
+    cubes = []
+    for path in args.stores:
+        cube = _open_finished(path)
+        if cube.attrs.get("kind") != "real":
+            raise UsageError(f"{path}: not a real-data store (kind {cube.attrs.get('kind')!r})")
+        cubes.append(cube)
+    for text, out in ((table3(cubes), args.table3), (table2(cubes), args.table2)):
+        print(text)
+        if out:
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            Path(out).write_text(text)
+            print(f"table: {out}\n")
+
+
+def _command_inspect(args):
+    from simcore import realdata
+
+    path = Path(args.data)
+    names = {
+        key: value.split(",")
+        for key, value in (("humans", args.humans), ("judges", args.judges))
+        if value
+    }
+    try:
+        if path.suffix in (".yaml", ".yml"):
+            from simcore import api
+            from simcore.realprotocol import load_matrix
+
+            matrix = load_matrix(api.load_any(path))
+        elif path.suffix == ".csv":
+            matrix = realdata.load_csv(path, **names)
+        else:
+            matrix = realdata.load_alttest(path, group_separator=args.group_separator, **names)
+    except realdata.DataError as error:
+        raise UsageError(str(error)) from None
+    print(realdata.describe_matrix(matrix))
+
+
 COMMANDS = {
     "run": _command_run,
     "show": _command_show,
     "plot": _command_plot,
     "validate": _command_validate,
     "plan": _command_plan,
+    "tables": _command_tables,
+    "inspect": _command_inspect,
 }
 
 

@@ -85,3 +85,20 @@ def pair_weights(design, n_items, n_humans, rho=None, m=None):
     weights[:, 0] = share
     np.fill_diagonal(weights, 0.0)
     return weights
+
+
+def proportional_allocation(stratum_sizes, m):
+    """Split ``m`` slots over strata in proportion to their sizes (SPEC §3, ``strat``).
+
+    Stratum ``s`` gets ``floor(m n_s / n)``; the slots left over go one each to the largest
+    strata (ties in size to the smaller stratum index). The kernels' ``_allocate`` does the
+    same in numba.
+    """
+    sizes = np.asarray(stratum_sizes, dtype=np.int64)
+    total = int(sizes.sum())
+    if total == 0:
+        return np.zeros_like(sizes)
+    allocation = m * sizes // total
+    order = np.lexsort((np.arange(len(sizes)), -sizes))  # size descending, index ascending
+    allocation[order[: m - int(allocation.sum())]] += 1
+    return allocation

@@ -677,3 +677,75 @@ def evaluate(labels, mask, n_humans, n_labels, epsilon, coefficient):
                 values[t],
             )
     return passes, counters, values
+
+
+@jit
+def _ranking_scores(tables, coefficient, out):
+    """Write each judge's mean score over the non-empty comparisons (0 if all are empty)."""
+    n_humans = tables.shape[0]
+    n_judges = tables.shape[1] - 1
+    for c in range(n_judges):
+        total = 0.0
+        count = 0
+        for k in range(n_humans):
+            pairs = 0
+            for a in range(tables.shape[2]):
+                for b in range(tables.shape[3]):
+                    pairs += tables[k, c, a, b]
+            if pairs > 0:
+                total += table_score(tables[k, c], coefficient)[0]
+                count += 1
+        out[c] = total / count if count > 0 else 0.0
+
+
+@jit(parallel=True)
+def evaluate_masks(labels, masks, n_humans, n_labels, epsilon, coefficient):
+    """Run the rule on one label matrix under many masks (real data thinned per trial).
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        int16 ``(n, K + J)``; unobserved human entries may hold any label code.
+    masks : numpy.ndarray
+        bool ``(T, n, K)``: which human labels each trial keeps.
+    n_humans, n_labels : int
+        K and L.
+    epsilon : float
+        Tolerance eps.
+    coefficient : int
+        Agreement coefficient code.
+
+    Returns
+    -------
+    passes : numpy.ndarray
+        int16 ``(T, J)``: comparisons each judge passes.
+    counters : numpy.ndarray
+        int32 ``(T, N_COUNTERS)``: as :func:`simulate` (the dense columns are unused).
+    pool : numpy.ndarray
+        float64 ``(T,)``: the human pool's agreement under the mask.
+    ranking : numpy.ndarray
+        float64 ``(T, J)``: each judge's mean score over the non-empty comparisons.
+    """
+    n_trials = masks.shape[0]
+    n_judges = labels.shape[1] - n_humans
+    passes = np.zeros((n_trials, 2, n_judges), dtype=np.int16)
+    counters = np.zeros((n_trials, N_COUNTERS), dtype=np.int32)
+    values = np.zeros((n_trials, N_VALUES), dtype=np.float64)
+    ranking = np.zeros((n_trials, n_judges), dtype=np.float64)
+    n_chunks = (n_trials + _CHUNK - 1) // _CHUNK
+    for chunk in prange(n_chunks):
+        tables = _tables(n_humans, n_judges, n_labels)
+        for t in range(chunk * _CHUNK, min(n_trials, (chunk + 1) * _CHUNK)):
+            _decide_trial(
+                labels,
+                masks[t],
+                n_humans,
+                epsilon,
+                coefficient,
+                tables,
+                passes[t],
+                counters[t],
+                values[t],
+            )
+            _ranking_scores(tables[0], coefficient, ranking[t])
+    return passes[:, 0], counters, values[:, POOL_SPARSE].copy(), ranking

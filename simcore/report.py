@@ -99,6 +99,10 @@ def grid_table(cube, variable="wrong_decision_rate"):
 
 def summary(cube):
     """Return the text ``simcore run`` and ``simcore show`` print for a cube."""
+    if cube.attrs.get("kind") == "real":
+        from simcore.realtables import summary as real_summary
+
+        return real_summary(cube)
     parts = [
         f"{cube.attrs.get('title', 'cube')}: {int(cube['n_trials'].max())} trials per "
         f"cell, reference {cube.attrs.get('reference', '?')}, seed "

@@ -317,6 +317,9 @@ class RunConfig:
 
     name: str | None = _field(None, "text", "scenario name", optional=True)
     description: str | None = _field(None, "text", "what the scenario reproduces", optional=True)
+    kind: str = _field(
+        "synthetic", "str", "scenario kind (a real-data scenario says real)", choices=("synthetic",)
+    )
     reference: str = _field("dense", "str", "reference decision", choices=REFERENCES)
     trials: int = _field(2000, "int", "trials per cell", minimum=1)
     seed: int = _field(0, "int", "root seed", minimum=0)
@@ -463,6 +466,7 @@ class Scenario:
     rule: RuleConfig
     output: OutputConfig
     plot: PlotConfig
+    kind: str = "synthetic"
     reference: str = "dense"
     trials: int = 2000
     seed: int = 0
@@ -937,6 +941,18 @@ def scenario_from_dict(raw, source="<scenario>"):
     return scenario
 
 
+def read_raw(path, overrides=(), trials=None, seed=None):
+    """Read a scenario file into a raw mapping with overrides applied (not validated)."""
+    source = str(path)
+    raw = _read_yaml(path)
+    apply_overrides(raw, overrides, source)
+    if trials is not None:
+        raw["trials"] = trials
+    if seed is not None:
+        raw["seed"] = seed
+    return raw
+
+
 def load_scenario(path, overrides=(), trials=None, seed=None):
     """Read, override and validate a scenario file.
 
@@ -958,11 +974,4 @@ def load_scenario(path, overrides=(), trials=None, seed=None):
     ScenarioError
         Every problem found, each naming the file, the key and the bad value.
     """
-    source = str(path)
-    raw = _read_yaml(path)
-    apply_overrides(raw, overrides, source)
-    if trials is not None:
-        raw["trials"] = trials
-    if seed is not None:
-        raw["seed"] = seed
-    return scenario_from_dict(raw, source=source)
+    return scenario_from_dict(read_raw(path, overrides, trials, seed), source=str(path))

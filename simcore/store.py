@@ -373,6 +373,19 @@ def _create(path, cube):
     os.replace(temporary, path)
 
 
+def write_whole(path, cube):
+    """Write a finished cube in one go (temporary folder, then rename), consolidated."""
+    path = Path(path)
+    if path.exists():
+        _remove(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.creating-{os.getpid()}")
+    if temporary.exists():
+        shutil.rmtree(temporary)
+    cube.to_zarr(str(temporary), mode="w", consolidated=True, zarr_format=2)
+    os.replace(temporary, path)
+
+
 def write_cell(path, scenario, index, counts):
     """Write one finished cell's counts into the store; ``cell_complete`` is set last."""
     group = zarr.open_group(str(path), mode="r+")
