@@ -4,33 +4,57 @@ Counts and sums (never rates or means) leave this module, so cells can be merged
 extended.
 """
 
+from typing import NamedTuple
+
 import numpy as np
+from scipy import stats
 
 from simcore import kernels
 from simcore.agreement import coefficient_code
 from simcore.designs import design_code, pair_weights
 from simcore.model import pair_tables, prevalence_vector
 from simcore.rng import trial_keys
-from simcore.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, population_passes
+from simcore.rule import (
+    ACCEPT,
+    INCONCLUSIVE,
+    REJECT,
+    decide,
+    decide_counts,
+    population_passes,
+    population_scores,
+)
 
 RELIABLE_ERROR = 0.05
 """An agreement estimate within this of the dense one counts as reliable (P Table 1)."""
 
-COUNT_NAMES = (
-    "n_trials",
+JUDGE_COUNT_NAMES = (
     "n_ref_accept",
     "n_ref_reject",
+    "n_accept",
     "n_wrong",
     "n_false_reject",
     "n_false_accept",
     "n_inconclusive",
+)
+"""Integer counts per cell and judge."""
+
+COUNT_NAMES = (
+    "n_trials",
+    *JUDGE_COUNT_NAMES,
     "n_empty_comparisons",
     "n_degenerate_scores",
     "n_shared_panel",
     "n_agreement_defined",
     "n_agreement_reliable",
+    "n_tested",
+    "n_untestable",
+    "n_undecided_comparisons",
+    "n_top1_wrong",
+    "n_top1_wrong_population",
+    "n_rank_discordant",
+    "n_rank_discordant_population",
 )
-"""Integer counts per cell."""
+"""Integer counts per cell (those of :data:`JUDGE_COUNT_NAMES` per judge too)."""
 
 SUM_NAMES = (
     "sum_pairwise_overlap",
@@ -39,8 +63,24 @@ SUM_NAMES = (
     "sum_agreement_reference",
     "sum_agreement_error",
     "sum_agreement_error_sq",
+    "sum_extra_items",
 )
 """Float sums per cell (over trials, or over trials with a defined agreement estimate)."""
+
+
+class TrialOutputs(NamedTuple):
+    """The per-trial arrays :func:`simcore.kernels.simulate` returns, by name."""
+
+    favour: np.ndarray
+    against: np.ndarray
+    tested: np.ndarray
+    reference_favour: np.ndarray
+    reference_tested: np.ndarray
+    counters: np.ndarray
+    values: np.ndarray
+    coverage: np.ndarray
+    ranking: np.ndarray
+    skipped: np.ndarray
 
 
 def cell_sequence(root_seed, cell):
@@ -72,8 +112,21 @@ def kernel_arguments(cell):
     )
 
 
-def population_decision(cell):
-    """Return the ``population`` reference decision of the cell's judge (SPEC §6)."""
+def rule_parameters(rule):
+    """Return the kernel's rule array (:data:`simcore.kernels.N_RULE` entries)."""
+    parameters = np.zeros(kernels.N_RULE)
+    parameters[kernels.RULE_KIND] = ("point", "alt_test", "interval").index(rule.kind)
+    parameters[kernels.RULE_EPSILON] = rule.epsilon
+    parameters[kernels.RULE_COEFFICIENT] = coefficient_code(rule.coefficient)
+    parameters[kernels.RULE_Z] = stats.norm.ppf(0.5 + rule.confidence / 2)
+    parameters[kernels.RULE_MIN_HUMANS] = rule.min_humans_per_item
+    parameters[kernels.RULE_MIN_ITEMS] = rule.min_items_per_human
+    parameters[kernels.RULE_Q] = rule.q
+    parameters[kernels.RULE_NUMERIC] = 1.0 if rule.scale == "numeric" else 0.0
+    return parameters
+
+
+def _population_inputs(cell):
     model = cell.model
     probabilities = pair_tables(
         cell.confusions(),
@@ -83,73 +136,138 @@ def population_decision(cell):
     weights = pair_weights(
         cell.design.kind, model.n_items, model.n_humans, rho=cell.design.rho, m=cell.m
     )
+    return probabilities, weights
+
+
+def population_decision(cell):
+    """Return each judge's ``population`` reference decision (SPEC §6), by the point rule."""
+    probabilities, weights = _population_inputs(cell)
     n_pass = population_passes(
-        probabilities, model.n_humans, weights, cell.rule.epsilon, cell.rule.coefficient
+        probabilities, cell.model.n_humans, weights, cell.rule.epsilon, cell.rule.coefficient
     )
-    return decide(n_pass, model.n_humans, cell.rule.tau)[0]
+    return decide(n_pass, cell.model.n_humans, cell.rule.tau, strict=cell.rule.strict)
+
+
+def population_ranking(cell):
+    """Return each judge's limit score averaged over the comparisons (its true standing)."""
+    probabilities, weights = _population_inputs(cell)
+    judge_score, _ = population_scores(
+        probabilities, cell.model.n_humans, weights, cell.rule.coefficient
+    )
+    return judge_score.mean(axis=1)
+
+
+def discordant_pairs(scores, reference):
+    """Count judge pairs ordered differently by ``scores`` ``(T, J)`` than by ``reference``.
+
+    ``reference`` is ``(T, J)`` or ``(J,)``. A pair is misordered when the signs of the two
+    differences differ (a tie on one side only counts). Returns ``(T,)`` counts.
+    """
+    scores = np.asarray(scores)
+    reference = np.broadcast_to(np.asarray(reference), scores.shape)
+    mine = np.sign(scores[:, :, None] - scores[:, None, :])
+    theirs = np.sign(reference[:, :, None] - reference[:, None, :])
+    upper = np.triu(np.ones(mine.shape[1:], dtype=bool), 1)
+    return ((mine != theirs) & upper).sum(axis=(1, 2))
 
 
 def simulate_cell(cell, root_seed, start, stop):
     """Run trials ``start .. stop - 1`` of ``cell``; return the kernel's per-trial outputs."""
     keys = trial_keys(cell_sequence(root_seed, cell), start, stop)
-    return kernels.simulate(
-        keys, *kernel_arguments(cell), cell.rule.epsilon, coefficient_code(cell.rule.coefficient)
+    return TrialOutputs(
+        *kernels.simulate(keys, *kernel_arguments(cell), rule_parameters(cell.rule))
     )
 
 
-def count_outcomes(cell, passes, counters, values, coverage):
-    """Reduce the kernel's per-trial outputs for the cell's judge to counts and sums.
+def count_outcomes(cell, outputs):
+    """Reduce the kernel's per-trial outputs to the cell's counts and sums.
 
-    The sparse decision uses ``tau`` and the inconclusive band; the reference (dense or
-    population) is accept/reject by ``tau`` alone. A false rejection is a reference
-    accept decided reject; a false approval a reference reject decided accept; inconclusive
-    sparse decisions are neither and are counted apart.
+    Decisions follow the rule kind (:func:`simcore.rule.decide_counts`). The reference is the
+    dense matrix of the same trial decided by the same rule (the interval verdict's
+    reference is the point rule's decision), or the population decision. A false rejection
+    is a reference accept decided reject, a false approval a reference reject decided
+    accept; inconclusive decisions are neither and are counted apart.
 
-    The human pool's agreement (every pair of humans on items both labelled, under the
-    cell's coefficient) is estimated on the sparse matrix and on the dense matrix of the same
-    trial; the error sums run over trials where both are defined (a non-empty table with a
-    non-zero denominator), and an estimate is reliable when defined and within
-    :data:`RELIABLE_ERROR` of the dense one.
+    The human pool's agreement is estimated on the sparse and the dense matrix of the same
+    trial; error sums run over trials where both are defined, and an estimate is reliable
+    when defined and within :data:`RELIABLE_ERROR` of the dense one. With several judges,
+    the ranking by mean score is compared with the dense ranking and the population one.
 
     Returns
     -------
     dict
-        :data:`COUNT_NAMES` (int64), :data:`SUM_NAMES` (float64), ``omega_hist``
-        (comparisons passed, 0..K) and ``sum_coverage`` (per secondary).
+        :data:`COUNT_NAMES` (int64; those in :data:`JUDGE_COUNT_NAMES` as ``(J,)`` arrays),
+        :data:`SUM_NAMES` (float64), ``omega_hist`` ``(J, K + 1)``, ``sum_coverage`` per
+        secondary and ``n_skipped`` per human.
     """
     rule = cell.rule
     n_humans = cell.model.n_humans
-    sparse_pass = passes[:, 0, 0]
-    sparse = decide(sparse_pass, n_humans, rule.tau, rule.inconclusive)
-    if cell.reference == "dense":
-        reference = decide(passes[:, 1, 0], n_humans, rule.tau)
+    sparse = decide_counts(
+        outputs.favour,
+        outputs.against,
+        outputs.tested[:, None],
+        rule.tau,
+        rule.strict,
+        rule.inconclusive,
+        rule.kind,
+    )
+    if cell.reference == "population":
+        reference = np.broadcast_to(population_decision(cell), sparse.shape)
     else:
-        reference = np.full(len(sparse), population_decision(cell), dtype=np.int8)
+        tested = outputs.reference_tested[:, None]
+        reference = decide_counts(
+            outputs.reference_favour,
+            tested - outputs.reference_favour,
+            tested,
+            rule.tau,
+            rule.strict,
+            None,
+            "alt_test" if rule.kind == "alt_test" else "point",
+        )
     ref_accept = reference == ACCEPT
     ref_reject = reference == REJECT
-    false_reject = int((ref_accept & (sparse == REJECT)).sum())
-    false_accept = int((ref_reject & (sparse == ACCEPT)).sum())
+    false_reject = (ref_accept & (sparse == REJECT)).sum(axis=0)
+    false_accept = (ref_reject & (sparse == ACCEPT)).sum(axis=0)
+    per_judge = {
+        "n_ref_accept": ref_accept.sum(axis=0),
+        "n_ref_reject": ref_reject.sum(axis=0),
+        "n_accept": (sparse == ACCEPT).sum(axis=0),
+        "n_wrong": false_reject + false_accept,
+        "n_false_reject": false_reject,
+        "n_false_accept": false_accept,
+        "n_inconclusive": (sparse == INCONCLUSIVE).sum(axis=0),
+    }
+    result = {name: np.asarray(value, dtype=np.int64) for name, value in per_judge.items()}
+    counters, values, ranking = outputs.counters, outputs.values, outputs.ranking
     defined = (counters[:, kernels.POOL_UNDEFINED] == 0) & (
         counters[:, kernels.POOL_UNDEFINED_DENSE] == 0
     )
     estimate = values[defined, kernels.POOL_SPARSE]
     truth = values[defined, kernels.POOL_DENSE]
     error = estimate - truth
-    counts = {
+    scalars = {
         "n_trials": len(sparse),
-        "n_ref_accept": int(ref_accept.sum()),
-        "n_ref_reject": int(ref_reject.sum()),
-        "n_wrong": false_reject + false_accept,
-        "n_false_reject": false_reject,
-        "n_false_accept": false_accept,
-        "n_inconclusive": int((sparse == INCONCLUSIVE).sum()),
-        "n_empty_comparisons": int(counters[:, kernels.EMPTY].sum()),
-        "n_degenerate_scores": int(counters[:, kernels.DEGENERATE].sum()),
-        "n_shared_panel": int(counters[:, kernels.SHARED].sum()),
-        "n_agreement_defined": int(defined.sum()),
-        "n_agreement_reliable": int((np.abs(error) <= RELIABLE_ERROR).sum()),
+        "n_empty_comparisons": counters[:, kernels.EMPTY].sum(),
+        "n_degenerate_scores": counters[:, kernels.DEGENERATE].sum(),
+        "n_shared_panel": counters[:, kernels.SHARED].sum(),
+        "n_agreement_defined": defined.sum(),
+        "n_agreement_reliable": (np.abs(error) <= RELIABLE_ERROR).sum(),
+        "n_tested": outputs.tested.astype(np.int64).sum(),
+        "n_untestable": (outputs.tested == 0).sum(),
+        "n_undecided_comparisons": counters[:, kernels.UNDECIDED].sum(),
+        "n_top1_wrong": 0,
+        "n_top1_wrong_population": 0,
+        "n_rank_discordant": 0,
+        "n_rank_discordant_population": 0,
     }
-    result = {name: np.int64(value) for name, value in counts.items()}
+    if ranking.shape[2] > 1:
+        truth_rank = population_ranking(cell)
+        best = np.argmax(ranking[:, 0], axis=1)
+        scalars["n_top1_wrong"] = (best != np.argmax(ranking[:, 1], axis=1)).sum()
+        scalars["n_top1_wrong_population"] = (best != np.argmax(truth_rank)).sum()
+        scalars["n_rank_discordant"] = discordant_pairs(ranking[:, 0], ranking[:, 1]).sum()
+        scalars["n_rank_discordant_population"] = discordant_pairs(ranking[:, 0], truth_rank).sum()
+    result.update({name: np.int64(value) for name, value in scalars.items()})
     overlap = values[:, kernels.PAIRWISE_OVERLAP]
     sums = {
         "sum_pairwise_overlap": overlap.sum() if n_humans > 2 else np.nan,
@@ -158,10 +276,17 @@ def count_outcomes(cell, passes, counters, values, coverage):
         "sum_agreement_reference": truth.sum(),
         "sum_agreement_error": error.sum(),
         "sum_agreement_error_sq": (error**2).sum(),
+        "sum_extra_items": values[:, kernels.EXTRA_ITEMS].sum(),
     }
     result.update({name: np.float64(value) for name, value in sums.items()})
-    result["omega_hist"] = np.bincount(sparse_pass, minlength=n_humans + 1).astype(np.int64)
-    result["sum_coverage"] = coverage.sum(axis=0)
+    result["omega_hist"] = np.stack(
+        [
+            np.bincount(outputs.favour[:, judge], minlength=n_humans + 1)
+            for judge in range(outputs.favour.shape[1])
+        ]
+    ).astype(np.int64)
+    result["sum_coverage"] = outputs.coverage.sum(axis=0)
+    result["n_skipped"] = outputs.skipped.astype(np.int64).sum(axis=0)
     return result
 
 
@@ -189,4 +314,4 @@ def run_cell(cell, root_seed, trials, numba_threads=None):
 
         numba.set_num_threads(max(1, min(numba_threads, numba.config.NUMBA_NUM_THREADS)))
     outputs = simulate_cell(cell, root_seed, 0, trials)
-    return cell.index, count_outcomes(cell, *outputs)
+    return cell.index, count_outcomes(cell, outputs)

@@ -17,6 +17,8 @@ Draw order inside a trial (this order defines the stream and must not change sil
    (:func:`_draw_masks`).
 """
 
+import math
+
 import numpy as np
 from numba import prange
 
@@ -24,16 +26,35 @@ from simcore._jit import jit
 from simcore.agreement import OBSERVED, table_score
 from simcore.rng import below, seed_state, uniform
 from simcore.rule import SCORE_TOLERANCE, TIE_TOLERANCE
+from simcore.stats_kernels import benjamini_yekutieli_rejections, one_sided_t_pvalue
 
 BERNOULLI, EXACT_M, SHARED_PANEL, STRAT, SEQ_REFINED, SEQ_COVERAGE = range(6)
 """Design codes, in the order of :data:`simcore.designs.DESIGNS`."""
 
 # Columns of the per-trial integer counters returned by simulate/evaluate.
 EMPTY, DEGENERATE, DEGENERATE_DENSE, SHARED, POOL_UNDEFINED, POOL_UNDEFINED_DENSE = range(6)
-N_COUNTERS = 6
+UNDECIDED = 6
+N_COUNTERS = 7
 # Columns of the per-trial float values.
-POOL_SPARSE, POOL_DENSE, PAIRWISE_OVERLAP = range(3)
-N_VALUES = 3
+POOL_SPARSE, POOL_DENSE, PAIRWISE_OVERLAP, EXTRA_ITEMS = range(4)
+N_VALUES = 4
+
+POINT, ALT_TEST, INTERVAL = range(3)
+"""Rule codes, in the order of :data:`simcore.scenario.RULE_KINDS`."""
+# Entries of the ``rule`` parameter array of :func:`simulate`.
+(
+    RULE_KIND,
+    RULE_EPSILON,
+    RULE_COEFFICIENT,
+    RULE_Z,
+    RULE_MIN_HUMANS,
+    RULE_MIN_ITEMS,
+    RULE_Q,
+    RULE_NUMERIC,
+) = range(8)
+N_RULE = 8
+EXTRA_ITEMS_CAP = 1_000_000
+"""Largest number of extra items recorded for one undecided comparison."""
 
 _CHUNK = 64
 
@@ -428,6 +449,178 @@ def _tables(n_humans, n_judges, n_labels):
     return sparse_tables, dense_tables, sparse_pool, dense_pool
 
 
+# --------------------------------------------------------------------------- other rules
+
+
+@jit
+def _item_score(labels, mask, use_mask, i, candidate_label, exclude, n_humans, numeric):
+    """Return ``(score, humans)``: agreement of a label with the other humans on item ``i``.
+
+    The score is the mean agreement with (or minus the RMSE from) the humans who labelled
+    item ``i``, ``exclude`` left out.
+    """
+    total = 0.0
+    count = 0
+    for q in range(n_humans):
+        if q == exclude or (use_mask and not mask[i, q]):
+            continue
+        if numeric:
+            gap = float(candidate_label - labels[i, q])
+            total += gap * gap
+        elif candidate_label == labels[i, q]:
+            total += 1.0
+        count += 1
+    if count == 0:
+        return 0.0, 0
+    if numeric:
+        return -math.sqrt(total / count), count
+    return total / count, count
+
+
+@jit
+def _alt_test(
+    labels,
+    mask,
+    use_mask,
+    n_humans,
+    epsilon,
+    min_humans,
+    min_items,
+    level,
+    numeric,
+    pvalues,
+    order,
+    wins,
+    skipped,
+):
+    """Run the alternative annotator test (SPEC §5b); return the number of humans tested.
+
+    Items labelled by fewer than ``min_humans`` humans are dropped. For held-out human ``h``
+    and each item ``h`` labelled, the judge's and ``h``'s scores are their mean agreement
+    with (or minus the RMSE from) the other humans on the item; ``d_i = [s_h >= s_j] -
+    [s_j >= s_h]``; ``p_h`` is the one-sided t-test of ``mean(d) >= eps`` against
+    ``< eps``. A human with fewer than ``min_items`` items is skipped. Benjamini-Yekutieli at
+    ``level`` over the tested humans' p-values: each rejection is a win for the judge.
+    ``wins[c]`` receives judge ``c``'s wins; ``pvalues`` is ``(J, K)`` scratch.
+    """
+    n_items = labels.shape[0]
+    n_judges = labels.shape[1] - n_humans
+    tested = 0
+    for h in range(n_humans):
+        skipped[h] = 0
+        count = 0
+        for i in range(n_items):
+            if use_mask and not mask[i, h]:
+                continue
+            labelled = 0
+            for q in range(n_humans):
+                if not use_mask or mask[i, q]:
+                    labelled += 1
+            if labelled >= min_humans:
+                count += 1
+        if count < min_items or count < 2:
+            skipped[h] = 1
+            continue
+        for c in range(n_judges):
+            total = 0.0
+            total_sq = 0.0
+            for i in range(n_items):
+                if use_mask and not mask[i, h]:
+                    continue
+                labelled = 0
+                for q in range(n_humans):
+                    if not use_mask or mask[i, q]:
+                        labelled += 1
+                if labelled < min_humans:
+                    continue
+                judge, _ = _item_score(
+                    labels, mask, use_mask, i, labels[i, n_humans + c], h, n_humans, numeric
+                )
+                human, _ = _item_score(
+                    labels, mask, use_mask, i, labels[i, h], h, n_humans, numeric
+                )
+                d = (1.0 if human >= judge else 0.0) - (1.0 if judge >= human else 0.0)
+                total += d
+                total_sq += d * d
+            pvalues[c, tested] = one_sided_t_pvalue(count, total, total_sq, epsilon)
+        tested += 1
+    for c in range(n_judges):
+        wins[c] = benjamini_yekutieli_rejections(pvalues[c], tested, level, order) if tested else 0
+    return tested
+
+
+@jit
+def _interval(labels, mask, use_mask, n_humans, epsilon, z, sums, clears, fails):
+    """Run the interval verdict's comparisons; return ``(undecided, extra items)``.
+
+    For comparison ``k`` and judge ``c``, item ``i`` (labelled by ``k``) contributes
+    ``D_i = sum_q [judge == q] - [k == q]`` over its ``c_i`` pool labels; ``d_k + eps =
+    sum D / sum c + eps`` with the cluster (item) robust standard error
+    ``sqrt(n/(n-1) sum (D_i - d c_i)^2) / sum c``. A comparison clears the bar when the lower
+    end of ``d_k + eps -/+ z SE`` is >= 0, fails it when the upper end is < 0, and is
+    undecided otherwise (also with fewer than two items). An undecided comparison would be
+    settled, by the Gaussian recipe with the same per-item variance, after
+    ``n (z SE / (d_k + eps))^2 - n`` more items (capped at :data:`EXTRA_ITEMS_CAP`).
+    ``sums`` is ``(K, J, 6)`` scratch.
+    """
+    n_items = labels.shape[0]
+    n_judges = labels.shape[1] - n_humans
+    sums[:] = 0.0
+    for i in range(n_items):
+        for k in range(n_humans):
+            if use_mask and not mask[i, k]:
+                continue
+            pool = 0
+            own = 0
+            for q in range(n_humans):
+                if q == k or (use_mask and not mask[i, q]):
+                    continue
+                pool += 1
+                if labels[i, k] == labels[i, q]:
+                    own += 1
+            if pool == 0:
+                continue
+            for c in range(n_judges):
+                agree = 0
+                for q in range(n_humans):
+                    if q == k or (use_mask and not mask[i, q]):
+                        continue
+                    if labels[i, n_humans + c] == labels[i, q]:
+                        agree += 1
+                difference = float(agree - own)
+                sums[k, c, 0] += 1.0
+                sums[k, c, 1] += pool
+                sums[k, c, 2] += pool * pool
+                sums[k, c, 3] += difference
+                sums[k, c, 4] += difference * difference
+                sums[k, c, 5] += difference * pool
+    undecided = 0
+    extra = 0.0
+    for c in range(n_judges):
+        clears[c] = 0
+        fails[c] = 0
+    for k in range(n_humans):
+        for c in range(n_judges):
+            n, pairs, pairs_sq, total, total_sq, cross = sums[k, c]
+            if n < 2:
+                undecided += 1
+                extra += EXTRA_ITEMS_CAP
+                continue
+            mean = total / pairs
+            residual = total_sq - 2.0 * mean * cross + mean * mean * pairs_sq
+            se = math.sqrt(max(residual, 0.0) * n / (n - 1.0)) / pairs
+            centre = mean + epsilon
+            if centre - z * se >= -TIE_TOLERANCE:
+                clears[c] += 1
+            elif centre + z * se < -TIE_TOLERANCE:
+                fails[c] += 1
+            else:
+                undecided += 1
+                needed = n * (z * se / centre) ** 2 if centre != 0.0 else 1e300
+                extra += min(max(needed - n, 0.0), EXTRA_ITEMS_CAP)
+    return undecided, extra
+
+
 # --------------------------------------------------------------------------- entry points
 
 
@@ -443,8 +636,7 @@ def simulate(
     design,
     rho,
     m,
-    epsilon,
-    coefficient,
+    rule,
 ):
     """Draw and decide every trial of one cell.
 
@@ -468,31 +660,52 @@ def simulate(
         Bernoulli coverage of each secondary.
     m : int
         Items per secondary for the other designs.
-    epsilon : float
-        Tolerance eps.
-    coefficient : int
-        Agreement coefficient code (:data:`simcore.agreement.COEFFICIENTS`).
+    rule : numpy.ndarray
+        float64 ``(N_RULE,)``: kind (:data:`POINT`, :data:`ALT_TEST`, :data:`INTERVAL`),
+        eps, coefficient code, z of the interval verdict, the alternative annotator test's
+        minimum humans per item and items per human, its BY level, and 1 for numeric labels.
 
     Returns
     -------
-    passes : numpy.ndarray
-        int16 ``(T, 2, J)``: comparisons each judge passes, sparse (0) and dense (1).
+    favour, against : numpy.ndarray
+        int16 ``(T, J)``: comparisons for and against each judge on the sparse matrix (point
+        rule: passes and fails; alt_test: humans won and not won; interval: comparisons
+        that clear and fail the bar with confidence).
+    tested : numpy.ndarray
+        int16 ``(T,)``: comparisons made (K; alt_test: the humans tested).
+    reference_favour : numpy.ndarray
+        int16 ``(T, J)``: the same on the dense matrix (the interval verdict's reference is
+        the point rule's).
+    reference_tested : numpy.ndarray
+        int16 ``(T,)``.
     counters : numpy.ndarray
-        int32 ``(T, N_COUNTERS)``: empty comparisons, degenerate scores (sparse, dense),
-        shared panel, undefined pool estimates (sparse, dense).
+        int32 ``(T, N_COUNTERS)``.
     values : numpy.ndarray
-        float64 ``(T, N_VALUES)``: pool agreement sparse and dense, mean pairwise overlap.
+        float64 ``(T, N_VALUES)``.
     coverage : numpy.ndarray
         float64 ``(T, K - 1)``: each secondary's share of the items.
+    ranking : numpy.ndarray
+        float64 ``(T, 2, J)``: each judge's mean score over the comparisons, sparse and dense.
+    skipped : numpy.ndarray
+        int8 ``(T, K)``: humans the alternative annotator test skipped (sparse).
     """
     n_trials = trial_keys.shape[0]
     n_raters = confusion.shape[0]
     n_labels = confusion.shape[1]
     n_judges = n_raters - n_humans
-    passes = np.zeros((n_trials, 2, n_judges), dtype=np.int16)
+    kind = int(rule[RULE_KIND])
+    epsilon = rule[RULE_EPSILON]
+    coefficient = int(rule[RULE_COEFFICIENT])
+    favour = np.zeros((n_trials, n_judges), dtype=np.int16)
+    against = np.zeros((n_trials, n_judges), dtype=np.int16)
+    tested = np.zeros(n_trials, dtype=np.int16)
+    reference_favour = np.zeros((n_trials, n_judges), dtype=np.int16)
+    reference_tested = np.zeros(n_trials, dtype=np.int16)
     counters = np.zeros((n_trials, N_COUNTERS), dtype=np.int32)
     values = np.zeros((n_trials, N_VALUES), dtype=np.float64)
     coverage = np.zeros((n_trials, n_humans - 1), dtype=np.float64)
+    ranking = np.zeros((n_trials, 2, n_judges), dtype=np.float64)
+    skipped = np.zeros((n_trials, n_humans), dtype=np.int8)
     n_chunks = (n_trials + _CHUNK - 1) // _CHUNK
     for chunk in prange(n_chunks):
         state = np.empty(4, dtype=np.uint64)
@@ -509,6 +722,12 @@ def simulate(
         by_size = np.empty(n_labels, dtype=np.int64)
         level_items = np.empty(n_items, dtype=np.int64)
         tables = _tables(n_humans, n_judges, n_labels)
+        point = np.empty((2, n_judges), dtype=np.int16)
+        wins = np.empty(n_judges, dtype=np.int16)
+        pvalues = np.empty((n_judges, n_humans))
+        order = np.empty(n_humans)
+        reference_skipped = np.empty(n_humans, dtype=np.int8)
+        interval_sums = np.empty((n_humans, n_judges, 6))
         for t in range(chunk * _CHUNK, min(n_trials, (chunk + 1) * _CHUNK)):
             seed_state(trial_keys[t], state)
             _draw_labels(
@@ -543,17 +762,79 @@ def simulate(
             )
             _overlap_statistics(mask, coverage[t], values[t], counters[t])
             _decide_trial(
-                labels,
-                mask,
-                n_humans,
-                epsilon,
-                coefficient,
-                tables,
-                passes[t],
-                counters[t],
-                values[t],
+                labels, mask, n_humans, epsilon, coefficient, tables, point, counters[t], values[t]
             )
-    return passes, counters, values, coverage
+            _ranking_scores(tables[0], coefficient, ranking[t, 0])
+            _ranking_scores(tables[1], coefficient, ranking[t, 1])
+            reference_tested[t] = n_humans
+            tested[t] = n_humans
+            for c in range(n_judges):
+                reference_favour[t, c] = point[1, c]
+                favour[t, c] = point[0, c]
+                against[t, c] = n_humans - point[0, c]
+            if kind == ALT_TEST:
+                min_humans = int(rule[RULE_MIN_HUMANS])
+                min_items = int(rule[RULE_MIN_ITEMS])
+                numeric = rule[RULE_NUMERIC] > 0.5
+                tested[t] = _alt_test(
+                    labels,
+                    mask,
+                    True,
+                    n_humans,
+                    epsilon,
+                    min_humans,
+                    min_items,
+                    rule[RULE_Q],
+                    numeric,
+                    pvalues,
+                    order,
+                    favour[t],
+                    skipped[t],
+                )
+                reference_tested[t] = _alt_test(
+                    labels,
+                    mask,
+                    False,
+                    n_humans,
+                    epsilon,
+                    min_humans,
+                    min_items,
+                    rule[RULE_Q],
+                    numeric,
+                    pvalues,
+                    order,
+                    wins,
+                    reference_skipped,
+                )
+                for c in range(n_judges):
+                    reference_favour[t, c] = wins[c]
+                    against[t, c] = tested[t] - favour[t, c]
+            elif kind == INTERVAL:
+                undecided, extra = _interval(
+                    labels,
+                    mask,
+                    True,
+                    n_humans,
+                    epsilon,
+                    rule[RULE_Z],
+                    interval_sums,
+                    favour[t],
+                    against[t],
+                )
+                counters[t, UNDECIDED] = undecided
+                values[t, EXTRA_ITEMS] = extra
+    return (
+        favour,
+        against,
+        tested,
+        reference_favour,
+        reference_tested,
+        counters,
+        values,
+        coverage,
+        ranking,
+        skipped,
+    )
 
 
 @jit(parallel=True)

@@ -105,7 +105,7 @@ def answer(raw, target=0.05, confidence=0.95, alpha=0.05, first_trials=400, max_
     def simulate(m, start, stop):
         cell = _cell_at(raw, m)
         outputs = simulate_cell(cell, seed, start, stop)
-        return int(count_outcomes(cell, *outputs)["n_wrong"])
+        return int(count_outcomes(cell, outputs)["n_wrong"][0])
 
     probe = RateProbe(simulate, target, confidence, first_trials, max_trials)
     found = search_items(probe, m_max)

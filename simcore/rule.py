@@ -227,13 +227,65 @@ def leave_one_out(
     )
 
 
-def omega_accepts(n_pass, n_humans, tau):
-    """Return ``omega >= tau`` computed on counts, ``n_pass >= tau * K`` (ties accept)."""
-    return np.asarray(n_pass) >= tau * n_humans - TIE_TOLERANCE
+def omega_accepts(n_pass, n_humans, tau, strict=False):
+    """Return ``omega >= tau`` (or ``> tau`` when ``strict``) computed on counts.
+
+    ``n_pass >= tau K`` up to :data:`TIE_TOLERANCE`: with K = 4 and tau = 0.5 a 2-2 split
+    accepts; a strict majority needs 3 of 4.
+    """
+    needed = tau * np.asarray(n_humans)
+    n_pass = np.asarray(n_pass)
+    if strict:
+        return n_pass > needed + TIE_TOLERANCE
+    return n_pass >= needed - TIE_TOLERANCE
 
 
-def decide(n_pass, n_humans, tau, inconclusive=None):
-    """Turn comparisons passed into decisions.
+def decide_counts(favour, against, tested, tau, strict=False, inconclusive=None, kind="point"):
+    """Turn comparisons for and against a judge into decisions, for every rule kind.
+
+    Parameters
+    ----------
+    favour, against : array_like
+        Comparisons for and against the judge (point rule: passes and fails; alt_test:
+        humans won and not won; interval: comparisons that clear and that fail the bar
+        with confidence).
+    tested : array_like
+        Comparisons made (broadcast against ``favour``): K, or the humans alt_test tested.
+    tau : float
+        Accept when ``favour / tested >= tau`` (``>`` when ``strict``).
+    strict : bool
+        Strict inequality (``tau = 0.5`` and ``strict``: a strict majority).
+    inconclusive : tuple of float, optional
+        Point rule: ``omega`` in ``[low, high)`` is inconclusive.
+    kind : str
+        ``point``, ``alt_test`` (no human tested: reject) or ``interval`` (reject when the
+        comparisons that fail with confidence make ``tau`` unreachable; inconclusive when
+        neither accept nor reject is certain).
+
+    Returns
+    -------
+    numpy.ndarray
+        int8 codes :data:`REJECT`, :data:`ACCEPT` or :data:`INCONCLUSIVE`.
+    """
+    favour = np.asarray(favour)
+    tested = np.broadcast_to(np.asarray(tested), favour.shape)
+    accept = omega_accepts(favour, tested, tau, strict) & (tested > 0)
+    decision = np.where(accept, ACCEPT, REJECT).astype(np.int8)
+    if kind == "interval":
+        reachable = tested - np.asarray(against)
+        undecided = ~accept & omega_accepts(reachable, tested, tau, strict)
+        decision[undecided] = INCONCLUSIVE
+    if inconclusive is not None:
+        low, high = inconclusive
+        in_band = (favour >= low * tested - TIE_TOLERANCE) & (
+            favour < high * tested - TIE_TOLERANCE
+        )
+        decision[in_band] = INCONCLUSIVE
+    return decision
+
+
+def decide(n_pass, n_humans, tau, inconclusive=None, strict=False):
+    """Turn the point rule's comparisons passed into decisions (:func:`decide_counts`).
 
     Parameters
     ----------
@@ -242,10 +294,12 @@ def decide(n_pass, n_humans, tau, inconclusive=None):
     n_humans : int
         K.
     tau : float
-        Accept when ``omega >= tau``.
+        Accept when ``omega >= tau`` (``> tau`` when ``strict``).
     inconclusive : tuple of float, optional
         ``(low, high)``: ``omega`` in ``[low, high)`` is inconclusive; outside it the
         decision is accept/reject by ``tau``.
+    strict : bool
+        Strict inequality.
 
     Returns
     -------
@@ -253,14 +307,32 @@ def decide(n_pass, n_humans, tau, inconclusive=None):
         int8 codes :data:`REJECT`, :data:`ACCEPT` or :data:`INCONCLUSIVE`.
     """
     n_pass = np.asarray(n_pass)
-    decision = np.where(omega_accepts(n_pass, n_humans, tau), ACCEPT, REJECT).astype(np.int8)
-    if inconclusive is not None:
-        low, high = inconclusive
-        in_band = (n_pass >= low * n_humans - TIE_TOLERANCE) & (
-            n_pass < high * n_humans - TIE_TOLERANCE
-        )
-        decision[in_band] = INCONCLUSIVE
-    return decision
+    return decide_counts(n_pass, n_humans - n_pass, n_humans, tau, strict, inconclusive)
+
+
+def population_scores(pair_probabilities, n_humans, weights, coefficient="observed"):
+    """Limit scores ``S_j(k)`` of every judge and ``S_h(k)`` of every human (n -> infinity).
+
+    Comparison ``k``'s pooled pair table is ``sum_{q != k} w_kq P[c, q]`` for candidate
+    ``c`` (a judge, or human ``k``), scored by the coefficient (tables scaled to 1e9 pairs,
+    so that Krippendorff's small-sample factor n / (n - 1) is 1 to nine digits).
+
+    Returns
+    -------
+    judge_score : numpy.ndarray
+        ``(J, K)``.
+    human_score : numpy.ndarray
+        ``(K,)``.
+    """
+    weights = np.array(weights, dtype=np.float64)
+    np.fill_diagonal(weights, 0.0)
+    humans = pair_probabilities[:n_humans, :n_humans]  # (k, q, L, L)
+    judges = pair_probabilities[n_humans:, :n_humans]  # (j, q, L, L)
+    scale = 1e9
+    human_tables = scale * np.einsum("kq,kqab->kab", weights, humans)
+    judge_tables = scale * np.einsum("kq,jqab->jkab", weights, judges)
+    code = coefficient_code(coefficient)
+    return score_table(judge_tables, code)[0], score_table(human_tables, code)[0]
 
 
 def population_passes(pair_probabilities, n_humans, weights, epsilon, coefficient="observed"):
@@ -295,15 +367,6 @@ def population_passes(pair_probabilities, n_humans, weights, epsilon, coefficien
     numpy.ndarray
         int64 ``(J,)``: comparisons passed in the limit.
     """
-    weights = np.array(weights, dtype=np.float64)
-    np.fill_diagonal(weights, 0.0)
-    humans = pair_probabilities[:n_humans, :n_humans]  # (k, q, L, L)
-    judges = pair_probabilities[n_humans:, :n_humans]  # (j, q, L, L)
-    scale = 1e9
-    human_tables = scale * np.einsum("kq,kqab->kab", weights, humans)
-    judge_tables = scale * np.einsum("kq,jqab->jkab", weights, judges)
-    code = coefficient_code(coefficient)
-    human_score = score_table(human_tables, code)[0]
-    judge_score = score_table(judge_tables, code)[0]
+    judge_score, human_score = population_scores(pair_probabilities, n_humans, weights, coefficient)
     margin = judge_score - human_score[None, :] + epsilon
     return (margin >= -SCORE_TOLERANCE).sum(axis=1)

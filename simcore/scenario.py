@@ -26,7 +26,7 @@ from simcore.designs import DESIGNS
 from simcore.model import Skew, prevalence_vector, rater_confusions
 from simcore.planning import judge_accuracy_for_margin
 
-RULE_KINDS = ("point",)
+RULE_KINDS = ("point", "alt_test", "interval")
 REFERENCES = ("dense", "population")
 
 
@@ -221,7 +221,9 @@ class ModelConfig:
     p_human: float | tuple = _field(
         0.85, "probabilities", "accuracy of every human, or a list with one per human"
     )
-    p_judge: float = _field(0.85, "probability", "accuracy of the judge")
+    p_judge: float | tuple = _field(
+        0.85, "probabilities", "accuracy of the judge, or a list: one judge each (ranking)"
+    )
     prevalence: tuple | Skew | None = _field(
         None,
         "prevalence",
@@ -280,8 +282,34 @@ class RuleConfig:
     tau: float = _field(
         0.5, "float", "accept when omega >= tau", exclusive_minimum=0.0, maximum=1.0
     )
+    strict: bool = _field(
+        False, "bool", "accept only when omega > tau (tau 0.5: a strict majority)"
+    )
     inconclusive: tuple | None = _field(
-        None, "interval", "omega in [low, high) is inconclusive", optional=True
+        None, "interval", "point rule: omega in [low, high) is inconclusive", optional=True
+    )
+    confidence: float = _field(
+        0.95,
+        "float",
+        "interval verdict: two-sided confidence of each comparison's interval",
+        exclusive_minimum=0.0,
+        maximum=0.9999,
+    )
+    min_humans_per_item: int = _field(
+        2, "int", "alt_test: drop items labelled by fewer humans", minimum=2
+    )
+    min_items_per_human: int = _field(
+        30, "int", "alt_test: skip humans with fewer items", minimum=2
+    )
+    q: float = _field(
+        0.05, "float", "alt_test: Benjamini-Yekutieli level", exclusive_minimum=0.0, maximum=1.0
+    )
+    scale: str = _field(
+        "categorical",
+        "str",
+        "alt_test: per-item score is accuracy "
+        "(categorical) or minus the RMSE of the label codes (numeric)",
+        choices=("categorical", "numeric"),
     )
 
 
@@ -374,6 +402,9 @@ SWEEPABLE = {
     "coefficient": ("rule", "coefficient"),
     "epsilon": ("rule", "epsilon"),
     "tau": ("rule", "tau"),
+    "strict": ("rule", "strict"),
+    "rule": ("rule", "kind"),
+    "min_items_per_human": ("rule", "min_items_per_human"),
     "reference": (None, "reference"),
 }
 """Sweep names (cube dimensions) and the field each one sets."""
@@ -729,6 +760,29 @@ def _check_cell(cell, source):
                 f"m = {cell.m}",
                 involved,
             )
+    rule = cell.rule
+    if rule.kind == "alt_test" and cell.reference == "population":
+        problem(
+            where("rule", "rule.kind"),
+            "alt_test has no population reference; use reference: dense",
+            "alt_test",
+            ("rule.kind", "reference"),
+        )
+    if rule.kind != "point" and rule.coefficient != "observed":
+        problem(
+            where("rule", "rule.kind"),
+            f"{rule.kind} scores observed agreement (accuracy); set rule.coefficient: observed",
+            rule.coefficient,
+            ("rule.kind", "rule.coefficient"),
+        )
+    if rule.kind != "point" and rule.inconclusive is not None:
+        problem(
+            "rule.inconclusive",
+            "the band belongs to the point rule (the interval verdict "
+            "has its own inconclusive outcome)",
+            list(rule.inconclusive),
+            ("rule.kind", "rule.inconclusive"),
+        )
     if model.margin is not None:
         involved = (
             "model.margin",

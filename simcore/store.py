@@ -17,7 +17,7 @@ import numpy as np
 import xarray as xr
 import zarr
 
-from simcore.cell import COUNT_NAMES, SUM_NAMES
+from simcore.cell import COUNT_NAMES, JUDGE_COUNT_NAMES, SUM_NAMES
 
 STORED_ATTRS = {
     "n_trials": ("trials run", "count"),
@@ -31,6 +31,30 @@ STORED_ATTRS = {
     "n_false_reject": ("trials with reference accept and sparse reject", "count"),
     "n_false_accept": ("trials with reference reject and sparse accept", "count"),
     "n_inconclusive": ("trials whose sparse decision is inconclusive", "count"),
+    "n_accept": ("trials whose sparse decision accepts the judge", "count"),
+    "n_tested": ("comparisons made, summed over trials (alt_test: humans tested)", "count"),
+    "n_untestable": ("trials in which alt_test could test no human", "count"),
+    "n_undecided_comparisons": (
+        "interval verdict: comparisons neither clearing nor failing "
+        "the bar with confidence, summed over trials",
+        "count",
+    ),
+    "n_top1_wrong": ("trials whose best judge differs from the dense matrix's best", "count"),
+    "n_top1_wrong_population": ("trials whose best judge is not the truly best", "count"),
+    "n_rank_discordant": (
+        "judge pairs ordered differently from the dense ranking, summed over trials",
+        "count",
+    ),
+    "n_rank_discordant_population": (
+        "judge pairs ordered differently from the true ranking, summed over trials",
+        "count",
+    ),
+    "sum_extra_items": (
+        "interval verdict: items per undecided comparison that the recipe "
+        "says would settle it (capped at 1e6), summed",
+        "items",
+    ),
+    "n_skipped": ("trials in which alt_test skipped this human (too few items)", "count"),
     "n_empty_comparisons": (
         "leave-one-out comparisons with no eligible pair (each passes), summed over trials",
         "count",
@@ -80,6 +104,23 @@ RATE_ATTRS = {
         "n_trials",
         "share of trials whose secondaries labelled the same items",
     ),
+    "accept_rate": ("n_accept", "n_trials", "share of trials whose sparse decision accepts"),
+    "inconclusive_rate": ("n_inconclusive", "n_trials", "share of inconclusive decisions"),
+    "untestable_rate": (
+        "n_untestable",
+        "n_trials",
+        "share of trials in which alt_test tested no human",
+    ),
+    "top1_error": (
+        "n_top1_wrong",
+        "n_trials",
+        "share of trials whose best judge differs from the dense matrix's",
+    ),
+    "top1_error_population": (
+        "n_top1_wrong_population",
+        "n_trials",
+        "share of trials whose best judge is not the truly best",
+    ),
     "agreement_reliability": (
         "n_agreement_reliable",
         "n_trials",
@@ -98,6 +139,18 @@ DERIVED_ATTRS = {
     "agreement_bias": ("mean of sparse minus dense human-pool agreement", "1"),
     "agreement_sd": ("standard deviation of the sparse human-pool agreement", "1"),
     "agreement_variance": ("variance of the sparse human-pool agreement", "1"),
+    "effective_k": ("mean number of comparisons made (alt_test: humans tested)", "count"),
+    "skipped_rate": ("share of trials in which alt_test skipped each human", "1"),
+    "undecided_per_trial": ("interval verdict: undecided comparisons per trial", "count"),
+    "mean_extra_items": (
+        "interval verdict: mean items the recipe says would settle an undecided comparison",
+        "items",
+    ),
+    "rank_error": ("share of judge pairs ordered differently from the dense ranking", "1"),
+    "rank_error_population": (
+        "share of judge pairs ordered differently from the true ranking",
+        "1",
+    ),
     "agreement_error_sd": ("standard deviation of sparse minus dense human-pool agreement", "1"),
 }
 """Means and spreads derived from the sums (NaN where nothing was defined)."""
@@ -121,6 +174,9 @@ SWEEP_ATTRS = {
     "coefficient": ("agreement coefficient", ""),
     "epsilon": ("tolerance eps", "1"),
     "tau": ("acceptance threshold on omega", "1"),
+    "strict": ("accept only when omega > tau", "1"),
+    "rule": ("decision rule", ""),
+    "min_items_per_human": ("alt_test: fewest items for a human to be tested", "count"),
     "reference": ("reference decision", ""),
 }
 
@@ -141,6 +197,11 @@ def _versions():
         "xarray_version": xr.__version__,
         "zarr_version": zarr.__version__,
     }
+
+
+def _n_judges(scenario):
+    p_judge = scenario.model.p_judge
+    return len(p_judge) if isinstance(p_judge, tuple) else 1
 
 
 def _max_humans(scenario):
@@ -190,10 +251,35 @@ def empty_cube(scenario):
         np.arange(1, max_humans),
         {"long_name": "secondary human (1 .. K - 1)", "units": "1"},
     )
-    data_vars = {name: _stored(name, dims, np.zeros(shape, np.int64)) for name in COUNT_NAMES}
+    n_judges = _n_judges(scenario)
+    judge_dims, judge_shape = dims, shape
+    if n_judges > 1:
+        judge_dims, judge_shape = (*dims, "judge"), (*shape, n_judges)
+        coords["judge"] = xr.Variable(
+            "judge",
+            np.arange(n_judges),
+            {"long_name": "judge (in the order of model.p_judge)", "units": "1"},
+        )
+        coords["judge_accuracy"] = xr.Variable(
+            "judge", list(scenario.model.p_judge), {"long_name": "judge accuracy", "units": "1"}
+        )
+    coords["human"] = xr.Variable(
+        "human", np.arange(max_humans), {"long_name": "human (0 is the primary)", "units": "1"}
+    )
+    data_vars = {
+        name: _stored(
+            name,
+            judge_dims if name in JUDGE_COUNT_NAMES else dims,
+            np.zeros(judge_shape if name in JUDGE_COUNT_NAMES else shape, np.int64),
+        )
+        for name in COUNT_NAMES
+    }
     data_vars.update({name: _stored(name, dims, np.zeros(shape)) for name in SUM_NAMES})
     data_vars["omega_hist"] = _stored(
-        "omega_hist", (*dims, "omega"), np.zeros((*shape, max_humans + 1), np.int64)
+        "omega_hist", (*judge_dims, "omega"), np.zeros((*judge_shape, max_humans + 1), np.int64)
+    )
+    data_vars["n_skipped"] = _stored(
+        "n_skipped", (*dims, "human"), np.zeros((*shape, max_humans), np.int64)
     )
     data_vars["sum_coverage"] = _stored(
         "sum_coverage", (*dims, "secondary"), np.full((*shape, max_humans - 1), np.nan)
@@ -219,12 +305,28 @@ def empty_cube(scenario):
 def _cell_values(index, counts):
     """``(variable, region, value)`` for every stored variable of one cell.
 
-    The per-omega and per-secondary arrays fill only their first entries (cells with fewer
+    Per-judge counts get a ``judge`` dim only with several judges. The per-omega,
+    per-secondary and per-human arrays fill only their first entries (cells with fewer
     humans than the largest K of the sweep leave the rest at 0 and NaN).
     """
+    single = np.ndim(counts["n_wrong"]) == 1 and len(counts["n_wrong"]) == 1
     for name in (*COUNT_NAMES, *SUM_NAMES):
-        yield name, index, counts[name]
-    for name in ("omega_hist", "sum_coverage"):
+        value = counts[name]
+        if name in JUDGE_COUNT_NAMES:
+            yield (
+                name,
+                (index if single else (*index, slice(None))),
+                (value[0] if single else value),
+            )
+        else:
+            yield name, index, value
+    hist = counts["omega_hist"][0] if single else counts["omega_hist"]
+    yield (
+        "omega_hist",
+        (*index, *(() if single else (slice(None),)), slice(0, hist.shape[-1])),
+        hist,
+    )
+    for name in ("sum_coverage", "n_skipped"):
         yield name, (*index, slice(0, len(counts[name]))), counts[name]
 
 
@@ -277,6 +379,19 @@ def with_rates(cube):
         "agreement_error_sd": np.sqrt(variance("sum_agreement_error", "sum_agreement_error_sq")),
     }
     derived["agreement_sd"] = np.sqrt(derived["agreement_variance"])
+    undecided = cube["n_undecided_comparisons"]
+    n_judges = cube.sizes.get("judge", 1)
+    pairs = trials * (n_judges * (n_judges - 1) // 2)
+    derived.update(
+        {
+            "effective_k": _ratio(cube["n_tested"], trials),
+            "skipped_rate": _ratio(cube["n_skipped"], trials),
+            "undecided_per_trial": _ratio(undecided, trials),
+            "mean_extra_items": _ratio(cube["sum_extra_items"], undecided),
+            "rank_error": _ratio(cube["n_rank_discordant"], pairs),
+            "rank_error_population": _ratio(cube["n_rank_discordant_population"], pairs),
+        }
+    )
     for name, (long_name, units) in DERIVED_ATTRS.items():
         cube[name] = derived[name].assign_attrs(
             long_name=long_name,

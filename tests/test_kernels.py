@@ -5,9 +5,11 @@ import pytest
 
 from simcore import kernels, rng
 from simcore.agreement import COEFFICIENTS, coefficient_code, score_table
+from simcore.cell import TrialOutputs, rule_parameters
 from simcore.designs import DESIGNS, design_code, sample_mask
 from simcore.model import prevalence_vector, rater_accuracies, rater_confusions, sample_labels
 from simcore.rule import comparison_tables, count_passes
+from simcore.scenario import RuleConfig
 
 SHAPES = [
     # n_items, n_humans, n_labels, p_judge list, design, rho, m
@@ -89,7 +91,8 @@ def simulate_and_draw(
     cdf[-1] = 1.0
     trial_keys = keys(trials)
     model = (n_items, n_humans, confusion, cdf, n_clusters, spread, design_code(design), rho, m)
-    outputs = kernels.simulate(trial_keys, *model, 0.05, coefficient_code(coefficient))
+    rule = rule_parameters(RuleConfig(coefficient=coefficient, epsilon=0.05))
+    outputs = TrialOutputs(*kernels.simulate(trial_keys, *model, rule))
     labels, mask = kernels.draw(trial_keys, *model)
     return outputs, labels, mask
 
@@ -98,7 +101,7 @@ def simulate_and_draw(
 @pytest.mark.parametrize("coefficient", ["observed", "cohen_kappa"])
 def test_simulate_decides_what_it_draws(design, coefficient):
     n_items, n_humans, n_labels, m = 30, 4, 3, 8
-    (passes, counters, values, coverage), labels, mask = simulate_and_draw(
+    outputs, labels, mask = simulate_and_draw(
         n_items,
         n_humans,
         n_labels,
@@ -111,9 +114,13 @@ def test_simulate_decides_what_it_draws(design, coefficient):
         spread=0.1,
         n_clusters=3,
     )
+    passes = np.stack([outputs.favour, outputs.reference_favour], axis=1)
+    counters, values, coverage = outputs.counters, outputs.values, outputs.coverage
     assert_kernel_matches_oracle(
         labels, mask, n_humans, n_labels, 0.05, coefficient, passes, counters, values
     )
+    np.testing.assert_array_equal(outputs.against, n_humans - outputs.favour)
+    np.testing.assert_array_equal(outputs.tested, n_humans)
     assert mask[:, :, 0].all()
     assert labels.min() >= 0 and labels.max() < n_labels
     np.testing.assert_allclose(coverage, mask[:, :, 1:].mean(axis=1))
@@ -151,10 +158,11 @@ def test_draws_do_not_depend_on_batching(design):
     confusion = rater_confusions(4, 2, 0.85, [0.7])
     cdf = np.array([0.5, 1.0])
     trial_keys = keys(300)
-    model = (50, 4, confusion, cdf, 1, 0.0, design_code(design), 0.2, 10, 0.05, 0)
+    rule = rule_parameters(RuleConfig(kind="alt_test", min_items_per_human=5))
+    model = (50, 4, confusion, cdf, 1, 0.0, design_code(design), 0.2, 10, rule)
     whole = kernels.simulate(trial_keys, *model)
     parts = [kernels.simulate(trial_keys[a:b], *model) for a, b in [(0, 1), (1, 130), (130, 300)]]
-    for position in range(4):
+    for position in range(len(whole)):
         np.testing.assert_array_equal(whole[position], np.concatenate([p[position] for p in parts]))
 
 

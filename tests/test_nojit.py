@@ -15,10 +15,11 @@ SCRIPT = textwrap.dedent("""
     confusion = rater_confusions(3, 3, 0.85, 0.7)
     cdf = np.array([0.5, 0.8, 1.0])
     for design in range(6):
-        for coefficient in range(4):
-            out = kernels.simulate(keys, 12, 3, confusion, cdf, 2, 0.1, design, 0.3, 4, 0.05,
-                                   coefficient)
-            print(design, coefficient, *(o.ravel().tolist() for o in out))
+        for kind, coefficient in [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (2, 0)]:
+            # kind, eps, coefficient, z, min humans, min items, BY level, numeric
+            rule = np.array([kind, 0.05, coefficient, 1.96, 2, 3, 0.05, design % 2])
+            out = kernels.simulate(keys, 12, 3, confusion, cdf, 2, 0.1, design, 0.3, 4, rule)
+            print(design, kind, coefficient, *(o.ravel().tolist() for o in out))
 """)
 
 
@@ -37,5 +38,5 @@ def run(disable_jit):
 
 def test_python_mode_equals_compiled_mode():
     compiled = run(False)
-    assert compiled.count("\n") == 24
+    assert compiled.count("\n") == 36
     assert run(True) == compiled
