@@ -501,7 +501,8 @@ def _alt_test(
     [s_j >= s_h]``; ``p_h`` is the one-sided t-test of ``mean(d) >= eps`` against
     ``< eps``. A human with fewer than ``min_items`` items is skipped. Benjamini-Yekutieli at
     ``level`` over the tested humans' p-values: each rejection is a win for the judge.
-    ``wins[c]`` receives judge ``c``'s wins; ``pvalues`` is ``(J, K)`` scratch.
+    ``wins[c]`` receives judge ``c``'s wins; ``pvalues[c, h]`` the p-value of judge ``c``
+    against human ``h`` (NaN for a skipped human); ``order`` is ``(K,)`` scratch.
     """
     n_items = labels.shape[0]
     n_judges = labels.shape[1] - n_humans
@@ -520,6 +521,8 @@ def _alt_test(
                 count += 1
         if count < min_items or count < 2:
             skipped[h] = 1
+            for c in range(n_judges):
+                pvalues[c, h] = np.nan
             continue
         for c in range(n_judges):
             total = 0.0
@@ -542,10 +545,15 @@ def _alt_test(
                 d = (1.0 if human >= judge else 0.0) - (1.0 if judge >= human else 0.0)
                 total += d
                 total_sq += d * d
-            pvalues[c, tested] = one_sided_t_pvalue(count, total, total_sq, epsilon)
+            pvalues[c, h] = one_sided_t_pvalue(count, total, total_sq, epsilon)
         tested += 1
     for c in range(n_judges):
-        wins[c] = benjamini_yekutieli_rejections(pvalues[c], tested, level, order) if tested else 0
+        gathered = 0
+        for h in range(n_humans):
+            if skipped[h] == 0:
+                order[gathered] = pvalues[c, h]
+                gathered += 1
+        wins[c] = benjamini_yekutieli_rejections(order, tested, level, order) if tested else 0
     return tested
 
 
@@ -622,6 +630,61 @@ def _interval(labels, mask, use_mask, n_humans, epsilon, z, sums, clears, fails)
 
 
 # --------------------------------------------------------------------------- entry points
+
+
+@jit
+def alternative_annotator_test(
+    labels, mask, n_humans, epsilon, min_humans_per_item, min_items_per_human, level, numeric
+):
+    """Run the alternative annotator test (SPEC §5b) on one matrix.
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        int16 ``(n, K + J)``, humans first; unobserved entries may hold any code.
+    mask : numpy.ndarray
+        bool ``(n, K)``: which human labels exist.
+    n_humans : int
+        K.
+    epsilon, level : float
+        The test's eps and the Benjamini-Yekutieli level q.
+    min_humans_per_item, min_items_per_human : int
+        Items with fewer human labels are dropped; humans with fewer items are skipped.
+    numeric : bool
+        Score items by minus the RMSE of the label codes instead of accuracy.
+
+    Returns
+    -------
+    wins : numpy.ndarray
+        int16 ``(J,)``: humans each judge wins against.
+    tested : int
+        Humans tested (the effective K); the winning rate is ``wins / tested``.
+    skipped : numpy.ndarray
+        int8 ``(K,)``: 1 for a skipped human.
+    pvalues : numpy.ndarray
+        ``(J, K)``: p-value per judge and human, NaN where skipped.
+    """
+    n_judges = labels.shape[1] - n_humans
+    wins = np.zeros(n_judges, dtype=np.int16)
+    skipped = np.zeros(n_humans, dtype=np.int8)
+    pvalues = np.empty((n_judges, n_humans))
+    order = np.empty(n_humans)
+    tested = _alt_test(
+        labels,
+        mask,
+        True,
+        n_humans,
+        epsilon,
+        min_humans_per_item,
+        min_items_per_human,
+        level,
+        numeric,
+        pvalues,
+        order,
+        wins,
+        skipped,
+    )
+    return wins, tested, skipped, pvalues
 
 
 @jit(parallel=True)

@@ -375,3 +375,23 @@ def write_plan_table(cube, markdown=None, csv=None):
             for row in rows:
                 handle.write(",".join(row[key] for key in header) + "\n")
     return text
+
+
+def ranking_recipe(cell, alpha=0.05):
+    """Return the ranking recipe of a cell with several judges: ``(m_rank, gap, sigma0^2)``.
+
+    ``gap`` is the smallest difference between the judges' true (limit) scores, ``sigma0^2``
+    the mean per-item variance ``A (1 - A)`` of a judge's agreement ``A`` with the primary.
+    ``m_rank`` is -1 when two judges tie.
+    """
+    from simcore.cell import population_ranking
+
+    model = cell.model
+    pairs = pair_tables(cell.confusions(), prevalence_vector(model.prevalence, model.n_labels))
+    agreement = np.array(
+        [np.trace(pairs[judge, 0]) for judge in range(model.n_humans, pairs.shape[0])]
+    )
+    sigma2 = float(np.mean(agreement * (1 - agreement)))
+    gap = float(np.min(np.diff(np.sort(population_ranking(cell)))))
+    m_rank = ranking_items(len(agreement), gap, sigma2, alpha) if gap > 0 else -1
+    return m_rank, gap, sigma2

@@ -512,6 +512,20 @@ def write_cell(path, scenario, index, counts):
 def derive(cube, scenario):
     """Return ``cube`` with rates, derived statistics and, for planning scenarios, the plan."""
     cube = with_rates(cube)
+    if "judge" in cube.dims:
+        from simcore.planning import ranking_recipe
+
+        m_rank, gap, sigma2 = ranking_recipe(next(iter(scenario.cells())))
+        cube.attrs.update(
+            {
+                "ranking_recipe_items": m_rank,
+                "ranking_recipe_gap": gap,
+                "ranking_recipe_variance": sigma2,
+                "ranking_recipe": "m_rank = ceil(2 z_{1-alpha/(J-1)}^2 sigma0^2 / gap^2), alpha "
+                "0.05, for the first cell's judges; assumes equal variances and "
+                "no covariance between the judges' scores",
+            }
+        )
     if scenario.planning is not None:
         from simcore.planning import add_plan
 
@@ -540,8 +554,10 @@ def finalize(path, scenario):
         consolidated=False,
     )
     group = zarr.open_group(str(path), mode="r+")
+    derived_attrs = {key: value for key, value in cube.attrs.items() if key.startswith("ranking_")}
     group.attrs.update(
         {
+            **derived_attrs,
             "complete": 1,
             "trials": int(scenario.trials),
             "finished": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
