@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SCENARIOS := scenarios
 
-.PHONY: install test test-slow lint fig2 panels designs variance planning real clean
+.PHONY: install test test-slow lint fig2 panels designs variance planning real asymmetry rules ranking clean
 
 install: $(STAMP)
 
@@ -29,8 +29,8 @@ fig2: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/fig2.yaml --out results/fig2.zarr
 	$(BIN)/simcore plot results/fig2.zarr --out results/fig2.png
 
-# The synthetic study across designs, coefficients and skew: one scenario each.
-panels designs variance: $(STAMP)
+# The synthetic study across designs, coefficients, skew and rules: one scenario each.
+panels designs variance asymmetry rules ranking: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/$(if $(filter panels,$@),fig2_panels,$@).yaml
 	$(BIN)/simcore plot results/$(if $(filter panels,$@),fig2_panels,$@).zarr
 

@@ -28,11 +28,15 @@ def _pretty(name):
     return name.replace("_", " ")
 
 
+def _is_share(variable):
+    return variable in RATE_ATTRS or variable.endswith(("_rate", "_error", "_population"))
+
+
 def _values(panel, variable, spec):
     """Values (and standard errors, or None) of ``variable`` as the spec wants them shown."""
     data = panel[variable]
     se = panel[f"{variable}_se"] if f"{variable}_se" in panel else None
-    factor = 100.0 if spec["percent"] and variable in RATE_ATTRS else 1.0
+    factor = 100.0 if spec["percent"] and _is_share(variable) else 1.0
     if spec["scale_by"]:
         scale = panel[spec["scale_by"]]
         data = data * scale
@@ -44,7 +48,7 @@ def _axis_label(variable, spec):
     text = _pretty(variable)
     if spec["scale_by"]:
         text += f" x {spec['scale_by']}"
-    if spec["percent"] and variable in RATE_ATTRS:
+    if spec["percent"] and _is_share(variable):
         text += " (%)"
     return text
 
@@ -106,7 +110,14 @@ def _lines(axis, panel, variables, spec, x):
     if spec["log_x"]:
         axis.set_xscale("log")
     axis.set_xlabel(x)
-    axis.set_ylabel(_axis_label(variables[0], spec) if len(variables) == 1 else "value")
+    shares = spec["percent"] and all(_is_share(name) for name in variables)
+    axis.set_ylabel(
+        _axis_label(variables[0], spec)
+        if len(variables) == 1
+        else "value (%)"
+        if shares
+        else "value"
+    )
     axis.grid(alpha=0.3)
 
 
@@ -270,23 +281,34 @@ def plot_cube(cube, out, spec=None):
         placed = [d for d in (x, spec["hue"]) if d in dims]
     extra = [d for d in dims if d not in placed]
     combos = list(itertools.product(*(range(cube.sizes[d]) for d in extra))) or [()]
+    # A heatmap shows one variable per panel: several variables make rows of panels.
+    panels = (
+        [(name, combo) for name in variables for combo in combos]
+        if kind == "heatmap"
+        else [(None, combo) for combo in combos]
+    )
     columns = min(4, cube.sizes[extra[-1]] if extra else 1)
-    rows = -(-len(combos) // columns)
+    rows = -(-len(panels) // columns)
     width = 6.8 if kind == "heatmap" else 5.2
     figure, axes = plt.subplots(rows, columns, figsize=(width * columns, 4.4 * rows), squeeze=False)
     published = published_values(cube)
-    every, _ = _values(cube, variables[0], spec)
-    top = max(float(every.max()) if np.isfinite(every).any() else 1.0, 1e-9)  # one colour scale
-    for axis, combo in zip(axes.ravel(), combos, strict=False):
+    tops = {}
+    for name in variables:  # one colour scale per variable
+        every, _ = _values(cube, name, spec)
+        tops[name] = max(float(every.max()) if np.isfinite(every).any() else 1.0, 1e-9)
+    for axis, (name, combo) in zip(axes.ravel(), panels, strict=False):
         panel = cube.isel(dict(zip(extra, combo, strict=True)))
-        axis.set_title(", ".join(f"{d}={_label(panel[d].item())}" for d in extra), fontsize=9)
+        title = ", ".join(f"{d}={_label(panel[d].item())}" for d in extra)
+        if kind == "heatmap" and len(variables) > 1:
+            title = f"{_pretty(name)}: {title}" if title else _pretty(name)
+        axis.set_title(title, fontsize=9)
         if kind == "heatmap":
             grid = None
-            if published is not None and not extra and published[3] == variables[0]:
+            if published is not None and not extra and published[3] == name:
                 grid = published[0] * 100 / published[1]  # rows: the first swept dim
                 if spec["x"] == dims[0]:
                     grid = grid.T
-            _heatmap(figure, axis, panel, variables[0], spec, grid, top)
+            _heatmap(figure, axis, panel, name, spec, grid, tops[name])
         elif not dims:
             data, _ = _values(panel, variables[0], spec)
             axis.text(0.5, 0.5, f"{float(data):.3g}", ha="center", fontsize=20)
@@ -295,12 +317,17 @@ def plot_cube(cube, out, spec=None):
             _lines(axis, panel, variables, spec, x)
         else:
             _bars(axis, panel, variables, spec, x)
-    for axis in axes.ravel()[len(combos) :]:
+    for axis in axes.ravel()[len(panels) :]:
         axis.set_axis_off()
     handles, labels = axes.ravel()[0].get_legend_handles_labels()
     if labels:  # the same series in every panel: one legend for the figure
         figure.legend(
-            handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=9, frameon=False
+            handles,
+            labels,
+            loc="lower center",
+            ncol=min(len(labels), max(2, 2 * columns)),
+            fontsize=9,
+            frameon=False,
         )
     heading = (
         f"{cube.attrs.get('title', '')}: {', '.join(_pretty(v) for v in variables)}, "
@@ -312,7 +339,8 @@ def plot_cube(cube, out, spec=None):
         textwrap.fill(line, int(14 * width * columns)) for line in heading.splitlines()
     )
     figure.suptitle(wrapped, fontsize=11)
-    figure.tight_layout(rect=(0, 0.06 if labels else 0, 1, 1))
+    height = figure.get_figheight()
+    figure.tight_layout(rect=(0, (0.5 / height) if labels else 0, 1, 1 - 0.55 / height))
     figure.savefig(out, dpi=110)
     plt.close(figure)
     return out

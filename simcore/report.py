@@ -40,14 +40,42 @@ def _plot_variables(cube):
     return list((scenario.get("plot") or {}).get("variables") or [])
 
 
+def _rule_columns(cube):
+    """Columns that only some rules fill: alt_test's effective K, inconclusive shares."""
+    columns = []
+    if "alt_test" in cube.attrs.get("scenario", ""):
+        columns.append("effective_k")
+    if "inconclusive_rate" in cube and bool((cube["n_inconclusive"] > 0).any()):
+        columns.append("inconclusive_rate")
+    return columns
+
+
+def _cell_text(value, se=None, percent=True):
+    """One table cell: a number, or ``a/b/c`` across judges; NaN prints as ``-``."""
+    values = np.atleast_1d(np.asarray(value, dtype=float))
+    scale = 100 if percent else 1
+    parts = [
+        "-" if np.isnan(v) else (f"{scale * v:.1f}" if percent else f"{v:.4g}") for v in values
+    ]
+    text = "/".join(parts)
+    if se is not None and values.size == 1 and np.isfinite(values[0]):
+        text += f" ({scale * float(np.asarray(se)):.1f})"
+    return text
+
+
 def long_table(cube):
     """Return one row per cell: coordinates, trials, decision rates and plotted variables.
 
-    Rates are in percent with their SE; further columns are the variables the scenario's
-    plot block names.
+    Rates are in percent with their SE (with several judges, one value per judge separated
+    by ``/``); further columns are the rule's own statistics and the variables the
+    scenario's plot block names.
     """
     dims = _sweep_dims(cube)
-    extra = [name for name in _plot_variables(cube) if name not in RATES and name in cube]
+    extra = _rule_columns(cube) + [
+        name
+        for name in _plot_variables(cube)
+        if name not in RATES and name in cube and name not in _rule_columns(cube)
+    ]
     header = (
         [*dims, "trials", "ref_accept"]
         + [f"{name.removesuffix('_rate').replace('_', ' ')} % (se)" for name in RATES]
@@ -56,16 +84,14 @@ def long_table(cube):
     )
     rows = []
     for index in np.ndindex(*cube["n_trials"].shape):
-        point = dict(zip(dims, index, strict=True))
-        cell = cube.isel(point)
+        cell = cube.isel(dict(zip(dims, index, strict=True)))
         row = [_format_coord(cell[dim].item()) for dim in dims]
-        row += [str(int(cell["n_trials"])), str(int(cell["n_ref_accept"]))]
-        for name in RATES:
-            rate = float(cell[name])
-            se = float(cell[f"{name}_se"])
-            row.append("-" if np.isnan(rate) else f"{100 * rate:5.1f} ({100 * se:.1f})")
+        row += [str(int(cell["n_trials"])), _cell_text(cell["n_ref_accept"], percent=False)]
+        row += [_cell_text(cell[name], cell[f"{name}_se"]) for name in RATES]
         row += [str(int(cell["n_empty_comparisons"])), str(int(cell["n_degenerate_scores"]))]
-        row += [f"{float(cell[name]):.4g}" for name in extra]
+        row += [
+            _cell_text(cell[name], percent=name.endswith(("_rate", "_error"))) for name in extra
+        ]
         rows.append(row)
     return _render(header, rows)
 

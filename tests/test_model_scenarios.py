@@ -145,7 +145,9 @@ def test_agreement_statistics_are_consistent():
     assert abs(float(observed["agreement_mean"]) - expected) < 4 * se
 
 
-@pytest.mark.parametrize("name", ["fig2_panels", "designs", "variance"])
+@pytest.mark.parametrize(
+    "name", ["fig2_panels", "designs", "variance", "asymmetry", "rules", "ranking"]
+)
 def test_shipped_scenarios_validate_and_plot(name, tmp_path):
     scenario = load_scenario(REPO / "scenarios" / f"{name}.yaml")
     # A cut-down run of the same sweep: two values per dim, few trials.
