@@ -18,7 +18,6 @@ from simcore.realdata import (
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "alttest"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
 
 JUDGES6 = ("gemini_flash", "gemini_pro", "gpt-4o", "llama-31", "gpt-4o-mini", "mistral-v03")
 
@@ -108,7 +107,6 @@ def small(small_folder):
 # --------------------------------------------------------------------------- shipped data
 
 
-@needs_data
 @pytest.mark.parametrize(
     ("name", "n_items", "n_humans", "judges"),
     [
@@ -135,7 +133,6 @@ def test_shipped_matrices_match_the_readme(name, n_items, n_humans, judges):
     assert matrix.group_names == ("all",) and not matrix.groups.any()
 
 
-@needs_data
 def test_summeval_is_dense_with_four_groups_of_1600():
     matrix = load_alttest(DATA / "summeval", group_separator="__")
     assert matrix.density == 1.0
@@ -149,7 +146,6 @@ def test_summeval_is_dense_with_four_groups_of_1600():
     assert part.group_names == ("fluency",) and not part.groups.any()
 
 
-@needs_data
 def test_cebab_aspects_has_exactly_four_human_labels_per_item():
     matrix = load_alttest(DATA / "cebab_aspects")
     assert (matrix.available.sum(axis=1) == 4).all()
@@ -157,7 +153,6 @@ def test_cebab_aspects_has_exactly_four_human_labels_per_item():
     assert not matrix.available.all(axis=0).any(), "no single human labels every item"
 
 
-@needs_data
 def test_cebab_stars_and_lesion_label_counts_per_item():
     stars = load_alttest(DATA / "cebab_stars")
     assert sorted(set(stars.available.sum(axis=1).tolist())) == [3, 4]
@@ -170,7 +165,6 @@ def test_cebab_stars_and_lesion_label_counts_per_item():
     assert lesion.available[:, :3].all()
 
 
-@needs_data
 def test_wax_humans_10_and_9_label_every_item_and_10_is_primary():
     matrix = load_alttest(DATA / "wax")
     assert matrix.humans[:2] == ("10", "9")
@@ -183,7 +177,6 @@ def test_wax_humans_10_and_9_label_every_item_and_10_is_primary():
     assert "humans labelling every item: 10, 9" in describe_matrix(matrix)
 
 
-@needs_data
 def test_wax_judge_label_outside_the_human_labels_is_reported():
     default = load_alttest(DATA / "wax")
     human_only = [label for label in default.labels if label != "None-of-the-above"]
@@ -198,7 +191,6 @@ def test_wax_judge_label_outside_the_human_labels_is_reported():
     assert "on 8 items of gpt-4o" in message
 
 
-@needs_data
 def test_human_subset_in_given_order_drops_items_no_chosen_human_labelled():
     matrix = load_alttest(DATA / "cebab_aspects", humans=["w1", "w14"], judges=["gpt-4o"])
     assert matrix.humans == ("w1", "w14") and matrix.judges == ("gpt-4o",)
@@ -209,7 +201,6 @@ def test_human_subset_in_given_order_drops_items_no_chosen_human_labelled():
 # --------------------------------------------------------------------------- round trips
 
 
-@needs_data
 def test_lesion_round_trips_through_the_long_csv(tmp_path):
     matrix = load_alttest(DATA / "lesion", ordinal=True, group_separator="__")
     path = matrix_to_csv(matrix, tmp_path / "lesion.csv")
@@ -580,7 +571,6 @@ def test_load_data_reads_csv(tmp_path):
     assert matrix.labels == ("1", "2") and not matrix.ordinal
 
 
-@needs_data
 def test_load_data_reads_shipped_data_with_numeric_human_names():
     block = {"path": str(DATA / "wax"), "humans": [9, 10, 5], "judges": ["gpt-4o"]}
     matrix = load_data(block)
