@@ -1,7 +1,10 @@
 """The Python entry point: run a scenario and get its cube."""
 
 import dataclasses
+import sys
 from pathlib import Path
+
+import zarr
 
 from simcore import grid, store
 from simcore.scenario import Scenario, ScenarioError, read_raw, scenario_from_dict
@@ -124,10 +127,28 @@ def run(
             cube.attrs["complete"] = 1
             return store.derive(cube, scenario)
         out = Path(out)
-        done = store.prepare(out, scenario, overwrite=overwrite)
-        todo = [cell for cell in cells if cell.index not in done]
-        for index, counts in grid.execute(
-            todo, scenario.seed, scenario.trials, connection, progress
-        ):
-            store.write_cell(out, scenario, index, counts)
-    return store.finalize(out, scenario)
+        with store.writer_lock(out):
+            done, damaged = store.prepare(out, scenario, overwrite=overwrite)
+            for index in damaged:
+                print(
+                    f"simcore: {out}: cell {index} is damaged (missing or unreadable chunks); "
+                    "recomputing it",
+                    file=sys.stderr,
+                )
+            starts = {}
+            for cell in cells:
+                have = done.get(cell.index, 0)
+                if have != scenario.trials:
+                    starts[cell.index] = have if have < scenario.trials else 0
+            todo = [cell for cell in cells if cell.index in starts]
+            n_judges = store.judge_count(scenario)
+            for index, counts in grid.execute(
+                todo, scenario.seed, scenario.trials, connection, progress, starts
+            ):
+                previous = None
+                if starts[index] > 0:
+                    cell = next(c for c in todo if c.index == index)
+                    group = zarr.open_group(str(out), mode="r")
+                    previous = store.read_cell(group, index, store.cell_template(cell, n_judges))
+                store.write_cell(out, scenario, index, counts, previous)
+            return store.finalize(out, scenario)

@@ -24,6 +24,10 @@ from simcore.rule import (
     population_scores,
 )
 
+TRIALS_PER_CALL = 65_536
+"""Trials per kernel call: a cell's memory stays bounded however many trials it runs (its
+counts add exactly, so the results do not depend on this)."""
+
 RELIABLE_ERROR = 0.05
 """An agreement estimate within this of the dense one counts as reliable (P Table 1)."""
 
@@ -55,6 +59,20 @@ COUNT_NAMES = (
     "n_rank_discordant_population",
 )
 """Integer counts per cell (those of :data:`JUDGE_COUNT_NAMES` per judge too)."""
+
+QUANTUM = 2.0**-24
+"""Per-trial agreement values and coverage shares are rounded to multiples of this before
+they are summed, so that every partial sum is exact in float64 (below 2^29 in size) and sums
+over blocks of trials add up bit for bit to the sum over all of them: extending a cell with
+more trials gives exactly the numbers of a fresh run."""
+OVERLAP_QUANTUM = 2.0**-10
+"""The same for the mean pairwise overlap (in items, so a coarser grid keeps sums exact)."""
+
+
+def quantize(values, quantum=QUANTUM):
+    """Round ``values`` to the nearest multiple of ``quantum`` (a power of two)."""
+    return np.round(np.asarray(values, dtype=np.float64) / quantum) * quantum
+
 
 SUM_NAMES = (
     "sum_pairwise_overlap",
@@ -242,8 +260,8 @@ def count_outcomes(cell, outputs):
     defined = (counters[:, kernels.POOL_UNDEFINED] == 0) & (
         counters[:, kernels.POOL_UNDEFINED_DENSE] == 0
     )
-    estimate = values[defined, kernels.POOL_SPARSE]
-    truth = values[defined, kernels.POOL_DENSE]
+    estimate = quantize(values[defined, kernels.POOL_SPARSE])
+    truth = quantize(values[defined, kernels.POOL_DENSE])
     error = estimate - truth
     scalars = {
         "n_trials": len(sparse),
@@ -268,15 +286,15 @@ def count_outcomes(cell, outputs):
         scalars["n_rank_discordant"] = discordant_pairs(ranking[:, 0], ranking[:, 1]).sum()
         scalars["n_rank_discordant_population"] = discordant_pairs(ranking[:, 0], truth_rank).sum()
     result.update({name: np.int64(value) for name, value in scalars.items()})
-    overlap = values[:, kernels.PAIRWISE_OVERLAP]
+    overlap = quantize(values[:, kernels.PAIRWISE_OVERLAP], OVERLAP_QUANTUM)
     sums = {
         "sum_pairwise_overlap": overlap.sum() if n_humans > 2 else np.nan,
         "sum_agreement_estimate": estimate.sum(),
-        "sum_agreement_estimate_sq": (estimate**2).sum(),
+        "sum_agreement_estimate_sq": quantize(estimate**2).sum(),
         "sum_agreement_reference": truth.sum(),
         "sum_agreement_error": error.sum(),
-        "sum_agreement_error_sq": (error**2).sum(),
-        "sum_extra_items": values[:, kernels.EXTRA_ITEMS].sum(),
+        "sum_agreement_error_sq": quantize(error**2).sum(),
+        "sum_extra_items": np.ceil(values[:, kernels.EXTRA_ITEMS]).sum(),
     }
     result.update({name: np.float64(value) for name, value in sums.items()})
     result["omega_hist"] = np.stack(
@@ -285,13 +303,21 @@ def count_outcomes(cell, outputs):
             for judge in range(outputs.favour.shape[1])
         ]
     ).astype(np.int64)
-    result["sum_coverage"] = outputs.coverage.sum(axis=0)
+    result["sum_coverage"] = quantize(outputs.coverage).sum(axis=0)
     result["n_skipped"] = outputs.skipped.astype(np.int64).sum(axis=0)
     return result
 
 
-def run_cell(cell, root_seed, trials, numba_threads=None):
-    """Compute one cell's counts over trials ``0 .. trials - 1``.
+def merge_counts(first, second):
+    """Add two cells' counts (trials ``a .. b - 1`` and ``b .. c - 1`` give ``a .. c - 1``).
+
+    Every count and sum is additive over trials; the quantized float sums add exactly.
+    """
+    return {name: first[name] + second[name] for name in first}
+
+
+def run_cell(cell, root_seed, trials, numba_threads=None, start=0):
+    """Compute one cell's counts over trials ``start .. trials - 1``.
 
     Parameters
     ----------
@@ -303,6 +329,8 @@ def run_cell(cell, root_seed, trials, numba_threads=None):
         Number of trials.
     numba_threads : int, optional
         Threads for the kernel in this process; results do not depend on it.
+    start : int
+        First trial (to extend a cell that already has ``start`` trials).
 
     Returns
     -------
@@ -313,5 +341,9 @@ def run_cell(cell, root_seed, trials, numba_threads=None):
         import numba
 
         numba.set_num_threads(max(1, min(numba_threads, numba.config.NUMBA_NUM_THREADS)))
-    outputs = simulate_cell(cell, root_seed, 0, trials)
-    return cell.index, count_outcomes(cell, outputs)
+    counts = None
+    for first in range(start, trials, TRIALS_PER_CALL):
+        outputs = simulate_cell(cell, root_seed, first, min(trials, first + TRIALS_PER_CALL))
+        block = count_outcomes(cell, outputs)
+        counts = block if counts is None else merge_counts(counts, block)
+    return cell.index, counts

@@ -120,7 +120,7 @@ class Progress:
         print(line, end=end, file=self.stream, flush=True)
 
 
-def execute(cells, root_seed, trials, connection, progress=True):
+def execute(cells, root_seed, trials, connection, progress=True, starts=None):
     """Run ``cells`` as dask tasks and yield ``(index, counts)`` as each cell finishes.
 
     Parameters
@@ -133,18 +133,30 @@ def execute(cells, root_seed, trials, connection, progress=True):
         From :func:`connect`.
     progress : bool
         Report progress on stderr.
+    starts : dict, optional
+        ``{cell index: first trial}`` for cells that extend stored trials (default 0).
 
     Yields
     ------
     tuple
-        ``(cell.index, counts)``, in completion order.
+        ``(cell.index, counts)``, in completion order; counts cover trials
+        ``start .. trials - 1``.
     """
     from distributed import as_completed
 
     cells = list(cells)
+    starts = starts or {}
     meter = Progress(len(cells), enabled=progress)
     futures = [
-        connection.client.submit(run_cell, cell, root_seed, trials, connection.threads, pure=False)
+        connection.client.submit(
+            run_cell,
+            cell,
+            root_seed,
+            trials,
+            connection.threads,
+            starts.get(cell.index, 0),
+            pure=False,
+        )
         for cell in cells
     ]
     for future in as_completed(futures):

@@ -625,7 +625,7 @@ def _interval(labels, mask, use_mask, n_humans, epsilon, z, sums, clears, fails)
             else:
                 undecided += 1
                 needed = n * (z * se / centre) ** 2 if centre != 0.0 else 1e300
-                extra += min(max(needed - n, 0.0), EXTRA_ITEMS_CAP)
+                extra += math.ceil(min(max(needed - n, 0.0), EXTRA_ITEMS_CAP))
     return undecided, extra
 
 

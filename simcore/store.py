@@ -8,7 +8,9 @@ which), then finalised: rates written, ``complete`` set, metadata consolidated. 
 whose ``complete`` attribute is false is unfinished and can be resumed.
 """
 
+import contextlib
 import datetime
+import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -199,7 +201,8 @@ def _versions():
     }
 
 
-def _n_judges(scenario):
+def judge_count(scenario):
+    """Return the number of judges of ``scenario`` (a list in model.p_judge, else 1)."""
     p_judge = scenario.model.p_judge
     return len(p_judge) if isinstance(p_judge, tuple) else 1
 
@@ -251,7 +254,7 @@ def empty_cube(scenario):
         np.arange(1, max_humans),
         {"long_name": "secondary human (1 .. K - 1)", "units": "1"},
     )
-    n_judges = _n_judges(scenario)
+    n_judges = judge_count(scenario)
     judge_dims, judge_shape = dims, shape
     if n_judges > 1:
         judge_dims, judge_shape = (*dims, "judge"), (*shape, n_judges)
@@ -283,6 +286,14 @@ def empty_cube(scenario):
     )
     data_vars["sum_coverage"] = _stored(
         "sum_coverage", (*dims, "secondary"), np.full((*shape, max_humans - 1), np.nan)
+    )
+    data_vars["cell_checksum"] = xr.Variable(
+        dims,
+        np.zeros(shape, np.int64),
+        {
+            "long_name": "checksum of the cell's stored counts (detects damaged chunks)",
+            "units": "1",
+        },
     )
     data_vars["cell_complete"] = xr.Variable(
         dims, np.zeros(shape, bool), {"long_name": "cell finished and written", "units": "1"}
@@ -334,6 +345,7 @@ def put_cell(cube, index, counts):
     """Write one cell's counts into an in-memory cube and mark it complete."""
     for name, region, value in _cell_values(index, counts):
         cube[name].values[region] = value
+    cube["cell_checksum"].values[index] = _checksum(_ordered(index, counts))
     cube["cell_complete"].values[index] = True
 
 
@@ -426,12 +438,19 @@ def read_attrs(path):
 
 
 def prepare(path, scenario, overwrite=False):
-    """Make ``path`` ready for ``scenario``; return the indices of cells already done.
+    """Make ``path`` ready for ``scenario``; return the trials already done per cell.
 
     A missing store is created (in a temporary folder, then renamed, so that no
-    half-created store is left). A store of the same scenario (same hash) is resumed:
-    cells complete with the same trial count are kept. Anything else at ``path`` is
-    refused unless ``overwrite``.
+    half-created store is left). A store of the same scenario (same hash) is resumed: every
+    complete cell whose stored counts still match their checksum keeps its trials (a cell
+    whose chunks are missing or damaged is reported and recomputed). Anything else at
+    ``path`` is refused unless ``overwrite``.
+
+    Returns
+    -------
+    tuple
+        ``(done, damaged)``: ``{cell index: trials stored}`` for the cells that can be kept
+        (or extended), and the indices of damaged cells.
 
     Raises
     ------
@@ -453,14 +472,120 @@ def prepare(path, scenario, overwrite=False):
                 "use --overwrite to replace it or --out for another store"
             )
         if same and not overwrite:
-            cube = xr.open_zarr(str(path), consolidated=False)
-            done = cube["cell_complete"].values & (cube["n_trials"].values == scenario.trials)
-            if not done.all():
+            done, damaged = _verified_cells(path, scenario)
+            if len(done) < int(np.prod(scenario.shape)) or any(
+                trials != scenario.trials for trials in done.values()
+            ):
                 _mark_unfinished(path)
-            return {tuple(int(i) for i in row) for row in np.argwhere(done)}
+            return done, damaged
         _remove(path)
     _create(path, empty_cube(scenario))
-    return set()
+    return {}, []
+
+
+def cell_template(cell, n_judges):
+    """Zero counts with the shapes :func:`simcore.cell.count_outcomes` gives ``cell``."""
+    n_humans = cell.model.n_humans
+    counts = {
+        name: np.zeros(n_judges, np.int64) if name in JUDGE_COUNT_NAMES else np.int64(0)
+        for name in COUNT_NAMES
+    }
+    counts.update({name: np.float64(0) for name in SUM_NAMES})
+    counts["omega_hist"] = np.zeros((n_judges, n_humans + 1), np.int64)
+    counts["sum_coverage"] = np.zeros(n_humans - 1)
+    counts["n_skipped"] = np.zeros(n_humans, np.int64)
+    return counts
+
+
+def _checksum(values):
+    digest = hashlib.sha256()
+    for value in values:
+        digest.update(np.ascontiguousarray(value).tobytes())
+    return int.from_bytes(digest.digest()[:8], "little", signed=True)
+
+
+def read_cell(group, index, template):
+    """Read one cell's counts from an open zarr group, shaped like ``template``."""
+    counts = {}
+    for name, region, value in _cell_values(index, template):
+        stored = np.asarray(group[name][region])
+        counts[name] = stored.reshape(np.shape(value)) if np.ndim(value) else stored[()]
+    if "omega_hist" in counts:
+        counts["omega_hist"] = counts["omega_hist"].reshape(template["omega_hist"].shape)
+    return counts
+
+
+def _verified_cells(path, scenario):
+    """Complete cells whose stored counts match their checksum, and the damaged ones."""
+    group = zarr.open_group(str(path), mode="r")
+    complete = np.asarray(group["cell_complete"][...])
+    n_judges = judge_count(scenario)
+    done, damaged = {}, []
+    for cell in scenario.cells():
+        if not complete[cell.index]:
+            continue
+        try:
+            counts = read_cell(group, cell.index, cell_template(cell, n_judges))
+            ok = _checksum(_ordered(cell.index, counts)) == int(group["cell_checksum"][cell.index])
+        except Exception:  # a chunk that cannot be read or decoded: recompute the cell
+            ok = False
+        if ok:
+            done[cell.index] = int(counts["n_trials"])
+        else:
+            damaged.append(cell.index)
+    return done, damaged
+
+
+def _ordered(index, counts):
+    return [np.asarray(value) for _, _, value in _cell_values(index, counts)]
+
+
+@contextlib.contextmanager
+def writer_lock(path):
+    """Hold ``STORE.lock`` (beside the store) while one process writes the store.
+
+    A second process is refused with :class:`StoreError`; a lock left by a process that no
+    longer runs on this host is taken over.
+
+    Raises
+    ------
+    StoreError
+        When another live process holds the lock.
+    """
+    lock = Path(path).with_name(Path(path).name + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    me = f"{os.uname().nodename} {os.getpid()}"
+    for _ in range(2):
+        try:
+            handle = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            owner = lock.read_text().strip() if lock.exists() else ""
+            host, _, pid = owner.partition(" ")
+            if host == os.uname().nodename and pid.isdigit() and not _alive(int(pid)):
+                lock.unlink(missing_ok=True)  # left by a run that was killed
+                continue
+            raise StoreError(
+                f"{path}: another simcore run ({owner or 'unknown'}) is writing "
+                f"this store; wait for it or remove {lock} if it is gone"
+            ) from None
+        with os.fdopen(handle, "w") as stream:
+            stream.write(me)
+        break
+    try:
+        yield
+    finally:
+        if lock.exists() and lock.read_text().strip() == me:
+            lock.unlink()
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _mark_unfinished(path):
@@ -501,11 +626,21 @@ def write_whole(path, cube):
     os.replace(temporary, path)
 
 
-def write_cell(path, scenario, index, counts):
-    """Write one finished cell's counts into the store; ``cell_complete`` is set last."""
+def write_cell(path, scenario, index, counts, previous=None):
+    """Write one finished cell's counts into the store; ``cell_complete`` is set last.
+
+    With ``previous`` (the cell's stored counts for earlier trials) the new counts are
+    added to them. The cell is marked incomplete while it is rewritten, and its checksum
+    is written before it is marked complete again, so a run killed at any moment leaves
+    either the old cell, a cell to recompute, or the new cell.
+    """
+    if previous is not None:
+        counts = {name: previous[name] + counts[name] for name in counts}
     group = zarr.open_group(str(path), mode="r+")
+    group["cell_complete"][index] = False
     for name, region, value in _cell_values(index, counts):
         group[name][region] = value
+    group["cell_checksum"][index] = _checksum(_ordered(index, counts))
     group["cell_complete"][index] = True
 
 
