@@ -695,6 +695,7 @@ def finalize(path, scenario):
             **derived_attrs,
             "complete": 1,
             "trials": int(scenario.trials),
+            "scenario": scenario.to_yaml(),
             "finished": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         }
     )
