@@ -1,0 +1,161 @@
+"""Bad input everywhere: generated scenario files and command lines either run or exit with
+status 2 and a message naming the file and the key, never a traceback, never a store."""
+
+import copy
+import tempfile
+from pathlib import Path
+
+import yaml
+from hypothesis import HealthCheck, event, example, given, settings
+from hypothesis import strategies as st
+
+from simcore.cli import main
+
+BASE = {
+    "model": {"n_items": 40, "n_humans": 3, "n_labels": 2, "p_human": 0.85, "p_judge": 0.8},
+    "design": {"kind": "bernoulli", "rho": 0.5},
+    "rule": {"kind": "point", "epsilon": 0.05, "tau": 0.5},
+    "reference": "dense",
+    "trials": 3,
+    "seed": 1,
+    "sweep": {"p_judge": [0.9, 0.6]},
+}
+PATHS = [
+    "model.n_items",
+    "model.n_humans",
+    "model.n_labels",
+    "model.p_human",
+    "model.p_judge",
+    "model.prevalence",
+    "model.margin",
+    "model.cluster_spread",
+    "model.confusion_judge",
+    "design.kind",
+    "design.rho",
+    "design.m",
+    "rule.kind",
+    "rule.epsilon",
+    "rule.tau",
+    "rule.strict",
+    "rule.coefficient",
+    "rule.inconclusive",
+    "reference",
+    "seed",
+    "sweep",
+    "sweep.rho",
+    "sweep.m",
+    "sweep.tau",
+    "sweep.skew",
+    "output",
+    "plot.x",
+    "nonsense",
+    "model.nonsense",
+    "published",
+]
+VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 60),
+    st.floats(-2, 2),
+    st.sampled_from(
+        [
+            float("nan"),
+            float("inf"),
+            "exact_m",
+            "strat",
+            "alt_test",
+            "interval",
+            "population",
+            "cohen_kappa",
+            "x",
+            "",
+        ]
+    ),
+    st.lists(st.one_of(st.integers(-1, 50), st.floats(0, 1)), max_size=3),
+    st.dictionaries(st.sampled_from(["skew", "a"]), st.floats(0, 1), max_size=1),
+)
+FAST = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+
+def mutated(changes):
+    raw = copy.deepcopy(BASE)
+    for path, value in changes:
+        *parents, last = path.split(".")
+        target = raw
+        for part in parents:
+            if not isinstance(target.get(part), dict):
+                target[part] = {}
+            target = target[part]
+        target[last] = value
+    return raw
+
+
+def outcome(arguments, capsys):
+    status = main(arguments)
+    captured = capsys.readouterr()
+    assert status in (0, 2), (status, captured.err)
+    assert "Traceback" not in captured.err
+    return status, captured.err
+
+
+@FAST
+@given(st.lists(st.tuples(st.sampled_from(PATHS), VALUES), min_size=0, max_size=2))
+@example([])
+@example([("design.kind", "exact_m"), ("design.m", 10)])
+@example([("rule.kind", "interval"), ("sweep.rho", [0.2, 0.5])])
+@example([("model.n_items", float("nan"))])
+def test_generated_scenarios_run_or_exit_2(capsys, changes):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "generated.yaml"
+        path.write_text(yaml.safe_dump(mutated(changes)))
+        out = Path(folder) / "out.zarr"
+        status, err = outcome(["run", str(path), "--out", str(out), "--quiet"], capsys)
+        event(f"exit status {status}")
+        if status == 2:
+            assert str(path) in err or "--" in err
+            assert not out.exists()
+        else:
+            assert out.exists()
+
+
+@FAST
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(PATHS + ["model", "a.b.c", ".x", "model."]),
+            st.sampled_from(
+                ["1", "0", "-1", "abc", "[1, 2]", "{a: 1}", "", "0.5", "null", "exact_m", "[]"]
+            ),
+        ),
+        min_size=1,
+        max_size=2,
+    ),
+    st.sampled_from(
+        [[], ["--trials", "0"], ["--trials", "2"], ["--seed", "-1"], ["--workers", "0"]]
+    ),
+)
+def test_generated_command_lines_run_or_exit_2(capsys, sets, extra):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "base.yaml"
+        path.write_text(yaml.safe_dump(BASE))
+        out = Path(folder) / "out.zarr"
+        arguments = ["run", str(path), "--out", str(out), "--quiet", *extra]
+        for key, value in sets:
+            arguments += ["--set", f"{key}={value}"]
+        status, _ = outcome(arguments, capsys)
+        event(f"exit status {status}")
+        if status == 2:
+            assert not out.exists()
+
+
+def test_files_that_are_not_scenarios(tmp_path, capsys):
+    for argument in (tmp_path / "missing.yaml", tmp_path):
+        status, err = outcome(["run", str(argument), "--out", str(tmp_path / "o.zarr")], capsys)
+        assert status == 2 and str(argument) in err
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"\xff\xfe\x00model")
+    assert outcome(["validate", str(binary)], capsys)[0] == 2
