@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SCENARIOS := scenarios
 
-.PHONY: install test test-slow lint fig2 panels designs variance planning real asymmetry rules ranking clean
+.PHONY: install test test-slow lint bench fig2 panels designs variance planning real asymmetry rules ranking clean
 
 install: $(STAMP)
 
@@ -24,6 +24,10 @@ test-slow: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# Benchmarks (measured, never asserted): peak memory of long and wide sweeps.
+bench: $(STAMP)
+	$(BIN)/python benchmarks/memory.py
 
 fig2: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/fig2.yaml --out results/fig2.zarr

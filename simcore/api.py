@@ -4,8 +4,6 @@ import dataclasses
 import sys
 from pathlib import Path
 
-import zarr
-
 from simcore import grid, store
 from simcore.scenario import Scenario, ScenarioError, read_raw, scenario_from_dict
 
@@ -142,13 +140,15 @@ def run(
                     starts[cell.index] = have if have < scenario.trials else 0
             todo = [cell for cell in cells if cell.index in starts]
             n_judges = store.judge_count(scenario)
+            writer = store.CellWriter(out)
             for index, counts in grid.execute(
                 todo, scenario.seed, scenario.trials, connection, progress, starts
             ):
                 previous = None
                 if starts[index] > 0:
                     cell = next(c for c in todo if c.index == index)
-                    group = zarr.open_group(str(out), mode="r")
-                    previous = store.read_cell(group, index, store.cell_template(cell, n_judges))
-                store.write_cell(out, scenario, index, counts, previous)
+                    previous = store.read_cell(
+                        writer.group, index, store.cell_template(cell, n_judges)
+                    )
+                writer.write(index, counts, previous)
             return store.finalize(out, scenario)

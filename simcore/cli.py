@@ -190,7 +190,7 @@ def _open_finished(path):
         raise UsageError(
             f"{path}: the run is unfinished; re-run the same scenario into it to resume"
         )
-    return open_cube(path).load()
+    return xr.open_zarr(str(path), chunks=None).load()
 
 
 def _command_show(args):

@@ -409,7 +409,7 @@ def run_real(scenario, out=None, overwrite=False):
             and attrs.get("complete")
             and not overwrite
         ):
-            return xr.open_zarr(str(out)).load()
+            return xr.open_zarr(str(out), chunks=None).load()
         if not overwrite:
             raise store.StoreError(
                 f"{out}: holds another store; use --overwrite to replace "

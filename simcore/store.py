@@ -516,21 +516,36 @@ def read_cell(group, index, template):
 
 
 def _verified_cells(path, scenario):
-    """Complete cells whose stored counts match their checksum, and the damaged ones."""
-    group = zarr.open_group(str(path), mode="r")
+    """Complete cells whose stored counts match their checksum, and the damaged ones.
+
+    Whole arrays are read once; an array that cannot be read (a damaged chunk) is read
+    again cell by cell, so that only the cells it spoils are recomputed.
+    """
+    group = zarr.open_group(str(path), mode="r", use_consolidated=False)
     complete = np.asarray(group["cell_complete"][...])
+    checksums = np.asarray(group["cell_checksum"][...])
+    whole = {}
+    for name in (*COUNT_NAMES, *SUM_NAMES, "omega_hist", "sum_coverage", "n_skipped"):
+        try:
+            whole[name] = np.asarray(group[name][...])
+        except Exception:  # damaged somewhere: fall back to cell-by-cell reads
+            whole[name] = None
     n_judges = judge_count(scenario)
     done, damaged = {}, []
     for cell in scenario.cells():
         if not complete[cell.index]:
             continue
         try:
-            counts = read_cell(group, cell.index, cell_template(cell, n_judges))
-            ok = _checksum(_ordered(cell.index, counts)) == int(group["cell_checksum"][cell.index])
+            values = []
+            for name, region, value in _cell_values(cell.index, cell_template(cell, n_judges)):
+                source = whole[name]
+                stored = group[name][region] if source is None else source[region]
+                values.append(np.asarray(stored).reshape(np.shape(value)))
+            ok = _checksum(values) == int(checksums[cell.index])
         except Exception:  # a chunk that cannot be read or decoded: recompute the cell
             ok = False
         if ok:
-            done[cell.index] = int(counts["n_trials"])
+            done[cell.index] = int(values[0])
         else:
             damaged.append(cell.index)
     return done, damaged
@@ -626,22 +641,38 @@ def write_whole(path, cube):
     os.replace(temporary, path)
 
 
-def write_cell(path, scenario, index, counts, previous=None):
-    """Write one finished cell's counts into the store; ``cell_complete`` is set last.
+class CellWriter:
+    """Writes finished cells into a store, keeping its arrays open between cells."""
 
-    With ``previous`` (the cell's stored counts for earlier trials) the new counts are
-    added to them. The cell is marked incomplete while it is rewritten, and its checksum
-    is written before it is marked complete again, so a run killed at any moment leaves
-    either the old cell, a cell to recompute, or the new cell.
-    """
-    if previous is not None:
-        counts = {name: previous[name] + counts[name] for name in counts}
-    group = zarr.open_group(str(path), mode="r+")
-    group["cell_complete"][index] = False
-    for name, region, value in _cell_values(index, counts):
-        group[name][region] = value
-    group["cell_checksum"][index] = _checksum(_ordered(index, counts))
-    group["cell_complete"][index] = True
+    def __init__(self, path):
+        self.group = zarr.open_group(str(path), mode="r+", use_consolidated=False)
+        self.arrays = {}
+
+    def _array(self, name):
+        if name not in self.arrays:
+            self.arrays[name] = self.group[name]
+        return self.arrays[name]
+
+    def write(self, index, counts, previous=None):
+        """Write one cell's counts; ``cell_complete`` is set last.
+
+        With ``previous`` (the cell's stored counts for earlier trials) the new counts are
+        added to them. The cell is marked incomplete while it is rewritten, and its
+        checksum is written before it is marked complete again, so a run killed at any
+        moment leaves either the old cell, a cell to recompute, or the new cell.
+        """
+        if previous is not None:
+            counts = {name: previous[name] + counts[name] for name in counts}
+        self._array("cell_complete")[index] = False
+        for name, region, value in _cell_values(index, counts):
+            self._array(name)[region] = value
+        self._array("cell_checksum")[index] = _checksum(_ordered(index, counts))
+        self._array("cell_complete")[index] = True
+
+
+def write_cell(path, scenario, index, counts, previous=None):
+    """Write one finished cell's counts into the store (see :meth:`CellWriter.write`)."""
+    CellWriter(path).write(index, counts, previous)
 
 
 def derive(cube, scenario):
@@ -676,7 +707,7 @@ def finalize(path, scenario):
     xarray.Dataset
         The finished cube, loaded in memory.
     """
-    cube = xr.open_zarr(str(path), consolidated=False).load()
+    cube = xr.open_zarr(str(path), consolidated=False, chunks=None).load()  # no dask tasks
     if not bool(cube["cell_complete"].all()):
         raise RuntimeError(f"{path}: finalize called with unfinished cells")
     stored = set(cube.data_vars)
