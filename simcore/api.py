@@ -140,15 +140,13 @@ def run(
                     starts[cell.index] = have if have < scenario.trials else 0
             todo = [cell for cell in cells if cell.index in starts]
             n_judges = store.judge_count(scenario)
-            writer = store.CellWriter(out)
+            writer = store.CellWriter(out, scenario)
+            cells_by_index = {cell.index: cell for cell in todo}
             for index, counts in grid.execute(
                 todo, scenario.seed, scenario.trials, connection, progress, starts
             ):
                 previous = None
                 if starts[index] > 0:
-                    cell = next(c for c in todo if c.index == index)
-                    previous = store.read_cell(
-                        writer.group, index, store.cell_template(cell, n_judges)
-                    )
+                    previous = writer.read(cells_by_index[index], n_judges)
                 writer.write(index, counts, previous)
             return store.finalize(out, scenario)

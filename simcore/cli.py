@@ -181,7 +181,7 @@ def _command_run(args):
 
 
 def _open_finished(path):
-    from simcore.store import open_cube
+    import xarray as xr
 
     attrs = read_attrs(path)
     if attrs is None:
@@ -190,7 +190,7 @@ def _open_finished(path):
         raise UsageError(
             f"{path}: the run is unfinished; re-run the same scenario into it to resume"
         )
-    return xr.open_zarr(str(path), chunks=None).load()
+    return xr.open_zarr(str(path), chunks=None).load()  # small: no dask needed
 
 
 def _command_show(args):

@@ -287,6 +287,24 @@ def empty_cube(scenario):
     data_vars["sum_coverage"] = _stored(
         "sum_coverage", (*dims, "secondary"), np.full((*shape, max_humans - 1), np.nan)
     )
+    packed = _layout(xr.Dataset(data_vars))
+    widths = {
+        kind: sum(int(np.prod(shape)) for _, shape, _ in fields) for kind, fields in packed.items()
+    }
+    data_vars["cell_ints"] = xr.Variable(
+        (*dims, "packed_int"),
+        np.zeros((*shape, widths["int"]), np.int64),
+        {
+            "long_name": "a cell's integer counts, packed (unpacked into the named variables "
+            "when the run finishes)",
+            "units": "1",
+        },
+    )
+    data_vars["cell_floats"] = xr.Variable(
+        (*dims, "packed_float"),
+        np.zeros((*shape, widths["float"])),
+        {"long_name": "a cell's float sums, packed", "units": "1"},
+    )
     data_vars["cell_checksum"] = xr.Variable(
         dims,
         np.zeros(shape, np.int64),
@@ -345,8 +363,59 @@ def put_cell(cube, index, counts):
     """Write one cell's counts into an in-memory cube and mark it complete."""
     for name, region, value in _cell_values(index, counts):
         cube[name].values[region] = value
-    cube["cell_checksum"].values[index] = _checksum(_ordered(index, counts))
+    ints, floats = _pack(counts, _layout(cube))
+    cube["cell_ints"].values[index] = ints
+    cube["cell_floats"].values[index] = floats
+    cube["cell_checksum"].values[index] = _checksum([ints, floats])
     cube["cell_complete"].values[index] = True
+
+
+RUN_VARIABLES = ["cell_ints", "cell_floats", "cell_checksum", "cell_complete"]
+"""What a store holds while its run is under way: each cell's counts packed in two rows
+(one chunk per cell), a checksum and a completion flag. Finishing unpacks them into the
+named variables."""
+
+STORED_NAMES = (*COUNT_NAMES, *SUM_NAMES, "omega_hist", "sum_coverage", "n_skipped")
+"""Every per-cell variable, in packing order (that of :func:`_cell_values`)."""
+
+
+def _layout(cube):
+    """``(name, per-cell shape, pad value)`` of every stored variable, split by dtype."""
+    sweep = len(cube["n_trials"].dims)
+    layout = {"int": [], "float": []}
+    for name in STORED_NAMES:
+        variable = cube[name]
+        kind = "int" if variable.dtype.kind == "i" else "float"
+        pad = 0 if kind == "int" else np.nan
+        layout[kind].append((name, variable.shape[sweep:], pad))
+    return layout
+
+
+def _pack(counts, layout):
+    """Flatten one cell's counts into an int64 and a float64 vector of fixed width."""
+    regions = {name: (region, value) for name, region, value in _cell_values((), counts)}
+    vectors = []
+    for kind, dtype in (("int", np.int64), ("float", np.float64)):
+        parts = []
+        for name, shape, pad in layout[kind]:
+            padded = np.full(shape, pad, dtype=dtype)
+            region, value = regions[name]
+            padded[region] = value
+            parts.append(padded.ravel())
+        vectors.append(np.concatenate(parts))
+    return vectors
+
+
+def _unpack(ints, floats, layout):
+    """Return the padded per-cell arrays of every stored variable from the packed vectors."""
+    arrays = {}
+    for kind, vector in (("int", ints), ("float", floats)):
+        position = 0
+        for name, shape, _ in layout[kind]:
+            size = int(np.prod(shape))
+            arrays[name] = np.asarray(vector[position : position + size]).reshape(shape)
+            position += size
+    return arrays
 
 
 def _ratio(numerator, denominator):
@@ -417,13 +486,20 @@ def with_rates(cube):
 
 
 def _encoding(cube):
+    """Return the chunking of every variable.
+
+    One chunk per cell for the packed run variables (written cell by cell), one chunk per
+    variable for everything written when the run finishes.
+    """
     encoding = {}
     for name, variable in cube.variables.items():
         if name in cube.dims:
             continue
+        per_cell = name in RUN_VARIABLES
         encoding[name] = {
             "chunks": tuple(
-                cube.sizes[d] if d in ("omega", "secondary") else 1 for d in variable.dims
+                1 if per_cell and d in cube["cell_complete"].dims else cube.sizes[d]
+                for d in variable.dims
             )
         }
     return encoding
@@ -479,7 +555,7 @@ def prepare(path, scenario, overwrite=False):
                 _mark_unfinished(path)
             return done, damaged
         _remove(path)
-    _create(path, empty_cube(scenario))
+    _create(path, empty_cube(scenario)[RUN_VARIABLES])
     return {}, []
 
 
@@ -504,55 +580,49 @@ def _checksum(values):
     return int.from_bytes(digest.digest()[:8], "little", signed=True)
 
 
-def read_cell(group, index, template):
+def read_cell(group, index, template, layout):
     """Read one cell's counts from an open zarr group, shaped like ``template``."""
+    arrays = _unpack(group["cell_ints"][index], group["cell_floats"][index], layout)
     counts = {}
-    for name, region, value in _cell_values(index, template):
-        stored = np.asarray(group[name][region])
-        counts[name] = stored.reshape(np.shape(value)) if np.ndim(value) else stored[()]
-    if "omega_hist" in counts:
-        counts["omega_hist"] = counts["omega_hist"].reshape(template["omega_hist"].shape)
+    for name, region, value in _cell_values((), template):
+        counts[name] = np.asarray(arrays[name][region]).reshape(np.shape(value))
+        if not np.ndim(value):
+            counts[name] = counts[name][()]
     return counts
 
 
 def _verified_cells(path, scenario):
     """Complete cells whose stored counts match their checksum, and the damaged ones.
 
-    Whole arrays are read once; an array that cannot be read (a damaged chunk) is read
-    again cell by cell, so that only the cells it spoils are recomputed.
+    The packed arrays are read whole; if that fails (a damaged chunk) they are read cell
+    by cell, so that only the cells a damaged chunk spoils are recomputed.
     """
     group = zarr.open_group(str(path), mode="r", use_consolidated=False)
     complete = np.asarray(group["cell_complete"][...])
     checksums = np.asarray(group["cell_checksum"][...])
     whole = {}
-    for name in (*COUNT_NAMES, *SUM_NAMES, "omega_hist", "sum_coverage", "n_skipped"):
+    for name in ("cell_ints", "cell_floats"):
         try:
             whole[name] = np.asarray(group[name][...])
         except Exception:  # damaged somewhere: fall back to cell-by-cell reads
             whole[name] = None
-    n_judges = judge_count(scenario)
     done, damaged = {}, []
     for cell in scenario.cells():
         if not complete[cell.index]:
             continue
         try:
-            values = []
-            for name, region, value in _cell_values(cell.index, cell_template(cell, n_judges)):
-                source = whole[name]
-                stored = group[name][region] if source is None else source[region]
-                values.append(np.asarray(stored).reshape(np.shape(value)))
-            ok = _checksum(values) == int(checksums[cell.index])
+            rows = [
+                group[name][cell.index] if whole[name] is None else whole[name][cell.index]
+                for name in ("cell_ints", "cell_floats")
+            ]
+            ok = _checksum(rows) == int(checksums[cell.index])
         except Exception:  # a chunk that cannot be read or decoded: recompute the cell
             ok = False
         if ok:
-            done[cell.index] = int(values[0])
+            done[cell.index] = int(rows[0][0])  # n_trials is packed first
         else:
             damaged.append(cell.index)
     return done, damaged
-
-
-def _ordered(index, counts):
-    return [np.asarray(value) for _, _, value in _cell_values(index, counts)]
 
 
 @contextlib.contextmanager
@@ -642,16 +712,16 @@ def write_whole(path, cube):
 
 
 class CellWriter:
-    """Writes finished cells into a store, keeping its arrays open between cells."""
+    """Writes finished cells into a store: one packed row of integers and one of floats."""
 
-    def __init__(self, path):
+    def __init__(self, path, scenario):
         self.group = zarr.open_group(str(path), mode="r+", use_consolidated=False)
-        self.arrays = {}
+        self.layout = _layout(empty_cube(scenario))
+        self.arrays = {name: self.group[name] for name in RUN_VARIABLES}
 
-    def _array(self, name):
-        if name not in self.arrays:
-            self.arrays[name] = self.group[name]
-        return self.arrays[name]
+    def read(self, cell, n_judges):
+        """Return the stored counts of ``cell`` (to extend it with more trials)."""
+        return read_cell(self.group, cell.index, cell_template(cell, n_judges), self.layout)
 
     def write(self, index, counts, previous=None):
         """Write one cell's counts; ``cell_complete`` is set last.
@@ -663,16 +733,12 @@ class CellWriter:
         """
         if previous is not None:
             counts = {name: previous[name] + counts[name] for name in counts}
-        self._array("cell_complete")[index] = False
-        for name, region, value in _cell_values(index, counts):
-            self._array(name)[region] = value
-        self._array("cell_checksum")[index] = _checksum(_ordered(index, counts))
-        self._array("cell_complete")[index] = True
-
-
-def write_cell(path, scenario, index, counts, previous=None):
-    """Write one finished cell's counts into the store (see :meth:`CellWriter.write`)."""
-    CellWriter(path).write(index, counts, previous)
+        ints, floats = _pack(counts, self.layout)
+        self.arrays["cell_complete"][index] = False
+        self.arrays["cell_ints"][index] = ints
+        self.arrays["cell_floats"][index] = floats
+        self.arrays["cell_checksum"][index] = _checksum([ints, floats])
+        self.arrays["cell_complete"][index] = True
 
 
 def derive(cube, scenario):
@@ -700,30 +766,47 @@ def derive(cube, scenario):
 
 
 def finalize(path, scenario):
-    """Derive every statistic, mark the store complete and consolidate its metadata.
+    """Unpack the cells, derive every statistic, mark the store complete, consolidate.
 
     Returns
     -------
     xarray.Dataset
         The finished cube, loaded in memory.
     """
-    cube = xr.open_zarr(str(path), consolidated=False, chunks=None).load()  # no dask tasks
-    if not bool(cube["cell_complete"].all()):
+    group = zarr.open_group(str(path), mode="r+", use_consolidated=False)
+    complete = np.asarray(group["cell_complete"][...])
+    if not complete.all():
         raise RuntimeError(f"{path}: finalize called with unfinished cells")
-    stored = set(cube.data_vars)
+    cube = empty_cube(scenario)
+    cube.attrs.update(dict(group.attrs))
+    layout = _layout(cube)
+    packed = {
+        "int": np.asarray(group["cell_ints"][...]),
+        "float": np.asarray(group["cell_floats"][...]),
+    }
+    for kind, fields in layout.items():
+        position = 0
+        for name, shape, _ in fields:
+            size = int(np.prod(shape))
+            block = packed[kind][..., position : position + size]
+            cube[name].values[...] = block.reshape((*scenario.shape, *shape))
+            position += size
+    cube["cell_ints"].values[...] = packed["int"]
+    cube["cell_floats"].values[...] = packed["float"]
+    cube["cell_complete"].values[...] = complete
+    cube["cell_checksum"].values[...] = np.asarray(group["cell_checksum"][...])
     cube = derive(cube, scenario)
-    derived = cube[[name for name in cube.data_vars if name not in stored]].reset_coords(drop=True)
-    derived.to_zarr(
+    written = cube[[name for name in cube.data_vars if name not in RUN_VARIABLES]]
+    written = written.reset_coords(drop=True)
+    written.to_zarr(
         str(path),
         mode="a",
-        encoding=_encoding(derived) if not _has(path, derived) else None,
         consolidated=False,
+        encoding=_encoding(written) if not _has(path, written) else None,
     )
-    group = zarr.open_group(str(path), mode="r+")
-    derived_attrs = {key: value for key, value in cube.attrs.items() if key.startswith("ranking_")}
     group.attrs.update(
         {
-            **derived_attrs,
+            **{key: value for key, value in cube.attrs.items() if key.startswith("ranking_")},
             "complete": 1,
             "trials": int(scenario.trials),
             "scenario": scenario.to_yaml(),

@@ -54,11 +54,12 @@ def test_more_trials_extend_the_store_to_a_fresh_runs_numbers(tmp_path):
 def test_damaged_and_missing_chunks_are_recomputed(tmp_path, capsys):
     out = tmp_path / "cube.zarr"
     original = simcore.run(scenario(), out=out)
-    (out / "n_wrong" / "1.0").unlink()  # a missing chunk (reads as zeros)
-    (out / "omega_hist" / "2.1.0").write_bytes(b"not a chunk")  # a damaged one
+    (out / "cell_ints" / "1.0.0").unlink()  # a missing chunk (reads as zeros)
+    (out / "cell_floats" / "2.1.0").write_bytes(b"not a chunk")  # a damaged one
     zarr.open_group(str(out), mode="r+").attrs["complete"] = 0
     resumed = simcore.run(scenario(), out=out, progress=False)
-    assert "cell (1, 0) is damaged" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "cell (1, 0) is damaged" in err and "cell (2, 1) is damaged" in err
     assert_cubes_identical(resumed, original)
     assert_cubes_identical(xr.open_zarr(out), original)
 
