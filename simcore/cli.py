@@ -190,7 +190,22 @@ def _open_finished(path):
         raise UsageError(
             f"{path}: the run is unfinished; re-run the same scenario into it to resume"
         )
-    return xr.open_zarr(str(path), chunks=None).load()  # small: no dask needed
+    from simcore.store import damaged_cells
+
+    try:
+        cube = xr.open_zarr(str(path), chunks=None).load()  # small: no dask needed
+    except Exception as error:  # a chunk that cannot be read or decoded
+        raise UsageError(
+            f"{path}: the store is damaged ({error}); re-run its scenario into "
+            "it to recompute the damaged cells"
+        ) from None
+    damaged = damaged_cells(cube)
+    if damaged:
+        raise UsageError(
+            f"{path}: cells {damaged[:5]} are damaged; re-run the store's "
+            "scenario into it to recompute them"
+        )
+    return cube
 
 
 def _command_show(args):

@@ -826,3 +826,24 @@ def _has(path, dataset):
 def open_cube(path):
     """Open a finished store with plain xarray (no simcore needed for this)."""
     return xr.open_zarr(str(path))
+
+
+def damaged_cells(cube):
+    """Return the indices of a loaded synthetic cube's cells that fail their checks.
+
+    A cell is damaged when its packed rows no longer match its checksum, or when the named
+    count variables disagree with the packed rows (e.g. a missing chunk read as zeros).
+    """
+    if "cell_ints" not in cube:
+        return []
+    ints = cube["cell_ints"].values
+    floats = cube["cell_floats"].values
+    checksums = cube["cell_checksum"].values
+    trials = cube["n_trials"].values
+    damaged = []
+    for index in np.ndindex(*cube["cell_complete"].shape):
+        if _checksum([ints[index], floats[index]]) != int(checksums[index]) or int(
+            trials[index]
+        ) != int(ints[index][0]):
+            damaged.append(index)
+    return damaged

@@ -197,3 +197,14 @@ def test_a_real_cluster_gives_the_local_numbers_even_when_a_worker_dies(dask_clu
     workers[0].kill()
     assert process.wait(timeout=300) == 0
     assert_cubes_identical(xr.open_zarr(out), local)
+
+
+def test_show_detects_a_damaged_finished_store(tmp_path, capsys):
+    out = tmp_path / "cube.zarr"
+    simcore.run(scenario(), out=out)
+    assert main(["show", str(out)]) == 0
+    (out / "cell_floats" / "0.1.0").write_bytes(b"garbage")
+    assert main(["show", str(out)]) == 2
+    assert "damaged" in capsys.readouterr().err
+    assert main(["run", str(write(tmp_path, scenario())), "--out", str(out), "--quiet"]) == 0
+    assert main(["show", str(out)]) == 0
