@@ -191,24 +191,37 @@ def _allocate(stratum_size, m, n_items, allocation, by_size):
 
 
 @jit
-def _draw_stratified(
-    state,
-    labels,
-    n_humans,
-    n_labels,
-    design,
-    m,
-    mask,
-    scratch_items,
-    stratum,
-    label_counts,
-    coverage_count,
-    stratum_size,
-    allocation,
-    by_size,
-    level_items,
-):
+def _design_scratch(n_items, n_labels):
+    """Return the designs' scratch arrays as one tuple.
+
+    Items, strata, label counts per item, coverage per item, stratum sizes, allocation,
+    strata by size, items of one coverage level.
+    """
+    return (
+        np.empty(n_items, dtype=np.int64),
+        np.empty(n_items, dtype=np.int64),
+        np.empty((n_items, n_labels), dtype=np.int64),
+        np.empty(n_items, dtype=np.int64),
+        np.empty(n_labels, dtype=np.int64),
+        np.empty(n_labels, dtype=np.int64),
+        np.empty(n_labels, dtype=np.int64),
+        np.empty(n_items, dtype=np.int64),
+    )
+
+
+@jit
+def _draw_stratified(state, labels, n_humans, n_labels, design, m, mask, scratch):
     """Masks of the ``strat``, ``seq_refined`` and ``seq_coverage`` designs (SPEC §3)."""
+    (
+        scratch_items,
+        stratum,
+        label_counts,
+        coverage_count,
+        stratum_size,
+        allocation,
+        by_size,
+        level_items,
+    ) = scratch
     n_items = labels.shape[0]
     label_counts[:, :] = 0
     coverage_count[:] = 0
@@ -256,24 +269,9 @@ def _draw_stratified(
 
 
 @jit
-def _draw_masks(
-    state,
-    labels,
-    n_humans,
-    n_labels,
-    design,
-    m,
-    mask,
-    scratch_items,
-    stratum,
-    label_counts,
-    coverage_count,
-    stratum_size,
-    allocation,
-    by_size,
-    level_items,
-):
+def _draw_masks(state, labels, n_humans, n_labels, design, m, mask, scratch):
     """Fill the secondaries' columns of ``mask`` for every design but ``bernoulli``."""
+    scratch_items = scratch[0]
     n_items = labels.shape[0]
     if design == EXACT_M:
         for secondary in range(1, n_humans):
@@ -288,23 +286,7 @@ def _draw_masks(
             for secondary in range(2, n_humans):
                 mask[i, secondary] = mask[i, 1]
     elif design != BERNOULLI:
-        _draw_stratified(
-            state,
-            labels,
-            n_humans,
-            n_labels,
-            design,
-            m,
-            mask,
-            scratch_items,
-            stratum,
-            label_counts,
-            coverage_count,
-            stratum_size,
-            allocation,
-            by_size,
-            level_items,
-        )
+        _draw_stratified(state, labels, n_humans, n_labels, design, m, mask, scratch)
 
 
 @jit
@@ -776,14 +758,7 @@ def simulate(
         mask = np.empty((n_items, n_humans), dtype=np.bool_)
         cluster_cdf = np.empty((max(n_clusters, 1), n_raters, n_labels, n_labels))
         _confusion_cdf(confusion, 0.0, cluster_cdf[0])
-        scratch_items = np.empty(n_items, dtype=np.int64)
-        stratum = np.empty(n_items, dtype=np.int64)
-        label_counts = np.empty((n_items, n_labels), dtype=np.int64)
-        coverage_count = np.empty(n_items, dtype=np.int64)
-        stratum_size = np.empty(n_labels, dtype=np.int64)
-        allocation = np.empty(n_labels, dtype=np.int64)
-        by_size = np.empty(n_labels, dtype=np.int64)
-        level_items = np.empty(n_items, dtype=np.int64)
+        scratch = _design_scratch(n_items, n_labels)
         tables = _tables(n_humans, n_judges, n_labels)
         point = np.empty((2, n_judges), dtype=np.int16)
         wins = np.empty(n_judges, dtype=np.int16)
@@ -806,23 +781,7 @@ def simulate(
                 labels,
                 mask,
             )
-            _draw_masks(
-                state,
-                labels,
-                n_humans,
-                n_labels,
-                design,
-                m,
-                mask,
-                scratch_items,
-                stratum,
-                label_counts,
-                coverage_count,
-                stratum_size,
-                allocation,
-                by_size,
-                level_items,
-            )
+            _draw_masks(state, labels, n_humans, n_labels, design, m, mask, scratch)
             _overlap_statistics(mask, coverage[t], values[t], counters[t])
             _decide_trial(
                 labels, mask, n_humans, epsilon, coefficient, tables, point, counters[t], values[t]
@@ -948,14 +907,7 @@ def draw(
             design,
             m,
             mask[t],
-            np.empty(n_items, dtype=np.int64),
-            np.empty(n_items, dtype=np.int64),
-            np.empty((n_items, n_labels), dtype=np.int64),
-            np.empty(n_items, dtype=np.int64),
-            np.empty(n_labels, dtype=np.int64),
-            np.empty(n_labels, dtype=np.int64),
-            np.empty(n_labels, dtype=np.int64),
-            np.empty(n_items, dtype=np.int64),
+            _design_scratch(n_items, n_labels),
         )
     return labels, mask
 
@@ -981,14 +933,7 @@ def draw_masks(trial_keys, labels, n_humans, n_labels, design, m):
             design,
             m,
             mask[t],
-            np.empty(n_items, dtype=np.int64),
-            np.empty(n_items, dtype=np.int64),
-            np.empty((n_items, n_labels), dtype=np.int64),
-            np.empty(n_items, dtype=np.int64),
-            np.empty(n_labels, dtype=np.int64),
-            np.empty(n_labels, dtype=np.int64),
-            np.empty(n_labels, dtype=np.int64),
-            np.empty(n_items, dtype=np.int64),
+            _design_scratch(n_items, n_labels),
         )
     return mask
 
