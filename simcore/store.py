@@ -823,11 +823,6 @@ def _has(path, dataset):
     return all(name in group for name in dataset.data_vars)
 
 
-def open_cube(path):
-    """Open a finished store with plain xarray (no simcore needed for this)."""
-    return xr.open_zarr(str(path))
-
-
 def damaged_cells(cube):
     """Return the indices of a loaded synthetic cube's cells that fail their checks.
 
