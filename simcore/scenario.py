@@ -959,6 +959,11 @@ def scenario_from_dict(raw, source="<scenario>"):
     }
     model_raw = raw.get("model") if isinstance(raw.get("model"), dict) else {}
     sweep_raw = raw.get("sweep") if isinstance(raw.get("sweep"), dict) else {}
+    if isinstance(model_raw.get("p_judge"), list) and "p_judge" in sweep_raw:
+        problems.append(
+            f"{source}: sweep.p_judge: model.p_judge lists several judges; sweep "
+            f"them or list them, not both (got {_describe(sweep_raw['p_judge'])})"
+        )
     if model_raw.get("margin") is not None or "margin" in sweep_raw:
         if "p_judge" in model_raw or "p_judge" in sweep_raw:
             problems.append(

@@ -2,6 +2,7 @@
 status 2 and a message naming the file and the key, never a traceback, never a store."""
 
 import copy
+import os
 import tempfile
 from pathlib import Path
 
@@ -75,7 +76,8 @@ VALUES = st.one_of(
     st.dictionaries(st.sampled_from(["skew", "a"]), st.floats(0, 1), max_size=1),
 )
 FAST = settings(
-    max_examples=40,
+    max_examples=int(os.environ.get("SIMCORE_FUZZ_EXAMPLES", "40")),
+    derandomize="SIMCORE_FUZZ_RANDOM" not in os.environ,  # CI runs the same examples
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -108,6 +110,7 @@ def outcome(arguments, capsys):
 @example([("design.kind", "exact_m"), ("design.m", 10)])
 @example([("rule.kind", "interval"), ("sweep.rho", [0.2, 0.5])])
 @example([("model.n_items", float("nan"))])
+@example([("model.p_judge", [1.0, 1.0])])
 def test_generated_scenarios_run_or_exit_2(capsys, changes):
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "generated.yaml"

@@ -22,7 +22,7 @@ STRATIFIED = ("strat", "seq_refined", "seq_coverage")
 SEQUENTIAL = ("seq_refined", "seq_coverage")
 FIXED_M = ("exact_m", "shared_panel", *STRATIFIED)
 
-PROPERTY = settings(max_examples=200, deadline=None)
+PROPERTY = settings(max_examples=200, deadline=None, derandomize=True)  # same examples in CI
 
 
 @pytest.fixture(autouse=True, scope="module")
