@@ -21,7 +21,7 @@ import xarray as xr
 
 from simcore import kernels
 from simcore.agreement import coefficient_code
-from simcore.cell import RELIABLE_ERROR
+from simcore.cell import RELIABLE_ERROR, discordant_pairs
 from simcore.designs import DESIGNS
 from simcore.realdata import DataError, load_data
 from simcore.rule import decide, omega_accepts
@@ -173,18 +173,6 @@ def _trial_rng(scenario, group, design, coverage, trial):
     return np.random.default_rng(np.random.SeedSequence(scenario.seed, spawn_key=(*spawn, trial)))
 
 
-def _discordant_pairs(scores, reference):
-    """Judge pairs ordered differently by ``scores`` (T, J) than by ``reference`` (J,).
-
-    A pair counts as misordered when the signs of the two differences differ (a tie on one
-    side only counts).
-    """
-    thinned = np.sign(scores[:, :, None] - scores[:, None, :])
-    full = np.sign(reference[:, None] - reference[None, :])
-    upper = np.triu(np.ones(full.shape, dtype=bool), 1)
-    return ((thinned != full) & upper).sum(axis=(1, 2))
-
-
 def _thin_trial(scenario, matrix, group, design, coverage, trial):
     rng = _trial_rng(scenario, group, design, coverage, trial)
     codes = np.maximum(matrix.human_labels, 0)
@@ -262,7 +250,7 @@ def evaluate_group(scenario, matrix):
             per_cell["n_top1_wrong"][d, c] = (
                 np.argmax(ranking, axis=1) != np.argmax(full_rank[0])
             ).sum()
-            per_cell["n_rank_discordant"][d, c] = _discordant_pairs(ranking, full_rank[0]).sum()
+            per_cell["n_rank_discordant"][d, c] = discordant_pairs(ranking, full_rank[0]).sum()
             defined = (counters[:, kernels.POOL_UNDEFINED] == 0) & reference_defined
             error = pool[defined] - reference_pool
             per_cell["n_agreement_defined"][d, c] = defined.sum()
