@@ -25,8 +25,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# Benchmarks (measured, never asserted): peak memory of long and wide sweeps.
+# Benchmarks (measured, never asserted): throughput against the NumPy baseline, compile
+# times, end-to-end runs, and peak memory of long and wide sweeps.
 bench: $(STAMP)
+	cd benchmarks && ../$(BIN)/python throughput.py
 	$(BIN)/python benchmarks/memory.py
 
 fig2: $(STAMP)

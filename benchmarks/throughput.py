@@ -1,0 +1,184 @@
+"""Throughput of simcore's engine against the plain NumPy baseline, measured in one run.
+
+For n in {500, 2000, 8000}, K in {4, 10} and the bernoulli and exact_m designs (p_judge
+0.85, rho 0.05 or m = 0.05 n, dense reference), trials per second of the baseline
+(``benchmarks/baseline.py``, one thread) and of simcore's kernel on 1 and 2 numba threads:
+medians of 5 repetitions after a warm-up (compilation excluded; it is measured apart, with a
+cold and a warm numba cache). Also times ``simcore run`` of Figure 2 and of the planning
+table end to end. Writes the ``throughput`` section of ``benchmarks/results.json``.
+
+The machine is shared and noisy: compare the ratios, not the absolute rates.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+from baseline import wrong_decisions
+
+import simcore
+from simcore.cell import simulate_cell
+from simcore.scenario import scenario_from_dict
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+REPEATS = 5
+
+
+def timed(function, repeats=REPEATS):
+    """Median seconds of ``repeats`` calls after one warm-up call."""
+    function()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def baseline_rate(n_items, n_humans, design):
+    """Trials per second of the NumPy baseline (batches small enough to stay in memory)."""
+    batch = max(1, int(2_000_000 // (n_items * n_humans * n_humans)))
+    trials = max(batch, 4 * batch)
+    rng = np.random.default_rng(0)
+    m = int(0.05 * n_items)
+
+    def run():
+        for _ in range(trials // batch):
+            wrong_decisions(rng, batch, n_items, n_humans, 0.85, 0.85, design, 0.05, m)
+
+    return trials / timed(run)
+
+
+def engine_rate(n_items, n_humans, design, threads):
+    """Trials per second of simcore's kernel for one cell on ``threads`` numba threads."""
+    raw = {
+        "model": {"n_items": n_items, "n_humans": n_humans, "p_judge": 0.85},
+        "design": {"kind": design, "rho": 0.05},
+        "trials": 1,
+        "seed": 0,
+    }
+    (cell,) = scenario_from_dict(raw).cells()
+    trials = max(2000, int(40_000_000 // (n_items * n_humans * n_humans)))
+    numba.set_num_threads(threads)
+    try:
+        return trials / timed(lambda: simulate_cell(cell, 0, 0, trials))
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+COMPILE = (
+    "import time\n"
+    "start = time.perf_counter()\n"
+    "from simcore.cell import simulate_cell\n"
+    "from simcore.scenario import scenario_from_dict\n"
+    "raw = {'model': {'n_items': 100}, 'design': {'kind': 'bernoulli', 'rho': 0.1},"
+    " 'trials': 1, 'seed': 0}\n"
+    "(cell,) = scenario_from_dict(raw).cells()\n"
+    "simulate_cell(cell, 0, 0, 10)\n"
+    "print(time.perf_counter() - start)\n"
+)
+
+
+def compile_seconds():
+    """First-call time (import + compile or cache load) with a cold and a warm cache."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        runs = [
+            float(
+                subprocess.run(
+                    [sys.executable, "-c", COMPILE],
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                ).stdout
+            )
+            for _ in range(2)
+        ]
+    return {"cold_cache_seconds": round(runs[0], 1), "warm_cache_seconds": round(runs[1], 1)}
+
+
+def end_to_end(name):
+    """Wall seconds of ``simcore run scenarios/NAME.yaml`` into a fresh store."""
+    with tempfile.TemporaryDirectory() as folder:
+        start = time.perf_counter()
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "simcore",
+                "run",
+                str(REPO / "scenarios" / f"{name}.yaml"),
+                "--out",
+                str(Path(folder) / "out.zarr"),
+                "--quiet",
+            ],
+            check=True,
+        )
+        return round(time.perf_counter() - start, 1)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="n = 500 only, no end-to-end")
+    args = parser.parse_args()
+    sizes = [500] if args.quick else [500, 2000, 8000]
+    rows = []
+    print(
+        f"{'n':>5} {'K':>3} {'design':>9} {'numpy/s':>9} {'1 thread/s':>11} "
+        f"{'2 threads/s':>12} {'x numpy (1t)':>12} {'x numpy (2t)':>12} {'2t/1t':>6}"
+    )
+    for n_items in sizes:
+        for n_humans in (4, 10):
+            for design in ("bernoulli", "exact_m"):
+                base = baseline_rate(n_items, n_humans, design)
+                one = engine_rate(n_items, n_humans, design, 1)
+                two = engine_rate(n_items, n_humans, design, 2)
+                rows.append(
+                    {
+                        "n_items": n_items,
+                        "n_humans": n_humans,
+                        "design": design,
+                        "numpy_trials_per_second": round(base),
+                        "engine_1_thread": round(one),
+                        "engine_2_threads": round(two),
+                        "ratio_1_thread": round(one / base, 2),
+                        "ratio_2_threads": round(two / base, 2),
+                        "thread_scaling": round(two / one, 2),
+                    }
+                )
+                print(
+                    f"{n_items:>5} {n_humans:>3} {design:>9} {base:>9.0f} {one:>11.0f} "
+                    f"{two:>12.0f} {one / base:>12.2f} {two / base:>12.2f} "
+                    f"{two / one:>6.2f}",
+                    flush=True,
+                )
+    results = {
+        "settings": rows,
+        "compile": compile_seconds(),
+        "simcore_version": simcore.__version__,
+        "numba_version": numba.__version__,
+        "numpy_version": np.__version__,
+    }
+    print(f"first call: {results['compile']}")
+    if not args.quick:
+        results["end_to_end_seconds"] = {name: end_to_end(name) for name in ("fig2", "planning")}
+        print(f"end to end (simcore run): {results['end_to_end_seconds']}")
+    path = HERE / "results.json"
+    existing = json.loads(path.read_text()) if path.exists() else {}
+    existing["throughput"] = results
+    path.write_text(json.dumps(existing, indent=2) + "\n")
+    print(f"written: {path}")
+
+
+if __name__ == "__main__":
+    main()
