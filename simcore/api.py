@@ -1,44 +1,38 @@
 """The Python entry point: run a scenario and get its cube."""
 
-import dataclasses
+import copy
 import sys
 from pathlib import Path
 
 from simcore import grid, store
-from simcore.scenario import Scenario, ScenarioError, read_raw, scenario_from_dict
+from simcore.scenario import apply_overrides, read_raw, scenario_from_dict
 
 
 def _as_scenario(scenario, sets, trials, seed):
-    if getattr(scenario, "designs", None) is not None:  # a loaded real-data scenario
-        changes = {k: v for k, v in (("trials", trials), ("seed", seed)) if v is not None}
-        return dataclasses.replace(scenario, **changes) if changes else scenario
-    if isinstance(scenario, Scenario):
-        if sets:
-            raise ScenarioError(
-                ["sets: apply overrides when loading the file, not to a Scenario object"]
-            )
-        overrides = {}
-        if trials is not None:
-            overrides["trials"] = trials
-        if seed is not None:
-            overrides["seed"] = seed
-        if overrides:
-            raw = scenario.to_dict()
-            raw.update(overrides)
-            return scenario_from_dict(raw, source=scenario.source)
-        return scenario
+    """Return a validated scenario (synthetic or real-data) from any accepted form."""
+    if isinstance(scenario, str | Path):
+        overrides = [f"{key}={value}" for key, value in (sets or {}).items()]
+        return load_any(scenario, overrides=overrides, trials=trials, seed=seed)
+    if not (sets or trials is not None or seed is not None) and not isinstance(scenario, dict):
+        return scenario  # a loaded scenario, unchanged
     if isinstance(scenario, dict):
-        raw = dict(scenario)
-        if trials is not None:
-            raw["trials"] = trials
-        if seed is not None:
-            raw["seed"] = seed
-        from simcore.scenario import apply_overrides
+        raw, source, base = copy.deepcopy(scenario), "<dict>", None
+    else:
+        raw, source, base = scenario.to_dict(), scenario.source, None
+    apply_overrides(raw, [f"{key}={value}" for key, value in (sets or {}).items()], source)
+    if trials is not None:
+        raw["trials"] = trials
+    if seed is not None:
+        raw["seed"] = seed
+    return _validate(raw, source, base)
 
-        apply_overrides(raw, [f"{k}={v}" for k, v in (sets or {}).items()], "<dict>")
-        return scenario_from_dict(raw, source="<dict>")
-    overrides = [f"{key}={value}" for key, value in (sets or {}).items()]
-    return load_any(scenario, overrides=overrides, trials=trials, seed=seed)
+
+def _validate(raw, source, base):
+    if isinstance(raw, dict) and raw.get("kind") == "real":
+        from simcore.realprotocol import real_scenario_from_dict
+
+        return real_scenario_from_dict(raw, source=source, base=base)
+    return scenario_from_dict(raw, source=source)
 
 
 def load_any(path, overrides=(), trials=None, seed=None):
@@ -50,11 +44,7 @@ def load_any(path, overrides=(), trials=None, seed=None):
         Every problem, naming the file, the key and the bad value.
     """
     raw = read_raw(path, overrides, trials, seed)
-    if raw.get("kind") == "real":
-        from simcore.realprotocol import real_scenario_from_dict
-
-        return real_scenario_from_dict(raw, source=str(path), base=Path(path).parent)
-    return scenario_from_dict(raw, source=str(path))
+    return _validate(raw, str(path), Path(path).parent)
 
 
 def run(
