@@ -123,6 +123,7 @@ def end_to_end(name):
                 "--quiet",
             ],
             check=True,
+            cwd=folder,  # tables a scenario writes land in the temporary folder
         )
         return round(time.perf_counter() - start, 1)
 
