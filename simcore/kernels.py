@@ -460,21 +460,13 @@ def _item_score(labels, mask, use_mask, i, candidate_label, exclude, n_humans, n
 
 
 @jit
-def _alt_test(
-    labels,
-    mask,
-    use_mask,
-    n_humans,
-    epsilon,
-    min_humans,
-    min_items,
-    level,
-    numeric,
-    pvalues,
-    order,
-    wins,
-    skipped,
-):
+def _alt_test_scratch(n_judges, n_humans):
+    """Return the alternative annotator test's scratch: p-values, an order, sums."""
+    return np.empty((n_judges, n_humans)), np.empty(n_humans), np.empty((n_judges, 2))
+
+
+@jit
+def _alt_test(labels, mask, use_mask, n_humans, rule, scratch, wins, skipped):
     """Run the alternative annotator test (SPEC §5b); return the number of humans tested.
 
     Items labelled by fewer than ``min_humans`` humans are dropped. For held-out human ``h``
@@ -484,14 +476,24 @@ def _alt_test(
     ``< eps``. A human with fewer than ``min_items`` items is skipped. Benjamini-Yekutieli at
     ``level`` over the tested humans' p-values: each rejection is a win for the judge.
     ``wins[c]`` receives judge ``c``'s wins; ``pvalues[c, h]`` the p-value of judge ``c``
-    against human ``h`` (NaN for a skipped human); ``order`` is ``(K,)`` scratch.
+    against human ``h`` (NaN for a skipped human). ``rule`` is the kernel's rule array
+    (eps, minimum humans per item and items per human, BY level, numeric scores);
+    ``scratch`` is ``(pvalues (J, K), order (K,), sums (J, 2))``
+    (:func:`_alt_test_scratch`).
     """
+    pvalues, order, sums = scratch
+    epsilon = rule[RULE_EPSILON]
+    min_humans = int(rule[RULE_MIN_HUMANS])
+    min_items = int(rule[RULE_MIN_ITEMS])
+    level = rule[RULE_Q]
+    numeric = rule[RULE_NUMERIC] > 0.5
     n_items = labels.shape[0]
     n_judges = labels.shape[1] - n_humans
     tested = 0
     for h in range(n_humans):
         skipped[h] = 0
         count = 0
+        sums[:, :] = 0.0
         for i in range(n_items):
             if use_mask and not mask[i, h]:
                 continue
@@ -499,35 +501,24 @@ def _alt_test(
             for q in range(n_humans):
                 if not use_mask or mask[i, q]:
                     labelled += 1
-            if labelled >= min_humans:
-                count += 1
+            if labelled < min_humans:
+                continue
+            count += 1
+            human, _ = _item_score(labels, mask, use_mask, i, labels[i, h], h, n_humans, numeric)
+            for c in range(n_judges):
+                judge, _ = _item_score(
+                    labels, mask, use_mask, i, labels[i, n_humans + c], h, n_humans, numeric
+                )
+                d = (1.0 if human >= judge else 0.0) - (1.0 if judge >= human else 0.0)
+                sums[c, 0] += d
+                sums[c, 1] += d * d
         if count < min_items or count < 2:
             skipped[h] = 1
             for c in range(n_judges):
                 pvalues[c, h] = np.nan
             continue
         for c in range(n_judges):
-            total = 0.0
-            total_sq = 0.0
-            for i in range(n_items):
-                if use_mask and not mask[i, h]:
-                    continue
-                labelled = 0
-                for q in range(n_humans):
-                    if not use_mask or mask[i, q]:
-                        labelled += 1
-                if labelled < min_humans:
-                    continue
-                judge, _ = _item_score(
-                    labels, mask, use_mask, i, labels[i, n_humans + c], h, n_humans, numeric
-                )
-                human, _ = _item_score(
-                    labels, mask, use_mask, i, labels[i, h], h, n_humans, numeric
-                )
-                d = (1.0 if human >= judge else 0.0) - (1.0 if judge >= human else 0.0)
-                total += d
-                total_sq += d * d
-            pvalues[c, h] = one_sided_t_pvalue(count, total, total_sq, epsilon)
+            pvalues[c, h] = one_sided_t_pvalue(count, sums[c, 0], sums[c, 1], epsilon)
         tested += 1
     for c in range(n_judges):
         gathered = 0
@@ -649,23 +640,15 @@ def alternative_annotator_test(
     n_judges = labels.shape[1] - n_humans
     wins = np.zeros(n_judges, dtype=np.int16)
     skipped = np.zeros(n_humans, dtype=np.int8)
-    pvalues = np.empty((n_judges, n_humans))
-    order = np.empty(n_humans)
-    tested = _alt_test(
-        labels,
-        mask,
-        True,
-        n_humans,
-        epsilon,
-        min_humans_per_item,
-        min_items_per_human,
-        level,
-        numeric,
-        pvalues,
-        order,
-        wins,
-        skipped,
-    )
+    rule = np.zeros(N_RULE)
+    rule[RULE_EPSILON] = epsilon
+    rule[RULE_MIN_HUMANS] = min_humans_per_item
+    rule[RULE_MIN_ITEMS] = min_items_per_human
+    rule[RULE_Q] = level
+    rule[RULE_NUMERIC] = 1.0 if numeric else 0.0
+    scratch = _alt_test_scratch(n_judges, n_humans)
+    tested = _alt_test(labels, mask, True, n_humans, rule, scratch, wins, skipped)
+    pvalues = scratch[0]
     return wins, tested, skipped, pvalues
 
 
@@ -730,7 +713,8 @@ def simulate(
     coverage : numpy.ndarray
         float64 ``(T, K - 1)``: each secondary's share of the items.
     ranking : numpy.ndarray
-        float64 ``(T, 2, J)``: each judge's mean score over the comparisons, sparse and dense.
+        float64 ``(T, 2, J)``: each judge's mean score over the comparisons, sparse and dense
+        (left at 0 with a single judge: there is nothing to rank).
     skipped : numpy.ndarray
         int8 ``(T, K)``: humans the alternative annotator test skipped (sparse).
     """
@@ -762,8 +746,7 @@ def simulate(
         tables = _tables(n_humans, n_judges, n_labels)
         point = np.empty((2, n_judges), dtype=np.int16)
         wins = np.empty(n_judges, dtype=np.int16)
-        pvalues = np.empty((n_judges, n_humans))
-        order = np.empty(n_humans)
+        alt_scratch = _alt_test_scratch(n_judges, n_humans)
         reference_skipped = np.empty(n_humans, dtype=np.int8)
         interval_sums = np.empty((n_humans, n_judges, 6))
         for t in range(chunk * _CHUNK, min(n_trials, (chunk + 1) * _CHUNK)):
@@ -786,8 +769,9 @@ def simulate(
             _decide_trial(
                 labels, mask, n_humans, epsilon, coefficient, tables, point, counters[t], values[t]
             )
-            _ranking_scores(tables[0], coefficient, ranking[t, 0])
-            _ranking_scores(tables[1], coefficient, ranking[t, 1])
+            if n_judges > 1:  # a ranking needs two judges
+                _ranking_scores(tables[0], coefficient, ranking[t, 0])
+                _ranking_scores(tables[1], coefficient, ranking[t, 1])
             reference_tested[t] = n_humans
             tested[t] = n_humans
             for c in range(n_judges):
@@ -795,38 +779,11 @@ def simulate(
                 favour[t, c] = point[0, c]
                 against[t, c] = n_humans - point[0, c]
             if kind == ALT_TEST:
-                min_humans = int(rule[RULE_MIN_HUMANS])
-                min_items = int(rule[RULE_MIN_ITEMS])
-                numeric = rule[RULE_NUMERIC] > 0.5
                 tested[t] = _alt_test(
-                    labels,
-                    mask,
-                    True,
-                    n_humans,
-                    epsilon,
-                    min_humans,
-                    min_items,
-                    rule[RULE_Q],
-                    numeric,
-                    pvalues,
-                    order,
-                    favour[t],
-                    skipped[t],
+                    labels, mask, True, n_humans, rule, alt_scratch, favour[t], skipped[t]
                 )
                 reference_tested[t] = _alt_test(
-                    labels,
-                    mask,
-                    False,
-                    n_humans,
-                    epsilon,
-                    min_humans,
-                    min_items,
-                    rule[RULE_Q],
-                    numeric,
-                    pvalues,
-                    order,
-                    wins,
-                    reference_skipped,
+                    labels, mask, False, n_humans, rule, alt_scratch, wins, reference_skipped
                 )
                 for c in range(n_judges):
                     reference_favour[t, c] = wins[c]
