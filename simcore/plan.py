@@ -9,8 +9,7 @@ Gaussian recipe.
 from dataclasses import dataclass
 
 from simcore.cell import count_outcomes, simulate_cell
-from simcore.model import pair_tables, prevalence_vector
-from simcore.planning import RateProbe, certification_items, recipe_variance, search_items
+from simcore.planning import RateProbe, recipe_for_cell, search_items
 from simcore.scenario import ScenarioError, scenario_from_dict
 
 
@@ -109,20 +108,15 @@ def answer(raw, target=0.05, confidence=0.95, alpha=0.05, first_trials=400, max_
 
     probe = RateProbe(simulate, target, confidence, first_trials, max_trials)
     found = search_items(probe, m_max)
-    model = base.model
-    prevalence = prevalence_vector(model.prevalence, model.n_labels)
-    confusions = base.confusions()
-    sigma2 = recipe_variance(confusions, prevalence, judge=model.n_humans)
-    pairs = pair_tables(confusions, prevalence)
-    margin = float(pairs[model.n_humans, 0].trace() - pairs[1, 0].trace()) + base.rule.epsilon
+    margin, sigma2, m_cert = recipe_for_cell(base, alpha)
     return PlanAnswer(
         m=found["m"],
         m_conservative=found["m_conservative"],
         m_optimistic=found["m_optimistic"],
         m_max=m_max,
         margin=margin,
-        p_judge=float(model.p_judge),
-        recipe_items=certification_items(margin, sigma2, alpha),
+        p_judge=float(base.model.p_judge),
+        recipe_items=m_cert,
         recipe_variance=sigma2,
         probes=found["probes"],
         side="false rejection" if margin >= 0 else "false approval",

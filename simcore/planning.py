@@ -239,8 +239,8 @@ def search_items(probe, m_max, recheck=(1.1, 1.25, 1.5, 2.0)):
 # --------------------------------------------------------------------------- the table
 
 
-def _recipe_for_cell(cell, alpha):
-    """``(margin, sigma0^2, m_cert)`` of one cell under its model (judge vs human 1 vs 0)."""
+def recipe_for_cell(cell, alpha=0.05):
+    """Return ``(margin, sigma0^2, m_cert)`` of a cell under its model (judge, human 1, 0)."""
     model = cell.model
     prevalence = prevalence_vector(model.prevalence, model.n_labels)
     confusions = cell.confusions()
@@ -276,7 +276,7 @@ def add_plan(cube, scenario):
         if reason:
             reasons[f"{judge_dim}={value:g}"] = reason
         index = (position, 0) if axis == 0 else (0, position)
-        margin, sigma2, m_cert = _recipe_for_cell(cells[index], plan.alpha)
+        margin, sigma2, m_cert = recipe_for_cell(cells[index], plan.alpha)
         margins.append(margin)
         variance.append(sigma2)
         recipe.append(m_cert)
