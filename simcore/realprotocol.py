@@ -33,6 +33,7 @@ from simcore.scenario import (
     _describe,
     _parse_section,
 )
+from simcore.store import DERIVED_ATTRS, agreement_statistics
 from simcore.thinning import thin
 
 PASS_OMEGA = 0.6
@@ -343,16 +344,11 @@ def derive_real(cube):
     cube["rank_error"] = (cube["n_rank_discordant"] / pairs.where(pairs > 0)).assign_attrs(
         long_name="share of judge pairs ordered differently from the full matrix", units="1"
     )
-    defined = cube["n_agreement_defined"]
-    positive = defined.where(defined > 0)
-    cube["agreement_bias"] = (cube["sum_agreement_error"] / positive).assign_attrs(
-        long_name="mean thinned minus full human-pool agreement", units="1"
-    )
-    spread = cube["sum_agreement_estimate_sq"] - cube["sum_agreement_estimate"] ** 2 / positive
-    cube["agreement_sd"] = np.sqrt((spread / (defined - 1).where(defined > 1)).clip(min=0))
-    cube["agreement_sd"].attrs.update(
-        long_name="standard deviation of the thinned human-pool agreement", units="1"
-    )
+    for name, value in agreement_statistics(cube).items():
+        long_name, units = DERIVED_ATTRS[name]
+        cube[name] = value.assign_attrs(
+            long_name=long_name.replace("sparse", "thinned"), units=units
+        )
     cube["agreement_reliability"] = cube["n_agreement_reliable"] / cube["n_trials"]
     cube["agreement_reliability"].attrs.update(
         long_name="share of trials within 0.05 of the full human-pool agreement", units="1"

@@ -423,6 +423,30 @@ def _ratio(numerator, denominator):
     return numerator / denominator.where(denominator > 0)
 
 
+def agreement_statistics(cube):
+    """Mean, bias and spreads of the human-pool agreement estimate, from a cube's sums.
+
+    Over the ``n = n_agreement_defined`` trials with a defined estimate: mean ``S / n``;
+    sample variance ``(S2 - S^2 / n) / (n - 1)``; bias the mean error; SDs the square
+    roots; NaN where ``n`` is 0 (or below 2 for spreads). Used by synthetic and real-data
+    cubes alike.
+    """
+    defined = cube["n_agreement_defined"]
+
+    def variance(total, squares):
+        spread = cube[squares] - cube[total] ** 2 / defined.where(defined > 0)
+        return (spread / (defined - 1).where(defined > 1)).clip(min=0)
+
+    estimate_variance = variance("sum_agreement_estimate", "sum_agreement_estimate_sq")
+    return {
+        "agreement_mean": _ratio(cube["sum_agreement_estimate"], defined),
+        "agreement_bias": _ratio(cube["sum_agreement_error"], defined),
+        "agreement_variance": estimate_variance,
+        "agreement_sd": np.sqrt(estimate_variance),
+        "agreement_error_sd": np.sqrt(variance("sum_agreement_error", "sum_agreement_error_sq")),
+    }
+
+
 def with_rates(cube):
     """Return ``cube`` with every rate and derived statistic.
 
@@ -444,22 +468,14 @@ def with_rates(cube):
             description=f"sqrt(rate (1 - rate) / {denominator}); NaN where {denominator} is 0",
         )
     trials = cube["n_trials"]
-    defined = cube["n_agreement_defined"]
-
-    def variance(total, squares):
-        spread = cube[squares] - cube[total] ** 2 / defined.where(defined > 0)
-        return (spread / (defined - 1).where(defined > 1)).clip(min=0)
-
     derived = {
         "mean_coverage": _ratio(cube["sum_coverage"], trials),
         "mean_pairwise_overlap": _ratio(cube["sum_pairwise_overlap"], trials),
-        "agreement_mean": _ratio(cube["sum_agreement_estimate"], defined),
-        "agreement_reference_mean": _ratio(cube["sum_agreement_reference"], defined),
-        "agreement_bias": _ratio(cube["sum_agreement_error"], defined),
-        "agreement_variance": variance("sum_agreement_estimate", "sum_agreement_estimate_sq"),
-        "agreement_error_sd": np.sqrt(variance("sum_agreement_error", "sum_agreement_error_sq")),
+        "agreement_reference_mean": _ratio(
+            cube["sum_agreement_reference"], cube["n_agreement_defined"]
+        ),
+        **agreement_statistics(cube),
     }
-    derived["agreement_sd"] = np.sqrt(derived["agreement_variance"])
     undecided = cube["n_undecided_comparisons"]
     n_judges = cube.sizes.get("judge", 1)
     pairs = trials * (n_judges * (n_judges - 1) // 2)
