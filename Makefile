@@ -29,7 +29,7 @@ lint: $(STAMP)
 # times, end-to-end runs, and peak memory of long and wide sweeps.
 bench: $(STAMP)
 	cd benchmarks && ../$(BIN)/python throughput.py
-	$(BIN)/python benchmarks/memory.py
+	cd benchmarks && ../$(BIN)/python memory.py
 
 fig2: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/fig2.yaml --out results/fig2.zarr

@@ -10,7 +10,6 @@ Cases: a 1,000-cell sweep (p_judge x rho x epsilon, 10 values each, 50 trials pe
 20 times as many (100,000 per cell, above the kernel's 65,536-trial block).
 """
 
-import json
 import subprocess
 import sys
 import tempfile
@@ -19,7 +18,8 @@ from pathlib import Path
 
 import yaml
 
-HERE = Path(__file__).resolve().parent
+from results import save_section
+
 BASE = {"model": {"n_items": 200, "n_humans": 4}, "design": {"kind": "bernoulli"}, "seed": 1}
 CASES = {
     "1000 cells x 50 trials": {
@@ -92,11 +92,7 @@ def main():
             "wall_seconds": round(elapsed, 1),
         }
         print(f"{name:28s} peak RSS {peak:7.1f} MiB  ({elapsed:5.1f} s)", flush=True)
-    path = HERE / "results.json"
-    existing = json.loads(path.read_text()) if path.exists() else {}
-    existing["memory"] = results
-    path.write_text(json.dumps(existing, indent=2) + "\n")
-    print(f"written: {path}")
+    save_section("memory", results)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ The machine is shared and noisy: compare the ratios, not the absolute rates.
 """
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -25,6 +24,7 @@ import numpy as np
 from baseline import wrong_decisions
 
 import simcore
+from results import save_section
 from simcore.cell import simulate_cell
 from simcore.scenario import scenario_from_dict
 
@@ -174,11 +174,7 @@ def main():
     if not args.quick:
         results["end_to_end_seconds"] = {name: end_to_end(name) for name in ("fig2", "planning")}
         print(f"end to end (simcore run): {results['end_to_end_seconds']}")
-    path = HERE / "results.json"
-    existing = json.loads(path.read_text()) if path.exists() else {}
-    existing["throughput"] = results
-    path.write_text(json.dumps(existing, indent=2) + "\n")
-    print(f"written: {path}")
+    save_section("throughput", results)
 
 
 if __name__ == "__main__":
