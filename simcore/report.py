@@ -42,8 +42,13 @@ def _plot_variables(cube):
 
 def _rule_columns(cube):
     """Columns that only some rules fill: alt_test's effective K, inconclusive shares."""
+    scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
+    kinds = {
+        (scenario.get("rule") or {}).get("kind"),
+        *((scenario.get("sweep") or {}).get("rule") or []),
+    }
     columns = []
-    if "alt_test" in cube.attrs.get("scenario", ""):
+    if "alt_test" in kinds:
         columns.append("effective_k")
     if "inconclusive_rate" in cube and bool((cube["n_inconclusive"] > 0).any()):
         columns.append("inconclusive_rate")
