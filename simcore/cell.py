@@ -11,6 +11,7 @@ from scipy import stats
 
 from simcore import kernels
 from simcore.agreement import coefficient_code
+from simcore.counts_engine import simulate_counts
 from simcore.designs import design_code, pair_weights
 from simcore.model import pair_tables, prevalence_vector
 from simcore.rng import trial_keys
@@ -44,6 +45,7 @@ JUDGE_COUNT_NAMES = (
 
 COUNT_NAMES = (
     "n_trials",
+    "n_trials_counts_engine",
     *JUDGE_COUNT_NAMES,
     "n_empty_comparisons",
     "n_degenerate_scores",
@@ -189,12 +191,28 @@ def discordant_pairs(scores, reference):
     return ((mine != theirs) & upper).sum(axis=(1, 2))
 
 
+def counts_engine_arguments(cell):
+    """Return :func:`simcore.counts_engine.simulate_counts`'s model and design arguments.
+
+    ``(n_items, n_humans, confusion, prevalence, design, rho, m)``.
+    """
+    n_items, n_humans, confusion, _, _, _, design, rho, m = kernel_arguments(cell)
+    prevalence = prevalence_vector(cell.model.prevalence, cell.model.n_labels)
+    return n_items, n_humans, confusion, np.asarray(prevalence, dtype=float), design, rho, m
+
+
 def simulate_cell(cell, root_seed, start, stop):
-    """Run trials ``start .. stop - 1`` of ``cell``; return the kernel's per-trial outputs."""
+    """Run trials ``start .. stop - 1`` of ``cell``; return the kernel's per-trial outputs.
+
+    The engine is the cell's :attr:`~simcore.scenario.Cell.kernel_engine`; both engines
+    share the trial keys, so a cell's numbers depend on its engine, seed, coordinates and
+    trial count only.
+    """
     keys = trial_keys(cell_sequence(root_seed, cell), start, stop)
-    return TrialOutputs(
-        *kernels.simulate(keys, *kernel_arguments(cell), rule_parameters(cell.rule))
-    )
+    rule = rule_parameters(cell.rule)
+    if cell.kernel_engine == "counts":
+        return TrialOutputs(*simulate_counts(keys, *counts_engine_arguments(cell), rule))
+    return TrialOutputs(*kernels.simulate(keys, *kernel_arguments(cell), rule))
 
 
 def count_outcomes(cell, outputs):
@@ -265,6 +283,7 @@ def count_outcomes(cell, outputs):
     error = estimate - truth
     scalars = {
         "n_trials": len(sparse),
+        "n_trials_counts_engine": len(sparse) if cell.kernel_engine == "counts" else 0,
         "n_empty_comparisons": counters[:, kernels.EMPTY].sum(),
         "n_degenerate_scores": counters[:, kernels.DEGENERATE].sum(),
         "n_shared_panel": counters[:, kernels.SHARED].sum(),

@@ -56,7 +56,8 @@ N_RULE = 8
 EXTRA_ITEMS_CAP = 1_000_000
 """Largest number of extra items recorded for one undecided comparison."""
 
-_CHUNK = 64
+TRIAL_CHUNK = 64
+"""Trials per parallel task: each task allocates its scratch once for this many trials."""
 
 
 # --------------------------------------------------------------------------- labels
@@ -290,14 +291,20 @@ def _draw_masks(state, labels, n_humans, n_labels, design, m, mask, scratch):
 
 
 @jit
-def _overlap_statistics(mask, coverage_row, values, counters):
-    """Record each secondary's coverage, the mean pairwise overlap and a shared panel."""
-    n_items, n_humans = mask.shape
+def _overlap_statistics(mask, weights, coverage_row, values, counters):
+    """Record each secondary's coverage, the mean pairwise overlap and a shared panel.
+
+    Row ``i`` of ``mask`` stands for ``weights[i]`` items.
+    """
+    n_rows, n_humans = mask.shape
+    n_items = 0
+    for i in range(n_rows):
+        n_items += weights[i]
     for secondary in range(1, n_humans):
         count = 0
-        for i in range(n_items):
+        for i in range(n_rows):
             if mask[i, secondary]:
-                count += 1
+                count += weights[i]
         coverage_row[secondary - 1] = count / n_items
     total = 0
     pairs = 0
@@ -305,10 +312,10 @@ def _overlap_statistics(mask, coverage_row, values, counters):
     for a in range(1, n_humans):
         for b in range(a + 1, n_humans):
             pairs += 1
-            for i in range(n_items):
+            for i in range(n_rows):
                 if mask[i, a] and mask[i, b]:
-                    total += 1
-                if mask[i, a] != mask[i, b]:
+                    total += weights[i]
+                if mask[i, a] != mask[i, b] and weights[i] > 0:
                     shared = False
     values[PAIRWISE_OVERLAP] = total / pairs if pairs > 0 else np.nan
     counters[SHARED] = 1 if shared else 0
@@ -318,13 +325,17 @@ def _overlap_statistics(mask, coverage_row, values, counters):
 
 
 @jit
-def _fill_tables(labels, mask, n_humans, sparse_tables, dense_tables, sparse_pool, dense_pool):
+def _fill_tables(
+    labels, mask, weights, n_humans, sparse_tables, dense_tables, sparse_pool, dense_pool
+):
     """Accumulate the pair tables of every comparison and of the human pool.
 
     ``tables[k, c, a, b]`` counts pairs of held-out human ``k`` whose candidate label is
     ``a`` and pool label is ``b``; candidate ``c < J`` is judge ``c`` and ``c = J`` is
     human ``k`` itself. ``pool[a, b]`` counts every pair of humans ``q < r`` who both
-    labelled an item, oriented (``q``'s label, ``r``'s label).
+    labelled an item, oriented (``q``'s label, ``r``'s label). Row ``i`` stands for
+    ``weights[i]`` identical items (1 per item for the items engine, a category count for
+    the counts engine).
     """
     n_items = labels.shape[0]
     n_judges = labels.shape[1] - n_humans
@@ -333,6 +344,9 @@ def _fill_tables(labels, mask, n_humans, sparse_tables, dense_tables, sparse_poo
     sparse_pool[:] = 0
     dense_pool[:] = 0
     for i in range(n_items):
+        weight = weights[i]
+        if weight == 0:
+            continue
         for k in range(n_humans):
             own = labels[i, k]
             for q in range(n_humans):
@@ -342,16 +356,16 @@ def _fill_tables(labels, mask, n_humans, sparse_tables, dense_tables, sparse_poo
                 observed = mask[i, k] and mask[i, q]
                 for c in range(n_judges):
                     candidate = labels[i, n_humans + c]
-                    dense_tables[k, c, candidate, pool] += 1
+                    dense_tables[k, c, candidate, pool] += weight
                     if observed:
-                        sparse_tables[k, c, candidate, pool] += 1
-                dense_tables[k, n_judges, own, pool] += 1
+                        sparse_tables[k, c, candidate, pool] += weight
+                dense_tables[k, n_judges, own, pool] += weight
                 if observed:
-                    sparse_tables[k, n_judges, own, pool] += 1
+                    sparse_tables[k, n_judges, own, pool] += weight
                 if k < q:
-                    dense_pool[own, pool] += 1
+                    dense_pool[own, pool] += weight
                     if observed:
-                        sparse_pool[own, pool] += 1
+                        sparse_pool[own, pool] += weight
 
 
 @jit
@@ -412,10 +426,14 @@ def _pool_estimate(pool, coefficient, values, counters, value_column, undefined_
 
 
 @jit
-def _decide_trial(labels, mask, n_humans, epsilon, coefficient, tables, passes, counters, values):
+def _decide_trial(
+    labels, mask, weights, n_humans, epsilon, coefficient, tables, passes, counters, values
+):
     """Run the rule and the pool estimate on one trial, sparse and dense."""
     sparse_tables, dense_tables, sparse_pool, dense_pool = tables
-    _fill_tables(labels, mask, n_humans, sparse_tables, dense_tables, sparse_pool, dense_pool)
+    _fill_tables(
+        labels, mask, weights, n_humans, sparse_tables, dense_tables, sparse_pool, dense_pool
+    )
     _count_passes(sparse_tables, epsilon, coefficient, passes[0], counters, EMPTY, DEGENERATE)
     _count_passes(dense_tables, epsilon, coefficient, passes[1], counters, -1, DEGENERATE_DENSE)
     _pool_estimate(sparse_pool, coefficient, values, counters, POOL_SPARSE, POOL_UNDEFINED)
@@ -466,7 +484,7 @@ def _alt_test_scratch(n_judges, n_humans):
 
 
 @jit
-def _alt_test(labels, mask, use_mask, n_humans, rule, scratch, wins, skipped):
+def _alt_test(labels, mask, weights, use_mask, n_humans, rule, scratch, wins, skipped):
     """Run the alternative annotator test (SPEC §5b); return the number of humans tested.
 
     Items labelled by fewer than ``min_humans`` humans are dropped. For held-out human ``h``
@@ -479,7 +497,7 @@ def _alt_test(labels, mask, use_mask, n_humans, rule, scratch, wins, skipped):
     against human ``h`` (NaN for a skipped human). ``rule`` is the kernel's rule array
     (eps, minimum humans per item and items per human, BY level, numeric scores);
     ``scratch`` is ``(pvalues (J, K), order (K,), sums (J, 2))``
-    (:func:`_alt_test_scratch`).
+    (:func:`_alt_test_scratch`). Row ``i`` stands for ``weights[i]`` identical items.
     """
     pvalues, order, sums = scratch
     epsilon = rule[RULE_EPSILON]
@@ -495,7 +513,8 @@ def _alt_test(labels, mask, use_mask, n_humans, rule, scratch, wins, skipped):
         count = 0
         sums[:, :] = 0.0
         for i in range(n_items):
-            if use_mask and not mask[i, h]:
+            weight = weights[i]
+            if weight == 0 or (use_mask and not mask[i, h]):
                 continue
             labelled = 0
             for q in range(n_humans):
@@ -503,15 +522,15 @@ def _alt_test(labels, mask, use_mask, n_humans, rule, scratch, wins, skipped):
                     labelled += 1
             if labelled < min_humans:
                 continue
-            count += 1
+            count += weight
             human, _ = _item_score(labels, mask, use_mask, i, labels[i, h], h, n_humans, numeric)
             for c in range(n_judges):
                 judge, _ = _item_score(
                     labels, mask, use_mask, i, labels[i, n_humans + c], h, n_humans, numeric
                 )
                 d = (1.0 if human >= judge else 0.0) - (1.0 if judge >= human else 0.0)
-                sums[c, 0] += d
-                sums[c, 1] += d * d
+                sums[c, 0] += weight * d
+                sums[c, 1] += weight * d * d
         if count < min_items or count < 2:
             skipped[h] = 1
             for c in range(n_judges):
@@ -531,7 +550,7 @@ def _alt_test(labels, mask, use_mask, n_humans, rule, scratch, wins, skipped):
 
 
 @jit
-def _interval(labels, mask, use_mask, n_humans, epsilon, z, sums, clears, fails):
+def _interval(labels, mask, weights, use_mask, n_humans, epsilon, z, sums, clears, fails):
     """Run the interval verdict's comparisons; return ``(undecided, extra items)``.
 
     For comparison ``k`` and judge ``c``, item ``i`` (labelled by ``k``) contributes
@@ -542,12 +561,15 @@ def _interval(labels, mask, use_mask, n_humans, epsilon, z, sums, clears, fails)
     undecided otherwise (also with fewer than two items). An undecided comparison would be
     settled, by the Gaussian recipe with the same per-item variance, after
     ``n (z SE / (d_k + eps))^2 - n`` more items (capped at :data:`EXTRA_ITEMS_CAP`).
-    ``sums`` is ``(K, J, 6)`` scratch.
+    ``sums`` is ``(K, J, 6)`` scratch. Row ``i`` stands for ``weights[i]`` identical items.
     """
     n_items = labels.shape[0]
     n_judges = labels.shape[1] - n_humans
     sums[:] = 0.0
     for i in range(n_items):
+        weight = weights[i]
+        if weight == 0:
+            continue
         for k in range(n_humans):
             if use_mask and not mask[i, k]:
                 continue
@@ -569,12 +591,12 @@ def _interval(labels, mask, use_mask, n_humans, epsilon, z, sums, clears, fails)
                     if labels[i, n_humans + c] == labels[i, q]:
                         agree += 1
                 difference = float(agree - own)
-                sums[k, c, 0] += 1.0
-                sums[k, c, 1] += pool
-                sums[k, c, 2] += pool * pool
-                sums[k, c, 3] += difference
-                sums[k, c, 4] += difference * difference
-                sums[k, c, 5] += difference * pool
+                sums[k, c, 0] += weight
+                sums[k, c, 1] += weight * pool
+                sums[k, c, 2] += weight * pool * pool
+                sums[k, c, 3] += weight * difference
+                sums[k, c, 4] += weight * difference * difference
+                sums[k, c, 5] += weight * difference * pool
     undecided = 0
     extra = 0.0
     for c in range(n_judges):
@@ -600,6 +622,104 @@ def _interval(labels, mask, use_mask, n_humans, epsilon, z, sums, clears, fails)
                 needed = n * (z * se / centre) ** 2 if centre != 0.0 else 1e300
                 extra += math.ceil(min(max(needed - n, 0.0), EXTRA_ITEMS_CAP))
     return undecided, extra
+
+
+# --------------------------------------------------------------------------- one trial
+
+
+@jit
+def trial_outputs(n_trials, n_humans, n_judges):
+    """Allocate the per-trial outputs of :func:`simulate` (zeros), in its return order."""
+    return (
+        np.zeros((n_trials, n_judges), dtype=np.int16),
+        np.zeros((n_trials, n_judges), dtype=np.int16),
+        np.zeros(n_trials, dtype=np.int16),
+        np.zeros((n_trials, n_judges), dtype=np.int16),
+        np.zeros(n_trials, dtype=np.int16),
+        np.zeros((n_trials, N_COUNTERS), dtype=np.int32),
+        np.zeros((n_trials, N_VALUES), dtype=np.float64),
+        np.zeros((n_trials, n_humans - 1), dtype=np.float64),
+        np.zeros((n_trials, 2, n_judges), dtype=np.float64),
+        np.zeros((n_trials, n_humans), dtype=np.int8),
+    )
+
+
+@jit
+def rule_scratch(n_humans, n_judges, n_labels):
+    """Return the scratch :func:`decide_rows` needs, allocated once per chunk of trials."""
+    return (
+        _tables(n_humans, n_judges, n_labels),
+        np.empty((2, n_judges), dtype=np.int16),
+        np.empty(n_judges, dtype=np.int16),
+        _alt_test_scratch(n_judges, n_humans),
+        np.empty(n_humans, dtype=np.int8),
+        np.empty((n_humans, n_judges, 6)),
+    )
+
+
+@jit
+def decide_rows(labels, mask, weights, n_humans, rule, scratch, t, outputs):
+    """Run the cell's rule on one drawn trial and write trial ``t`` of ``outputs``.
+
+    Row ``i`` of ``labels`` ``(rows, R)`` and ``mask`` ``(rows, K)`` stands for
+    ``weights[i]`` identical items: one item each for the items engine, one category of
+    items for the counts engine. Both engines share this function, so they decide alike.
+    """
+    (
+        favour,
+        against,
+        tested,
+        reference_favour,
+        reference_tested,
+        counters,
+        values,
+        coverage,
+        ranking,
+        skipped,
+    ) = outputs
+    tables, point, wins, alt_scratch, reference_skipped, interval_sums = scratch
+    kind = int(rule[RULE_KIND])
+    epsilon = rule[RULE_EPSILON]
+    coefficient = int(rule[RULE_COEFFICIENT])
+    n_judges = labels.shape[1] - n_humans
+    _overlap_statistics(mask, weights, coverage[t], values[t], counters[t])
+    _decide_trial(
+        labels, mask, weights, n_humans, epsilon, coefficient, tables, point, counters[t], values[t]
+    )
+    if n_judges > 1:  # a ranking needs two judges
+        _ranking_scores(tables[0], coefficient, ranking[t, 0])
+        _ranking_scores(tables[1], coefficient, ranking[t, 1])
+    reference_tested[t] = n_humans
+    tested[t] = n_humans
+    for c in range(n_judges):
+        reference_favour[t, c] = point[1, c]
+        favour[t, c] = point[0, c]
+        against[t, c] = n_humans - point[0, c]
+    if kind == ALT_TEST:
+        tested[t] = _alt_test(
+            labels, mask, weights, True, n_humans, rule, alt_scratch, favour[t], skipped[t]
+        )
+        reference_tested[t] = _alt_test(
+            labels, mask, weights, False, n_humans, rule, alt_scratch, wins, reference_skipped
+        )
+        for c in range(n_judges):
+            reference_favour[t, c] = wins[c]
+            against[t, c] = tested[t] - favour[t, c]
+    elif kind == INTERVAL:
+        undecided, extra = _interval(
+            labels,
+            mask,
+            weights,
+            True,
+            n_humans,
+            epsilon,
+            rule[RULE_Z],
+            interval_sums,
+            favour[t],
+            against[t],
+        )
+        counters[t, UNDECIDED] = undecided
+        values[t, EXTRA_ITEMS] = extra
 
 
 # --------------------------------------------------------------------------- entry points
@@ -647,7 +767,8 @@ def alternative_annotator_test(
     rule[RULE_Q] = level
     rule[RULE_NUMERIC] = 1.0 if numeric else 0.0
     scratch = _alt_test_scratch(n_judges, n_humans)
-    tested = _alt_test(labels, mask, True, n_humans, rule, scratch, wins, skipped)
+    weights = np.ones(labels.shape[0], dtype=np.int64)
+    tested = _alt_test(labels, mask, weights, True, n_humans, rule, scratch, wins, skipped)
     pvalues = scratch[0]
     return wins, tested, skipped, pvalues
 
@@ -722,20 +843,8 @@ def simulate(
     n_raters = confusion.shape[0]
     n_labels = confusion.shape[1]
     n_judges = n_raters - n_humans
-    kind = int(rule[RULE_KIND])
-    epsilon = rule[RULE_EPSILON]
-    coefficient = int(rule[RULE_COEFFICIENT])
-    favour = np.zeros((n_trials, n_judges), dtype=np.int16)
-    against = np.zeros((n_trials, n_judges), dtype=np.int16)
-    tested = np.zeros(n_trials, dtype=np.int16)
-    reference_favour = np.zeros((n_trials, n_judges), dtype=np.int16)
-    reference_tested = np.zeros(n_trials, dtype=np.int16)
-    counters = np.zeros((n_trials, N_COUNTERS), dtype=np.int32)
-    values = np.zeros((n_trials, N_VALUES), dtype=np.float64)
-    coverage = np.zeros((n_trials, n_humans - 1), dtype=np.float64)
-    ranking = np.zeros((n_trials, 2, n_judges), dtype=np.float64)
-    skipped = np.zeros((n_trials, n_humans), dtype=np.int8)
-    n_chunks = (n_trials + _CHUNK - 1) // _CHUNK
+    outputs = trial_outputs(n_trials, n_humans, n_judges)
+    n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
     for chunk in prange(n_chunks):
         state = np.empty(4, dtype=np.uint64)
         labels = np.empty((n_items, n_raters), dtype=np.int16)
@@ -743,13 +852,9 @@ def simulate(
         cluster_cdf = np.empty((max(n_clusters, 1), n_raters, n_labels, n_labels))
         _confusion_cdf(confusion, 0.0, cluster_cdf[0])
         scratch = _design_scratch(n_items, n_labels)
-        tables = _tables(n_humans, n_judges, n_labels)
-        point = np.empty((2, n_judges), dtype=np.int16)
-        wins = np.empty(n_judges, dtype=np.int16)
-        alt_scratch = _alt_test_scratch(n_judges, n_humans)
-        reference_skipped = np.empty(n_humans, dtype=np.int8)
-        interval_sums = np.empty((n_humans, n_judges, 6))
-        for t in range(chunk * _CHUNK, min(n_trials, (chunk + 1) * _CHUNK)):
+        weights = np.ones(n_items, dtype=np.int64)
+        decide_scratch = rule_scratch(n_humans, n_judges, n_labels)
+        for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
             seed_state(trial_keys[t], state)
             _draw_labels(
                 state,
@@ -765,55 +870,8 @@ def simulate(
                 mask,
             )
             _draw_masks(state, labels, n_humans, n_labels, design, m, mask, scratch)
-            _overlap_statistics(mask, coverage[t], values[t], counters[t])
-            _decide_trial(
-                labels, mask, n_humans, epsilon, coefficient, tables, point, counters[t], values[t]
-            )
-            if n_judges > 1:  # a ranking needs two judges
-                _ranking_scores(tables[0], coefficient, ranking[t, 0])
-                _ranking_scores(tables[1], coefficient, ranking[t, 1])
-            reference_tested[t] = n_humans
-            tested[t] = n_humans
-            for c in range(n_judges):
-                reference_favour[t, c] = point[1, c]
-                favour[t, c] = point[0, c]
-                against[t, c] = n_humans - point[0, c]
-            if kind == ALT_TEST:
-                tested[t] = _alt_test(
-                    labels, mask, True, n_humans, rule, alt_scratch, favour[t], skipped[t]
-                )
-                reference_tested[t] = _alt_test(
-                    labels, mask, False, n_humans, rule, alt_scratch, wins, reference_skipped
-                )
-                for c in range(n_judges):
-                    reference_favour[t, c] = wins[c]
-                    against[t, c] = tested[t] - favour[t, c]
-            elif kind == INTERVAL:
-                undecided, extra = _interval(
-                    labels,
-                    mask,
-                    True,
-                    n_humans,
-                    epsilon,
-                    rule[RULE_Z],
-                    interval_sums,
-                    favour[t],
-                    against[t],
-                )
-                counters[t, UNDECIDED] = undecided
-                values[t, EXTRA_ITEMS] = extra
-    return (
-        favour,
-        against,
-        tested,
-        reference_favour,
-        reference_tested,
-        counters,
-        values,
-        coverage,
-        ranking,
-        skipped,
-    )
+            decide_rows(labels, mask, weights, n_humans, rule, decide_scratch, t, outputs)
+    return outputs
 
 
 @jit(parallel=True)
@@ -907,13 +965,15 @@ def evaluate(labels, mask, n_humans, n_labels, epsilon, coefficient):
     passes = np.zeros((n_trials, 2, n_judges), dtype=np.int16)
     counters = np.zeros((n_trials, N_COUNTERS), dtype=np.int32)
     values = np.zeros((n_trials, N_VALUES), dtype=np.float64)
-    n_chunks = (n_trials + _CHUNK - 1) // _CHUNK
+    n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
     for chunk in prange(n_chunks):
         tables = _tables(n_humans, n_judges, n_labels)
-        for t in range(chunk * _CHUNK, min(n_trials, (chunk + 1) * _CHUNK)):
+        weights = np.ones(labels.shape[-2], dtype=np.int64)
+        for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
             _decide_trial(
                 labels[t],
                 mask[t],
+                weights,
                 n_humans,
                 epsilon,
                 coefficient,
@@ -978,13 +1038,15 @@ def evaluate_masks(labels, masks, n_humans, n_labels, epsilon, coefficient):
     counters = np.zeros((n_trials, N_COUNTERS), dtype=np.int32)
     values = np.zeros((n_trials, N_VALUES), dtype=np.float64)
     ranking = np.zeros((n_trials, n_judges), dtype=np.float64)
-    n_chunks = (n_trials + _CHUNK - 1) // _CHUNK
+    n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
     for chunk in prange(n_chunks):
         tables = _tables(n_humans, n_judges, n_labels)
-        for t in range(chunk * _CHUNK, min(n_trials, (chunk + 1) * _CHUNK)):
+        weights = np.ones(labels.shape[-2], dtype=np.int64)
+        for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
             _decide_trial(
                 labels,
                 masks[t],
+                weights,
                 n_humans,
                 epsilon,
                 coefficient,

@@ -28,6 +28,11 @@ from simcore.planning import judge_accuracy_for_margin
 
 RULE_KINDS = ("point", "alt_test", "interval")
 REFERENCES = ("dense", "population")
+ENGINES = ("auto", "items", "counts")
+COUNTS_ENGINE_DESIGNS = ("bernoulli", "exact_m", "shared_panel")
+"""Designs under which the counts engine's category counts are exact."""
+MAX_LABEL_PATTERNS = 1 << 20
+"""Most raters' label patterns ``L ** (K + J)`` the counts engine keeps a histogram for."""
 
 
 class ScenarioError(ValueError):
@@ -349,6 +354,13 @@ class RunConfig:
         "synthetic", "str", "scenario kind (a real-data scenario says real)", choices=("synthetic",)
     )
     reference: str = _field("dense", "str", "reference decision", choices=REFERENCES)
+    engine: str = _field(
+        "auto",
+        "str",
+        "how trials are drawn: items (every item), counts (category counts; bernoulli, "
+        "exact_m and shared_panel designs without clusters) or auto (counts where it is exact)",
+        choices=ENGINES,
+    )
     trials: int = _field(2000, "int", "trials per cell", minimum=1)
     seed: int = _field(0, "int", "root seed", minimum=0)
 
@@ -406,6 +418,7 @@ SWEEPABLE = {
     "rule": ("rule", "kind"),
     "min_items_per_human": ("rule", "min_items_per_human"),
     "reference": (None, "reference"),
+    "engine": (None, "engine"),
 }
 """Sweep names (cube dimensions) and the field each one sets."""
 
@@ -432,6 +445,18 @@ class Cell:
     design: DesignConfig
     rule: RuleConfig
     reference: str
+    engine: str = "auto"
+
+    @property
+    def kernel_engine(self):
+        """The engine that runs this cell: ``items`` or ``counts`` (``auto`` resolved).
+
+        ``auto`` takes the counts engine wherever it is exact
+        (:func:`counts_engine_applies`) and the items engine elsewhere.
+        """
+        if self.engine == "auto":
+            return "counts" if counts_engine_applies(self) else "items"
+        return self.engine
 
     @property
     def m(self):
@@ -499,6 +524,7 @@ class Scenario:
     plot: PlotConfig
     kind: str = "synthetic"
     reference: str = "dense"
+    engine: str = "auto"
     trials: int = 2000
     seed: int = 0
     sweep: tuple = ()
@@ -531,6 +557,7 @@ class Scenario:
             "design": section(self.design),
             "rule": section(self.rule),
             "reference": self.reference,
+            "engine": self.engine,
             "trials": self.trials,
             "seed": self.seed,
             "sweep": {name: list(values) for name, values in self.sweep},
@@ -567,13 +594,30 @@ class Scenario:
             yield _resolve_cell(self, index, coords)
 
 
+def counts_engine_applies(cell):
+    """Return whether the counts engine draws ``cell`` exactly.
+
+    It needs independent, exchangeable items (``cluster_spread`` 0), at most
+    :data:`MAX_LABEL_PATTERNS` label patterns ``L ** (K + J)``, and a design that treats
+    items alike: :data:`COUNTS_ENGINE_DESIGNS`. The stratified designs read each item's labels
+    and stay with the items engine.
+    """
+    n_raters = cell.confusions().shape[0]
+    patterns = cell.model.n_labels**n_raters
+    return (
+        cell.design.kind in COUNTS_ENGINE_DESIGNS
+        and cell.model.cluster_spread == 0
+        and patterns <= MAX_LABEL_PATTERNS
+    )
+
+
 def _resolve_cell(scenario, index, coords):
     sections = {"model": {}, "design": {}, "rule": {}}
-    reference = scenario.reference
+    top = {"reference": scenario.reference, "engine": scenario.engine}
     for name, value in coords.items():
         section, key = SWEEPABLE[name]
         if section is None:
-            reference = value
+            top[key] = value
         else:
             sections[section][key] = Skew(value) if name == "skew" else value
     model = dataclasses.replace(scenario.model, **sections["model"])
@@ -589,7 +633,7 @@ def _resolve_cell(scenario, index, coords):
         model=model,
         design=dataclasses.replace(scenario.design, **sections["design"]),
         rule=rule,
-        reference=reference,
+        **top,
     )
 
 
@@ -760,6 +804,15 @@ def _check_cell(cell, source):
                 f"m = {cell.m}",
                 involved,
             )
+    if cell.engine == "counts" and not counts_engine_applies(cell):
+        problem(
+            where("engine", "engine"),
+            "the counts engine needs independent items, at most 2**20 label patterns "
+            "L**(K+J) and a bernoulli, exact_m or "
+            "shared_panel design (use engine: items or auto)",
+            f"design {design.kind}, {model.n_clusters} clusters of spread {model.cluster_spread}",
+            ("engine", "design.kind", "model.n_clusters", "model.cluster_spread"),
+        )
     rule = cell.rule
     if rule.kind == "alt_test" and cell.reference == "population":
         problem(

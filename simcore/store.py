@@ -23,6 +23,10 @@ from simcore.cell import COUNT_NAMES, JUDGE_COUNT_NAMES, SUM_NAMES
 
 STORED_ATTRS = {
     "n_trials": ("trials run", "count"),
+    "n_trials_counts_engine": (
+        "trials drawn by the counts engine (category counts); the rest by the items engine",
+        "count",
+    ),
     "n_ref_accept": ("trials whose reference decision accepts the judge", "count"),
     "n_ref_reject": ("trials whose reference decision rejects the judge", "count"),
     "n_wrong": (
@@ -180,6 +184,7 @@ SWEEP_ATTRS = {
     "rule": ("decision rule", ""),
     "min_items_per_human": ("alt_test: fewest items for a human to be tested", "count"),
     "reference": ("reference decision", ""),
+    "engine": ("how trials are drawn (items, counts, or auto)", ""),
 }
 
 
@@ -324,6 +329,7 @@ def empty_cube(scenario):
         "root_seed": int(scenario.seed),
         "trials": int(scenario.trials),
         "reference": scenario.reference,
+        "engine": scenario.engine,
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "complete": 0,
         **_versions(),

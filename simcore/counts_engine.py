@@ -1,0 +1,405 @@
+"""The counts engine: draw how many items fall in each category instead of every item.
+
+When items are independent and exchangeable (no clusters) and the design treats them alike
+(``bernoulli``, ``exact_m``, ``shared_panel``), every statistic the rules read is a sum over
+items of a function of the item's *category*: every rater's label and which secondaries
+labelled it. A trial is then described by the number of items in each category, and those
+counts can be drawn directly (exactly, not approximately). Stream order within a trial:
+
+1. Which items each secondary labels, secondary 1 first, as counts of *mask groups* (items
+   sharing a mask pattern): under ``bernoulli`` every group splits by
+   ``binomial(group size, rho)``; under ``exact_m`` the secondary's ``m`` items fall into the
+   groups by one multivariate hypergeometric draw (a uniform ``m``-subset, independent of the
+   other secondaries); under ``shared_panel`` secondary 1 does so and the others copy it.
+   These designs do not look at the labels, so the masks can come first.
+2. For each mask group in turn, the label pattern of its items (true label, then every
+   rater, humans first). A group of at most :data:`PER_ITEM_LIMIT` items draws its items
+   one by one (one uniform per label, inverse CDF, as the items engine does); a larger group
+   splits depth first by conditional binomials: by true label, then by rater 1's label
+   within each true label, and so on, so its cost grows with the number of non-empty label
+   patterns, not with the group's size.
+
+Within a mask group, items with the same raters' labels are merged whatever their true
+label (the rules never read the truth), giving one weighted *row* per (mask pattern, label
+pattern). A trial never holds more rows than items. The rows are decided by the same rule
+code as the items engine (:func:`simcore.kernels.decide_rows`), each weighted by its item
+count, so the engines compute identical statistics from a given set of counts and differ
+only in how those counts are drawn. Each trial draws from its own counter-based stream, so
+results do not depend on threads or batching.
+"""
+
+import numpy as np
+from numba import prange
+
+from simcore._jit import jit
+from simcore.kernels import (
+    BERNOULLI,
+    SHARED_PANEL,
+    TRIAL_CHUNK,
+    _inverse_cdf,
+    decide_rows,
+    rule_scratch,
+    trial_outputs,
+)
+from simcore.rng import seed_state, uniform
+from simcore.samplers import binomial, log_factorial_table, multivariate_hypergeometric
+
+PER_ITEM_LIMIT = 48
+"""Mask groups of at most this many items draw their label patterns item by item."""
+
+
+@jit
+def conditional_shares(probabilities):
+    """Return the conditional binomial shares of a multinomial over the last axis.
+
+    ``share[..., l] = p[..., l] / (p[..., l] + ... + p[..., L - 1])`` (1 where nothing is
+    left): drawing ``binomial(remaining, share[l])`` for ``l = 0, 1, ...`` and giving the rest
+    to the last label is an exact multinomial draw. Computed once per cell.
+    """
+    shares = np.empty_like(probabilities)
+    flat = probabilities.reshape(-1, probabilities.shape[-1])
+    out = shares.reshape(-1, probabilities.shape[-1])
+    for row in range(flat.shape[0]):
+        rest = 0.0
+        for label in range(flat.shape[1] - 1, -1, -1):
+            rest += flat[row, label]
+            out[row, label] = flat[row, label] / rest if rest > 0.0 else 1.0
+    return shares
+
+
+@jit
+def _cumulative(probabilities):
+    """Return the CDF over the last axis with the last entry set to 1."""
+    cdf = np.empty_like(probabilities)
+    flat = probabilities.reshape(-1, probabilities.shape[-1])
+    out = cdf.reshape(-1, probabilities.shape[-1])
+    for row in range(flat.shape[0]):
+        running = 0.0
+        for label in range(flat.shape[1]):
+            running += flat[row, label]
+            out[row, label] = running
+        out[row, flat.shape[1] - 1] = 1.0
+    return cdf
+
+
+@jit
+def _mask_groups(state, n_items, n_humans, design, rho, m, sizes, mask, chosen, log_factorials):
+    """Split the items into mask groups (stream step 1); return ``(generation, groups)``."""
+    generation = 0
+    groups = 1
+    sizes[0, 0] = n_items
+    mask[0, 0, :] = False
+    mask[0, 0, 0] = True
+    for secondary in range(1, n_humans):
+        if design == SHARED_PANEL and secondary > 1:
+            for row in range(groups):
+                mask[generation, row, secondary] = mask[generation, row, 1]
+            continue
+        if design == BERNOULLI:
+            for row in range(groups):
+                chosen[row] = binomial(state, sizes[generation, row], rho, log_factorials)
+        else:
+            multivariate_hypergeometric(
+                state, sizes[generation, :groups], m, chosen[:groups], log_factorials
+            )
+        target = 1 - generation
+        kept = 0
+        for row in range(groups):
+            for part in range(2):
+                size = chosen[row] if part == 0 else sizes[generation, row] - chosen[row]
+                if size == 0:
+                    continue
+                sizes[target, kept] = size
+                for human in range(n_humans):
+                    mask[target, kept, human] = mask[generation, row, human]
+                mask[target, kept, secondary] = part == 0
+                kept += 1
+        generation = target
+        groups = kept
+    return generation, groups
+
+
+@jit
+def _count_patterns(
+    state,
+    size,
+    prevalence_cdf,
+    confusion_cdf,
+    prevalence_shares,
+    confusion_shares,
+    histogram,
+    touched,
+    n_touched,
+    stack,
+    log_factorials,
+):
+    """Add ``size`` items' label patterns to ``histogram`` (stream step 2 for one group).
+
+    A pattern's code is ``sum_r label_r L**(R - 1 - r)``. Codes that become non-zero are
+    appended to ``touched``; returns the new number of touched codes. ``stack`` is
+    ``(R * L + L, 4)`` scratch for the depth-first split: (items, truth, next rater, code).
+    """
+    n_raters, n_labels, _ = confusion_cdf.shape
+    if size <= PER_ITEM_LIMIT:
+        for _ in range(size):
+            truth = _inverse_cdf(prevalence_cdf, uniform(state))
+            code = 0
+            for rater in range(n_raters):
+                code = code * n_labels + _inverse_cdf(confusion_cdf[rater, truth], uniform(state))
+            if histogram[code] == 0:
+                touched[n_touched] = code
+                n_touched += 1
+            histogram[code] += 1
+        return n_touched
+    stack[0, 0] = size  # the root: split by true label first (rater -1)
+    stack[0, 1] = 0
+    stack[0, 2] = -1
+    stack[0, 3] = 0
+    depth = 1
+    while depth > 0:
+        depth -= 1
+        items = stack[depth, 0]
+        truth = stack[depth, 1]
+        rater = stack[depth, 2]
+        code = stack[depth, 3]
+        if rater == n_raters:
+            if histogram[code] == 0:
+                touched[n_touched] = code
+                n_touched += 1
+            histogram[code] += items
+            continue
+        first = depth
+        remaining = items
+        for label in range(n_labels):
+            if remaining == 0:
+                break
+            if label == n_labels - 1:
+                count = remaining
+            elif rater < 0:
+                count = binomial(state, remaining, prevalence_shares[label], log_factorials)
+            else:
+                share = confusion_shares[rater, truth, label]
+                count = binomial(state, remaining, share, log_factorials)
+            remaining -= count
+            if count > 0:
+                stack[depth, 0] = count
+                stack[depth, 1] = label if rater < 0 else truth
+                stack[depth, 2] = rater + 1
+                stack[depth, 3] = code if rater < 0 else code * n_labels + label
+                depth += 1
+        _reverse(stack, first, depth)
+    return n_touched
+
+
+@jit
+def _reverse(stack, first, stop):
+    """Reverse rows ``first .. stop - 1`` of ``stack`` (children popped in label order)."""
+    low = first
+    high = stop - 1
+    while low < high:
+        for column in range(stack.shape[1]):
+            value = stack[low, column]
+            stack[low, column] = stack[high, column]
+            stack[high, column] = value
+        low += 1
+        high -= 1
+
+
+@jit
+def _engine_scratch(n_items, n_raters, n_humans, n_labels):
+    """Return the per-task scratch of the counts engine as one tuple.
+
+    ``(group sizes (2, n), group masks (2, n, K), chosen (n,), histogram (L**R,), touched
+    (L**R,), stack, row sizes (n,), row labels (n, R), row masks (n, K))``.
+    """
+    patterns = n_labels**n_raters
+    return (
+        np.empty((2, n_items), dtype=np.int64),
+        np.zeros((2, n_items, n_humans), dtype=np.bool_),
+        np.empty(n_items, dtype=np.int64),
+        np.zeros(patterns, dtype=np.int64),
+        np.empty(patterns, dtype=np.int64),
+        np.empty(((n_raters + 1) * n_labels + 1, 4), dtype=np.int64),
+        np.empty(n_items, dtype=np.int64),
+        np.empty((n_items, n_raters), dtype=np.int16),
+        np.empty((n_items, n_humans), dtype=np.bool_),
+    )
+
+
+@jit
+def draw_rows(state, n_items, n_humans, tables, design, rho, m, scratch, log_factorials):
+    """Draw one trial's category counts as weighted rows; return the number of rows.
+
+    Parameters
+    ----------
+    state : numpy.ndarray
+        The trial's xoshiro256** state (seeded by the caller).
+    n_items, n_humans : int
+        n and K.
+    tables : tuple
+        ``(prevalence_cdf, confusion_cdf, prevalence_shares, confusion_shares)``: CDFs and
+        :func:`conditional_shares` of the label probabilities ``(L,)`` and of every rater's
+        confusion matrix ``(R, L, L)``, humans first.
+    design : int
+        :data:`simcore.kernels.BERNOULLI`, ``EXACT_M`` or ``SHARED_PANEL``.
+    rho : float
+        Bernoulli coverage of each secondary.
+    m : int
+        Items per secondary (``exact_m``, ``shared_panel``).
+    scratch : tuple
+        :func:`_engine_scratch`; rows land in its last three arrays.
+    log_factorials : numpy.ndarray
+        :func:`simcore.samplers.log_factorial_table` up to ``n``.
+
+    Returns
+    -------
+    int
+        Rows ``0 .. rows - 1`` of the row sizes, labels ``(rows, R)`` and masks ``(rows, K)``
+        (the primary's column all True); the sizes sum to ``n``.
+    """
+    prevalence_cdf, confusion_cdf, prevalence_shares, confusion_shares = tables
+    (
+        sizes,
+        masks,
+        chosen,
+        histogram,
+        touched,
+        stack,
+        row_sizes,
+        row_labels,
+        row_masks,
+    ) = scratch
+    n_raters, n_labels, _ = confusion_cdf.shape
+    generation, groups = _mask_groups(
+        state, n_items, n_humans, design, rho, m, sizes, masks, chosen, log_factorials
+    )
+    rows = 0
+    for group in range(groups):
+        n_touched = _count_patterns(
+            state,
+            sizes[generation, group],
+            prevalence_cdf,
+            confusion_cdf,
+            prevalence_shares,
+            confusion_shares,
+            histogram,
+            touched,
+            0,
+            stack,
+            log_factorials,
+        )
+        for entry in range(n_touched):
+            code = touched[entry]
+            row_sizes[rows] = histogram[code]
+            histogram[code] = 0
+            for rater in range(n_raters - 1, -1, -1):
+                row_labels[rows, rater] = code % n_labels
+                code //= n_labels
+            for human in range(n_humans):
+                row_masks[rows, human] = masks[generation, group, human]
+            rows += 1
+    return rows
+
+
+@jit
+def _model_tables(confusion, prevalence):
+    """Return the CDFs and conditional shares :func:`draw_rows` reads (once per task)."""
+    return (
+        _cumulative(prevalence),
+        _cumulative(confusion),
+        conditional_shares(prevalence),
+        conditional_shares(confusion),
+    )
+
+
+@jit(parallel=True)
+def simulate_counts(trial_keys, n_items, n_humans, confusion, prevalence, design, rho, m, rule):
+    """Draw and decide every trial of one cell with the counts engine.
+
+    Takes the arguments of :func:`simcore.kernels.simulate` without the cluster ones (the
+    counts engine needs independent items) and with the prevalence as probabilities rather
+    than a CDF; returns the same ten per-trial arrays, from the same rule code.
+
+    Parameters
+    ----------
+    trial_keys : numpy.ndarray
+        uint64 key per trial (:func:`simcore.rng.trial_keys`).
+    n_items, n_humans : int
+        n and K.
+    confusion : numpy.ndarray
+        float64 ``(R, L, L)`` confusion matrix per rater, humans first then judges.
+    prevalence : numpy.ndarray
+        float64 ``(L,)`` label probabilities.
+    design : int
+        ``bernoulli``, ``exact_m`` or ``shared_panel`` (design codes of
+        :mod:`simcore.kernels`).
+    rho, m : float, int
+        Bernoulli coverage; items per secondary for the other designs.
+    rule : numpy.ndarray
+        The rule array of :func:`simcore.kernels.simulate`.
+
+    Returns
+    -------
+    tuple
+        ``favour, against, tested, reference_favour, reference_tested, counters, values,
+        coverage, ranking, skipped`` as :func:`simcore.kernels.simulate`.
+    """
+    n_trials = trial_keys.shape[0]
+    n_raters, n_labels, _ = confusion.shape
+    n_judges = n_raters - n_humans
+    outputs = trial_outputs(n_trials, n_humans, n_judges)
+    n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
+    for chunk in prange(n_chunks):
+        state = np.empty(4, dtype=np.uint64)
+        scratch = _engine_scratch(n_items, n_raters, n_humans, n_labels)
+        tables = _model_tables(confusion, prevalence)
+        log_factorials = log_factorial_table(n_items)
+        decide_scratch = rule_scratch(n_humans, n_judges, n_labels)
+        row_sizes, row_labels, row_masks = scratch[6], scratch[7], scratch[8]
+        for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
+            seed_state(trial_keys[t], state)
+            rows = draw_rows(
+                state, n_items, n_humans, tables, design, rho, m, scratch, log_factorials
+            )
+            decide_rows(
+                row_labels[:rows],
+                row_masks[:rows],
+                row_sizes[:rows],
+                n_humans,
+                rule,
+                decide_scratch,
+                t,
+                outputs,
+            )
+    return outputs
+
+
+@jit(parallel=True)
+def draw_counts(trial_keys, n_items, n_humans, confusion, prevalence, design, rho, m):
+    """Return every trial's rows as padded arrays, for tests and inspection.
+
+    Returns
+    -------
+    sizes : numpy.ndarray
+        int64 ``(T, n)``: row item counts, 0 past the trial's last row.
+    labels : numpy.ndarray
+        int16 ``(T, n, R)``: each row's labels.
+    mask : numpy.ndarray
+        bool ``(T, n, K)``: which humans labelled each row's items.
+    """
+    n_trials = trial_keys.shape[0]
+    n_raters, n_labels, _ = confusion.shape
+    out_sizes = np.zeros((n_trials, n_items), dtype=np.int64)
+    out_labels = np.zeros((n_trials, n_items, n_raters), dtype=np.int16)
+    out_mask = np.zeros((n_trials, n_items, n_humans), dtype=np.bool_)
+    for t in prange(n_trials):
+        state = np.empty(4, dtype=np.uint64)
+        scratch = _engine_scratch(n_items, n_raters, n_humans, n_labels)
+        tables = _model_tables(confusion, prevalence)
+        log_factorials = log_factorial_table(n_items)
+        seed_state(trial_keys[t], state)
+        rows = draw_rows(state, n_items, n_humans, tables, design, rho, m, scratch, log_factorials)
+        out_sizes[t, :rows] = scratch[6][:rows]
+        out_labels[t, :rows] = scratch[7][:rows]
+        out_mask[t, :rows] = scratch[8][:rows]
+    return out_sizes, out_labels, out_mask
