@@ -2,7 +2,8 @@
 
 For n in {500, 2000, 8000}, K in {4, 10} and the bernoulli and exact_m designs (p_judge
 0.85, rho 0.05 or m = 0.05 n, dense reference), trials per second of the baseline
-(``benchmarks/baseline.py``, one thread) and of simcore's kernel on 1 and 2 numba threads:
+(``benchmarks/baseline.py``, one thread) and of simcore's two engines (``items``: every item
+drawn; ``counts``: category counts drawn) on 1 and 2 numba threads:
 medians of 5 repetitions after a warm-up (compilation excluded; it is measured apart, with a
 cold and a warm numba cache). Also times ``simcore run`` of Figure 2 and of the planning
 table end to end. Writes the ``throughput`` section of ``benchmarks/results.json``.
@@ -31,6 +32,7 @@ from simcore.scenario import scenario_from_dict
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 REPEATS = 5
+ENGINES = ("items", "counts")
 
 
 def timed(function, repeats=REPEATS):
@@ -58,16 +60,18 @@ def baseline_rate(n_items, n_humans, design):
     return trials / timed(run)
 
 
-def engine_rate(n_items, n_humans, design, threads):
-    """Trials per second of simcore's kernel for one cell on ``threads`` numba threads."""
+def engine_rate(n_items, n_humans, design, threads, engine):
+    """Trials per second of one simcore engine for one cell on ``threads`` numba threads."""
     raw = {
         "model": {"n_items": n_items, "n_humans": n_humans, "p_judge": 0.85},
         "design": {"kind": design, "rho": 0.05},
+        "engine": engine,
         "trials": 1,
         "seed": 0,
     }
     (cell,) = scenario_from_dict(raw).cells()
-    trials = max(2000, int(40_000_000 // (n_items * n_humans * n_humans)))
+    work = n_items if engine == "items" else 500
+    trials = max(2000, int(40_000_000 // (work * n_humans * n_humans)))
     numba.set_num_threads(threads)
     try:
         return trials / timed(lambda: simulate_cell(cell, 0, 0, trials))
@@ -134,37 +138,51 @@ def main():
     args = parser.parse_args()
     sizes = [500] if args.quick else [500, 2000, 8000]
     rows = []
-    print(
-        f"{'n':>5} {'K':>3} {'design':>9} {'numpy/s':>9} {'1 thread/s':>11} "
-        f"{'2 threads/s':>12} {'x numpy (1t)':>12} {'x numpy (2t)':>12} {'2t/1t':>6}"
-    )
+    header = f"{'n':>5} {'K':>3} {'design':>9} {'numpy/s':>8}"
+    for engine in ENGINES:
+        header += f" {engine + ' 1t/s':>12} {'x numpy':>7} {'2t/1t':>5}"
+    print(header)
     for n_items in sizes:
         for n_humans in (4, 10):
             for design in ("bernoulli", "exact_m"):
                 base = baseline_rate(n_items, n_humans, design)
-                one = engine_rate(n_items, n_humans, design, 1)
-                two = engine_rate(n_items, n_humans, design, 2)
-                rows.append(
-                    {
-                        "n_items": n_items,
-                        "n_humans": n_humans,
-                        "design": design,
-                        "numpy_trials_per_second": round(base),
-                        "engine_1_thread": round(one),
-                        "engine_2_threads": round(two),
-                        "ratio_1_thread": round(one / base, 2),
-                        "ratio_2_threads": round(two / base, 2),
+                row = {
+                    "n_items": n_items,
+                    "n_humans": n_humans,
+                    "design": design,
+                    "numpy_trials_per_second": round(base),
+                }
+                line = f"{n_items:>5} {n_humans:>3} {design:>9} {base:>8.0f}"
+                for engine in ENGINES:
+                    one = engine_rate(n_items, n_humans, design, 1, engine)
+                    two = engine_rate(n_items, n_humans, design, 2, engine)
+                    row[engine] = {
+                        "trials_per_second_1_thread": round(one),
+                        "trials_per_second_2_threads": round(two),
+                        "ratio_to_numpy_1_thread": round(one / base, 2),
+                        "ratio_to_numpy_2_threads": round(two / base, 2),
                         "thread_scaling": round(two / one, 2),
                     }
-                )
-                print(
-                    f"{n_items:>5} {n_humans:>3} {design:>9} {base:>9.0f} {one:>11.0f} "
-                    f"{two:>12.0f} {one / base:>12.2f} {two / base:>12.2f} "
-                    f"{two / one:>6.2f}",
-                    flush=True,
-                )
+                    line += f" {one:>12.0f} {one / base:>7.1f} {two / one:>5.2f}"
+                rows.append(row)
+                print(line, flush=True)
+    growth = {}
+    for engine in ENGINES:
+        for n_humans in (4, 10):
+            for design in ("bernoulli", "exact_m"):
+                rate = {
+                    row["n_items"]: row[engine]["trials_per_second_1_thread"]
+                    for row in rows
+                    if row["n_humans"] == n_humans and row["design"] == design
+                }
+                if 500 in rate and 8000 in rate:
+                    key = f"{engine} K={n_humans} {design}"
+                    growth[key] = round(rate[500] / rate[8000], 2)
+    if growth:
+        print(f"per-trial cost at n = 8000 / n = 500 (1 thread): {growth}")
     results = {
         "settings": rows,
+        "cost_growth_500_to_8000": growth,
         "compile": compile_seconds(),
         "simcore_version": simcore.__version__,
         "numba_version": numba.__version__,

@@ -36,7 +36,6 @@ from simcore.kernels import (
     BERNOULLI,
     SHARED_PANEL,
     TRIAL_CHUNK,
-    _inverse_cdf,
     decide_rows,
     rule_scratch,
     trial_outputs,
@@ -141,11 +140,19 @@ def _count_patterns(
     """
     n_raters, n_labels, _ = confusion_cdf.shape
     if size <= PER_ITEM_LIMIT:
+        last = n_labels - 1
         for _ in range(size):
-            truth = _inverse_cdf(prevalence_cdf, uniform(state))
+            u = uniform(state)
+            truth = 0
+            for entry in range(last):  # branch-free inverse CDF, as the items engine
+                truth += u >= prevalence_cdf[entry]
             code = 0
             for rater in range(n_raters):
-                code = code * n_labels + _inverse_cdf(confusion_cdf[rater, truth], uniform(state))
+                u = uniform(state)
+                label = 0
+                for entry in range(last):
+                    label += u >= confusion_cdf[rater, truth, entry]
+                code = code * n_labels + label
             if histogram[code] == 0:
                 touched[n_touched] = code
                 n_touched += 1

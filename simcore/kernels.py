@@ -56,6 +56,9 @@ N_RULE = 8
 EXTRA_ITEMS_CAP = 1_000_000
 """Largest number of extra items recorded for one undecided comparison."""
 
+MAX_MERGED_CATEGORIES = 1 << 16
+"""Most (label pattern x mask pattern) categories for which a trial's items are merged."""
+
 TRIAL_CHUNK = 64
 """Trials per parallel task: each task allocates its scratch once for this many trials."""
 
@@ -92,15 +95,6 @@ def _confusion_cdf(confusion, delta, out):
 
 
 @jit
-def _inverse_cdf(cdf_row, u):
-    label = 0
-    last = cdf_row.shape[0] - 1
-    while label < last and u >= cdf_row[label]:
-        label += 1
-    return label
-
-
-@jit
 def _draw_labels(
     state,
     n_humans,
@@ -123,11 +117,22 @@ def _draw_labels(
             _confusion_cdf(confusion, delta, cluster_cdf[cluster])
     mask[:, :] = False
     mask[:, 0] = True
+    last = cluster_cdf.shape[3] - 1
     for i in range(n_items):
-        cdf = cluster_cdf[i % n_clusters] if cluster_spread > 0.0 else cluster_cdf[0]
-        truth = _inverse_cdf(prevalence_cdf, uniform(state))
+        cluster = i % n_clusters if cluster_spread > 0.0 else 0
+        u = uniform(state)
+        truth = 0
+        for label in range(last):
+            truth += u >= prevalence_cdf[label]
         for rater in range(n_raters):
-            labels[i, rater] = _inverse_cdf(cdf[rater, truth], uniform(state))
+            # Branch-free inverse CDF (the CDF is non-decreasing, so counting the entries
+            # at or below u finds the label): the label draws are unpredictable, and
+            # mispredicted branches cost more than the random numbers.
+            u = uniform(state)
+            label = 0
+            for entry in range(last):
+                label += u >= cluster_cdf[cluster, rater, truth, entry]
+            labels[i, rater] = label
         if design == BERNOULLI:
             for secondary in range(1, n_humans):
                 mask[i, secondary] = uniform(state) < rho
@@ -854,6 +859,13 @@ def simulate(
         scratch = _design_scratch(n_items, n_labels)
         weights = np.ones(n_items, dtype=np.int64)
         decide_scratch = rule_scratch(n_humans, n_judges, n_labels)
+        categories = n_labels**n_raters << (n_humans - 1)
+        merge = categories <= MAX_MERGED_CATEGORIES
+        histogram = np.zeros(categories if merge else 1, dtype=np.int64)
+        touched = np.empty(min(categories, n_items) if merge else 1, dtype=np.int64)
+        row_sizes = np.empty(n_items, dtype=np.int64)
+        row_labels = np.empty((n_items, n_raters), dtype=np.int16)
+        row_masks = np.empty((n_items, n_humans), dtype=np.bool_)
         for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
             seed_state(trial_keys[t], state)
             _draw_labels(
@@ -870,8 +882,62 @@ def simulate(
                 mask,
             )
             _draw_masks(state, labels, n_humans, n_labels, design, m, mask, scratch)
-            decide_rows(labels, mask, weights, n_humans, rule, decide_scratch, t, outputs)
+            if merge:
+                rows = merge_rows(
+                    labels, mask, n_labels, histogram, touched, row_sizes, row_labels, row_masks
+                )
+                decide_rows(
+                    row_labels[:rows],
+                    row_masks[:rows],
+                    row_sizes[:rows],
+                    n_humans,
+                    rule,
+                    decide_scratch,
+                    t,
+                    outputs,
+                )
+            else:
+                decide_rows(labels, mask, weights, n_humans, rule, decide_scratch, t, outputs)
     return outputs
+
+
+@jit
+def merge_rows(labels, mask, n_labels, histogram, touched, row_sizes, row_labels, row_masks):
+    """Merge items with identical labels and mask into weighted rows; return the row count.
+
+    Item ``i``'s category code is ``(sum_r labels[i, r] L**(R - 1 - r)) 2**(K - 1) +
+    sum_s mask[i, s] 2**(s - 1)`` (secondaries ``s = 1 .. K - 1``). ``histogram`` (one slot
+    per code, all zero on entry and on return) counts items per code; rows come out in order
+    of each code's first item. Every statistic the rules read is a sum over items of a
+    function of the category, with integer-valued terms, so deciding the merged rows gives
+    exactly the numbers of deciding the items one by one, for the cost of one pass over the
+    items.
+    """
+    n_items, n_raters = labels.shape
+    n_humans = mask.shape[1]
+    n_touched = 0
+    for i in range(n_items):
+        code = 0
+        for rater in range(n_raters):
+            code = code * n_labels + labels[i, rater]
+        for secondary in range(1, n_humans):
+            code = code * 2 + (1 if mask[i, secondary] else 0)
+        if histogram[code] == 0:
+            touched[n_touched] = code
+            n_touched += 1
+        histogram[code] += 1
+    for row in range(n_touched):
+        code = touched[row]
+        row_sizes[row] = histogram[code]
+        histogram[code] = 0
+        for secondary in range(n_humans - 1, 0, -1):
+            row_masks[row, secondary] = code % 2 == 1
+            code //= 2
+        row_masks[row, 0] = True
+        for rater in range(n_raters - 1, -1, -1):
+            row_labels[row, rater] = code % n_labels
+            code //= n_labels
+    return n_touched
 
 
 @jit(parallel=True)

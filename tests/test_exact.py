@@ -123,8 +123,16 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_monte_carlo_matches_enumeration(case):
+ENGINE_CASES = [
+    pytest.param(case, engine, id=f"{case[4]}-{case[0]}-{case[1]}-{engine}")
+    for case in CASES
+    for engine in (("items", "counts") if case[4] != "strat" else ("items",))
+]
+
+
+@pytest.mark.parametrize(("case", "engine"), ENGINE_CASES)
+def test_monte_carlo_matches_enumeration(case, engine):
+    """Both engines (the counts engine where it applies) match the enumeration."""
     p_human, p_judge, epsilon, tau, design, rho, m, prevalence = case
     exact = exact_outcomes(p_human, p_judge, epsilon, tau, design, rho, m, prevalence)
     scenario = {
@@ -139,6 +147,7 @@ def test_monte_carlo_matches_enumeration(case):
         "design": {"kind": design, "rho": rho, "m": m},
         "rule": {"epsilon": epsilon, "tau": tau},
         "reference": "dense",
+        "engine": engine,
         "trials": TRIALS,
         "seed": 99,
     }
@@ -157,3 +166,4 @@ def test_monte_carlo_matches_enumeration(case):
     empty_se = np.sqrt(exact["empty_var"] / n)
     assert abs(int(cube["n_empty_comparisons"]) / n - exact["empty_mean"]) <= 4 * empty_se
     assert exact["wrong"] > 0.01  # the case is not trivial
+    assert int(cube["n_trials_counts_engine"]) == (n if engine == "counts" else 0)
