@@ -344,33 +344,47 @@ def _fill_tables(
     """
     n_items = labels.shape[0]
     n_judges = labels.shape[1] - n_humans
+    n_labels = dense_tables.shape[2]
     sparse_tables[:] = 0
     dense_tables[:] = 0
     sparse_pool[:] = 0
     dense_pool[:] = 0
+    # Per row, count the humans' labels (all of them, and those who labelled the item): the
+    # pool of held-out human k holds every other human, so its label counts are these minus
+    # k's own label, and a table row gains them at once: O(K L (J + 1)) per row, not
+    # O(K^2 (J + 1)).
+    every = np.zeros(n_labels, dtype=np.int64)
+    labelled = np.zeros(n_labels, dtype=np.int64)
     for i in range(n_items):
         weight = weights[i]
         if weight == 0:
             continue
+        every[:] = 0
+        labelled[:] = 0
+        for r in range(n_humans):
+            label = labels[i, r]
+            # the pool's pairs (q < r): r's label against the labels of the humans before it
+            for a in range(n_labels):
+                dense_pool[a, label] += weight * every[a]
+                if mask[i, r]:
+                    sparse_pool[a, label] += weight * labelled[a]
+            every[label] += 1
+            if mask[i, r]:
+                labelled[label] += 1
         for k in range(n_humans):
             own = labels[i, k]
-            for q in range(n_humans):
-                if q == k:
-                    continue
-                pool = labels[i, q]
-                observed = mask[i, k] and mask[i, q]
-                for c in range(n_judges):
-                    candidate = labels[i, n_humans + c]
-                    dense_tables[k, c, candidate, pool] += weight
-                    if observed:
-                        sparse_tables[k, c, candidate, pool] += weight
-                dense_tables[k, n_judges, own, pool] += weight
-                if observed:
-                    sparse_tables[k, n_judges, own, pool] += weight
-                if k < q:
-                    dense_pool[own, pool] += weight
-                    if observed:
-                        sparse_pool[own, pool] += weight
+            observed = mask[i, k]
+            for b in range(n_labels):
+                dense_pairs = weight * (every[b] - (1 if own == b else 0))
+                sparse_pairs = weight * (labelled[b] - (1 if own == b else 0)) if observed else 0
+                if dense_pairs > 0:
+                    for c in range(n_judges):
+                        dense_tables[k, c, labels[i, n_humans + c], b] += dense_pairs
+                    dense_tables[k, n_judges, own, b] += dense_pairs
+                if sparse_pairs > 0:
+                    for c in range(n_judges):
+                        sparse_tables[k, c, labels[i, n_humans + c], b] += sparse_pairs
+                    sparse_tables[k, n_judges, own, b] += sparse_pairs
 
 
 @jit

@@ -31,6 +31,8 @@ REFERENCES = ("dense", "population")
 ENGINES = ("auto", "items", "counts")
 COUNTS_ENGINE_DESIGNS = ("bernoulli", "exact_m", "shared_panel")
 """Designs under which the counts engine's category counts are exact."""
+COUNTS_ITEMS_PER_MASK_PATTERN = 4
+"""``engine: auto`` takes the counts engine from this many items per mask pattern."""
 MAX_LABEL_PATTERNS = 1 << 20
 """Most raters' label patterns ``L ** (K + J)`` the counts engine keeps a histogram for."""
 
@@ -451,11 +453,17 @@ class Cell:
     def kernel_engine(self):
         """The engine that runs this cell: ``items`` or ``counts`` (``auto`` resolved).
 
-        ``auto`` takes the counts engine wherever it is exact
-        (:func:`counts_engine_applies`) and the items engine elsewhere.
+        ``auto`` takes the counts engine where it is exact (:func:`counts_engine_applies`)
+        and faster: with at least :data:`COUNTS_ITEMS_PER_MASK_PATTERN` items per mask
+        pattern ``2 ** (K - 1)`` (below that, most mask groups hold a few items and the
+        items engine's single pass wins; ``make bench`` measured the crossover near
+        n = 2000 at K = 10). The items engine runs everything else.
         """
         if self.engine == "auto":
-            return "counts" if counts_engine_applies(self) else "items"
+            enough_items = self.model.n_items >= COUNTS_ITEMS_PER_MASK_PATTERN * 2 ** (
+                self.model.n_humans - 1
+            )
+            return "counts" if counts_engine_applies(self) and enough_items else "items"
         return self.engine
 
     @property
