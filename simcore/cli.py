@@ -137,6 +137,28 @@ def _parser():
     inspect.add_argument("--judges", help="comma-separated judge names (CSV: required)")
     inspect.add_argument("--group-separator", help="item id separator before the group name")
 
+    calibrate = commands.add_parser(
+        "calibrate", help="a judge's TPR/TNR and its corrected production failure rate"
+    )
+    source = calibrate.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--table",
+        metavar="CAUGHT,MISSED,FLAGGED,CLEARED",
+        help="calibration counts: human-FAIL rows the judge failed, passed; human-PASS rows "
+        "it failed, passed",
+    )
+    source.add_argument("--csv", help="CSV with one calibration row per item")
+    calibrate.add_argument("--human-column", default="human", help="CSV column of the truth")
+    calibrate.add_argument("--judge-column", default="judge", help="CSV column of the judge")
+    calibrate.add_argument("--fail-label", default="fail", help="CSV value meaning FAIL")
+    calibrate.add_argument("--pass-label", default="pass", help="CSV value meaning PASS")
+    calibrate.add_argument(
+        "--fails", type=int, required=True, help="production outputs the judge failed"
+    )
+    calibrate.add_argument("--of", type=int, required=True, help="production outputs, N")
+    calibrate.add_argument("--confidence", type=float, default=0.95)
+    calibrate.add_argument("--youden-floor", type=float, default=0.15)
+
     validate = commands.add_parser("validate", help="check a scenario file without running")
     validate.add_argument("scenario")
     validate.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE")
@@ -350,6 +372,31 @@ def _command_inspect(args):
     print(realdata.describe_matrix(matrix))
 
 
+def _command_calibrate(args):
+    from simcore.calibrate import CalibrationInputError, format_report, read_confusion_csv
+
+    try:
+        if args.csv:
+            table = read_confusion_csv(
+                args.csv, args.human_column, args.judge_column, args.fail_label, args.pass_label
+            )
+        else:
+            parts = args.table.split(",")
+            if len(parts) != 4 or not all(part.strip().isdigit() for part in parts):
+                raise UsageError(
+                    f"--table: needs four non-negative counts CAUGHT,MISSED,FLAGGED,CLEARED "
+                    f"(got {args.table!r})"
+                )
+            table = tuple(int(part) for part in parts)
+    except CalibrationInputError as error:
+        raise UsageError(str(error)) from None
+    if args.of < 1 or not 0 <= args.fails <= args.of:
+        raise UsageError(f"--fails/--of: need 0 <= fails <= N, N >= 1 (got {args.fails}/{args.of})")
+    if not 0 < args.confidence < 1:
+        raise UsageError(f"--confidence: must be between 0 and 1 (got {args.confidence})")
+    print(format_report(table, args.fails, args.of, args.confidence, args.youden_floor))
+
+
 COMMANDS = {
     "run": _command_run,
     "show": _command_show,
@@ -358,6 +405,7 @@ COMMANDS = {
     "plan": _command_plan,
     "tables": _command_tables,
     "inspect": _command_inspect,
+    "calibrate": _command_calibrate,
 }
 
 

@@ -1,0 +1,121 @@
+"""``simcore calibrate``: a judge's TPR and TNR and its corrected production failure rate.
+
+Input is a calibration confusion table (four counts) or a CSV with one row per calibration
+item (the human's label and the judge's label), plus the production count: how many of N
+production outputs the judge failed. Output is the report :func:`format_report` prints.
+"""
+
+import csv
+from pathlib import Path
+
+from simcore.calibration import corrected_failure_rate
+
+
+class CalibrationInputError(ValueError):
+    """Bad calibration input (exit status 2); the message names the file, key and value."""
+
+
+def read_confusion_csv(
+    path, human_column="human", judge_column="judge", fail="fail", passed="pass"
+):
+    """Count a CSV's rows into ``(fail_caught, fail_missed, pass_flagged, pass_cleared)``.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        CSV with a header; one calibration item per row.
+    human_column, judge_column : str
+        Columns holding the human's (the truth's) and the judge's label.
+    fail, passed : str
+        The two label values (compared after stripping spaces, case-insensitively); the
+        positive class is ``fail``.
+
+    Returns
+    -------
+    tuple of int
+        Human-fail rows the judge failed and passed, human-pass rows it failed and passed.
+
+    Raises
+    ------
+    CalibrationInputError
+        A missing file or column, or a label that is neither value (naming row and column).
+    """
+    path = Path(path)
+    try:
+        handle = path.open(newline="", encoding="utf-8")
+    except OSError as error:
+        raise CalibrationInputError(f"{path}: cannot read ({error.strerror})") from None
+    counts = {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0}
+    values = {fail.strip().lower(): True, passed.strip().lower(): False}
+    with handle:
+        reader = csv.DictReader(handle)
+        header = reader.fieldnames or []
+        for column in (human_column, judge_column):
+            if column not in header:
+                raise CalibrationInputError(
+                    f"{path}: column {column!r} not found (columns: {', '.join(header) or 'none'})"
+                )
+        for line, row in enumerate(reader, start=2):
+            labels = []
+            for column in (human_column, judge_column):
+                value = (row[column] or "").strip().lower()
+                if value not in values:
+                    raise CalibrationInputError(
+                        f"{path}: line {line}: column {column!r}: must be {fail!r} or "
+                        f"{passed!r} (got {row[column]!r})"
+                    )
+                labels.append(values[value])
+            counts[tuple(labels)] += 1
+    if sum(counts.values()) == 0:
+        raise CalibrationInputError(f"{path}: no calibration rows")
+    return counts[True, True], counts[True, False], counts[False, True], counts[False, False]
+
+
+def _interval(low, high):
+    return f"[{float(low):.3f}, {float(high):.3f}]"
+
+
+def format_report(table, judge_fails, n_production, confidence=0.95, youden_floor=0.15):
+    """Return the calibrate report for a confusion ``table`` and a production count.
+
+    ``table`` is ``(fail_caught, fail_missed, pass_flagged, pass_cleared)``. The report gives
+    TPR and TNR with Wilson intervals, the observed production rate, and either the
+    Rogan-Gladen corrected rate with its Lang-Reiczigel interval (and the naive interval,
+    labelled as too narrow) and the share of the interval's variance owed to the
+    calibration set, or the refusal and its reason.
+    """
+    result = corrected_failure_rate(
+        judge_fails, n_production, *table, confidence=confidence, youden_floor=youden_floor
+    )
+    rates = result.rates
+    caught, missed, flagged, cleared = table
+    level = f"{100 * confidence:g}%"
+    lines = [
+        f"calibration set: {sum(table)} rows ({caught + missed} human FAIL, "
+        f"{flagged + cleared} human PASS); positive class FAIL",
+        f"TPR (FAIL caught):  {float(rates.tpr):.3f} {_interval(rates.tpr_low, rates.tpr_high)}"
+        f"  {caught}/{caught + missed}, Wilson {level}",
+        f"TNR (PASS cleared): {float(rates.tnr):.3f} {_interval(rates.tnr_low, rates.tnr_high)}"
+        f"  {cleared}/{flagged + cleared}, Wilson {level}",
+        f"Youden J = TPR + TNR - 1: {float(result.youden):.3f} (floor {youden_floor:g})",
+        f"production: judge FAIL on {judge_fails} of {n_production}, observed rate "
+        f"{float(result.observed):.4f} {_interval(result.observed_low, result.observed_high)}",
+    ]
+    if not bool(result.corrected):
+        lines += [
+            f"not corrected: {result.refusal}",
+            f"failure rate (uncorrected, judge-flagged): {float(result.observed):.4f} "
+            f"{_interval(result.observed_low, result.observed_high)}",
+        ]
+        return "\n".join(lines)
+    share = float(result.calibration_share)
+    lines += [
+        f"corrected failure rate (Rogan-Gladen): {float(result.estimate):.4f}",
+        f"  {level} interval (Lang-Reiczigel): {_interval(result.lr_low, result.lr_high)}",
+        f"  {level} naive interval (TPR, TNR taken as exact; too narrow, for comparison only): "
+        f"{_interval(result.naive_low, result.naive_high)}",
+        f"  {100 * share:.0f}% of the interval's variance comes from the calibration set, "
+        f"{100 * (1 - share):.0f}% from the production count"
+        + ("; label more calibration rows to narrow it" if share > 0.5 else ""),
+    ]
+    return "\n".join(lines)
