@@ -873,7 +873,7 @@ def simulate(
         scratch = _design_scratch(n_items, n_labels)
         weights = np.ones(n_items, dtype=np.int64)
         decide_scratch = rule_scratch(n_humans, n_judges, n_labels)
-        categories = n_labels**n_raters << (n_humans - 1)
+        categories = _merged_categories(n_labels, n_raters, n_humans)
         merge = categories <= MAX_MERGED_CATEGORIES
         histogram = np.zeros(categories if merge else 1, dtype=np.int64)
         touched = np.empty(min(categories, n_items) if merge else 1, dtype=np.int64)
@@ -913,6 +913,21 @@ def simulate(
             else:
                 decide_rows(labels, mask, weights, n_humans, rule, decide_scratch, t, outputs)
     return outputs
+
+
+@jit
+def _merged_categories(n_labels, n_raters, n_humans):
+    """Return ``L**R 2**(K - 1)``, or ``MAX_MERGED_CATEGORIES + 1`` once it exceeds it."""
+    categories = 1
+    for _ in range(n_raters):
+        categories *= n_labels
+        if categories > MAX_MERGED_CATEGORIES:
+            return MAX_MERGED_CATEGORIES + 1
+    for _ in range(n_humans - 1):
+        categories *= 2
+        if categories > MAX_MERGED_CATEGORIES:
+            return MAX_MERGED_CATEGORIES + 1
+    return categories
 
 
 @jit
