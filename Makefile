@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SCENARIOS := scenarios
 
-.PHONY: install test test-slow lint bench fig2 panels designs variance planning real asymmetry rules ranking clean
+.PHONY: install test test-slow lint bench fig2 panels designs variance planning real asymmetry rules ranking coverage clean
 
 install: $(STAMP)
 
@@ -47,6 +47,13 @@ planning: $(STAMP)
 
 # P's real-data protocol on the matrices in ../shared/data (read in place, never copied).
 REAL := wax cebab_aspects cebab_stars summeval
+# Coverage of the corrected failure rate's intervals (SPEC §9): synthetic cube and figure,
+# then the same check on SummEval's real judges (read in place from ../shared/data).
+coverage: $(STAMP)
+	$(BIN)/simcore run $(SCENARIOS)/coverage.yaml
+	$(BIN)/simcore plot results/coverage.zarr
+	$(BIN)/python -m simcore.coverage_real --data ../shared/data/alttest/summeval --out results/coverage_real.md
+
 real: $(STAMP)
 	for name in $(REAL); do \
 		$(BIN)/simcore run $(SCENARIOS)/real_$$name.yaml --quiet || exit 1; \

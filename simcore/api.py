@@ -28,6 +28,10 @@ def _as_scenario(scenario, sets, trials, seed):
 
 
 def _validate(raw, source, base):
+    if isinstance(raw, dict) and raw.get("kind") == "coverage":
+        from simcore.coverage import coverage_scenario_from_dict
+
+        return coverage_scenario_from_dict(raw, source=source)
     if isinstance(raw, dict) and raw.get("kind") == "real":
         from simcore.realprotocol import real_scenario_from_dict
 
@@ -36,7 +40,7 @@ def _validate(raw, source, base):
 
 
 def load_any(path, overrides=(), trials=None, seed=None):
-    """Load a synthetic or a real-data (``kind: real``) scenario file.
+    """Load a synthetic, a real-data (``kind: real``) or a ``kind: coverage`` scenario file.
 
     Raises
     ------
@@ -100,6 +104,10 @@ def run(
         No scheduler answers at ``scheduler`` (nothing is written).
     """
     scenario = _as_scenario(scenario, sets, trials, seed)
+    if getattr(scenario, "judges", None) is not None and hasattr(scenario, "n_cal"):
+        from simcore.coverage import run_coverage
+
+        return run_coverage(scenario, out=out, overwrite=overwrite)
     if getattr(scenario, "designs", None) is not None:  # a real-data scenario
         from simcore.realprotocol import run_real
 

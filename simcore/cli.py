@@ -243,6 +243,14 @@ def _command_plot(args):
 
     cube = _open_finished(args.store)
     scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
+    if cube.attrs.get("kind") == "coverage":
+        from simcore.coverage import plot_coverage
+
+        out = args.out or (scenario.get("output") or {}).get("figure")
+        out = out or str(Path(args.store).with_suffix(".png"))
+        plot_coverage(cube, out)
+        print(f"figure: {out}")
+        return
     spec = scenario.get("plot") or {}
     if cube.attrs.get("kind") == "real":
         from simcore.realtables import RATES, pooled_cube

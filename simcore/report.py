@@ -130,6 +130,10 @@ def grid_table(cube, variable="wrong_decision_rate"):
 
 def summary(cube):
     """Return the text ``simcore run`` and ``simcore show`` print for a cube."""
+    if cube.attrs.get("kind") == "coverage":
+        from simcore.coverage import summary as coverage_summary
+
+        return coverage_summary(cube)
     if cube.attrs.get("kind") == "real":
         from simcore.realtables import summary as real_summary
 

@@ -1,0 +1,112 @@
+"""The coverage study as a scenario kind: cube, reproducibility, store, CLI, bad input."""
+
+import copy
+
+import numpy as np
+import pytest
+import xarray as xr
+import yaml
+
+import simcore
+from simcore.cli import main
+from simcore.scenario import ScenarioError
+
+TRIALS = 1500
+
+SCENARIO = {
+    "name": "coverage-test",
+    "kind": "coverage",
+    "judges": {"medium": {"se": 0.8, "sp": 0.8}, "strong": {"se": 0.95, "sp": 0.95}},
+    "confidence": 0.95,
+    "youden_floor": 0.15,
+    "trials": TRIALS,
+    "seed": 7,
+    "sweep": {"n_cal": [25, 100], "theta": [0.15], "n_production": [100000]},
+}
+
+
+def scenario(**changes):
+    """Return the test scenario with top-level or sweep entries replaced."""
+    raw = copy.deepcopy(SCENARIO)
+    for key, value in changes.items():
+        if key in raw["sweep"]:
+            raw["sweep"][key] = value
+        else:
+            raw[key] = value
+    return raw
+
+
+@pytest.fixture(scope="module")
+def cube():
+    return simcore.run(scenario())
+
+
+def test_the_cube_has_the_swept_dims_and_the_named_variables(cube):
+    assert cube["coverage_lr"].dims == ("n_cal", "judge_strength", "theta", "n_production")
+    for name in ("coverage_naive", "coverage_lr", "width_naive", "width_lr", "refusal_rate"):
+        assert "long_name" in cube[name].attrs
+    assert list(cube["se"].values) == [0.8, 0.95]
+    total = cube["n_corrected"] + cube["n_refused"]
+    assert (total == cube["n_trials"]).all() and (cube["n_trials"] == TRIALS).all()
+    assert cube.attrs["kind"] == "coverage"
+
+
+def test_lr_covers_and_naive_does_not_at_small_calibration_and_large_n(cube):
+    """At n_cal 25 and N 1e5 the naive interval ignores the dominant (calibration) error."""
+    cell = cube.sel(n_cal=25, judge_strength="medium", theta=0.15, n_production=100000)
+    corrected = int(cell["n_corrected"])
+    tolerance = 3 * np.sqrt(0.95 * 0.05 / corrected)  # 3 binomial SEs at the nominal level
+    assert float(cell["coverage_lr"]) >= 0.95 - tolerance
+    gap = float(cell["coverage_lr"] - cell["coverage_naive"])
+    combined = float(np.hypot(cell["coverage_lr_se"], cell["coverage_naive_se"]))
+    assert gap > 10 * combined
+    assert float(cell["width_naive"]) < float(cell["width_lr"])
+
+
+def test_a_cell_does_not_depend_on_the_rest_of_the_sweep(cube):
+    alone = simcore.run(scenario(n_cal=[100], judges={"strong": {"se": 0.95, "sp": 0.95}}))
+    for name in ("n_covered_lr", "n_covered_naive", "n_refused"):
+        assert int(alone[name].squeeze()) == int(
+            cube[name].sel(n_cal=100, judge_strength="strong").squeeze()
+        )
+
+
+def test_the_store_opens_without_simcore_and_is_reused(tmp_path, capsys):
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump(scenario()))
+    store = tmp_path / "coverage.zarr"
+    assert main(["run", str(path), "--out", str(store), "--quiet"]) == 0
+    opened = xr.open_zarr(str(store))
+    assert int(opened["n_trials"].sum()) == 4 * TRIALS
+    assert main(["show", str(store)]) == 0
+    assert "| medium (0.80, 0.80) | 0.15 | 100000 | 25 |" in capsys.readouterr().out
+    figure = tmp_path / "coverage.png"
+    assert main(["plot", str(store), "--out", str(figure)]) == 0
+    assert figure.stat().st_size > 10_000
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml.safe_dump(scenario(seed=8)))
+    assert main(["run", str(other), "--out", str(store), "--quiet"]) == 2
+    assert "holds another store" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"judges": {"weak": {"se": 1.5, "sp": 0.7}}}, "judges.weak.se"),
+        ({"judges": {"weak": {"se": 0.7}}}, "judges.weak: must be {se: ..., sp: ...}"),
+        ({"n_cal": [25, 0]}, "sweep.n_cal"),
+        ({"theta": []}, "sweep.theta: must be a non-empty list"),
+        ({"confidence": 1.5}, "confidence"),
+        ({"bogus": 1}, "bogus: unknown key for a coverage scenario"),
+    ],
+)
+def test_bad_input_names_the_key_and_exits_2(tmp_path, capsys, change, message):
+    raw = scenario(**change)
+    with pytest.raises(ScenarioError, match=message.replace("{", r"\{").replace("}", r"\}")):
+        simcore.run(raw)
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    store = tmp_path / "never.zarr"
+    assert main(["run", str(path), "--out", str(store)]) == 2
+    assert str(path) in capsys.readouterr().err
+    assert not store.exists()
