@@ -63,6 +63,21 @@ class CoverageScenario:
     output: OutputConfig
     source: str
 
+    @property
+    def sweep(self):
+        """``(name, values)`` per cube dimension, in :data:`SWEPT` order."""
+        return (
+            ("n_cal", self.n_cal),
+            ("judge_strength", tuple(name for name, _, _ in self.judges)),
+            ("theta", self.theta),
+            ("n_production", self.n_production),
+        )
+
+    @property
+    def shape(self):
+        """Number of values of each dimension."""
+        return tuple(len(values) for _, values in self.sweep)
+
     def to_dict(self):
         """Return the effective configuration as plain YAML-able data."""
         return {

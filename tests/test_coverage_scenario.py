@@ -110,3 +110,10 @@ def test_bad_input_names_the_key_and_exits_2(tmp_path, capsys, change, message):
     assert main(["run", str(path), "--out", str(store)]) == 2
     assert str(path) in capsys.readouterr().err
     assert not store.exists()
+
+
+def test_validate_counts_the_cells(tmp_path, capsys):
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump(scenario()))
+    assert main(["validate", str(path)]) == 0
+    assert "valid; 4 cells" in capsys.readouterr().out
