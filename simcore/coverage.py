@@ -243,12 +243,7 @@ def run_coverage(scenario, out=None, overwrite=False):
                 "it or --out for another store"
             )
     z = float(stats.norm.ppf(0.5 + scenario.confidence / 2))
-    shape = (
-        len(scenario.n_cal),
-        len(scenario.judges),
-        len(scenario.theta),
-        len(scenario.n_production),
-    )
+    shape = scenario.shape
     counts = {
         name: np.zeros(shape, np.int64)
         for name in ("n_trials", "n_refused", "n_corrected", "n_covered_naive", "n_covered_lr")
