@@ -127,6 +127,27 @@ def _parser():
     tables.add_argument("--table3", help="Markdown file for the FR/FA/WDR table")
     tables.add_argument("--table2", help="Markdown file for the ranking table")
 
+    advise = commands.add_parser(
+        "advise", help="audit a sparse validation matrix and plan its next annotation round"
+    )
+    advise.add_argument("data", help="a folder with the JSON pair, or a CSV file")
+    advise.add_argument("--humans", help="comma-separated human ids, primary first")
+    advise.add_argument("--judges", help="CSV: comma-separated judge columns")
+    advise.add_argument(
+        "--judge", action="append", default=[], metavar="NAME", help="judge to audit (repeat)"
+    )
+    advise.add_argument("--rule", choices=("point", "alt_test"), default="point")
+    advise.add_argument("--eps", type=float, default=0.05, help="tolerance eps")
+    advise.add_argument("--target", type=float, default=0.05, help="largest acceptable risk")
+    advise.add_argument("--budget", type=int, help="total new labels to spend")
+    advise.add_argument(
+        "--design", default="strat", help="design of the proposal without a budget (SPEC §3)"
+    )
+    advise.add_argument("--out", default="advice", help="folder for the report and the CSV")
+    advise.add_argument("--trials", type=int, default=300, help="simulated matrices per risk")
+    advise.add_argument("--seed", type=int, default=0)
+    advise.add_argument("--ordinal", action="store_true", help="the labels are ordered")
+
     inspect = commands.add_parser(
         "inspect", help="density, coverage and overlaps of an annotation matrix"
     )
@@ -339,6 +360,52 @@ def _command_plan(args):
     print(plan.describe(result, raw, args.target, args.confidence, args.alpha))
 
 
+def _command_advise(args):
+    from simcore import realdata
+    from simcore.advise import advise
+    from simcore.advise_report import summary, write_outputs
+    from simcore.designs import DESIGNS
+
+    checks = (
+        (args.eps, 0.0 <= args.eps <= 1.0, "--eps", "must be in [0, 1]"),
+        (args.target, 0.0 < args.target < 1.0, "--target", "must be in (0, 1)"),
+        (args.trials, args.trials >= 20, "--trials", "must be >= 20"),
+        (args.design, args.design in DESIGNS, "--design", f"must be one of {', '.join(DESIGNS)}"),
+    )
+    for value, ok, option, text in checks:
+        if not ok:
+            raise UsageError(f"{option}: {text} (got {value})")
+    if args.budget is not None and args.budget < 1:
+        raise UsageError(f"--budget: must be >= 1 (got {args.budget})")
+    names = {
+        key: value.split(",")
+        for key, value in (("humans", args.humans), ("judges", args.judges))
+        if value
+    }
+    path = Path(args.data)
+    try:
+        if path.suffix == ".csv":
+            matrix = realdata.load_csv(path, ordinal=args.ordinal, **names)
+        else:
+            matrix = realdata.load_alttest(path, ordinal=args.ordinal, **names)
+        advice = advise(
+            matrix,
+            judges=args.judge or None,
+            rule=args.rule,
+            epsilon=args.eps,
+            target=args.target,
+            budget=args.budget,
+            design=args.design,
+            trials=args.trials,
+            seed=args.seed,
+        )
+    except (realdata.DataError, ValueError) as error:
+        raise UsageError(f"{args.data}: {error}") from None
+    out = write_outputs(advice, args.out)
+    print(summary(advice))
+    print(f"\nwritten: {out / 'report.md'}, {out / 'report.png'}, {out / 'next_round.csv'}")
+
+
 def _command_tables(args):
     from simcore.realtables import table2, table3
 
@@ -414,6 +481,7 @@ COMMANDS = {
     "tables": _command_tables,
     "inspect": _command_inspect,
     "calibrate": _command_calibrate,
+    "advise": _command_advise,
 }
 
 

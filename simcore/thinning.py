@@ -37,7 +37,7 @@ def primary_layer(available):
     return layer
 
 
-def _mode_strata(labels, collected, primary_labels, n_labels):
+def mode_strata(labels, collected, primary_labels, n_labels):
     """Mode of the collected labels per item; ties to the primary layer's label, else smallest."""
     counts = np.zeros((labels.shape[0], n_labels), dtype=np.int64)
     for human in range(labels.shape[1]):
@@ -48,7 +48,7 @@ def _mode_strata(labels, collected, primary_labels, n_labels):
     return np.where(primary_tied, primary_labels, np.argmax(counts == best[:, None], axis=1))
 
 
-def _choose_stratified(rng, candidates, strata, take, coverage_count=None):
+def choose_stratified(rng, candidates, strata, take, coverage_count=None):
     """Choose ``take`` of ``candidates`` by proportional allocation over ``strata``."""
     chosen = []
     sizes = np.bincount(strata[candidates], minlength=strata.max() + 1)
@@ -108,11 +108,11 @@ def thin(rng, design, coverage, labels, available, n_labels):
         if design == "exact_m":
             chosen = rng.choice(candidates, size=take, replace=False)
         elif design == "strat":
-            chosen = _choose_stratified(rng, candidates, primary_labels, take)
+            chosen = choose_stratified(rng, candidates, primary_labels, take)
         else:
-            strata = _mode_strata(labels, keep, primary_labels, n_labels)
+            strata = mode_strata(labels, keep, primary_labels, n_labels)
             counts = coverage_count if design == "seq_coverage" else None
-            chosen = _choose_stratified(rng, candidates, strata, take, counts)
+            chosen = choose_stratified(rng, candidates, strata, take, counts)
         keep[chosen, human] = True
         coverage_count[chosen] += 1
     return keep

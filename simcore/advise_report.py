@@ -1,0 +1,309 @@
+"""The files ``simcore advise`` writes: ``next_round.csv``, ``report.md``, ``report.png``."""
+
+import csv
+import math
+from pathlib import Path
+
+import numpy as np
+
+
+def _percent(rate, se):
+    if math.isnan(rate):
+        return "n/a"
+    return f"{100 * rate:.1f}% ± {100 * se:.1f}"
+
+
+def _number(value, digits=3):
+    return "n/a" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def write_next_round(advice, path):
+    """Write ``human,item,design`` rows: the items each secondary is to label next."""
+    rows = np.argwhere(advice.proposal)
+    with Path(path).open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["human", "item", "design"])
+        for human in range(1, len(advice.humans)):
+            for item in sorted(rows[rows[:, 1] == human][:, 0]):
+                writer.writerow([advice.humans[human], advice.items[item], advice.design])
+    return len(rows)
+
+
+def report_markdown(advice):
+    """Return the Markdown report of an :class:`simcore.advise.Advice`."""
+    fit, errors = advice.fit, advice.fit_errors
+    lines = [
+        "# simcore advise",
+        "",
+        f"Data: `{advice.source}`; humans {', '.join(advice.humans)} (the first is the "
+        f"primary); labels {', '.join(advice.labels)}; rule {advice.rule}, eps "
+        f"{advice.epsilon:g}; target risk {advice.target:g}.",
+        "",
+        "## 1. The verdict on the data as it is",
+        "",
+        "| judge | omega | effective K | decision | interval verdict |",
+        "|---|---|---|---|---|",
+    ]
+    for row in advice.verdicts:
+        lines.append(
+            f"| {row['judge']} | {row['omega']:.2f} | {row['effective_k']} | {row['decision']} "
+            f"| {row['interval_verdict']} |"
+        )
+    lines += [
+        "",
+        "Each comparison: d_k = the judge's minus held-out human k's agreement with the other "
+        "humans on k's items, with a 95% item-cluster interval; the bar is d_k >= -eps.",
+        "",
+        "| judge | held-out human | d_k | 95% interval | items | pairs | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in advice.verdicts:
+        for k, comparison in enumerate(row["comparisons"]):
+            lines.append(
+                f"| {row['judge']} | {advice.humans[k]} | {_number(comparison['d'])} "
+                f"| [{_number(comparison['low'])}, {_number(comparison['high'])}] "
+                f"| {comparison['items']} | {comparison['pairs']} | {comparison['verdict']} |"
+            )
+    lines += [
+        "",
+        "## 2. How much to trust it",
+        "",
+        "Fitted model (Dawid-Skene EM over humans and judges; ± bootstrap SE over items):",
+        "",
+        "| rater | accuracy |",
+        "|---|---|",
+    ]
+    for index, name in enumerate(advice.rater_names):
+        lines.append(f"| {name} | {fit.accuracies[index]:.3f} ± {errors.accuracies[index]:.3f} |")
+    prevalence = ", ".join(
+        f"{label}: {p:.3f}" for label, p in zip(advice.labels, fit.prevalence, strict=True)
+    )
+    lines += ["", f"Label prevalence: {prevalence}.", ""]
+    if advice.misfits:
+        lines.append(
+            "**The fitted model fits these rater pairs poorly** (observed vs fitted agreement; "
+            "|z| > 4 and a gap above 0.05), so treat the risks below as rough:"
+        )
+        lines.append("")
+        lines.append("| pair | items | observed | fitted | z |")
+        lines.append("|---|---|---|---|---|")
+        for row in advice.misfits:
+            lines.append(
+                f"| {row['rater_a']} – {row['rater_b']} | {row['n_items']} "
+                f"| {row['observed']:.3f} | {row['fitted']:.3f} | {row['z']:.1f} |"
+            )
+    else:
+        worst = max(advice.diagnostics, key=lambda row: abs(row["z"]), default=None)
+        text = (
+            f" (largest gap {worst['rater_a']} – {worst['rater_b']}: observed "
+            f"{worst['observed']:.3f}, fitted {worst['fitted']:.3f}, z {worst['z']:.1f})"
+            if worst
+            else ""
+        )
+        lines.append(
+            "The fitted model reproduces every rater pair's observed agreement within the "
+            f"limits (|z| <= 4 or a gap <= 0.05){text}."
+        )
+    lines += [
+        "",
+        "Risk that the verdict differs from the one a dense matrix (every human labels every "
+        "item) would give, simulated under the fitted model at the data's overlap structure "
+        "(± Monte Carlo SE):",
+        "",
+        "| judge | risk now | model SE |",
+        "|---|---|---|",
+    ]
+    for name, (rate, se) in advice.risk_now.items():
+        model = advice.risk_model_se[name]
+        lines.append(f"| {name} | {_percent(rate, se)} | {100 * model:.1f} |")
+    lines += [
+        "",
+        f"Model SE: the spread of the risk when the model is refitted to {len(advice.fits)} "
+        "bootstrap resamples of the items (Monte Carlo noise removed).",
+    ]
+    lines += [
+        "",
+        "## 3. What to label next",
+        "",
+        f"Risk when each secondary labels `extra` more items chosen by `{advice.curve_design}`:",
+        "",
+    ]
+    curves = list(advice.curves.values())
+    lines.append("| extra items per secondary | " + " | ".join(c.judge for c in curves) + " |")
+    lines.append("|---|" + "---|" * len(curves))
+    for index, extra in enumerate(curves[0].extra):
+        cells = [_percent(c.rate(index), c.se(index)) for c in curves]
+        lines.append(f"| {extra} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "| judge | items per secondary for risk <= target (simulated; conservative) "
+        "| Gaussian recipe: margin, sigma0^2, co-labelled items m_cert |",
+        "|---|---|---|",
+    ]
+    for curve in curves:
+        point, conservative = curve.needed(advice.target)
+        margin, sigma2, m_cert = advice.recipes[curve.judge]
+        shown = "beyond the grid" if point < 0 else f"{point}"
+        careful = "beyond the grid" if conservative < 0 else f"{conservative}"
+        recipe = f"{margin:+.3f}, {sigma2:.3f}, " + (
+            "none (margin 0)" if m_cert < 0 else f"{m_cert}"
+        )
+        lines.append(f"| {curve.judge} | {shown}; {careful} | {recipe} |")
+    co_labelled = ", ".join(
+        f"{advice.humans[h + 1]}: {int(c)}" for h, c in enumerate(advice.co_labelled)
+    )
+    lines += [
+        "",
+        f"Items each secondary now shares with the primary: {co_labelled}. The recipe's "
+        "m_cert counts co-labelled items per comparison; the simulation counts new items per "
+        "secondary under the design, with every judge's risk under the target.",
+        "",
+    ]
+    if advice.recommended_extra >= 0:
+        lines.append(
+            f"**Recommendation:** {advice.recommended_extra} more items per secondary "
+            f"(design `{advice.curve_design}`) bring every audited judge's risk under "
+            f"{advice.target:g}."
+        )
+    else:
+        lines.append(
+            f"**Recommendation:** no grid value up to {curves[0].extra[-1]} items per "
+            f"secondary brings every judge's risk under {advice.target:g}; label the "
+            "proposal and re-run advise, or accept a larger risk."
+        )
+    if advice.budget_rows:
+        lines += [
+            "",
+            f"Budget {advice.budget} labels ({advice.budget_rows[0]['extra']} per secondary), "
+            "risk by design (worst audited judge, ± SE; and the mean over judges):",
+            "",
+            "| design | risk (worst judge) | worst judge | mean risk |",
+            "|---|---|---|---|",
+        ]
+        for row in advice.budget_rows:
+            lines.append(
+                f"| {row['design']} | {_percent(row['risk'], row['se'])} | {row['worst_judge']} "
+                f"| {100 * row['mean_risk']:.1f}% |"
+            )
+    per_human = ", ".join(
+        f"{advice.humans[h]}: {int(advice.proposal[:, h].sum())}"
+        for h in range(1, len(advice.humans))
+    )
+    lines += [
+        "",
+        "## 4. The allocation",
+        "",
+        f"`next_round.csv` lists {int(advice.proposal.sum())} items for the secondaries "
+        f"({per_human}), chosen by `{advice.design}` among the items each has not labelled "
+        "yet.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def report_figure(advice, path):
+    """Draw the d_k intervals against the bar and the risk against extra items."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    position = 0
+    ticks, names = [], []
+    for row in advice.verdicts:
+        for k, comparison in enumerate(row["comparisons"]):
+            if comparison["items"] == 0:
+                continue
+            colour = {"clears": "tab:green", "fails": "tab:red"}.get(comparison["verdict"], "grey")
+            left.errorbar(
+                comparison["d"],
+                position,
+                xerr=[
+                    [comparison["d"] - comparison["low"]],
+                    [comparison["high"] - comparison["d"]],
+                ],
+                fmt="o",
+                color=colour,
+                markersize=4,
+            )
+            ticks.append(position)
+            names.append(f"{row['judge']} vs {advice.humans[k]}")
+            position += 1
+        position += 0.5
+    left.axvline(
+        -advice.epsilon,
+        color="black",
+        linestyle="--",
+        linewidth=1,
+        label=f"bar d_k = -eps = {-advice.epsilon:g}",
+    )
+    left.set_yticks(ticks)
+    left.set_yticklabels(names, fontsize=6)
+    left.invert_yaxis()
+    left.set_xlabel("d_k (judge minus held-out human agreement with the pool), 95% interval")
+    left.legend(fontsize=7)
+    for curve in advice.curves.values():
+        extra = np.array(curve.extra, dtype=float)
+        rates = np.array([curve.rate(i) for i in range(len(extra))])
+        errors = np.array([curve.se(i) for i in range(len(extra))])
+        right.errorbar(
+            np.maximum(extra, 1),
+            rates,
+            yerr=errors,
+            marker="o",
+            markersize=3,
+            label=curve.judge,
+            capsize=2,
+        )
+    right.axhline(advice.target, color="grey", linewidth=1, label=f"target {advice.target:g}")
+    right.set_xscale("log")
+    right.set_xlabel(f"extra items per secondary ({advice.design}; 0 drawn at 1)")
+    right.set_ylabel("risk: sparse verdict differs from dense")
+    right.legend(fontsize=7)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def write_outputs(advice, directory):
+    """Write ``next_round.csv``, ``report.md`` and ``report.png`` into ``directory``."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    write_next_round(advice, directory / "next_round.csv")
+    (directory / "report.md").write_text(report_markdown(advice) + "\n", encoding="utf-8")
+    report_figure(advice, directory / "report.png")
+    return directory
+
+
+def summary(advice):
+    """Return the short text ``simcore advise`` prints."""
+    lines = []
+    for row in advice.verdicts:
+        rate, se = advice.risk_now[row["judge"]]
+        model_se = advice.risk_model_se[row["judge"]]
+        lines.append(
+            f"{row['judge']}: omega {row['omega']:.2f}, {row['decision']} (interval verdict "
+            f"{row['interval_verdict']}, effective K {row['effective_k']}); risk of a wrong "
+            f"verdict {_percent(rate, se)} (model SE {100 * model_se:.1f})"
+        )
+    if advice.misfits:
+        lines.append(
+            f"the fitted model fits {len(advice.misfits)} rater pair(s) poorly: "
+            "treat the risks as rough (see report.md)"
+        )
+    if advice.recommended_extra >= 0:
+        lines.append(
+            f"items needed: {advice.recommended_extra} per secondary by "
+            f"{advice.curve_design} bring every judge's risk under {advice.target:g}"
+        )
+    else:
+        lines.append(
+            f"items needed: more than {list(advice.curves.values())[0].extra[-1]} per "
+            f"secondary by {advice.curve_design} to reach {advice.target:g}"
+        )
+    lines.append(
+        f"next_round.csv: {advice.extra} items per secondary by {advice.design}"
+        + (f" (the best design for a budget of {advice.budget})" if advice.budget else "")
+    )
+    return "\n".join(lines)

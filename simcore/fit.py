@@ -1,0 +1,568 @@
+"""Fit the synthetic model to a sparse annotation matrix (Dawid-Skene EM).
+
+What is fitted. The generative model of :mod:`simcore.model` without item clusters: a latent
+true label ``y_i ~ Categorical(prevalence)`` per item and, for every rater column ``r``, a
+row-stochastic confusion matrix ``confusion[r, y, l] = P(rater r reports l | truth y)``,
+raters conditionally independent given ``y``. The fit gives the prevalence ``(L,)``, the
+confusions ``(R, L, L)``, each rater's accuracy ``sum_y prevalence[y] confusion[r, y, y]``
+and the posterior ``P(y_i = y | labels)`` of every item. Rater columns are ordered humans
+first, then judges, as everywhere in the package.
+
+Method. Maximum likelihood by expectation-maximisation, Dawid, A. P. and Skene, A. M.
+(1979), "Maximum likelihood estimation of observer error-rates using the EM algorithm",
+*Applied Statistics* 28(1):20-28. Cells that a rater did not label are simply left out of
+the likelihood (missing at random). The posterior starts from the per-item majority vote;
+each iteration re-estimates the prevalence and the confusions from the posterior (M-step)
+and the posterior from them (E-step, in log space). Confusion counts get an additive
+smoothing (see :func:`fit_dawid_skene`) so that no entry is ever exactly 0.
+
+Identifiability caveat. With sparse secondary humans most items carry a single human label,
+so the humans alone say little about the latent truth of an item. **The judges are included
+in the E-step like any other rater**: they label every item, so they carry much of the
+information about the latent truth. The fitted "truth" is therefore what humans and judges
+*jointly* agree on, not a human-only gold standard, and a judge's fitted accuracy partly
+measures its agreement with the other judges. Judges whose errors are correlated (the same
+model family, the same prompt) violate conditional independence and pull the latent truth
+towards their shared errors; :func:`agreement_diagnostics` and :func:`poor_fit` look for
+such pairs.
+
+Label switching. The likelihood does not change when the latent classes are permuted, so EM
+can converge to a permuted solution. After fitting, the classes are matched to the label
+values by the assignment that maximises the summed diagonal of the humans' confusion
+matrices (the identity is kept whenever it is among the best assignments); see
+:func:`fit_dawid_skene`.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from simcore.model import pair_tables
+from simcore.realdata import DataError
+
+ALIGNMENT_TOLERANCE = 1e-12
+"""Slack under which the identity counts as a best label assignment."""
+
+
+class ModelFit(NamedTuple):
+    """A fitted Dawid-Skene model.
+
+    Attributes
+    ----------
+    prevalence : numpy.ndarray
+        float64 ``(L,)``: probability of each true label.
+    confusions : numpy.ndarray
+        float64 ``(R, L, L)``: row = true label, column = reported label; rows sum to 1.
+    accuracies : numpy.ndarray
+        float64 ``(R,)``: ``sum_y prevalence[y] confusions[r, y, y]``.
+    posterior : numpy.ndarray
+        float64 ``(n, L)``: ``P(y_i = y | labels)`` under the fitted parameters.
+    log_likelihood : float
+        Observed-data log-likelihood of the fitted parameters (without the smoothing term).
+    iterations : int
+        Number of EM iterations run (M-steps).
+    converged : bool
+        Whether the stopping rule was met before ``max_iterations``.
+    permutation : numpy.ndarray
+        int64 ``(L,)``: EM's latent class ``k`` is reported as label ``permutation[k]``;
+        the identity unless label switching was corrected.
+    """
+
+    prevalence: np.ndarray
+    confusions: np.ndarray
+    accuracies: np.ndarray
+    posterior: np.ndarray
+    log_likelihood: float
+    iterations: int
+    converged: bool
+    permutation: np.ndarray
+
+
+class FitErrors(NamedTuple):
+    """Bootstrap standard errors of a :class:`ModelFit` (sample SD over the refits).
+
+    Attributes
+    ----------
+    accuracies : numpy.ndarray
+        float64 ``(R,)``.
+    prevalence : numpy.ndarray
+        float64 ``(L,)``.
+    confusions : numpy.ndarray
+        float64 ``(R, L, L)``.
+    """
+
+    accuracies: np.ndarray
+    prevalence: np.ndarray
+    confusions: np.ndarray
+
+
+# --------------------------------------------------------------------------- EM pieces
+
+
+def _check_input(labels, observed, n_labels):
+    """Return ``(codes, observed)`` as int64 and bool arrays, validated."""
+    labels = np.asarray(labels)
+    observed = np.asarray(observed, dtype=bool)
+    if labels.ndim != 2:
+        raise ValueError(f"labels: must be a 2-d array (items, raters) (got shape {labels.shape})")
+    if observed.shape != labels.shape:
+        raise ValueError(
+            f"observed: must have the shape of labels {labels.shape} (got {observed.shape})"
+        )
+    if labels.dtype.kind not in "iu":
+        raise ValueError(f"labels: must hold integer codes (got dtype {labels.dtype})")
+    if int(n_labels) != n_labels or n_labels < 2:
+        raise ValueError(f"n_labels: must be an integer >= 2 (got {n_labels!r})")
+    codes = np.where(observed, labels, 0).astype(np.int64)
+    if codes.size and (codes.min() < 0 or codes.max() >= n_labels):
+        raise ValueError(
+            f"labels: observed codes must lie in [0, {int(n_labels) - 1}] "
+            f"(got {int(codes.min())} to {int(codes.max())})"
+        )
+    return codes, observed
+
+
+def _one_hot(codes, observed, n_labels):
+    """Return bool ``(n, R, L)``: True where rater ``r`` reported ``l`` on item ``i``."""
+    return (codes[..., None] == np.arange(n_labels)) & observed[..., None]
+
+
+def majority_posterior(labels, observed, n_labels):
+    """Return the majority-vote posterior that starts the EM.
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        int ``(n, R)`` label codes (any value where not observed).
+    observed : numpy.ndarray
+        bool ``(n, R)``: which cells hold a label.
+    n_labels : int
+        L.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``(n, L)``: each item's mass split evenly over its most frequent observed
+        labels; an item nobody labelled gets the uniform distribution.
+    """
+    codes, observed = _check_input(labels, observed, n_labels)
+    votes = _one_hot(codes, observed, n_labels).sum(axis=1)
+    top = votes == votes.max(axis=1, keepdims=True)
+    return top / top.sum(axis=1, keepdims=True)
+
+
+def _m_step(posterior, one_hot, smoothing):
+    """Return ``(prevalence, confusions)`` from the posterior and the label indicators."""
+    n_labels = posterior.shape[1]
+    prevalence = posterior.mean(axis=0)
+    counts = np.einsum("iy,irl->ryl", posterior, one_hot) + smoothing
+    totals = counts.sum(axis=2, keepdims=True)
+    uniform = np.full_like(counts, 1.0 / n_labels)
+    confusions = np.divide(counts, totals, out=uniform, where=totals > 0)
+    return prevalence, confusions
+
+
+def _e_step(prevalence, confusions, codes, observed):
+    """Return ``(posterior, log_likelihood)`` under the given parameters."""
+    with np.errstate(divide="ignore"):
+        log_joint = np.broadcast_to(np.log(prevalence), (codes.shape[0], len(prevalence)))
+        log_joint = log_joint.copy()
+        log_confusions = np.log(confusions)
+    for rater in range(codes.shape[1]):
+        # log_confusions[rater].T[l, y] = log P(report l | truth y); rows picked per item.
+        contribution = log_confusions[rater].T[codes[:, rater]]
+        log_joint += np.where(observed[:, rater, None], contribution, 0.0)
+    peak = log_joint.max(axis=1, keepdims=True)
+    weights = np.exp(log_joint - peak)
+    totals = weights.sum(axis=1, keepdims=True)
+    log_likelihood = float((peak + np.log(totals)).sum())
+    return weights / totals, log_likelihood
+
+
+def _accuracies(prevalence, confusions):
+    """Return ``sum_y prevalence[y] confusions[r, y, y]`` for every rater."""
+    return np.einsum("y,ryy->r", prevalence, confusions)
+
+
+def align_labels(prevalence, confusions, posterior, n_humans):
+    """Permute the latent classes so that the humans' confusions are most diagonal.
+
+    Parameters
+    ----------
+    prevalence : numpy.ndarray
+        ``(L,)`` fitted prevalence, indexed by latent class.
+    confusions : numpy.ndarray
+        ``(R, L, L)`` fitted confusions, rows indexed by latent class.
+    posterior : numpy.ndarray
+        ``(n, L)`` posterior, columns indexed by latent class.
+    n_humans : int
+        The first ``n_humans`` raters are the humans whose confusions decide; 0 keeps the
+        classes as they are.
+
+    Returns
+    -------
+    prevalence, confusions, posterior : numpy.ndarray
+        The same arrays with the latent classes reordered.
+    permutation : numpy.ndarray
+        int64 ``(L,)``: latent class ``k`` became label ``permutation[k]``.
+
+    Notes
+    -----
+    The assignment maximises ``sum_h sum_k confusions[h, k, permutation[k]]`` over the
+    humans ``h`` (:func:`scipy.optimize.linear_sum_assignment`). The identity is kept when
+    its summed diagonal is within :data:`ALIGNMENT_TOLERANCE` of the best, so a fit whose
+    classes already match the labels is never reordered.
+    """
+    n_labels = len(prevalence)
+    identity = np.arange(n_labels)
+    if n_humans <= 0:
+        return prevalence, confusions, posterior, identity
+    score = confusions[:n_humans].sum(axis=0)  # score[k, l]: mass of class k on label l
+    rows, columns = linear_sum_assignment(score, maximize=True)
+    best = score[rows, columns].sum()
+    if np.trace(score) >= best - ALIGNMENT_TOLERANCE:
+        return prevalence, confusions, posterior, identity
+    permutation = np.empty(n_labels, dtype=np.int64)
+    permutation[rows] = columns
+    source = np.argsort(permutation)  # label j comes from latent class source[j]
+    return prevalence[source], confusions[:, source, :], posterior[:, source], permutation
+
+
+# --------------------------------------------------------------------------- public fits
+
+
+def fit_dawid_skene(
+    labels,
+    observed,
+    n_labels,
+    max_iterations=500,
+    tolerance=1e-8,
+    smoothing=0.01,
+    *,
+    n_humans=None,
+    initial_posterior=None,
+):
+    """Fit the Dawid-Skene model by EM to a sparse label matrix.
+
+    Parameters
+    ----------
+    labels : array_like
+        int ``(n, R)`` label codes in ``[0, L)``; any value where not ``observed``.
+    observed : array_like
+        bool ``(n, R)``: which (item, rater) cells hold a label. Raters are all columns,
+        humans first, then judges.
+    n_labels : int
+        L, the number of labels (>= 2).
+    max_iterations : int, default 500
+        Most EM iterations to run.
+    tolerance : float, default 1e-8
+        Relative stopping rule: stop when the log-likelihood changes by less than
+        ``tolerance * |log_likelihood|`` between iterations.
+    smoothing : float, default 0.01
+        Additive (Laplace-type) smoothing of the confusion counts:
+        ``confusion[r, y, l] = (smoothing + sum_i post[i, y] [label_ir = l, observed_ir]) /
+        (L * smoothing + sum_i post[i, y] observed_ir)``. It keeps every entry positive, so
+        no label is ever impossible and the log stays finite; it is the posterior mode
+        under a ``Dirichlet(1 + smoothing)`` prior on every row and shrinks a row with
+        little data towards uniform. 0 gives plain maximum likelihood.
+    n_humans : int, optional
+        Number of leading columns that are humans, used for label alignment. Default: all
+        raters; 0 turns alignment off.
+    initial_posterior : array_like, optional
+        ``(n, L)`` posterior to start from. Default: the majority vote
+        (:func:`majority_posterior`).
+
+    Returns
+    -------
+    ModelFit
+        The fitted parameters, after label alignment.
+
+    Raises
+    ------
+    ValueError
+        On shapes, codes or settings that do not fit together.
+
+    Notes
+    -----
+    Each iteration is an M-step (``prevalence = mean posterior``, confusions as above)
+    followed by an E-step in log space (``log post[i, y] = log prevalence[y] + sum_r
+    observed_ir log confusion[r, y, label_ir] + const``). The log-likelihood used for the
+    stopping rule is the observed-data one, without the smoothing term; with
+    ``smoothing > 0`` it may fall by a rounding-sized amount near convergence, which the
+    rule (on the absolute change) also treats as converged.
+
+    Label switching: EM is blind to a permutation of the latent classes and can converge to
+    a permuted solution. After the last E-step the classes are reordered by
+    :func:`align_labels` so that the summed diagonal of the humans' confusion matrices is
+    maximal; ``permutation`` records what was done.
+    """
+    codes, observed = _check_input(labels, observed, n_labels)
+    n_labels = int(n_labels)
+    if not smoothing >= 0:
+        raise ValueError(f"smoothing: must be >= 0 (got {smoothing!r})")
+    if not tolerance >= 0:
+        raise ValueError(f"tolerance: must be >= 0 (got {tolerance!r})")
+    if int(max_iterations) != max_iterations or max_iterations < 1:
+        raise ValueError(f"max_iterations: must be an integer >= 1 (got {max_iterations!r})")
+    n_raters = codes.shape[1]
+    n_humans = n_raters if n_humans is None else int(n_humans)
+    if not 0 <= n_humans <= n_raters:
+        raise ValueError(f"n_humans: must lie in [0, {n_raters}] (got {n_humans})")
+    one_hot = _one_hot(codes, observed, n_labels).astype(np.float64)
+    if initial_posterior is None:
+        posterior = majority_posterior(codes, observed, n_labels)
+    else:
+        posterior = np.asarray(initial_posterior, dtype=np.float64)
+        if posterior.shape != (codes.shape[0], n_labels):
+            raise ValueError(
+                f"initial_posterior: must have shape {(codes.shape[0], n_labels)} "
+                f"(got {posterior.shape})"
+            )
+    previous = -np.inf
+    converged = False
+    iterations = 0
+    while iterations < max_iterations:
+        iterations += 1
+        prevalence, confusions = _m_step(posterior, one_hot, smoothing)
+        posterior, log_likelihood = _e_step(prevalence, confusions, codes, observed)
+        if abs(log_likelihood - previous) < tolerance * abs(log_likelihood):
+            converged = True
+            break
+        previous = log_likelihood
+    prevalence, confusions, posterior, permutation = align_labels(
+        prevalence, confusions, posterior, n_humans
+    )
+    return ModelFit(
+        prevalence=prevalence,
+        confusions=confusions,
+        accuracies=_accuracies(prevalence, confusions),
+        posterior=posterior,
+        log_likelihood=log_likelihood,
+        iterations=iterations,
+        converged=converged,
+        permutation=permutation,
+    )
+
+
+def bootstrap_fit(labels, observed, n_labels, n_boot=30, seed=0, **kwargs):
+    """Fit the model and estimate standard errors by resampling items.
+
+    Parameters
+    ----------
+    labels, observed, n_labels
+        As for :func:`fit_dawid_skene`.
+    n_boot : int, default 30
+        Number of bootstrap resamples (>= 2).
+    seed : int, default 0
+        Seed of :func:`numpy.random.default_rng` that draws the resamples.
+    **kwargs
+        Passed to every :func:`fit_dawid_skene` call (``max_iterations``, ``tolerance``,
+        ``smoothing``, ``n_humans``; ``initial_posterior`` applies to the full-data fit).
+
+    Returns
+    -------
+    fit : ModelFit
+        The fit on all the data.
+    errors : FitErrors
+        Sample standard deviations (``ddof=1``) over the ``n_boot`` refits.
+
+    Notes
+    -----
+    Each resample draws ``n`` items with replacement. Its refit starts from the full-data
+    fit's posterior of the drawn items (not from the majority vote), so the refit begins
+    next to the full-data solution, with the same class order, and cannot drift to a
+    permuted one; the humans-based alignment is then applied as for any fit. Refits that
+    stop at ``max_iterations`` are kept.
+    """
+    if int(n_boot) != n_boot or n_boot < 2:
+        raise ValueError(f"n_boot: must be an integer >= 2 (got {n_boot!r})")
+    codes, observed = _check_input(labels, observed, n_labels)
+    fit = fit_dawid_skene(codes, observed, n_labels, **kwargs)
+    kwargs.pop("initial_posterior", None)
+    rng = np.random.default_rng(seed)
+    n_items = codes.shape[0]
+    accuracies, prevalences, confusions = [], [], []
+    for _ in range(int(n_boot)):
+        drawn = rng.integers(0, n_items, size=n_items)
+        refit = fit_dawid_skene(
+            codes[drawn],
+            observed[drawn],
+            n_labels,
+            initial_posterior=fit.posterior[drawn],
+            **kwargs,
+        )
+        accuracies.append(refit.accuracies)
+        prevalences.append(refit.prevalence)
+        confusions.append(refit.confusions)
+    errors = FitErrors(
+        accuracies=np.std(accuracies, axis=0, ddof=1),
+        prevalence=np.std(prevalences, axis=0, ddof=1),
+        confusions=np.std(confusions, axis=0, ddof=1),
+    )
+    return fit, errors
+
+
+# --------------------------------------------------------------------------- diagnostics
+
+
+def fitted_agreement(fit):
+    """Return the model-implied probability that two raters give the same label.
+
+    Parameters
+    ----------
+    fit : ModelFit
+        A fitted model.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``(R, R)``: ``sum_y prevalence[y] sum_l C_a[y, l] C_b[y, l]``, the trace of
+        the pair table of raters ``a`` and ``b`` (:func:`simcore.model.pair_tables`); the
+        diagonal is NaN.
+    """
+    tables = pair_tables(fit.confusions, fit.prevalence)
+    agreement = np.trace(tables, axis1=2, axis2=3).copy()
+    np.fill_diagonal(agreement, np.nan)
+    return agreement
+
+
+def agreement_diagnostics(labels, observed, fit, rater_names, min_pairs=30):
+    """Compare every pair of raters' observed agreement with the fitted one.
+
+    Parameters
+    ----------
+    labels, observed : array_like
+        The ``(n, R)`` matrix the model was fitted to (see :func:`fit_dawid_skene`).
+    fit : ModelFit
+        The fit.
+    rater_names : sequence of str
+        Name of every rater column.
+    min_pairs : int, default 30
+        Pairs with fewer co-labelled items are left out.
+
+    Returns
+    -------
+    list of dict
+        One row per pair ``a < b`` with at least ``min_pairs`` items labelled by both:
+        ``rater_a``, ``rater_b`` (names), ``n_items``, ``observed`` (share of those items
+        where they agree), ``fitted`` (:func:`fitted_agreement`), ``difference``
+        (observed - fitted) and ``z = difference / sqrt(fitted (1 - fitted) / n_items)``.
+        The z ignores the uncertainty of the fit itself; it is a screen, not a test.
+    """
+    codes = np.asarray(labels)
+    observed = np.asarray(observed, dtype=bool)
+    names = [str(name) for name in rater_names]
+    if len(names) != codes.shape[1] or observed.shape != codes.shape:
+        raise ValueError(
+            f"rater_names: must name the {codes.shape[1]} rater columns of labels "
+            f"(got {len(names)} names, observed shape {observed.shape})"
+        )
+    expected = fitted_agreement(fit)
+    rows = []
+    for a in range(codes.shape[1]):
+        both = observed[:, a, None] & observed[:, a + 1 :]
+        counts = both.sum(axis=0)
+        agree = ((codes[:, a, None] == codes[:, a + 1 :]) & both).sum(axis=0)
+        for offset, (n_items, n_agree) in enumerate(zip(counts, agree, strict=True)):
+            b = a + 1 + offset
+            if n_items < min_pairs:
+                continue
+            share = n_agree / n_items
+            fitted = float(expected[a, b])
+            difference = float(share - fitted)
+            variance = fitted * (1.0 - fitted) / n_items
+            if variance > 0:
+                z = difference / np.sqrt(variance)
+            else:
+                z = 0.0 if difference == 0 else np.copysign(np.inf, difference)
+            rows.append(
+                {
+                    "rater_a": names[a],
+                    "rater_b": names[b],
+                    "n_items": int(n_items),
+                    "observed": float(share),
+                    "fitted": fitted,
+                    "difference": difference,
+                    "z": float(z),
+                }
+            )
+    return rows
+
+
+def poor_fit(rows, z_limit=4.0, difference_limit=0.05):
+    """Return the diagnostics rows whose misfit is both significant and large.
+
+    Parameters
+    ----------
+    rows : list of dict
+        From :func:`agreement_diagnostics`.
+    z_limit : float, default 4.0
+        Smallest ``|z|`` flagged.
+    difference_limit : float, default 0.05
+        Smallest ``|observed - fitted|`` agreement flagged.
+
+    Returns
+    -------
+    list of dict
+        The rows with ``|z| > z_limit`` and ``|difference| > difference_limit``.
+
+    Notes
+    -----
+    Both conditions are needed. With thousands of co-labelled items any small departure
+    from conditional independence is significant, so ``z`` alone flags misfits too small to
+    matter; a practitioner cares about misfits big enough to change decisions based on
+    agreement, which the difference limit expresses, while the z limit keeps out large
+    differences on pairs with few items that are only noise.
+    """
+    return [
+        row for row in rows if abs(row["z"]) > z_limit and abs(row["difference"]) > difference_limit
+    ]
+
+
+def fit_matrix(matrix, judges=None, n_boot=30, seed=0):
+    """Fit the model to an annotation matrix, humans then judges, with bootstrap errors.
+
+    Parameters
+    ----------
+    matrix : simcore.realdata.AnnotationMatrix
+        The labels.
+    judges : sequence of str, optional
+        Names of the judges to include, in this order. Default: all of them.
+    n_boot : int, default 30
+        Bootstrap resamples (see :func:`bootstrap_fit`).
+    seed : int, default 0
+        Bootstrap seed.
+
+    Returns
+    -------
+    fit : ModelFit
+        Fitted on all humans and the chosen judges; label alignment uses the humans.
+    errors : FitErrors
+        Bootstrap standard errors.
+    rater_names : tuple of str
+        The column names: the humans, then the chosen judges.
+
+    Raises
+    ------
+    DataError
+        When a requested judge is not in the matrix.
+    """
+    chosen = list(matrix.judges) if judges is None else [str(name) for name in judges]
+    unknown = [name for name in chosen if name not in matrix.judges]
+    if unknown:
+        raise DataError(
+            [
+                f"{matrix.source}: judges: unknown judge (valid: {', '.join(matrix.judges)}) "
+                f"(got {name!r})"
+                for name in unknown
+            ]
+        )
+    columns = [matrix.judges.index(name) for name in chosen]
+    judge_labels = matrix.judge_labels[:, columns]
+    labels = np.concatenate([matrix.human_labels, judge_labels], axis=1).astype(np.int64)
+    observed = np.concatenate([matrix.available, np.ones(judge_labels.shape, dtype=bool)], axis=1)
+    fit, errors = bootstrap_fit(
+        labels, observed, matrix.n_labels, n_boot=n_boot, seed=seed, n_humans=matrix.n_humans
+    )
+    return fit, errors, tuple(matrix.humans) + tuple(chosen)
