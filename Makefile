@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SCENARIOS := scenarios
 
-.PHONY: install test test-slow lint bench fig2 panels designs variance planning real asymmetry rules ranking coverage clean
+.PHONY: install test test-slow lint bench fig2 panels designs variance planning real asymmetry rules ranking coverage advise-example clean
 
 install: $(STAMP)
 
@@ -53,6 +53,11 @@ coverage: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/coverage.yaml
 	$(BIN)/simcore plot results/coverage.zarr
 	$(BIN)/python -m simcore.coverage_real --data ../shared/data/alttest/summeval --out results/coverage_real.md
+
+# simcore advise round trip on SummEval: thin to 5%, advise, label the proposal from the
+# withheld expert labels, advise again (results/advise_example/README.md).
+advise-example: $(STAMP)
+	$(BIN)/python -m simcore.advise_example --data ../shared/data/alttest/summeval --out results/advise_example
 
 real: $(STAMP)
 	for name in $(REAL); do \
