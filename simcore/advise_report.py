@@ -258,7 +258,7 @@ def report_figure(advice, path):
         )
     right.axhline(advice.target, color="grey", linewidth=1, label=f"target {advice.target:g}")
     right.set_xscale("log")
-    right.set_xlabel(f"extra items per secondary ({advice.design}; 0 drawn at 1)")
+    right.set_xlabel(f"extra items per secondary ({advice.curve_design}; 0 drawn at 1)")
     right.set_ylabel("risk: sparse verdict differs from dense")
     right.legend(fontsize=7)
     figure.tight_layout()
