@@ -345,7 +345,7 @@ def risk_curve(
     return curve
 
 
-def refits(labels, observed, n_labels, n_humans, fit, n_fits=8, seed=0):
+def refits(labels, observed, n_labels, n_humans, fit, n_fits=8, seed=0, voting=None):
     """Return ``n_fits`` Dawid-Skene fits to bootstrap resamples of the items.
 
     Each starts from the full-data posterior of its resampled items, so its labels line up
@@ -363,6 +363,7 @@ def refits(labels, observed, n_labels, n_humans, fit, n_fits=8, seed=0):
                 n_labels,
                 n_humans=n_humans,
                 initial_posterior=fit.posterior[rows],
+                voting=voting,
             )
         )
     return fits
@@ -424,6 +425,7 @@ class Advice:
     rule: str
     epsilon: float
     target: float
+    judges_vote: bool
     design: str
     curve_design: str
     extra: int
@@ -460,6 +462,7 @@ def advise(
     grid=EXTRA_GRID,
     tau=0.5,
     n_refits=8,
+    judges_vote=False,
 ):
     """Audit ``matrix`` and plan its next round; return an :class:`Advice`.
 
@@ -488,6 +491,10 @@ def advise(
     n_refits : int
         Bootstrap refits over which the risk now is simulated again, for its model
         uncertainty (:func:`model_spread`).
+    judges_vote : bool
+        Whether the judges' labels help infer each item's latent label. Default False: the
+        latent label comes from the humans, the reference the judges are validated against,
+        and the judges' confusion matrices are estimated against it.
     grid : sequence of int
         Items per secondary at which the risk curve is simulated.
     tau : float
@@ -509,7 +516,9 @@ def advise(
     available = human_labels >= 0
     n_humans = matrix.n_humans
     verdict_rows = verdicts(human_labels, judge_labels, names, rule, epsilon, tau)
-    fit, errors, rater_names = fit_matrix(matrix, judges=list(names), n_boot=n_boot, seed=seed)
+    fit, errors, rater_names = fit_matrix(
+        matrix, judges=list(names), n_boot=n_boot, seed=seed, judges_vote=judges_vote
+    )
     all_labels = np.concatenate([np.maximum(human_labels, 0), judge_labels], axis=1)
     observed = np.concatenate([available, np.ones(judge_labels.shape, dtype=bool)], axis=1)
     diagnostics = agreement_diagnostics(all_labels, observed, fit, rater_names)
@@ -535,7 +544,8 @@ def advise(
             (curve.rate(0), curve.se(0)) if curve.extra[0] == 0 else (math.nan, math.nan)
         )
         recipes[name] = recipe(fit.confusions, fit.prevalence, n_humans, judge, epsilon)
-    fits = refits(all_labels, observed, matrix.n_labels, n_humans, fit, n_refits, seed)
+    voting = None if judges_vote else np.arange(all_labels.shape[1]) < n_humans
+    fits = refits(all_labels, observed, matrix.n_labels, n_humans, fit, n_refits, seed, voting)
     risk_model_se = {
         name: model_spread(
             fits,
@@ -598,6 +608,7 @@ def advise(
         rule=rule,
         epsilon=epsilon,
         target=target,
+        judges_vote=judges_vote,
         design=chosen_design,
         curve_design=design,
         extra=int(extra),

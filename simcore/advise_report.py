@@ -68,7 +68,13 @@ def report_markdown(advice):
         "",
         "## 2. How much to trust it",
         "",
-        "Fitted model (Dawid-Skene EM over humans and judges; ± bootstrap SE over items):",
+        "Fitted model (Dawid-Skene EM; each item's latent label inferred from the "
+        + (
+            "humans and the judges"
+            if advice.judges_vote
+            else "humans alone, the judges' confusion matrices estimated against it"
+        )
+        + "; ± bootstrap SE over items):",
         "",
         "| rater | accuracy |",
         "|---|---|",
