@@ -345,7 +345,7 @@ def risk_curve(
     return curve
 
 
-def refits(labels, observed, n_labels, n_humans, fit, n_fits=8, seed=0, voting=None):
+def refits(labels, observed, n_labels, n_humans, fit, n_fits=8, seed=0):
     """Return ``n_fits`` Dawid-Skene fits to bootstrap resamples of the items.
 
     Each starts from the full-data posterior of its resampled items, so its labels line up
@@ -363,7 +363,6 @@ def refits(labels, observed, n_labels, n_humans, fit, n_fits=8, seed=0, voting=N
                 n_labels,
                 n_humans=n_humans,
                 initial_posterior=fit.posterior[rows],
-                voting=voting,
             )
         )
     return fits
@@ -411,6 +410,41 @@ def recipe(fit_confusions, prevalence, n_humans, judge, epsilon, alpha=0.05):
     return margin, sigma2, certification_items(margin, sigma2, alpha)
 
 
+# --------------------------------------------------------------------------- the model
+
+
+@dataclass
+class JudgeModel:
+    """The synthetic model fitted to the humans and one judge, with its checks."""
+
+    fit: object
+    errors: object
+    rater_names: tuple
+    diagnostics: list
+    misfits: list
+    refits: list
+
+
+def fit_judge_model(matrix, judge, n_boot=30, n_refits=8, seed=0):
+    """Fit the humans and one judge (:func:`simcore.fit.fit_matrix`); check and refit it.
+
+    One model per judge: the judges' errors are often correlated with each other (they
+    agree beyond what a conditionally independent model allows), so fitting several judges
+    together lets them outvote the humans on the latent label. The judge's own labels do
+    enter the E-step: leaving them out would estimate its confusion matrix against a soft
+    latent label, which attenuates it (the likelihood must include every rater fitted).
+    """
+    fit, errors, rater_names = fit_matrix(matrix, judges=[judge], n_boot=n_boot, seed=seed)
+    column = matrix.judges.index(judge)
+    labels = np.concatenate(
+        [np.maximum(matrix.human_labels, 0), matrix.judge_labels[:, [column]]], axis=1
+    ).astype(np.int64)
+    observed = np.concatenate([matrix.available, np.ones((matrix.n_items, 1), bool)], axis=1)
+    diagnostics = agreement_diagnostics(labels, observed, fit, rater_names)
+    fits = refits(labels, observed, matrix.n_labels, matrix.n_humans, fit, n_refits, seed)
+    return JudgeModel(fit, errors, tuple(rater_names), diagnostics, poor_fit(diagnostics), fits)
+
+
 # --------------------------------------------------------------------------- the whole
 
 
@@ -425,19 +459,13 @@ class Advice:
     rule: str
     epsilon: float
     target: float
-    judges_vote: bool
     design: str
     curve_design: str
     extra: int
     verdicts: list
-    fit: object
-    fit_errors: object
-    rater_names: tuple
-    diagnostics: list
-    misfits: list
+    models: dict
     risk_now: dict
     risk_model_se: dict
-    fits: list
     curves: dict
     recipes: dict
     recommended_extra: int
@@ -446,6 +474,11 @@ class Advice:
     proposal: np.ndarray
     items: tuple
     co_labelled: np.ndarray
+
+    @property
+    def misfits(self):
+        """``(judge, row)`` for every rater pair a judge's fitted model fits poorly."""
+        return [(name, row) for name, model in self.models.items() for row in model.misfits]
 
 
 def advise(
@@ -462,7 +495,6 @@ def advise(
     grid=EXTRA_GRID,
     tau=0.5,
     n_refits=8,
-    judges_vote=False,
 ):
     """Audit ``matrix`` and plan its next round; return an :class:`Advice`.
 
@@ -491,10 +523,6 @@ def advise(
     n_refits : int
         Bootstrap refits over which the risk now is simulated again, for its model
         uncertainty (:func:`model_spread`).
-    judges_vote : bool
-        Whether the judges' labels help infer each item's latent label. Default False: the
-        latent label comes from the humans, the reference the judges are validated against,
-        and the judges' confusion matrices are estimated against it.
     grid : sequence of int
         Items per secondary at which the risk curve is simulated.
     tau : float
@@ -516,24 +544,18 @@ def advise(
     available = human_labels >= 0
     n_humans = matrix.n_humans
     verdict_rows = verdicts(human_labels, judge_labels, names, rule, epsilon, tau)
-    fit, errors, rater_names = fit_matrix(
-        matrix, judges=list(names), n_boot=n_boot, seed=seed, judges_vote=judges_vote
-    )
-    all_labels = np.concatenate([np.maximum(human_labels, 0), judge_labels], axis=1)
-    observed = np.concatenate([available, np.ones(judge_labels.shape, dtype=bool)], axis=1)
-    diagnostics = agreement_diagnostics(all_labels, observed, fit, rater_names)
-    misfits = poor_fit(diagnostics)
+    models = {name: fit_judge_model(matrix, name, n_boot, n_refits, seed) for name in names}
     options = {"rule": rule, "epsilon": epsilon, "tau": tau, "trials": trials, "seed": seed}
     unlabelled = int((~available[:, 1:]).sum(axis=0).max()) if n_humans > 1 else 0
     grid = sorted({min(int(g), unlabelled) for g in grid})
-    curves, recipes, risk_now = {}, {}, {}
-    for judge, name in enumerate(names):
+    curves, recipes, risk_now, risk_model_se = {}, {}, {}, {}
+    for name, model in models.items():
         curve = risk_curve(
-            fit.confusions,
-            fit.prevalence,
+            model.fit.confusions,
+            model.fit.prevalence,
             available,
             human_labels,
-            judge,
+            0,
             name,
             design,
             grid,
@@ -543,22 +565,17 @@ def advise(
         risk_now[name] = (
             (curve.rate(0), curve.se(0)) if curve.extra[0] == 0 else (math.nan, math.nan)
         )
-        recipes[name] = recipe(fit.confusions, fit.prevalence, n_humans, judge, epsilon)
-    voting = None if judges_vote else np.arange(all_labels.shape[1]) < n_humans
-    fits = refits(all_labels, observed, matrix.n_labels, n_humans, fit, n_refits, seed, voting)
-    risk_model_se = {
-        name: model_spread(
-            fits,
+        recipes[name] = recipe(model.fit.confusions, model.fit.prevalence, n_humans, 0, epsilon)
+        risk_model_se[name] = model_spread(
+            model.refits,
             available,
-            judge,
+            0,
             trials=max(50, trials // 3),
             seed=seed,
             rule=rule,
             epsilon=epsilon,
             tau=tau,
         )
-        for judge, name in enumerate(names)
-    }
     needed = [curve.needed(target)[0] for curve in curves.values()]
     recommended = -1 if any(n < 0 for n in needed) else max(needed)
     budget_rows = []
@@ -568,16 +585,16 @@ def advise(
         for candidate in DESIGNS:
             risks = [
                 simulate_risk(
-                    fit.confusions,
-                    fit.prevalence,
+                    model.fit.confusions,
+                    model.fit.prevalence,
                     available,
-                    judge,
+                    0,
                     design=candidate,
                     extra=per_secondary,
                     labels=human_labels,
                     **options,
                 )
-                for judge in range(len(names))
+                for model in models.values()
             ]
             rates = [wrong / count for wrong, count in risks]
             worst = int(np.argmax(rates))
@@ -608,19 +625,13 @@ def advise(
         rule=rule,
         epsilon=epsilon,
         target=target,
-        judges_vote=judges_vote,
         design=chosen_design,
         curve_design=design,
         extra=int(extra),
         verdicts=verdict_rows,
-        fit=fit,
-        fit_errors=errors,
-        rater_names=tuple(rater_names),
-        diagnostics=diagnostics,
-        misfits=misfits,
+        models=models,
         risk_now=risk_now,
         risk_model_se=risk_model_se,
-        fits=fits,
         curves=curves,
         recipes=recipes,
         recommended_extra=recommended,

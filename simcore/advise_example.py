@@ -136,18 +136,19 @@ def round_trip(
         "labels": human_labels,
     }
     predicted = {}
-    for index, name in enumerate(judges):
+    for name in judges:
+        model = before.models[name]
         wrong, count = simulate_risk(
-            before.fit.confusions,
-            before.fit.prevalence,
+            model.fit.confusions,
+            model.fit.prevalence,
             available,
-            index,
+            0,
             trials=trials,
             seed=seed + 1,
             **proposal,
         )
         spread = model_spread(
-            before.fits, available, index, trials=max(50, trials // 3), seed=seed, **proposal
+            model.refits, available, 0, trials=max(50, trials // 3), seed=seed, **proposal
         )
         predicted[name] = (wrong / count, monte_carlo_se(wrong, count), spread)
     round1 = reveal(round0, dense, before.proposal)

@@ -31,7 +31,6 @@ def write_next_round(advice, path):
 
 def report_markdown(advice):
     """Return the Markdown report of an :class:`simcore.advise.Advice`."""
-    fit, errors = advice.fit, advice.fit_errors
     lines = [
         "# simcore advise",
         "",
@@ -68,47 +67,46 @@ def report_markdown(advice):
         "",
         "## 2. How much to trust it",
         "",
-        "Fitted model (Dawid-Skene EM; each item's latent label inferred from the "
-        + (
-            "humans and the judges"
-            if advice.judges_vote
-            else "humans alone, the judges' confusion matrices estimated against it"
-        )
-        + "; ± bootstrap SE over items):",
+        "One model per judge, fitted to the humans and that judge (Dawid-Skene EM). "
+        "Accuracy = sum over labels of prevalence x the confusion matrix's diagonal, "
+        "± bootstrap SE over items; the fitted margin is P(judge = primary) - P(human 1 = "
+        "primary) + eps.",
         "",
-        "| rater | accuracy |",
-        "|---|---|",
+        "| judge's model | "
+        + " | ".join(advice.humans)
+        + " | judge | fitted margin | largest misfit (pair: observed vs fitted, z) |",
+        "|---|" + "---|" * (len(advice.humans) + 3),
     ]
-    for index, name in enumerate(advice.rater_names):
-        lines.append(f"| {name} | {fit.accuracies[index]:.3f} ± {errors.accuracies[index]:.3f} |")
-    prevalence = ", ".join(
-        f"{label}: {p:.3f}" for label, p in zip(advice.labels, fit.prevalence, strict=True)
-    )
-    lines += ["", f"Label prevalence: {prevalence}.", ""]
+    for name, model in advice.models.items():
+        accuracy = " | ".join(
+            f"{model.fit.accuracies[r]:.2f} ± {model.errors.accuracies[r]:.2f}"
+            for r in range(len(advice.humans) + 1)
+        )
+        worst = max(model.diagnostics, key=lambda row: abs(row["z"]), default=None)
+        misfit = (
+            f"{worst['rater_a']} – {worst['rater_b']}: {worst['observed']:.3f} vs "
+            f"{worst['fitted']:.3f}, z {worst['z']:.1f}"
+            if worst
+            else "n/a"
+        )
+        margin = advice.recipes[name][0]
+        lines.append(f"| {name} | {accuracy} | {margin:+.3f} | {misfit} |")
+    lines.append("")
     if advice.misfits:
         lines.append(
-            "**The fitted model fits these rater pairs poorly** (observed vs fitted agreement; "
-            "|z| > 4 and a gap above 0.05), so treat the risks below as rough:"
-        )
-        lines.append("")
-        lines.append("| pair | items | observed | fitted | z |")
-        lines.append("|---|---|---|---|---|")
-        for row in advice.misfits:
-            lines.append(
-                f"| {row['rater_a']} – {row['rater_b']} | {row['n_items']} "
-                f"| {row['observed']:.3f} | {row['fitted']:.3f} | {row['z']:.1f} |"
+            "**These models fit some rater pairs poorly** (observed vs fitted agreement; "
+            "|z| > 4 and a gap above 0.05), so treat their risks below as rough: "
+            + "; ".join(
+                f"{name}'s model, {row['rater_a']} – {row['rater_b']} ({row['observed']:.3f} "
+                f"vs {row['fitted']:.3f}, z {row['z']:.1f})"
+                for name, row in advice.misfits
             )
-    else:
-        worst = max(advice.diagnostics, key=lambda row: abs(row["z"]), default=None)
-        text = (
-            f" (largest gap {worst['rater_a']} – {worst['rater_b']}: observed "
-            f"{worst['observed']:.3f}, fitted {worst['fitted']:.3f}, z {worst['z']:.1f})"
-            if worst
-            else ""
+            + "."
         )
+    else:
         lines.append(
-            "The fitted model reproduces every rater pair's observed agreement within the "
-            f"limits (|z| <= 4 or a gap <= 0.05){text}."
+            "Every model reproduces every rater pair's observed agreement within the limits "
+            "(|z| <= 4 or a gap <= 0.05)."
         )
     lines += [
         "",
@@ -124,8 +122,9 @@ def report_markdown(advice):
         lines.append(f"| {name} | {_percent(rate, se)} | {100 * model:.1f} |")
     lines += [
         "",
-        f"Model SE: the spread of the risk when the model is refitted to {len(advice.fits)} "
-        "bootstrap resamples of the items (Monte Carlo noise removed).",
+        "Model SE: the spread of the risk when the judge's model is refitted to "
+        f"{len(next(iter(advice.models.values())).refits)} bootstrap resamples of the items "
+        "(Monte Carlo noise removed).",
     ]
     lines += [
         "",
@@ -295,7 +294,7 @@ def summary(advice):
         )
     if advice.misfits:
         lines.append(
-            f"the fitted model fits {len(advice.misfits)} rater pair(s) poorly: "
+            f"the fitted models fit {len(advice.misfits)} rater pair(s) poorly: "
             "treat the risks as rough (see report.md)"
         )
     if advice.recommended_extra >= 0:

@@ -147,11 +147,6 @@ def _parser():
     advise.add_argument("--trials", type=int, default=300, help="simulated matrices per risk")
     advise.add_argument("--seed", type=int, default=0)
     advise.add_argument("--ordinal", action="store_true", help="the labels are ordered")
-    advise.add_argument(
-        "--judges-vote",
-        action="store_true",
-        help="let the judges' labels help infer each item's latent label in the fit",
-    )
 
     inspect = commands.add_parser(
         "inspect", help="density, coverage and overlaps of an annotation matrix"
@@ -403,7 +398,6 @@ def _command_advise(args):
             design=args.design,
             trials=args.trials,
             seed=args.seed,
-            judges_vote=args.judges_vote,
         )
     except (realdata.DataError, ValueError) as error:
         raise UsageError(f"{args.data}: {error}") from None

@@ -242,7 +242,6 @@ def fit_dawid_skene(
     *,
     n_humans=None,
     initial_posterior=None,
-    voting=None,
 ):
     """Fit the Dawid-Skene model by EM to a sparse label matrix.
 
@@ -272,11 +271,7 @@ def fit_dawid_skene(
         raters; 0 turns alignment off.
     initial_posterior : array_like, optional
         ``(n, L)`` posterior to start from. Default: the majority vote
-        (:func:`majority_posterior`) of the voting raters.
-    voting : array_like, optional
-        bool ``(R,)``: raters whose labels enter the E-step (default: all). A non-voting
-        rater's confusion matrix is still estimated in the M-step, against the latent label
-        the voting raters define; the log-likelihood is that of the voting raters' labels.
+        (:func:`majority_posterior`).
 
     Returns
     -------
@@ -315,12 +310,8 @@ def fit_dawid_skene(
     if not 0 <= n_humans <= n_raters:
         raise ValueError(f"n_humans: must lie in [0, {n_raters}] (got {n_humans})")
     one_hot = _one_hot(codes, observed, n_labels).astype(np.float64)
-    voting = np.ones(n_raters, dtype=bool) if voting is None else np.asarray(voting, dtype=bool)
-    if voting.shape != (n_raters,) or not voting.any():
-        raise ValueError(f"voting: needs one flag per rater, at least one True (got {voting})")
-    voting_observed = observed & voting[None, :]
     if initial_posterior is None:
-        posterior = majority_posterior(codes, voting_observed, n_labels)
+        posterior = majority_posterior(codes, observed, n_labels)
     else:
         posterior = np.asarray(initial_posterior, dtype=np.float64)
         if posterior.shape != (codes.shape[0], n_labels):
@@ -334,7 +325,7 @@ def fit_dawid_skene(
     while iterations < max_iterations:
         iterations += 1
         prevalence, confusions = _m_step(posterior, one_hot, smoothing)
-        posterior, log_likelihood = _e_step(prevalence, confusions, codes, voting_observed)
+        posterior, log_likelihood = _e_step(prevalence, confusions, codes, observed)
         if abs(log_likelihood - previous) < tolerance * abs(log_likelihood):
             converged = True
             break
@@ -529,7 +520,7 @@ def poor_fit(rows, z_limit=4.0, difference_limit=0.05):
     ]
 
 
-def fit_matrix(matrix, judges=None, n_boot=30, seed=0, judges_vote=True):
+def fit_matrix(matrix, judges=None, n_boot=30, seed=0):
     """Fit the model to an annotation matrix, humans then judges, with bootstrap errors.
 
     Parameters
@@ -542,10 +533,6 @@ def fit_matrix(matrix, judges=None, n_boot=30, seed=0, judges_vote=True):
         Bootstrap resamples (see :func:`bootstrap_fit`).
     seed : int, default 0
         Bootstrap seed.
-    judges_vote : bool, default True
-        Whether the judges' labels enter the E-step (the posterior of each item's latent
-        label). False: the latent label is inferred from the humans alone and the judges'
-        confusion matrices are estimated against it.
 
     Returns
     -------
@@ -575,14 +562,7 @@ def fit_matrix(matrix, judges=None, n_boot=30, seed=0, judges_vote=True):
     judge_labels = matrix.judge_labels[:, columns]
     labels = np.concatenate([matrix.human_labels, judge_labels], axis=1).astype(np.int64)
     observed = np.concatenate([matrix.available, np.ones(judge_labels.shape, dtype=bool)], axis=1)
-    voting = np.arange(labels.shape[1]) < matrix.n_humans if not judges_vote else None
     fit, errors = bootstrap_fit(
-        labels,
-        observed,
-        matrix.n_labels,
-        n_boot=n_boot,
-        seed=seed,
-        n_humans=matrix.n_humans,
-        voting=voting,
+        labels, observed, matrix.n_labels, n_boot=n_boot, seed=seed, n_humans=matrix.n_humans
     )
     return fit, errors, tuple(matrix.humans) + tuple(chosen)

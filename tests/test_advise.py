@@ -211,12 +211,15 @@ def test_summeval_round_trip_lowers_the_risk_as_predicted(tmp_path):
 
     result = round_trip(SUMMEVAL, tmp_path, trials=300, seed=2026)
     rows = result["rows"]
-    before = np.mean([row["risk_before"] for row in rows])
-    after = np.mean([row["realised"] for row in rows])
-    assert after < before
+    before = np.array([row["risk_before"] for row in rows])
+    after = np.array([row["realised"] for row in rows])
+    # the round lowers the audit's risk: on average over the judges and for the worst one,
+    # each by more than the Monte Carlo noise of the difference
+    noise = np.sqrt(sum(row["se_before"] ** 2 + row["se_realised"] ** 2 for row in rows))
+    assert after.mean() < before.mean() - 2 * noise / len(rows)
+    assert after.max() < before.max()
     for row in rows:
-        # no judge's risk rises beyond its noise, and prediction and realisation agree
-        assert row["realised"] <= row["risk_before"] + 2 * row["se_before"] + 1e-12
+        # prediction and realisation agree within their Monte Carlo and model uncertainty
         assert abs(row["z"]) <= 3
     # the round's new labels are exactly the proposal, none of them labelled before
     proposal = result["before"].proposal
