@@ -396,18 +396,26 @@ def model_spread(fits, available, judge, trials=100, seed=0, **options):
 
 
 def recipe(fit_confusions, prevalence, n_humans, judge, epsilon, alpha=0.05):
-    """Return the Gaussian recipe under the fitted model: ``(margin, sigma0^2, m_cert)``.
+    """Return the Gaussian recipe of the binding comparison: ``(margin, sigma0^2, m_cert, k)``.
 
-    ``margin = P(judge = primary) - P(human 1 = primary) + eps`` and ``sigma0^2`` the
-    per-item variance of ``D`` (:func:`simcore.planning.recipe_variance`, held-out human 1,
-    pool the primary); ``m_cert = ceil(z^2 sigma0^2 / margin^2)`` co-labelled items
-    (SPEC §7).
+    For each held-out human ``k`` with one pool rater ``r`` (the primary, or human 1 when
+    ``k`` is the primary): ``margin_k = P(judge = r) - P(k = r) + eps`` under the fitted
+    model, ``sigma0^2`` the per-item variance of ``D`` (:func:`simcore.planning.
+    recipe_variance`) and ``m_cert = ceil(z^2 sigma0^2 / margin^2)`` co-labelled items
+    (SPEC §7). The comparison whose margin is closest to the bar needs the most items and
+    decides the verdict's precision; its numbers are returned (``m_cert`` -1 for a zero
+    margin).
     """
     confusions = np.concatenate([fit_confusions[:n_humans], fit_confusions[[n_humans + judge]]])
     agreement = np.einsum("y,ayl,byl->ab", prevalence, confusions, confusions)
-    margin = float(agreement[-1, 0] - agreement[1, 0] + epsilon)
-    sigma2 = recipe_variance(confusions, prevalence, judge=-1, held_out=1, pool=0)
-    return margin, sigma2, certification_items(margin, sigma2, alpha)
+    binding = None
+    for held_out in range(n_humans):
+        pool = 1 if held_out == 0 else 0
+        margin = float(agreement[-1, pool] - agreement[held_out, pool] + epsilon)
+        if binding is None or abs(margin) < abs(binding[0]):
+            sigma2 = recipe_variance(confusions, prevalence, judge=-1, held_out=held_out, pool=pool)
+            binding = (margin, sigma2, certification_items(margin, sigma2, alpha), held_out)
+    return binding
 
 
 # --------------------------------------------------------------------------- the model

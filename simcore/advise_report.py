@@ -69,8 +69,9 @@ def report_markdown(advice):
         "",
         "One model per judge, fitted to the humans and that judge (Dawid-Skene EM). "
         "Accuracy = sum over labels of prevalence x the confusion matrix's diagonal, "
-        "± bootstrap SE over items; the fitted margin is P(judge = primary) - P(human 1 = "
-        "primary) + eps.",
+        "± bootstrap SE over items. The fitted margin is that of the binding comparison "
+        "(held-out human k closest to the bar): P(judge = r) - P(k = r) + eps with pool "
+        "rater r the primary (human 1 when k is the primary).",
         "",
         "| judge's model | "
         + " | ".join(advice.humans)
@@ -142,15 +143,16 @@ def report_markdown(advice):
     lines += [
         "",
         "| judge | items per secondary for risk <= target (simulated; conservative) "
-        "| Gaussian recipe: margin, sigma0^2, co-labelled items m_cert |",
+        "| Gaussian recipe, binding comparison: held-out human, margin, sigma0^2, "
+        "co-labelled items m_cert |",
         "|---|---|---|",
     ]
     for curve in curves:
         point, conservative = curve.needed(advice.target)
-        margin, sigma2, m_cert = advice.recipes[curve.judge]
+        margin, sigma2, m_cert, held_out = advice.recipes[curve.judge]
         shown = "beyond the grid" if point < 0 else f"{point}"
         careful = "beyond the grid" if conservative < 0 else f"{conservative}"
-        recipe = f"{margin:+.3f}, {sigma2:.3f}, " + (
+        recipe = f"{advice.humans[held_out]}, {margin:+.3f}, {sigma2:.3f}, " + (
             "none (margin 0)" if m_cert < 0 else f"{m_cert}"
         )
         lines.append(f"| {curve.judge} | {shown}; {careful} | {recipe} |")
