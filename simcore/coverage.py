@@ -26,7 +26,7 @@ import yaml
 from scipy import stats
 
 from simcore.calibration import coverage_trials
-from simcore.rng import trial_keys
+from simcore.rng import stable_key, trial_keys
 from simcore.scenario import OutputConfig, ScenarioError, _convert, _describe, _parse_section
 
 SWEPT = ("n_cal", "judge_strength", "theta", "n_production")
@@ -204,9 +204,7 @@ def coverage_scenario_from_dict(raw, source):
 
 def cell_keys(root_seed, coords, trials):
     """Return the trial keys of one cell: SeedSequence(root, SHA-256 of its coordinates)."""
-    text = json.dumps({name: repr(value) for name, value in coords.items()}, sort_keys=True)
-    digest = hashlib.sha256(text.encode()).digest()
-    spawn_key = tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+    spawn_key = stable_key({name: repr(value) for name, value in coords.items()})
     return trial_keys(np.random.SeedSequence(root_seed, spawn_key=spawn_key), 0, trials)
 
 

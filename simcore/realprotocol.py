@@ -24,6 +24,7 @@ from simcore.agreement import coefficient_code
 from simcore.cell import RELIABLE_ERROR, discordant_pairs
 from simcore.designs import DESIGNS
 from simcore.realdata import DataError, load_data
+from simcore.rng import stable_key
 from simcore.rule import decide, omega_accepts
 from simcore.scenario import (
     OutputConfig,
@@ -168,9 +169,7 @@ def load_matrix(scenario):
 
 
 def _trial_rng(scenario, group, design, coverage, trial):
-    key = json.dumps([scenario.content_hash(), group, design, repr(float(coverage))])
-    words = hashlib.sha256(key.encode()).digest()
-    spawn = tuple(int.from_bytes(words[i : i + 4], "little") for i in range(0, 16, 4))
+    spawn = stable_key([scenario.content_hash(), group, design, repr(float(coverage))])
     return np.random.default_rng(np.random.SeedSequence(scenario.seed, spawn_key=(*spawn, trial)))
 
 

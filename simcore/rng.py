@@ -9,6 +9,9 @@ Keys are derived from a :class:`numpy.random.SeedSequence` per block of
 keys and leaves the earlier ones unchanged.
 """
 
+import hashlib
+import json
+
 import numpy as np
 
 from simcore._jit import jit
@@ -86,6 +89,18 @@ def below(state, bound):
 def _keys_for_block(block_seed, first, count, out):
     for index in range(count):
         out[index] = mix64(block_seed ^ mix64(np.uint64(first + index) + _GAMMA))
+
+
+def stable_key(data):
+    """Return a 4-word spawn key from JSON-able ``data``: SHA-256, four 32-bit words.
+
+    ``json.dumps(data, sort_keys=True)`` is the canonical text, so the key depends on the
+    values only (not on dict order, the process or the platform). Every seed sequence keyed
+    by parameters (a cell's coordinates, a real-data split) takes its key from here.
+    """
+    text = json.dumps(data, sort_keys=True)
+    digest = hashlib.sha256(text.encode()).digest()
+    return tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
 
 
 def trial_keys(cell_sequence, start, stop):

@@ -25,6 +25,7 @@ from simcore.agreement import COEFFICIENTS
 from simcore.designs import DESIGNS
 from simcore.model import Skew, prevalence_vector, rater_confusions
 from simcore.planning import judge_accuracy_for_margin
+from simcore.rng import stable_key
 
 RULE_KINDS = ("point", "alt_test", "interval")
 REFERENCES = ("dense", "population")
@@ -516,9 +517,7 @@ class Cell:
         reference settings are not part of the key: cells that differ only there share
         their draws (common random numbers).
         """
-        text = json.dumps(self.draw_parameters(), sort_keys=True)
-        digest = hashlib.sha256(text.encode()).digest()
-        return tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+        return stable_key(self.draw_parameters())
 
 
 @dataclass(frozen=True)
