@@ -384,20 +384,9 @@ def run_real(scenario, out=None, overwrite=False):
 
     from simcore import store
 
-    if out is not None and Path(out).exists():
-        attrs = store.read_attrs(out)
-        if (
-            attrs
-            and attrs.get("scenario_hash") == scenario.content_hash()
-            and attrs.get("complete")
-            and not overwrite
-        ):
-            return xr.open_zarr(str(out), chunks=None).load()
-        if not overwrite:
-            raise store.StoreError(
-                f"{out}: holds another store; use --overwrite to replace "
-                "it or --out for another store"
-            )
+    finished = store.finished_whole(out, scenario, overwrite)
+    if finished is not None:
+        return finished
     matrix = load_matrix(scenario)
     groups = matrix.group_names
     parts = [

@@ -535,6 +535,31 @@ def read_attrs(path):
         return None
 
 
+def finished_whole(path, scenario, overwrite=False):
+    """Return the finished cube of ``scenario`` stored at ``path``, or None to compute it.
+
+    For scenarios whose store is written whole (:func:`write_whole`): a complete store of
+    the same scenario (same hash) is reused; nothing at ``path``, or ``overwrite``, means
+    compute; anything else is refused.
+
+    Raises
+    ------
+    StoreError
+        ``path`` holds another store and ``overwrite`` is false.
+    """
+    if path is None or not Path(path).exists():
+        return None
+    attrs = read_attrs(path)
+    same = attrs and attrs.get("scenario_hash") == scenario.content_hash()
+    if same and attrs.get("complete") and not overwrite:
+        return xr.open_zarr(str(path), chunks=None).load()
+    if not overwrite:
+        raise StoreError(
+            f"{path}: holds another store; use --overwrite to replace it or --out for another store"
+        )
+    return None
+
+
 def prepare(path, scenario, overwrite=False):
     """Make ``path`` ready for ``scenario``; return the trials already done per cell.
 
