@@ -43,6 +43,8 @@ from simcore.calibration import (
     COVERAGE_SLACK,
     DEFAULT_YOUDEN_FLOOR,
     corrected_failure_rate,
+    judge_rates,
+    youden_j,
 )
 from simcore.realdata import HUMAN_FILE, JUDGE_FILE, DataError, _got, _read_json_raters
 
@@ -402,11 +404,15 @@ def _share(flags):
 
 
 def _full_rates(truth, judge):
-    n_fail = np.count_nonzero(truth)
-    n_pass = truth.size - n_fail
-    tpr = np.count_nonzero(truth & judge) / n_fail if n_fail else math.nan
-    tnr = np.count_nonzero(~truth & ~judge) / n_pass if n_pass else math.nan
-    return tpr, tnr, tpr + tnr - 1.0
+    """TPR, TNR and Youden's J of the judge against the truth on all items."""
+    rates = judge_rates(
+        np.count_nonzero(truth & judge),
+        np.count_nonzero(truth & ~judge),
+        np.count_nonzero(~truth & judge),
+        np.count_nonzero(~truth & ~judge),
+    )
+    tpr, tnr = float(rates.tpr), float(rates.tnr)
+    return tpr, tnr, float(youden_j(tpr, tnr))
 
 
 def _row(judge, dimension, truth, judge_fail, n_cal, n_splits, key, confidence, youden_floor):

@@ -20,6 +20,7 @@ import math
 import numpy as np
 from scipy import stats
 
+from simcore.calibration import wilson_interval
 from simcore.model import pair_tables, prevalence_vector, symmetric_confusion
 
 
@@ -139,13 +140,11 @@ def min_items_staying_below(m_values, rates, target):
 
 
 def wilson_bounds(successes, trials, confidence):
-    """Wilson score interval of a binomial proportion at two-sided ``confidence``."""
-    z = z_two_sided(1.0 - confidence)
-    n = np.asarray(trials, dtype=float)
-    p = np.asarray(successes, dtype=float) / n
-    centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
-    half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
-    return centre - half, centre + half
+    """Return the Wilson score interval of ``successes / trials`` at two-sided ``confidence``.
+
+    :func:`simcore.calibration.wilson_interval`, under the name the planning code uses.
+    """
+    return wilson_interval(successes, trials, confidence)
 
 
 class RateProbe:
