@@ -24,7 +24,7 @@ labels exist, as it is in practice.
 import numpy as np
 
 from simcore.designs import DESIGNS
-from simcore.thinning import choose_stratified, mode_strata, primary_layer
+from simcore.thinning import choose_for_human, primary_layer
 
 
 def extend_mask(rng, design, extra, labels, available, n_labels):
@@ -83,14 +83,17 @@ def extend_mask(rng, design, extra, labels, available, n_labels):
         take = min(extra, len(candidates))
         if take == 0:
             continue
-        if design == "exact_m":
-            chosen = rng.choice(candidates, size=take, replace=False)
-        elif design == "strat":
-            chosen = choose_stratified(rng, candidates, primary_labels, take)
-        else:
-            strata = mode_strata(np.maximum(labels, 0), available, primary_labels, n_labels)
-            counts = coverage_count if design == "seq_coverage" else None
-            chosen = choose_stratified(rng, candidates, strata, take, counts)
+        chosen = choose_for_human(
+            rng,
+            design,
+            candidates,
+            take,
+            np.maximum(labels, 0),
+            available,
+            primary_labels,
+            n_labels,
+            coverage_count,
+        )
         proposed[chosen, human] = True
         coverage_count[chosen] += 1
     return proposed

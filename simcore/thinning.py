@@ -65,6 +65,26 @@ def choose_stratified(rng, candidates, strata, take, coverage_count=None):
     return np.concatenate(chosen) if chosen else np.zeros(0, dtype=np.int64)
 
 
+def choose_for_human(
+    rng, design, candidates, take, labels, collected, primary_labels, n_labels, coverage_count
+):
+    """Choose ``take`` of one human's ``candidates`` under a design other than the shared ones.
+
+    ``exact_m`` chooses uniformly; ``strat`` stratifies by ``primary_labels``; the
+    sequential designs by the mode of the ``collected`` labels (:func:`mode_strata`),
+    ``seq_coverage`` taking the items with the fewest secondary labels (``coverage_count``)
+    first. Shared by the thinning of a matrix and the proposal of a next round
+    (:func:`simcore.next_round.extend_mask`).
+    """
+    if design == "exact_m":
+        return rng.choice(candidates, size=take, replace=False)
+    if design == "strat":
+        return choose_stratified(rng, candidates, primary_labels, take)
+    strata = mode_strata(labels, collected, primary_labels, n_labels)
+    counts = coverage_count if design == "seq_coverage" else None
+    return choose_stratified(rng, candidates, strata, take, counts)
+
+
 def thin(rng, design, coverage, labels, available, n_labels):
     """Return the kept-label mask ``(n, K)`` of one trial.
 
@@ -105,14 +125,9 @@ def thin(rng, design, coverage, labels, available, n_labels):
         take = int(round(coverage * len(candidates)))
         if take == 0:
             continue
-        if design == "exact_m":
-            chosen = rng.choice(candidates, size=take, replace=False)
-        elif design == "strat":
-            chosen = choose_stratified(rng, candidates, primary_labels, take)
-        else:
-            strata = mode_strata(labels, keep, primary_labels, n_labels)
-            counts = coverage_count if design == "seq_coverage" else None
-            chosen = choose_stratified(rng, candidates, strata, take, counts)
+        chosen = choose_for_human(
+            rng, design, candidates, take, labels, keep, primary_labels, n_labels, coverage_count
+        )
         keep[chosen, human] = True
         coverage_count[chosen] += 1
     return keep
