@@ -898,9 +898,9 @@ def coverage_trials(trial_keys, theta, se, sp, n_cal, n_production, z, youden_fl
     ``Se_hat = fail_caught / n_fail`` and ``Sp_hat = 1 - pass_flagged / (n_cal - n_fail)``
     are the raw estimates; the refusal rule is that of :func:`corrected_failure_rate` (a
     zero denominator, ``J < youden_floor``, or an adjusted ``J' <= 0``). Trials run in
-    ``prange`` tasks of :data:`TRIAL_CHUNK`, each allocating its state and its
-    ``log_factorial_table(max(n_cal, N))`` once, so the results do not depend on the number
-    of threads.
+    ``prange`` tasks of :data:`TRIAL_CHUNK`, each allocating its own state (the
+    ``log_factorial_table(max(n_cal, N))`` is built once and shared read-only), so the
+    results do not depend on the number of threads.
     """
     if n_cal < 0:
         raise ValueError("coverage_trials: n_cal must be non-negative")
@@ -912,11 +912,10 @@ def coverage_trials(trial_keys, theta, se, sp, n_cal, n_production, z, youden_fl
     width_naive = np.zeros(n_trials, dtype=np.float64)
     width_lr = np.zeros(n_trials, dtype=np.float64)
     refused = np.zeros(n_trials, dtype=np.bool_)
-    largest = max(n_cal, n_production)
+    table = log_factorial_table(max(n_cal, n_production))  # read-only, shared by the tasks
     n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
     for chunk in prange(n_chunks):
         state = np.empty(4, dtype=np.uint64)
-        table = log_factorial_table(largest)
         for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
             seed_state(trial_keys[t], state)
             n_fail = binomial(state, n_cal, theta, table)

@@ -310,7 +310,7 @@ def draw_rows(state, n_items, n_humans, tables, design, rho, m, scratch, log_fac
 
 @jit
 def _model_tables(confusion, prevalence):
-    """Return the CDFs and conditional shares :func:`draw_rows` reads (once per task)."""
+    """Return the CDFs and conditional shares :func:`draw_rows` reads (once per cell)."""
     return (
         _cumulative(prevalence),
         _cumulative(confusion),
@@ -355,12 +355,13 @@ def simulate_counts(trial_keys, n_items, n_humans, confusion, prevalence, design
     n_raters, n_labels, _ = confusion.shape
     n_judges = n_raters - n_humans
     outputs = trial_outputs(n_trials, n_humans, n_judges)
+    # read-only, shared by every task: computed once per cell, not once per task
+    tables = _model_tables(confusion, prevalence)
+    log_factorials = log_factorial_table(n_items)
     n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
     for chunk in prange(n_chunks):
         state = np.empty(4, dtype=np.uint64)
         scratch = _engine_scratch(n_items, n_raters, n_humans, n_labels)
-        tables = _model_tables(confusion, prevalence)
-        log_factorials = log_factorial_table(n_items)
         decide_scratch = rule_scratch(n_humans, n_judges, n_labels)
         row_sizes, row_labels, row_masks = scratch[6], scratch[7], scratch[8]
         for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
@@ -399,11 +400,11 @@ def draw_counts(trial_keys, n_items, n_humans, confusion, prevalence, design, rh
     out_sizes = np.zeros((n_trials, n_items), dtype=np.int64)
     out_labels = np.zeros((n_trials, n_items, n_raters), dtype=np.int16)
     out_mask = np.zeros((n_trials, n_items, n_humans), dtype=np.bool_)
+    tables = _model_tables(confusion, prevalence)
+    log_factorials = log_factorial_table(n_items)
     for t in prange(n_trials):
         state = np.empty(4, dtype=np.uint64)
         scratch = _engine_scratch(n_items, n_raters, n_humans, n_labels)
-        tables = _model_tables(confusion, prevalence)
-        log_factorials = log_factorial_table(n_items)
         seed_state(trial_keys[t], state)
         rows = draw_rows(state, n_items, n_humans, tables, design, rho, m, scratch, log_factorials)
         out_sizes[t, :rows] = scratch[6][:rows]
