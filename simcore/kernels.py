@@ -330,18 +330,17 @@ def _overlap_statistics(mask, weights, coverage_row, values, counters):
 
 
 @jit
-def _fill_tables(
-    labels, mask, weights, n_humans, sparse_tables, dense_tables, sparse_pool, dense_pool
-):
-    """Accumulate the pair tables of every comparison and of the human pool.
+def _fill_tables(labels, mask, weights, n_humans, tables):
+    """Accumulate the pair tables of every comparison and of the human pool into ``tables``.
 
     ``tables[k, c, a, b]`` counts pairs of held-out human ``k`` whose candidate label is
     ``a`` and pool label is ``b``; candidate ``c < J`` is judge ``c`` and ``c = J`` is
     human ``k`` itself. ``pool[a, b]`` counts every pair of humans ``q < r`` who both
     labelled an item, oriented (``q``'s label, ``r``'s label). Row ``i`` stands for
     ``weights[i]`` identical items (1 per item for the items engine, a category count for
-    the counts engine).
+    the counts engine). ``tables`` is :func:`_tables`.
     """
+    sparse_tables, dense_tables, sparse_pool, dense_pool, label_counts = tables
     n_items = labels.shape[0]
     n_judges = labels.shape[1] - n_humans
     n_labels = dense_tables.shape[2]
@@ -353,8 +352,8 @@ def _fill_tables(
     # pool of held-out human k holds every other human, so its label counts are these minus
     # k's own label, and a table row gains them at once: O(K L (J + 1)) per row, not
     # O(K^2 (J + 1)).
-    every = np.zeros(n_labels, dtype=np.int64)
-    labelled = np.zeros(n_labels, dtype=np.int64)
+    every = label_counts[0]
+    labelled = label_counts[1]
     for i in range(n_items):
         weight = weights[i]
         if weight == 0:
@@ -449,10 +448,8 @@ def _decide_trial(
     labels, mask, weights, n_humans, epsilon, coefficient, tables, passes, counters, values
 ):
     """Run the rule and the pool estimate on one trial, sparse and dense."""
-    sparse_tables, dense_tables, sparse_pool, dense_pool = tables
-    _fill_tables(
-        labels, mask, weights, n_humans, sparse_tables, dense_tables, sparse_pool, dense_pool
-    )
+    _fill_tables(labels, mask, weights, n_humans, tables)
+    sparse_tables, dense_tables, sparse_pool, dense_pool, _ = tables
     _count_passes(sparse_tables, epsilon, coefficient, passes[0], counters, EMPTY, DEGENERATE)
     _count_passes(dense_tables, epsilon, coefficient, passes[1], counters, -1, DEGENERATE_DENSE)
     _pool_estimate(sparse_pool, coefficient, values, counters, POOL_SPARSE, POOL_UNDEFINED)
@@ -461,11 +458,17 @@ def _decide_trial(
 
 @jit
 def _tables(n_humans, n_judges, n_labels):
+    """Return the rule's scratch tables, allocated once per task.
+
+    Sparse and dense comparison tables, sparse and dense pool tables, and the per-row label
+    counts (all humans, labelling humans) :func:`_fill_tables` works in.
+    """
     sparse_tables = np.empty((n_humans, n_judges + 1, n_labels, n_labels), dtype=np.int64)
     dense_tables = np.empty_like(sparse_tables)
     sparse_pool = np.empty((n_labels, n_labels), dtype=np.int64)
     dense_pool = np.empty_like(sparse_pool)
-    return sparse_tables, dense_tables, sparse_pool, dense_pool
+    label_counts = np.empty((2, n_labels), dtype=np.int64)
+    return sparse_tables, dense_tables, sparse_pool, dense_pool, label_counts
 
 
 # --------------------------------------------------------------------------- other rules
