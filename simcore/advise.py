@@ -288,6 +288,17 @@ def simulate_risk(
     return wrong, done
 
 
+def monte_carlo_se(wrong, trials):
+    """Return the binomial SE of a risk of ``wrong / trials``, never zero.
+
+    The rate in ``sqrt(r (1 - r) / trials)`` is ``r = (wrong + 0.5) / (trials + 1)``, so that
+    0 wrong decisions in ``trials`` still carry an uncertainty (a plain ``p (1 - p) / n``
+    would claim none).
+    """
+    rate = (wrong + 0.5) / (trials + 1)
+    return math.sqrt(rate * (1 - rate) / trials)
+
+
 @dataclass
 class RiskCurve:
     """Risk against extra items per secondary for one judge and design."""
@@ -303,9 +314,8 @@ class RiskCurve:
         return self.wrong[index] / self.trials[index]
 
     def se(self, index):
-        """Monte Carlo standard error of the risk at ``index``."""
-        p = self.rate(index)
-        return math.sqrt(p * (1 - p) / self.trials[index])
+        """Monte Carlo standard error of the risk at ``index`` (:func:`monte_carlo_se`)."""
+        return monte_carlo_se(self.wrong[index], self.trials[index])
 
     def needed(self, target, confidence=0.95):
         """Smallest grid ``extra`` whose risk is under ``target``: ``(point, conservative)``.
@@ -613,7 +623,7 @@ def advise(
                     "extra": per_secondary,
                     "worst_judge": names[worst],
                     "risk": wrong / count,
-                    "se": math.sqrt(rates[worst] * (1 - rates[worst]) / count),
+                    "se": monte_carlo_se(wrong, count),
                     "mean_risk": float(np.mean(rates)),
                 }
             )

@@ -24,21 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from simcore.advise import advise, model_spread, simulate_risk
+from simcore.advise import advise, model_spread, monte_carlo_se, simulate_risk
 from simcore.advise_report import write_outputs
 from simcore.realdata import DataError, load_alttest
 
 DEFAULT_JUDGES = ("gpt-4o", "llama-31", "gpt-4o-mini")
-
-
-def monte_carlo_se(wrong, trials):
-    """Return the binomial SE of ``wrong / trials``, never zero.
-
-    The rate in the formula is ``(wrong + 0.5) / (trials + 1)``, so that 0 of ``trials``
-    still carries an uncertainty.
-    """
-    rate = (wrong + 0.5) / (trials + 1)
-    return math.sqrt(rate * (1 - rate) / trials)
 
 
 def thin_matrix(matrix, coverage, seed):
@@ -160,8 +150,7 @@ def round_trip(
     for row0, row1 in zip(before.verdicts, after.verdicts, strict=True):
         name = row0["judge"]
         risk0, se0 = before.risk_now[name]
-        risk1 = after.risk_now[name][0]
-        se1 = monte_carlo_se(round(risk1 * trials), trials)
+        risk1, se1 = after.risk_now[name]
         pred, pred_se, pred_model = predicted[name]
         model1 = after.risk_model_se[name]
         combined = math.sqrt(se1**2 + pred_se**2 + pred_model**2 + model1**2)
