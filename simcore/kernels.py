@@ -326,6 +326,45 @@ def _overlap_statistics(mask, weights, coverage_row, values, counters):
     counters[SHARED] = 1 if shared else 0
 
 
+@jit
+def _draw_trial(
+    key,
+    state,
+    n_humans,
+    confusion,
+    prevalence_cdf,
+    n_clusters,
+    cluster_spread,
+    design,
+    rho,
+    m,
+    cluster_cdf,
+    scratch,
+    labels,
+    mask,
+):
+    """Draw one trial's labels and masks from its ``key``, in the module's stream order.
+
+    :func:`simulate` and :func:`draw` both call this, so the drawn matrices a test inspects
+    are the ones the simulation decides.
+    """
+    seed_state(key, state)
+    _draw_labels(
+        state,
+        n_humans,
+        confusion,
+        prevalence_cdf,
+        n_clusters,
+        cluster_spread,
+        design,
+        rho,
+        cluster_cdf,
+        labels,
+        mask,
+    )
+    _draw_masks(state, labels, n_humans, confusion.shape[1], design, m, mask, scratch)
+
+
 # --------------------------------------------------------------------------- the rule
 
 
@@ -884,8 +923,8 @@ def simulate(
         row_labels = np.empty((n_items, n_raters), dtype=np.int16)
         row_masks = np.empty((n_items, n_humans), dtype=np.bool_)
         for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
-            seed_state(trial_keys[t], state)
-            _draw_labels(
+            _draw_trial(
+                trial_keys[t],
                 state,
                 n_humans,
                 confusion,
@@ -894,11 +933,12 @@ def simulate(
                 cluster_spread,
                 design,
                 rho,
+                m,
                 cluster_cdf,
+                scratch,
                 labels,
                 mask,
             )
-            _draw_masks(state, labels, n_humans, n_labels, design, m, mask, scratch)
             if merge:
                 rows = merge_rows(
                     labels, mask, n_labels, histogram, touched, row_sizes, row_labels, row_masks
@@ -998,8 +1038,8 @@ def draw(
         state = np.empty(4, dtype=np.uint64)
         cluster_cdf = np.empty((max(n_clusters, 1), n_raters, n_labels, n_labels))
         _confusion_cdf(confusion, 0.0, cluster_cdf[0])
-        seed_state(trial_keys[t], state)
-        _draw_labels(
+        _draw_trial(
+            trial_keys[t],
             state,
             n_humans,
             confusion,
@@ -1008,19 +1048,11 @@ def draw(
             cluster_spread,
             design,
             rho,
-            cluster_cdf,
-            labels[t],
-            mask[t],
-        )
-        _draw_masks(
-            state,
-            labels[t],
-            n_humans,
-            n_labels,
-            design,
             m,
-            mask[t],
+            cluster_cdf,
             _design_scratch(n_items, n_labels),
+            labels[t],
+            mask[t],
         )
     return labels, mask
 
