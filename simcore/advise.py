@@ -439,8 +439,12 @@ class JudgeModel:
     errors: object
     rater_names: tuple
     diagnostics: list
-    misfits: list
     refits: list
+
+    @property
+    def misfits(self):
+        """The rater pairs the model fits poorly (:func:`simcore.fit.poor_fit`)."""
+        return poor_fit(self.diagnostics)
 
 
 def fit_judge_model(matrix, judge, n_boot=30, n_refits=8, seed=0):
@@ -460,7 +464,7 @@ def fit_judge_model(matrix, judge, n_boot=30, n_refits=8, seed=0):
     observed = np.concatenate([matrix.available, np.ones((matrix.n_items, 1), bool)], axis=1)
     diagnostics = agreement_diagnostics(labels, observed, fit, rater_names)
     fits = refits(labels, observed, matrix.n_labels, matrix.n_humans, fit, n_refits, seed)
-    return JudgeModel(fit, errors, tuple(rater_names), diagnostics, poor_fit(diagnostics), fits)
+    return JudgeModel(fit, errors, tuple(rater_names), diagnostics, fits)
 
 
 # --------------------------------------------------------------------------- the whole
