@@ -52,12 +52,12 @@ REAL := wax cebab_aspects cebab_stars summeval
 coverage: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/coverage.yaml
 	$(BIN)/simcore plot results/coverage.zarr
-	$(BIN)/python -m simcore.coverage_real --data ../shared/data/alttest/summeval --out results/coverage_real.md
+	$(BIN)/python -m simcore.calibration.real_check --data ../shared/data/alttest/summeval --out results/coverage_real.md
 
 # simcore advise round trip on SummEval: thin to 5%, advise, label the proposal from the
 # withheld expert labels, advise again (results/advise_example/README.md).
 advise-example: $(STAMP)
-	$(BIN)/python -m simcore.advise_example --data ../shared/data/alttest/summeval --out results/advise_example
+	$(BIN)/python -m simcore.advise.example --data ../shared/data/alttest/summeval --out results/advise_example
 
 real: $(STAMP)
 	for name in $(REAL); do \

@@ -8,6 +8,6 @@ __version__ = "0.1.0"
 
 from simcore.api import load_any as load_scenario  # noqa: E402  (synthetic or real-data)
 from simcore.api import run  # noqa: E402
-from simcore.scenario import ScenarioError  # noqa: E402
+from simcore.studies.config import ScenarioError  # noqa: E402
 
 __all__ = ["ScenarioError", "__version__", "load_scenario", "run"]

@@ -4,8 +4,8 @@ import copy
 import sys
 from pathlib import Path
 
-from simcore import grid, store
-from simcore.scenario import apply_overrides, read_raw, scenario_from_dict
+from simcore.studies.config import apply_overrides, read_raw, scenario_from_dict
+from simcore.sweep import grid, store
 
 
 def _as_scenario(scenario, sets, trials, seed):
@@ -29,11 +29,11 @@ def _as_scenario(scenario, sets, trials, seed):
 
 def _validate(raw, source, base):
     if isinstance(raw, dict) and raw.get("kind") == "coverage":
-        from simcore.coverage import coverage_scenario_from_dict
+        from simcore.studies.coverage import coverage_scenario_from_dict
 
         return coverage_scenario_from_dict(raw, source=source)
     if isinstance(raw, dict) and raw.get("kind") == "real":
-        from simcore.realprotocol import real_scenario_from_dict
+        from simcore.studies.real import real_scenario_from_dict
 
         return real_scenario_from_dict(raw, source=source, base=base)
     return scenario_from_dict(raw, source=source)
@@ -44,7 +44,7 @@ def load_any(path, overrides=(), trials=None, seed=None):
 
     Raises
     ------
-    simcore.scenario.ScenarioError
+    simcore.studies.config.ScenarioError
         Every problem, naming the file, the key and the bad value.
     """
     raw = read_raw(path, overrides, trials, seed)
@@ -69,7 +69,7 @@ def run(
     Parameters
     ----------
     scenario : str, pathlib.Path, dict or Scenario
-        A scenario file, a raw mapping, or a loaded :class:`~simcore.scenario.Scenario`.
+        A scenario file, a raw mapping, or a loaded :class:`~simcore.studies.config.Scenario`.
     out : str or pathlib.Path, optional
         Zarr store to write (resumed if it holds an unfinished run of the same scenario).
         Without it the cube is computed in memory only.
@@ -96,20 +96,20 @@ def run(
 
     Raises
     ------
-    simcore.scenario.ScenarioError
+    simcore.studies.config.ScenarioError
         Bad scenario input (nothing is written).
-    simcore.store.StoreError
+    simcore.sweep.store.StoreError
         ``out`` holds another scenario's store and ``overwrite`` is false.
-    simcore.grid.SchedulerError
+    simcore.sweep.grid.SchedulerError
         No scheduler answers at ``scheduler`` (nothing is written).
     """
     scenario = _as_scenario(scenario, sets, trials, seed)
     if getattr(scenario, "judges", None) is not None and hasattr(scenario, "n_cal"):
-        from simcore.coverage import run_coverage
+        from simcore.studies.coverage import run_coverage
 
         return run_coverage(scenario, out=out, overwrite=overwrite)
     if getattr(scenario, "designs", None) is not None:  # a real-data scenario
-        from simcore.realprotocol import run_real
+        from simcore.studies.real import run_real
 
         return run_real(scenario, out=out, overwrite=overwrite)
     cells = list(scenario.cells())

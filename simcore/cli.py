@@ -10,9 +10,9 @@ import sys
 import traceback
 from pathlib import Path
 
-from simcore.grid import SchedulerError
-from simcore.scenario import ScenarioError
-from simcore.store import StoreError, read_attrs
+from simcore.studies.config import ScenarioError
+from simcore.sweep.grid import SchedulerError
+from simcore.sweep.store import StoreError, read_attrs
 
 
 class UsageError(ValueError):
@@ -209,7 +209,7 @@ def _command_run(args):
     )
     planning = getattr(scenario, "planning", None)
     if planning is not None and (scenario.output.table or scenario.output.csv):
-        from simcore.planning import write_plan_table
+        from simcore.studies.planning import write_plan_table
 
         for path in (scenario.output.table, scenario.output.csv):
             if path:
@@ -233,7 +233,7 @@ def _open_finished(path):
         raise UsageError(
             f"{path}: the run is unfinished; re-run the same scenario into it to resume"
         )
-    from simcore.store import damaged_cells
+    from simcore.sweep.store import damaged_cells
 
     try:
         cube = xr.open_zarr(str(path), chunks=None).load()  # small: no dask needed
@@ -265,7 +265,7 @@ def _command_plot(args):
     cube = _open_finished(args.store)
     scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
     if cube.attrs.get("kind") == "coverage":
-        from simcore.coverage import plot_coverage
+        from simcore.studies.coverage import plot_coverage
 
         out = args.out or (scenario.get("output") or {}).get("figure")
         out = out or str(Path(args.store).with_suffix(".png"))
@@ -274,7 +274,7 @@ def _command_plot(args):
         return
     spec = scenario.get("plot") or {}
     if cube.attrs.get("kind") == "real":
-        from simcore.realtables import RATES, pooled_cube
+        from simcore.studies.real_tables import RATES, pooled_cube
 
         cube = pooled_cube(cube)
         spec = {"kind": "bars", "variables": list(RATES), "x": "design", "hue": "variable"}
@@ -295,7 +295,7 @@ def _command_validate(args):
 
     scenario = api.load_any(args.scenario, overrides=args.sets)
     if getattr(scenario, "designs", None) is not None:
-        from simcore.realprotocol import load_matrix
+        from simcore.studies.real import load_matrix
 
         matrix = load_matrix(scenario)
         print(
@@ -314,8 +314,8 @@ def _command_validate(args):
 
 def _command_plan(args):
     from simcore import plan
-    from simcore.model import pair_agreement
-    from simcore.planning import ranking_items
+    from simcore.model.generative import pair_agreement
+    from simcore.model.recipes import ranking_items
 
     p_human = args.p_human if args.p_human is not None else 0.85
     if args.human_agreement is not None:
@@ -361,10 +361,10 @@ def _command_plan(args):
 
 
 def _command_advise(args):
-    from simcore import realdata
-    from simcore.advise import advise
-    from simcore.advise_report import summary, write_outputs
-    from simcore.designs import DESIGNS
+    from simcore.advise.advice import advise
+    from simcore.advise.report import summary, write_outputs
+    from simcore.model.designs import DESIGNS
+    from simcore.realdata.matrix import matrix as realdata
 
     checks = (
         (args.eps, 0.0 <= args.eps <= 1.0, "--eps", "must be in [0, 1]"),
@@ -407,7 +407,7 @@ def _command_advise(args):
 
 
 def _command_tables(args):
-    from simcore.realtables import table2, table3
+    from simcore.studies.real_tables import table2, table3
 
     cubes = []
     for path in args.stores:
@@ -424,7 +424,7 @@ def _command_tables(args):
 
 
 def _command_inspect(args):
-    from simcore import realdata
+    from simcore.realdata.matrix import matrix as realdata
 
     path = Path(args.data)
     names = {
@@ -435,7 +435,7 @@ def _command_inspect(args):
     try:
         if path.suffix in (".yaml", ".yml"):
             from simcore import api
-            from simcore.realprotocol import load_matrix
+            from simcore.studies.real import load_matrix
 
             matrix = load_matrix(api.load_any(path))
         elif path.suffix == ".csv":
@@ -448,7 +448,7 @@ def _command_inspect(args):
 
 
 def _command_calibrate(args):
-    from simcore.calibrate import CalibrationInputError, format_report, read_confusion_csv
+    from simcore.calibration.command import CalibrationInputError, format_report, read_confusion_csv
 
     try:
         if args.csv:

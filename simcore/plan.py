@@ -2,15 +2,15 @@
 
 The question is a scenario with one judge at a given margin (or accuracy), a design, a
 target wrong-decision rate and a confidence level; the answer is an adaptive simulation
-(:func:`simcore.planning.search_items`) against the ``population`` reference, beside the
+(:func:`simcore.studies.planning.search_items`) against the ``population`` reference, beside the
 Gaussian recipe.
 """
 
 from dataclasses import dataclass
 
-from simcore.cell import count_outcomes, simulate_cell
-from simcore.planning import RateProbe, recipe_for_cell, search_items
-from simcore.scenario import ScenarioError, scenario_from_dict
+from simcore.studies.config import ScenarioError, scenario_from_dict
+from simcore.studies.planning import RateProbe, recipe_for_cell, search_items
+from simcore.studies.synthetic_cell import count_outcomes, simulate_cell
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def question_scenario(
 
     Raises
     ------
-    simcore.scenario.ScenarioError
+    simcore.studies.config.ScenarioError
         For values the scenario rejects (the message names the field).
     """
     model = {"n_items": n_items, "n_humans": n_humans, "n_labels": n_labels, "p_human": p_human}

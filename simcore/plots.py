@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from simcore.report import published_values  # noqa: E402
-from simcore.store import RATE_ATTRS  # noqa: E402
+from simcore.sweep.store import RATE_ATTRS  # noqa: E402
 
 
 def _label(value):

@@ -131,11 +131,11 @@ def grid_table(cube, variable="wrong_decision_rate"):
 def summary(cube):
     """Return the text ``simcore run`` and ``simcore show`` print for a cube."""
     if cube.attrs.get("kind") == "coverage":
-        from simcore.coverage import summary as coverage_summary
+        from simcore.studies.coverage import summary as coverage_summary
 
         return coverage_summary(cube)
     if cube.attrs.get("kind") == "real":
-        from simcore.realtables import summary as real_summary
+        from simcore.studies.real_tables import summary as real_summary
 
         return real_summary(cube)
     parts = [
@@ -144,7 +144,7 @@ def summary(cube):
         f"{cube.attrs.get('root_seed', '?')}"
     ]
     if "min_items" in cube:
-        from simcore.planning import write_plan_table
+        from simcore.studies.planning import write_plan_table
 
         parts.append(write_plan_table(cube))
         return "\n\n".join(parts)

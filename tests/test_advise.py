@@ -7,13 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore.advise import comparison_intervals, simulate_risk
+from simcore.advise.advice import comparison_intervals, simulate_risk
+from simcore.advise.next_round import extend_mask
 from simcore.cli import main
-from simcore.designs import DESIGNS, proportional_allocation
-from simcore.model import symmetric_confusion
-from simcore.next_round import extend_mask
-from simcore.rule import leave_one_out
-from simcore.thinning import primary_layer
+from simcore.model.designs import DESIGNS, proportional_allocation
+from simcore.model.generative import symmetric_confusion
+from simcore.model.rule import leave_one_out
+from simcore.realdata.thinning import primary_layer
 
 REPO = Path(__file__).resolve().parents[1]
 SUMMEVAL = REPO.parent / "shared" / "data" / "alttest" / "summeval"
@@ -207,7 +207,7 @@ def test_bad_advise_input_exits_2(tmp_path, capsys, extra, message):
 
 @pytest.mark.skipif(not SUMMEVAL.is_dir(), reason="../shared/data/alttest/summeval is absent")
 def test_summeval_round_trip_lowers_the_risk_as_predicted(tmp_path):
-    from simcore.advise_example import round_trip
+    from simcore.advise.example import round_trip
 
     result = round_trip(SUMMEVAL, tmp_path, trials=300, seed=2026)
     rows = result["rows"]

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from simcore.agreement import (
+from simcore.engine.coefficients import (
     COEFFICIENTS,
     COHEN_KAPPA,
     GWET_AC1,

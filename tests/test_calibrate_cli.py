@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from simcore.calibration import corrected_failure_rate, wilson_interval
+from simcore.calibration.statistics import corrected_failure_rate, wilson_interval
 from simcore.cli import main
 
 

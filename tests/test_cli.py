@@ -9,10 +9,10 @@ import xarray as xr
 import zarr
 from scenario_files import FIG2, variant, write_scenario
 
-from simcore import grid
-from simcore.cell import COUNT_NAMES
 from simcore.cli import main
-from simcore.scenario import load_scenario
+from simcore.studies.config import load_scenario
+from simcore.studies.synthetic_cell import COUNT_NAMES
+from simcore.sweep import grid
 
 TINY = {
     "name": "tiny",

@@ -1,6 +1,6 @@
 """Counts engine tier: the category counts are drawn exactly, and both engines agree.
 
-The counts engine (:mod:`simcore.counts_engine`) draws how many items fall in each category
+The counts engine (:mod:`simcore.engine.counts`) draws how many items fall in each category
 (mask pattern x raters' label pattern) instead of every item. These tests check the drawn
 rows' structure, the distribution of the category counts against an enumeration (first and
 second moments), that the two engines give statistically indistinguishable cubes, that the
@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 import simcore
-from simcore.cell import counts_engine_arguments, rule_parameters
-from simcore.counts_engine import PER_ITEM_LIMIT, draw_counts, simulate_counts
-from simcore.kernels import BERNOULLI, EXACT_M, SHARED_PANEL
-from simcore.model import rater_confusions
-from simcore.rng import trial_keys
-from simcore.scenario import ScenarioError, scenario_from_dict
+from simcore.engine.counts import PER_ITEM_LIMIT, draw_counts, simulate_counts
+from simcore.engine.kernels import BERNOULLI, EXACT_M, SHARED_PANEL
+from simcore.engine.rng import trial_keys
+from simcore.model.generative import rater_confusions
+from simcore.studies.config import ScenarioError, scenario_from_dict
+from simcore.studies.synthetic_cell import counts_engine_arguments, rule_parameters
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 DESIGN_CODES = {"bernoulli": BERNOULLI, "exact_m": EXACT_M, "shared_panel": SHARED_PANEL}

@@ -7,8 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore.calibration import DEFAULT_YOUDEN_FLOOR
-from simcore.coverage_real import (
+from simcore.calibration.real_check import (
     POOLED,
     TABLE_HEADER,
     binarised_pairs,
@@ -19,7 +18,8 @@ from simcore.coverage_real import (
     main,
     real_coverage_table,
 )
-from simcore.realdata import DataError
+from simcore.calibration.statistics import DEFAULT_YOUDEN_FLOOR
+from simcore.realdata.matrix import DataError
 
 # Same location as tests/test_realdata_loading.py: the shared data sits next to the repo.
 SUMMEVAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "alttest" / "summeval"

@@ -9,7 +9,7 @@ import yaml
 
 import simcore
 from simcore.cli import main
-from simcore.scenario import ScenarioError
+from simcore.studies.config import ScenarioError
 
 TRIALS = 1500
 

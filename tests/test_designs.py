@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from simcore import kernels, rng
-from simcore.designs import design_code
+from simcore.engine import kernels, rng
+from simcore.model.designs import design_code
 
 STRATIFIED = ("strat", "seq_refined", "seq_coverage")
 SEQUENTIAL = ("seq_refined", "seq_coverage")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import simcore
-from simcore.rule import ACCEPT, REJECT, count_passes, decide
+from simcore.model.rule import ACCEPT, REJECT, count_passes, decide
 
 N_ITEMS, N_HUMANS, N_LABELS = 3, 3, 2
 TRIALS = 200_000

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore.fit import (
+from simcore.advise.fit import (
     FitErrors,
     ModelFit,
     agreement_diagnostics,
@@ -16,8 +16,8 @@ from simcore.fit import (
     majority_posterior,
     poor_fit,
 )
-from simcore.model import symmetric_confusion
-from simcore.realdata import AnnotationMatrix, DataError, load_alttest
+from simcore.model.generative import symmetric_confusion
+from simcore.realdata.matrix import AnnotationMatrix, DataError, load_alttest
 
 REPO = Path(__file__).resolve().parents[1]
 SUMMEVAL = REPO.parent / "shared" / "data" / "alttest" / "summeval"

@@ -3,13 +3,18 @@
 import numpy as np
 import pytest
 
-from simcore import kernels, rng
-from simcore.agreement import COEFFICIENTS, coefficient_code, score_table
-from simcore.cell import TrialOutputs, rule_parameters
-from simcore.designs import DESIGNS, design_code, sample_mask
-from simcore.model import prevalence_vector, rater_accuracies, rater_confusions, sample_labels
-from simcore.rule import comparison_tables, count_passes
-from simcore.scenario import RuleConfig
+from simcore.engine import kernels, rng
+from simcore.engine.coefficients import COEFFICIENTS, coefficient_code, score_table
+from simcore.model.designs import DESIGNS, design_code, sample_mask
+from simcore.model.generative import (
+    prevalence_vector,
+    rater_accuracies,
+    rater_confusions,
+    sample_labels,
+)
+from simcore.model.rule import comparison_tables, count_passes
+from simcore.studies.config import RuleConfig
+from simcore.studies.synthetic_cell import TrialOutputs, rule_parameters
 
 SHAPES = [
     # n_items, n_humans, n_labels, p_judge list, design, rho, m

@@ -14,9 +14,9 @@ import yaml
 import zarr
 
 import simcore
-from simcore import store
 from simcore.cli import main
-from simcore.scenario import scenario_from_dict
+from simcore.studies.config import scenario_from_dict
+from simcore.sweep import store
 from simcore.testing import assert_cubes_identical
 
 

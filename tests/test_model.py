@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from simcore import kernels, rng
-from simcore.model import (
+from simcore.engine import kernels, rng
+from simcore.model.generative import (
     pair_agreement,
     pair_tables,
     prevalence_vector,
@@ -137,7 +137,7 @@ def test_shift_accuracy_keeps_rows_stochastic():
 
 
 def test_skewed_prevalence_vector():
-    from simcore.model import Skew
+    from simcore.model.generative import Skew
 
     np.testing.assert_allclose(prevalence_vector(Skew(0.9), 3), [0.9, 0.05, 0.05])
     np.testing.assert_allclose(prevalence_vector(None, 4), [0.25] * 4)

@@ -5,10 +5,10 @@ import pytest
 from scenario_files import REPO, variant
 
 import simcore
-from simcore.designs import DESIGNS
-from simcore.model import Skew
+from simcore.model.designs import DESIGNS
+from simcore.model.generative import Skew
 from simcore.plots import plot_cube
-from simcore.scenario import ScenarioError, load_scenario, scenario_from_dict
+from simcore.studies.config import ScenarioError, load_scenario, scenario_from_dict
 from simcore.testing import assert_counts_consistent, assert_cubes_identical
 
 BASE = {

@@ -9,9 +9,9 @@ SCRIPT = textwrap.dedent("""
     import warnings
     import numpy as np
     warnings.simplefilter("ignore", RuntimeWarning)  # uint64 wrap-around in NumPy scalars
-    from simcore import kernels, rng
+    from simcore.engine import kernels, rng
     keys = rng.trial_keys(np.random.SeedSequence(1, spawn_key=(2,)), 0, 6)
-    from simcore.model import rater_confusions
+    from simcore.model.generative import rater_confusions
     confusion = rater_confusions(3, 3, 0.85, 0.7)
     cdf = np.array([0.5, 0.8, 1.0])
     for design in range(6):

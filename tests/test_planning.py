@@ -8,10 +8,12 @@ from scenario_files import REPO, variant
 from scipy import stats
 
 import simcore
-from simcore import kernels, plan, rng
+from simcore import plan
 from simcore.cli import main
-from simcore.model import prevalence_vector, rater_confusions
-from simcore.planning import (
+from simcore.engine import kernels, rng
+from simcore.model.generative import prevalence_vector, rater_confusions
+from simcore.studies.config import ScenarioError, scenario_from_dict
+from simcore.studies.planning import (
     RateProbe,
     certification_items,
     judge_accuracy_for_margin,
@@ -23,7 +25,6 @@ from simcore.planning import (
     wilson_bounds,
     write_plan_table,
 )
-from simcore.scenario import ScenarioError, scenario_from_dict
 
 PLANNING = REPO / "scenarios" / "planning.yaml"
 

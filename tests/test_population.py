@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import simcore
-from simcore.designs import pair_weights
-from simcore.model import pair_agreement, pair_tables, rater_confusions
-from simcore.rule import population_passes
+from simcore.model.designs import pair_weights
+from simcore.model.generative import pair_agreement, pair_tables, rater_confusions
+from simcore.model.rule import population_passes
 
 # L = 2, p_h = 0.85, eps = 0.05: margin = 0.7 p_j - 0.545, zero at p_j = 0.545 / 0.7.
 BAR = 0.545 / 0.7

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore.realdata import (
+from simcore.realdata.matrix import (
     AnnotationMatrix,
     DataError,
     describe_matrix,

@@ -5,14 +5,14 @@ import pytest
 from scenario_files import REPO, variant
 
 import simcore
-from simcore import kernels, rng
 from simcore.cli import main
-from simcore.designs import DESIGNS, design_code
-from simcore.model import rater_confusions
-from simcore.realdata import AnnotationMatrix, load_alttest
-from simcore.realprotocol import RealScenario, evaluate_group
-from simcore.scenario import OutputConfig, RuleConfig, ScenarioError
-from simcore.thinning import primary_layer, thin
+from simcore.engine import kernels, rng
+from simcore.model.designs import DESIGNS, design_code
+from simcore.model.generative import rater_confusions
+from simcore.realdata.matrix import AnnotationMatrix, load_alttest
+from simcore.realdata.thinning import primary_layer, thin
+from simcore.studies.config import OutputConfig, RuleConfig, ScenarioError
+from simcore.studies.real import RealScenario, evaluate_group
 
 DATA = REPO.parent / "shared" / "data" / "alttest"
 MISSING = -1
@@ -75,7 +75,7 @@ def test_thinning_keeps_the_primary_layer_and_invents_nothing(design, coverage):
 
 
 def test_strat_thinning_allocates_over_the_primary_layer_labels():
-    from simcore.designs import proportional_allocation
+    from simcore.model.designs import proportional_allocation
 
     matrix = load_alttest(DATA / "cebab_aspects")
     available = matrix.available
@@ -92,7 +92,7 @@ def test_strat_thinning_allocates_over_the_primary_layer_labels():
 
 
 def test_proportional_allocation_matches_the_kernel_rule():
-    from simcore.designs import proportional_allocation
+    from simcore.model.designs import proportional_allocation
 
     assert proportional_allocation([6, 4], 5).tolist() == [3, 2]
     # floors 2, 2, 0 (2.08, 2.08, 0.83); the leftover goes to the largest stratum, not to the

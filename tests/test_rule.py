@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from simcore import kernels
-from simcore.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, leave_one_out
+from simcore.engine import kernels
+from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, leave_one_out
 
 MISSING = -1
 

@@ -6,15 +6,15 @@ from scenario_files import variant
 from scipy import stats
 
 import simcore
-from simcore import kernels
-from simcore.cell import discordant_pairs
-from simcore.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, decide_counts
-from simcore.scenario import ScenarioError, scenario_from_dict
-from simcore.stats_kernels import (
+from simcore.engine import kernels
+from simcore.engine.stats_kernels import (
     benjamini_yekutieli_rejections,
     one_sided_t_pvalue,
     student_t_cdf,
 )
+from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, decide_counts
+from simcore.studies.config import ScenarioError, scenario_from_dict
+from simcore.studies.synthetic_cell import discordant_pairs
 
 # --------------------------------------------------------------------------- statistics
 

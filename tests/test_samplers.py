@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from simcore.rng import seed_state
-from simcore.samplers import (
+from simcore.engine.rng import seed_state
+from simcore.engine.samplers import (
     binomial,
     hypergeometric,
     log_factorial_table,

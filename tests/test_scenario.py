@@ -5,7 +5,7 @@ import pytest
 import yaml
 from scenario_files import DELETE, FIG2, variant, write_scenario
 
-from simcore.scenario import ScenarioError, load_scenario, scenario_from_dict
+from simcore.studies.config import ScenarioError, load_scenario, scenario_from_dict
 
 BASE = {
     "name": "tiny",

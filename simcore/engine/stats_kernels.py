@@ -5,7 +5,7 @@ Kept apart from the simulation kernels so that each is tested against SciPy on i
 
 import math
 
-from simcore._jit import jit
+from simcore.engine._jit import jit
 
 _TINY = 1e-300
 _EPS = 3e-16

@@ -22,7 +22,7 @@ counts can be drawn directly (exactly, not approximately). Stream order within a
 Within a mask group, items with the same raters' labels are merged whatever their true
 label (the rules never read the truth), giving one weighted *row* per (mask pattern, label
 pattern). A trial never holds more rows than items. The rows are decided by the same rule
-code as the items engine (:func:`simcore.kernels.decide_rows`), each weighted by its item
+code as the items engine (:func:`simcore.engine.kernels.decide_rows`), each weighted by its item
 count, so the engines compute identical statistics from a given set of counts and differ
 only in how those counts are drawn. Each trial draws from its own counter-based stream, so
 results do not depend on threads or batching.
@@ -31,8 +31,8 @@ results do not depend on threads or batching.
 import numpy as np
 from numba import prange
 
-from simcore._jit import jit
-from simcore.kernels import (
+from simcore.engine._jit import jit
+from simcore.engine.kernels import (
     BERNOULLI,
     SHARED_PANEL,
     TRIAL_CHUNK,
@@ -40,8 +40,8 @@ from simcore.kernels import (
     rule_scratch,
     trial_outputs,
 )
-from simcore.rng import seed_state, uniform
-from simcore.samplers import binomial, log_factorial_table, multivariate_hypergeometric
+from simcore.engine.rng import seed_state, uniform
+from simcore.engine.samplers import binomial, log_factorial_table, multivariate_hypergeometric
 
 PER_ITEM_LIMIT = 48
 """Mask groups of at most this many items draw their label patterns item by item."""
@@ -248,7 +248,7 @@ def draw_rows(state, n_items, n_humans, tables, design, rho, m, scratch, log_fac
         :func:`conditional_shares` of the label probabilities ``(L,)`` and of every rater's
         confusion matrix ``(R, L, L)``, humans first.
     design : int
-        :data:`simcore.kernels.BERNOULLI`, ``EXACT_M`` or ``SHARED_PANEL``.
+        :data:`simcore.engine.kernels.BERNOULLI`, ``EXACT_M`` or ``SHARED_PANEL``.
     rho : float
         Bernoulli coverage of each secondary.
     m : int
@@ -256,7 +256,7 @@ def draw_rows(state, n_items, n_humans, tables, design, rho, m, scratch, log_fac
     scratch : tuple
         :func:`_engine_scratch`; rows land in its last three arrays.
     log_factorials : numpy.ndarray
-        :func:`simcore.samplers.log_factorial_table` up to ``n``.
+        :func:`simcore.engine.samplers.log_factorial_table` up to ``n``.
 
     Returns
     -------
@@ -323,14 +323,14 @@ def _model_tables(confusion, prevalence):
 def simulate_counts(trial_keys, n_items, n_humans, confusion, prevalence, design, rho, m, rule):
     """Draw and decide every trial of one cell with the counts engine.
 
-    Takes the arguments of :func:`simcore.kernels.simulate` without the cluster ones (the
+    Takes the arguments of :func:`simcore.engine.kernels.simulate` without the cluster ones (the
     counts engine needs independent items) and with the prevalence as probabilities rather
     than a CDF; returns the same ten per-trial arrays, from the same rule code.
 
     Parameters
     ----------
     trial_keys : numpy.ndarray
-        uint64 key per trial (:func:`simcore.rng.trial_keys`).
+        uint64 key per trial (:func:`simcore.engine.rng.trial_keys`).
     n_items, n_humans : int
         n and K.
     confusion : numpy.ndarray
@@ -339,17 +339,17 @@ def simulate_counts(trial_keys, n_items, n_humans, confusion, prevalence, design
         float64 ``(L,)`` label probabilities.
     design : int
         ``bernoulli``, ``exact_m`` or ``shared_panel`` (design codes of
-        :mod:`simcore.kernels`).
+        :mod:`simcore.engine.kernels`).
     rho, m : float, int
         Bernoulli coverage; items per secondary for the other designs.
     rule : numpy.ndarray
-        The rule array of :func:`simcore.kernels.simulate`.
+        The rule array of :func:`simcore.engine.kernels.simulate`.
 
     Returns
     -------
     tuple
         ``favour, against, tested, reference_favour, reference_tested, counters, values,
-        coverage, ranking, skipped`` as :func:`simcore.kernels.simulate`.
+        coverage, ranking, skipped`` as :func:`simcore.engine.kernels.simulate`.
     """
     n_trials = trial_keys.shape[0]
     n_raters, n_labels, _ = confusion.shape

@@ -11,9 +11,9 @@ labelled, chosen by a design:
   not labelled yet;
 - ``strat``: strata are the primary layer's current labels (each item's first labelling
   human); ``extra`` is split over the strata in proportion to the human's unlabelled items
-  in each (:func:`simcore.designs.proportional_allocation`), uniformly within a stratum;
+  in each (:func:`simcore.model.designs.proportional_allocation`), uniformly within a stratum;
 - ``seq_refined``: secondaries in order; an item's stratum is the mode of the labels
-  collected on it so far (:func:`simcore.thinning.mode_strata`), then as ``strat``;
+  collected on it so far (:func:`simcore.realdata.thinning.mode_strata`), then as ``strat``;
 - ``seq_coverage``: as ``seq_refined``, the items with the fewest secondary labels (current
   and already proposed) first within a stratum.
 
@@ -23,8 +23,8 @@ labels exist, as it is in practice.
 
 import numpy as np
 
-from simcore.designs import DESIGNS
-from simcore.thinning import choose_for_human, primary_layer
+from simcore.model.designs import DESIGNS
+from simcore.realdata.thinning import choose_for_human, primary_layer
 
 
 def extend_mask(rng, design, extra, labels, available, n_labels):
@@ -35,7 +35,7 @@ def extend_mask(rng, design, extra, labels, available, n_labels):
     rng : numpy.random.Generator
         The random stream of this proposal.
     design : str
-        One of :data:`simcore.designs.DESIGNS`.
+        One of :data:`simcore.model.designs.DESIGNS`.
     extra : int
         Items each secondary is to label next (fewer when it has fewer unlabelled items).
     labels : numpy.ndarray

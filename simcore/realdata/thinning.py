@@ -25,7 +25,7 @@ No label is ever invented: a human can only keep labels it gave.
 
 import numpy as np
 
-from simcore.designs import proportional_allocation
+from simcore.model.designs import proportional_allocation
 
 
 def primary_layer(available):
@@ -74,7 +74,7 @@ def choose_for_human(
     sequential designs by the mode of the ``collected`` labels (:func:`mode_strata`),
     ``seq_coverage`` taking the items with the fewest secondary labels (``coverage_count``)
     first. Shared by the thinning of a matrix and the proposal of a next round
-    (:func:`simcore.next_round.extend_mask`).
+    (:func:`simcore.advise.next_round.extend_mask`).
     """
     if design == "exact_m":
         return rng.choice(candidates, size=take, replace=False)
@@ -93,7 +93,7 @@ def thin(rng, design, coverage, labels, available, n_labels):
     rng : numpy.random.Generator
         The trial's random stream.
     design : str
-        One of :data:`simcore.designs.DESIGNS`.
+        One of :data:`simcore.model.designs.DESIGNS`.
     coverage : float
         Per-secondary coverage rho in (0, 1].
     labels : numpy.ndarray

@@ -30,7 +30,7 @@ def write_next_round(advice, path):
 
 
 def report_markdown(advice):
-    """Return the Markdown report of an :class:`simcore.advise.Advice`."""
+    """Return the Markdown report of an :class:`simcore.advise.advice.Advice`."""
     lines = [
         "# simcore advise",
         "",

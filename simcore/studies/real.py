@@ -2,7 +2,7 @@
 
 A ``kind: real`` scenario names an annotation matrix (``data``), a rule, and a sweep over
 ``design`` and ``coverage``. For every group of the matrix (SummEval's dimensions), design,
-coverage and trial, the matrix is thinned (:mod:`simcore.thinning`), every judge is decided
+coverage and trial, the matrix is thinned (:mod:`simcore.realdata.thinning`), every judge is decided
 with the rule, and the decision is compared with the full-matrix decision. Judges are
 classed by their full-matrix omega: pass (omega >= 0.6), reject (omega < 0.5), borderline
 (otherwise). Per judge: false rejection (pass judges), false approval (reject judges) and
@@ -19,14 +19,14 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from simcore import kernels
-from simcore.agreement import coefficient_code
-from simcore.cell import RELIABLE_ERROR, discordant_pairs
-from simcore.designs import DESIGNS
-from simcore.realdata import DataError, load_data
-from simcore.rng import stable_key
-from simcore.rule import decide, omega_accepts
-from simcore.scenario import (
+from simcore.engine import kernels
+from simcore.engine.coefficients import coefficient_code
+from simcore.engine.rng import stable_key
+from simcore.model.designs import DESIGNS
+from simcore.model.rule import decide, omega_accepts
+from simcore.realdata.matrix import DataError, load_data
+from simcore.realdata.thinning import thin
+from simcore.studies.config import (
     OutputConfig,
     RuleConfig,
     ScenarioError,
@@ -34,8 +34,8 @@ from simcore.scenario import (
     _describe,
     _parse_section,
 )
-from simcore.store import DERIVED_ATTRS, agreement_statistics
-from simcore.thinning import thin
+from simcore.studies.synthetic_cell import RELIABLE_ERROR, discordant_pairs
+from simcore.sweep.store import DERIVED_ATTRS, agreement_statistics
 
 PASS_OMEGA = 0.6
 REJECT_OMEGA = 0.5
@@ -87,7 +87,7 @@ def real_scenario_from_dict(raw, source, base=None):
 
     Raises
     ------
-    simcore.scenario.ScenarioError
+    simcore.studies.config.ScenarioError
         Naming the file, the key and the bad value.
     """
     problems = []
@@ -373,16 +373,16 @@ def run_real(scenario, out=None, overwrite=False):
 
     Raises
     ------
-    simcore.scenario.ScenarioError
+    simcore.studies.config.ScenarioError
         Bad data (nothing is written).
-    simcore.store.StoreError
+    simcore.sweep.store.StoreError
         ``out`` holds something else and ``overwrite`` is false.
     """
     import datetime
 
     import yaml
 
-    from simcore import store
+    from simcore.sweep import store
 
     finished = store.finished_whole(out, scenario, overwrite)
     if finished is not None:

@@ -57,9 +57,9 @@ import numpy as np
 from numba import prange
 from scipy.stats import norm
 
-from simcore._jit import jit
-from simcore.rng import seed_state
-from simcore.samplers import binomial, log_factorial_table
+from simcore.engine._jit import jit
+from simcore.engine.rng import seed_state
+from simcore.engine.samplers import binomial, log_factorial_table
 
 __all__ = [
     "COVERAGE_SLACK",
@@ -886,8 +886,8 @@ def coverage_trials(trial_keys, theta, se, sp, n_cal, n_production, z, youden_fl
 
     Notes
     -----
-    Each trial draws from its own stream seeded by its key (:func:`simcore.rng.seed_state`),
-    in this fixed order, with exact binomials (:func:`simcore.samplers.binomial`):
+    Each trial draws from its own stream seeded by its key (:func:`simcore.engine.rng.seed_state`),
+    in this fixed order, with exact binomials (:func:`simcore.engine.samplers.binomial`):
 
     1. ``n_fail ~ Bin(n_cal, theta)``, the calibration set's human-fail rows;
     2. ``fail_caught ~ Bin(n_fail, se)``;

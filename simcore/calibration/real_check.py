@@ -1,11 +1,12 @@
 """Coverage of the corrected failure rate's intervals on real judges (SPEC §9 coverage study).
 
-The simulated coverage study (:func:`simcore.calibration.coverage_trials`) draws judges from
+The simulated coverage study (:func:`simcore.calibration.statistics.coverage_trials`) draws
+judges from
 a model. This module runs the same check on real LLM judges, using the SummEval data of the
-alternative annotator test (an ``alttest`` folder, see :mod:`simcore.realdata`):
+alternative annotator test (an ``alttest`` folder, see :mod:`simcore.realdata.matrix`):
 
 1. Binarise every 1-5 score: FAIL when ``score <= fail_at_most`` (3 by default), PASS
-   otherwise. The positive class is FAIL, as in :mod:`simcore.calibration`.
+   otherwise. The positive class is FAIL, as in :mod:`simcore.calibration.statistics`.
 2. Take one expert's labels as the truth (``e0`` by default) and each LLM judge in turn as
    the instrument, on the items both labelled (all four dimensions pooled unless asked
    otherwise).
@@ -14,7 +15,7 @@ alternative annotator test (an ``alttest`` folder, see :mod:`simcore.realdata`):
    and a production stream of the other ``N = n - n_cal`` items.
 4. From the calibration set count the 2 x 2 table (expert x judge); on the stream count the
    judge's fails. Build the Lang-Reiczigel (LR) and naive intervals with
-   :func:`simcore.calibration.corrected_failure_rate` (vectorised over the splits).
+   :func:`simcore.calibration.statistics.corrected_failure_rate` (vectorised over the splits).
 5. The quantity to cover is the expert's fail rate on that split's stream. An interval
    covers when ``low - COVERAGE_SLACK <= truth <= high + COVERAGE_SLACK``.
 
@@ -28,7 +29,7 @@ calibration size ``n_cal`` use ``numpy.random.default_rng(SeedSequence([seed, j,
 per-dimension rows add the dimension's position (from 1, in sorted order) as a fourth
 entry. A row can thus be reproduced alone, whatever other rows are run.
 
-Run it as ``python -m simcore.coverage_real --data PATH --out REPORT.md``.
+Run it as ``python -m simcore.calibration.real_check --data PATH --out REPORT.md``.
 """
 
 import argparse
@@ -39,14 +40,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.calibration import (
+from simcore.calibration.statistics import (
     COVERAGE_SLACK,
     DEFAULT_YOUDEN_FLOOR,
     corrected_failure_rate,
     judge_rates,
     youden_j,
 )
-from simcore.realdata import HUMAN_FILE, JUDGE_FILE, DataError, _got, _read_json_raters
+from simcore.realdata.matrix import HUMAN_FILE, JUDGE_FILE, DataError, _got, _read_json_raters
 
 __all__ = [
     "DEFAULT_EXPERT",
@@ -647,7 +648,7 @@ def coverage_markdown(
         f"`numpy.random.default_rng(SeedSequence([{seed}, j, n_cal]))`"
         + (DIMENSION_SEED_NOTE if per_dimension else "")
         + ".",
-        "- Intervals: `simcore.calibration.corrected_failure_rate` at "
+        "- Intervals: `simcore.calibration.statistics.corrected_failure_rate` at "
         f"{target:g}% confidence, Youden floor {youden_floor:g}: the Lang-Reiczigel (LR) "
         "interval, which carries the calibration set's uncertainty, and the naive interval "
         "(the stream's Wilson interval pushed through Rogan-Gladen with the calibration "
@@ -812,7 +813,7 @@ def main(argv=None):
         to stderr), 1 when the report cannot be written.
     """
     parser = argparse.ArgumentParser(
-        prog="python -m simcore.coverage_real",
+        prog="python -m simcore.calibration.real_check",
         description="Coverage of the LR and naive corrected-failure-rate intervals on real "
         "LLM judges (SummEval, an expert's labels as truth).",
     )
@@ -841,12 +842,12 @@ def main(argv=None):
             by_dimension=args.by_dimension,
         )
     except ValueError as error:  # DataError is a ValueError
-        print(f"simcore.coverage_real: {error}", file=sys.stderr)
+        print(f"simcore.calibration.real_check: {error}", file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"simcore.coverage_real: cannot write {args.out}: {error}", file=sys.stderr)
+        print(f"simcore.calibration.real_check: cannot write {args.out}: {error}", file=sys.stderr)
         return 1
-    print(f"simcore.coverage_real: wrote {len(rows)} rows to {args.out}")
+    print(f"simcore.calibration.real_check: wrote {len(rows)} rows to {args.out}")
     return 0
 
 

@@ -18,92 +18,17 @@ which assumes equal variances and no covariance between the judges' scores.
 import math
 
 import numpy as np
-from scipy import stats
 
-from simcore.calibration import wilson_interval
-from simcore.model import pair_tables, prevalence_vector, symmetric_confusion
-
-
-def judge_accuracy_for_margin(margin, p_human, n_labels, epsilon):
-    """Return the judge accuracy whose population margin is ``margin`` (SPEC §6).
-
-    Under symmetric noise and observed agreement with equal humans,
-    ``margin = S_j - S_h + eps`` with ``S_j = p_j p_h + (1 - p_j)(1 - p_h)/(L - 1)`` and
-    ``S_h = p_h^2 + (1 - p_h)^2/(L - 1)``; ``S_j`` is linear in ``p_j``, so
-    ``p_j = (margin - eps + S_h - (1 - p_h)/(L - 1)) / (p_h - (1 - p_h)/(L - 1))``.
-    (L = 2, p_h = 0.85, eps = 0.05: ``p_j = (margin + 0.545) / 0.7``.)
-    """
-    off = (1.0 - p_human) / (n_labels - 1)
-    human = p_human**2 + (1.0 - p_human) ** 2 / (n_labels - 1)
-    return (margin - epsilon + human - off) / (p_human - off)
-
-
-def _triple_agreement(confusion_a, confusion_b, confusion_c, prevalence):
-    """``P(a == b == c)``: all three raters report the same label."""
-    return float(np.einsum("y,yl,yl,yl->", prevalence, confusion_a, confusion_b, confusion_c))
-
-
-def recipe_variance(confusions, prevalence, judge=-1, held_out=1, pool=0):
-    """Per-item variance ``sigma0^2`` of ``D = [judge == r1] - [r_k == r1]`` under the model.
-
-    ``Var(D) = P(j = r1) + P(k = r1) - 2 P(j = r1 = k) - (P(j = r1) - P(k = r1))^2``, from
-    the raters' confusion matrices (held-out human ``k``, pool rater ``r1``: by default
-    human 1 against the primary).
-
-    Parameters
-    ----------
-    confusions : numpy.ndarray
-        ``(R, L, L)`` confusion matrices, humans first.
-    prevalence : numpy.ndarray
-        Label probabilities.
-    judge, held_out, pool : int
-        Rater indices of the judge, ``r_k`` and ``r1``.
-
-    Returns
-    -------
-    float
-    """
-    pairs = pair_tables(confusions, prevalence)
-    judge_pool = float(np.trace(pairs[judge, pool]))
-    human_pool = float(np.trace(pairs[held_out, pool]))
-    both = _triple_agreement(confusions[judge], confusions[pool], confusions[held_out], prevalence)
-    return judge_pool + human_pool - 2.0 * both - (judge_pool - human_pool) ** 2
-
-
-def symmetric_recipe_variance(p_judge, p_human, n_labels, prevalence=None):
-    """:func:`recipe_variance` for symmetric noise with equal humans."""
-    confusions = np.stack([symmetric_confusion(p, n_labels) for p in (p_human, p_human, p_judge)])
-    return recipe_variance(confusions, prevalence_vector(prevalence, n_labels), judge=2)
-
-
-def z_two_sided(alpha):
-    """``z_{1 - alpha/2}``, the two-sided normal quantile."""
-    return float(stats.norm.ppf(1.0 - alpha / 2.0))
-
-
-def certification_items(margin, sigma2, alpha=0.05):
-    """Return the certification recipe ``m_cert = ceil(z^2 sigma0^2 / margin^2)``.
-
-    ``margin = mu_d + eps``; for a negative margin the same formula is reported (an
-    extension: it is the items needed for the comparison to fail with confidence). Returns
-    -1 for a zero margin (no number of items separates it from the bar).
-    """
-    if margin == 0:
-        return -1
-    return int(math.ceil(z_two_sided(alpha) ** 2 * sigma2 / margin**2 - 1e-12))
-
-
-def ranking_items(n_judges, gap, sigma2, alpha=0.05):
-    """Return the ranking recipe ``m_rank = ceil(2 z_{1 - alpha/(J-1)}^2 sigma0^2 / Delta_min^2)``.
-
-    ``z_{1 - alpha/(J-1)}`` is the one-sided normal quantile at the Bonferroni level over the
-    ``J - 1`` adjacent comparisons. Assumes equal per-item variances ``sigma0^2`` and no
-    covariance between the judges' scores.
-    """
-    if n_judges < 2:
-        raise ValueError(f"ranking needs at least 2 judges (got {n_judges})")
-    z = float(stats.norm.ppf(1.0 - alpha / (n_judges - 1)))
-    return int(math.ceil(2.0 * z**2 * sigma2 / gap**2 - 1e-12))
+from simcore.calibration.statistics import wilson_interval
+from simcore.model.generative import pair_tables, prevalence_vector
+from simcore.model.recipes import (  # noqa: F401  (re-exported for the planning table)
+    certification_items,
+    judge_accuracy_for_margin,
+    ranking_items,
+    recipe_variance,
+    symmetric_recipe_variance,
+    z_two_sided,
+)
 
 
 def min_items_staying_below(m_values, rates, target):
@@ -142,7 +67,7 @@ def min_items_staying_below(m_values, rates, target):
 def wilson_bounds(successes, trials, confidence):
     """Return the Wilson score interval of ``successes / trials`` at two-sided ``confidence``.
 
-    :func:`simcore.calibration.wilson_interval`, under the name the planning code uses.
+    :func:`simcore.calibration.statistics.wilson_interval`, under the name the planning code uses.
     """
     return wilson_interval(successes, trials, confidence)
 
@@ -383,7 +308,7 @@ def ranking_recipe(cell, alpha=0.05):
     the mean per-item variance ``A (1 - A)`` of a judge's agreement ``A`` with the primary.
     ``m_rank`` is -1 when two judges tie.
     """
-    from simcore.cell import population_ranking
+    from simcore.studies.synthetic_cell import population_ranking
 
     model = cell.model
     pairs = pair_tables(cell.confusions(), prevalence_vector(model.prevalence, model.n_labels))

@@ -9,13 +9,13 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from simcore import kernels
-from simcore.agreement import coefficient_code
-from simcore.counts_engine import simulate_counts
-from simcore.designs import design_code, pair_weights
-from simcore.model import pair_tables, prevalence_vector
-from simcore.rng import trial_keys
-from simcore.rule import (
+from simcore.engine import kernels
+from simcore.engine.coefficients import coefficient_code
+from simcore.engine.counts import simulate_counts
+from simcore.engine.rng import trial_keys
+from simcore.model.designs import design_code, pair_weights
+from simcore.model.generative import pair_tables, prevalence_vector
+from simcore.model.rule import (
     ACCEPT,
     INCONCLUSIVE,
     REJECT,
@@ -89,7 +89,7 @@ SUM_NAMES = (
 
 
 class TrialOutputs(NamedTuple):
-    """The per-trial arrays :func:`simcore.kernels.simulate` returns, by name."""
+    """The per-trial arrays :func:`simcore.engine.kernels.simulate` returns, by name."""
 
     favour: np.ndarray
     against: np.ndarray
@@ -133,7 +133,7 @@ def kernel_arguments(cell):
 
 
 def rule_parameters(rule):
-    """Return the kernel's rule array (:data:`simcore.kernels.N_RULE` entries)."""
+    """Return the kernel's rule array (:data:`simcore.engine.kernels.N_RULE` entries)."""
     parameters = np.zeros(kernels.N_RULE)
     parameters[kernels.RULE_KIND] = ("point", "alt_test", "interval").index(rule.kind)
     parameters[kernels.RULE_EPSILON] = rule.epsilon
@@ -192,7 +192,7 @@ def discordant_pairs(scores, reference):
 
 
 def counts_engine_arguments(cell):
-    """Return :func:`simcore.counts_engine.simulate_counts`'s model and design arguments.
+    """Return :func:`simcore.engine.counts.simulate_counts`'s model and design arguments.
 
     ``(n_items, n_humans, confusion, prevalence, design, rho, m)``.
     """
@@ -204,7 +204,7 @@ def counts_engine_arguments(cell):
 def simulate_cell(cell, root_seed, start, stop):
     """Run trials ``start .. stop - 1`` of ``cell``; return the kernel's per-trial outputs.
 
-    The engine is the cell's :attr:`~simcore.scenario.Cell.kernel_engine`; both engines
+    The engine is the cell's :attr:`~simcore.studies.config.Cell.kernel_engine`; both engines
     share the trial keys, so a cell's numbers depend on its engine, seed, coordinates and
     trial count only.
     """
@@ -218,7 +218,7 @@ def simulate_cell(cell, root_seed, start, stop):
 def count_outcomes(cell, outputs):
     """Reduce the kernel's per-trial outputs to the cell's counts and sums.
 
-    Decisions follow the rule kind (:func:`simcore.rule.decide_counts`). The reference is the
+    Decisions follow the rule kind (:func:`simcore.model.rule.decide_counts`). The reference is the
     dense matrix of the same trial decided by the same rule (the interval verdict's
     reference is the point rule's decision), or the population decision. A false rejection
     is a reference accept decided reject, a false approval a reference reject decided
@@ -340,7 +340,7 @@ def run_cell(cell, root_seed, trials, numba_threads=None, start=0):
 
     Parameters
     ----------
-    cell : simcore.scenario.Cell
+    cell : simcore.studies.config.Cell
         The resolved cell.
     root_seed : int
         The scenario's root seed.

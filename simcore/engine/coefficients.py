@@ -41,7 +41,7 @@ Conventions:
 
 import numpy as np
 
-from simcore._jit import jit
+from simcore.engine._jit import jit
 
 COEFFICIENTS = ("observed", "cohen_kappa", "krippendorff_alpha", "gwet_ac1")
 """Coefficient names, in the order of their integer codes in the kernels."""

@@ -8,7 +8,7 @@ production outputs the judge failed. Output is the report :func:`format_report` 
 import csv
 from pathlib import Path
 
-from simcore.calibration import corrected_failure_rate
+from simcore.calibration.statistics import corrected_failure_rate
 
 
 class CalibrationInputError(ValueError):

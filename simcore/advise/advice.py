@@ -7,13 +7,13 @@ Four steps, each a function here, joined by :func:`advise`:
    pairs behind it, omega, the effective K (comparisons with at least two items), the point
    rule's decision and the interval verdict (SPEC §5).
 2. **How much to trust it** (:func:`simulate_risk`): the synthetic model fitted to the matrix
-   (:mod:`simcore.fit`, Dawid-Skene) draws fresh matrices with the data's own overlap
+   (:mod:`simcore.advise.fit`, Dawid-Skene) draws fresh matrices with the data's own overlap
    structure (which human labelled which item), and the rule is run on each one twice:
    on the sparse matrix and on the dense one (every human labels every item). The risk is
    the share of draws whose sparse verdict differs from the dense verdict, with its Monte
    Carlo standard error.
 3. **What to label next** (:func:`risk_curve`): the same risk when each secondary labels
-   ``extra`` more items chosen by a design (:func:`simcore.next_round.extend_mask`), over a
+   ``extra`` more items chosen by a design (:func:`simcore.advise.next_round.extend_mask`), over a
    grid of ``extra``; the smallest grid value whose risk is under the target, beside the
    Gaussian certification recipe from the fitted model (SPEC §7); with a budget, the risk of
    spending it under each design.
@@ -27,13 +27,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from simcore import kernels
-from simcore.agreement import coefficient_code
-from simcore.designs import DESIGNS
-from simcore.fit import agreement_diagnostics, fit_dawid_skene, fit_matrix, poor_fit
-from simcore.next_round import extend_mask
-from simcore.planning import certification_items, recipe_variance, wilson_bounds
-from simcore.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, decide_counts
+from simcore.advise.fit import agreement_diagnostics, fit_dawid_skene, fit_matrix, poor_fit
+from simcore.advise.next_round import extend_mask
+from simcore.calibration.statistics import wilson_interval
+from simcore.engine import kernels
+from simcore.engine.coefficients import coefficient_code
+from simcore.model.designs import DESIGNS
+from simcore.model.recipes import certification_items, recipe_variance
+from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, decide_counts
 
 DECISIONS = {ACCEPT: "accept", REJECT: "reject", INCONCLUSIVE: "inconclusive"}
 EXTRA_GRID = (0, 10, 25, 50, 100, 200, 400, 800, 1600, 3200)
@@ -253,7 +254,7 @@ def simulate_risk(
         Seed of the draws (``numpy.random.SeedSequence([seed, judge, extra])``).
     design : str, optional
         With ``extra > 0``: each draw first proposes ``extra`` more items per secondary by
-        this design (:func:`simcore.next_round.extend_mask`, from the real ``labels``), and
+        this design (:func:`simcore.advise.next_round.extend_mask`, from the real ``labels``), and
         the sparse matrix is the current one plus the proposal.
     extra : int
         Items per secondary added.
@@ -327,7 +328,7 @@ class RiskCurve:
         for index, extra in enumerate(self.extra):
             if point < 0 and self.rate(index) <= target:
                 point = extra
-            upper = wilson_bounds(self.wrong[index], self.trials[index], confidence)[1]
+            upper = wilson_interval(self.wrong[index], self.trials[index], confidence)[1]
             if conservative < 0 and upper <= target:
                 conservative = extra
         return point, conservative
@@ -410,7 +411,7 @@ def recipe(fit_confusions, prevalence, n_humans, judge, epsilon, alpha=0.05):
 
     For each held-out human ``k`` with one pool rater ``r`` (the primary, or human 1 when
     ``k`` is the primary): ``margin_k = P(judge = r) - P(k = r) + eps`` under the fitted
-    model, ``sigma0^2`` the per-item variance of ``D`` (:func:`simcore.planning.
+    model, ``sigma0^2`` the per-item variance of ``D`` (:func:`simcore.studies.planning.
     recipe_variance`) and ``m_cert = ceil(z^2 sigma0^2 / margin^2)`` co-labelled items
     (SPEC §7). The comparison whose margin is closest to the bar needs the most items and
     decides the verdict's precision; its numbers are returned (``m_cert`` -1 for a zero
@@ -443,12 +444,12 @@ class JudgeModel:
 
     @property
     def misfits(self):
-        """The rater pairs the model fits poorly (:func:`simcore.fit.poor_fit`)."""
+        """The rater pairs the model fits poorly (:func:`simcore.advise.fit.poor_fit`)."""
         return poor_fit(self.diagnostics)
 
 
 def fit_judge_model(matrix, judge, n_boot=30, n_refits=8, seed=0):
-    """Fit the humans and one judge (:func:`simcore.fit.fit_matrix`); check and refit it.
+    """Fit the humans and one judge (:func:`simcore.advise.fit.fit_matrix`); check and refit it.
 
     One model per judge: the judges' errors are often correlated with each other (they
     agree beyond what a conditionally independent model allows), so fitting several judges
@@ -522,7 +523,7 @@ def advise(
 
     Parameters
     ----------
-    matrix : simcore.realdata.AnnotationMatrix
+    matrix : simcore.realdata.matrix.AnnotationMatrix
         The data as collected (the first human is the primary).
     judges : list of str, optional
         Judges to audit (default: all).

@@ -2,7 +2,7 @@
 
 Everything here takes arrays and scalars and returns arrays; configuration, seeding and
 storage live elsewhere. Each trial ``t`` draws from its own counter-based stream seeded by
-``trial_keys[t]`` (:mod:`simcore.rng`), so results do not depend on the number of threads.
+``trial_keys[t]`` (:mod:`simcore.engine.rng`), so results do not depend on the number of threads.
 Outer kernels run ``prange`` over chunks of trials; each chunk allocates its scratch once
 and writes only its own trials' slots.
 
@@ -22,14 +22,19 @@ import math
 import numpy as np
 from numba import prange
 
-from simcore._jit import jit
-from simcore.agreement import OBSERVED, table_score
-from simcore.rng import below, seed_state, uniform
-from simcore.rule import SCORE_TOLERANCE, TIE_TOLERANCE
-from simcore.stats_kernels import benjamini_yekutieli_rejections, one_sided_t_pvalue
+from simcore.engine._jit import jit
+from simcore.engine.coefficients import OBSERVED, table_score
+from simcore.engine.rng import below, seed_state, uniform
+from simcore.engine.stats_kernels import benjamini_yekutieli_rejections, one_sided_t_pvalue
+
+TIE_TOLERANCE = 1e-9
+"""Slack in the count comparison; far below 1 / n_pairs for any realistic corpus."""
+
+SCORE_TOLERANCE = 1e-12
+"""Slack in score comparisons of the chance-corrected coefficients."""
 
 BERNOULLI, EXACT_M, SHARED_PANEL, STRAT, SEQ_REFINED, SEQ_COVERAGE = range(6)
-"""Design codes, in the order of :data:`simcore.designs.DESIGNS`."""
+"""Design codes, in the order of :data:`simcore.model.designs.DESIGNS`."""
 
 # Columns of the per-trial integer counters returned by simulate/evaluate.
 EMPTY, DEGENERATE, DEGENERATE_DENSE, SHARED, POOL_UNDEFINED, POOL_UNDEFINED_DENSE = range(6)
@@ -40,7 +45,7 @@ POOL_SPARSE, POOL_DENSE, PAIRWISE_OVERLAP, EXTRA_ITEMS = range(4)
 N_VALUES = 4
 
 POINT, ALT_TEST, INTERVAL = range(3)
-"""Rule codes, in the order of :data:`simcore.scenario.RULE_KINDS`."""
+"""Rule codes, in the order of :data:`simcore.studies.config.RULE_KINDS`."""
 # Entries of the ``rule`` parameter array of :func:`simulate`.
 (
     RULE_KIND,
@@ -72,7 +77,7 @@ def _confusion_cdf(confusion, delta, out):
 
     The diagonal moves by ``delta`` (clipped to [0, 1]); off-diagonal entries are rescaled
     to keep each row stochastic, or spread evenly where a row has none
-    (:func:`simcore.model.shift_accuracy`). The last entry of each row is set to 1.
+    (:func:`simcore.model.generative.shift_accuracy`). The last entry of each row is set to 1.
     """
     n_raters, n_labels, _ = confusion.shape
     for r in range(n_raters):
@@ -853,7 +858,7 @@ def simulate(
     Parameters
     ----------
     trial_keys : numpy.ndarray
-        uint64 key per trial (:func:`simcore.rng.trial_keys`).
+        uint64 key per trial (:func:`simcore.engine.rng.trial_keys`).
     n_items, n_humans : int
         n and K.
     confusion : numpy.ndarray

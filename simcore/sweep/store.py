@@ -19,7 +19,7 @@ import numpy as np
 import xarray as xr
 import zarr
 
-from simcore.cell import COUNT_NAMES, JUDGE_COUNT_NAMES, SUM_NAMES
+from simcore.studies.synthetic_cell import COUNT_NAMES, JUDGE_COUNT_NAMES, SUM_NAMES
 
 STORED_ATTRS = {
     "n_trials": ("trials run", "count"),
@@ -607,7 +607,7 @@ def prepare(path, scenario, overwrite=False):
 
 
 def cell_template(cell, n_judges):
-    """Zero counts with the shapes :func:`simcore.cell.count_outcomes` gives ``cell``."""
+    """Zero counts shaped as :func:`simcore.studies.synthetic_cell.count_outcomes` gives them."""
     n_humans = cell.model.n_humans
     counts = {
         name: np.zeros(n_judges, np.int64) if name in JUDGE_COUNT_NAMES else np.int64(0)
@@ -792,7 +792,7 @@ def derive(cube, scenario):
     """Return ``cube`` with rates, derived statistics and, for planning scenarios, the plan."""
     cube = with_rates(cube)
     if "judge" in cube.dims:
-        from simcore.planning import ranking_recipe
+        from simcore.studies.planning import ranking_recipe
 
         m_rank, gap, sigma2 = ranking_recipe(next(iter(scenario.cells())))
         cube.attrs.update(
@@ -806,7 +806,7 @@ def derive(cube, scenario):
             }
         )
     if scenario.planning is not None:
-        from simcore.planning import add_plan
+        from simcore.studies.planning import add_plan
 
         cube = add_plan(cube, scenario)
     return cube

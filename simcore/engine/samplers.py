@@ -2,11 +2,11 @@
 
 The counts engine draws how many items fall in each category rather than drawing every
 item. The samplers here produce those counts exactly (no normal or Poisson approximation)
-and draw only from the xoshiro256** ``state`` of one trial (:mod:`simcore.rng`), never from
+and draw only from the xoshiro256** ``state`` of one trial (:mod:`simcore.engine.rng`), never from
 ``np.random``, so a trial's category counts depend only on its key: not on the thread that
 runs it, the batching, or the other trials.
 
-Stream use (part of the stream definition, like the draw order in :mod:`simcore.kernels`):
+Stream use (part of the stream definition, like the draw order in :mod:`simcore.engine.kernels`):
 
 * A draw whose answer is forced (empty sample, probability 0 or 1, one-point support)
   consumes no uniforms.
@@ -26,8 +26,8 @@ import math
 
 import numpy as np
 
-from simcore._jit import jit
-from simcore.rng import uniform
+from simcore.engine._jit import jit
+from simcore.engine.rng import uniform
 
 INVERSION_LIMIT = 10.0
 """Largest ``trials * min(p, 1 - p)`` (exclusive) drawn by inversion; above it, BTRS."""

@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from simcore.agreement import COEFFICIENTS
-from simcore.designs import DESIGNS
-from simcore.model import Skew, prevalence_vector, rater_confusions
-from simcore.planning import judge_accuracy_for_margin
-from simcore.rng import stable_key
+from simcore.engine.coefficients import COEFFICIENTS
+from simcore.engine.rng import stable_key
+from simcore.model.designs import DESIGNS
+from simcore.model.generative import Skew, prevalence_vector, rater_confusions
+from simcore.model.recipes import judge_accuracy_for_margin
 
 RULE_KINDS = ("point", "alt_test", "interval")
 REFERENCES = ("dense", "population")
@@ -898,7 +898,7 @@ def _check_cell(cell, source):
 
 def _plot_problems(scenario, source):
     """Check that the plot block names only the swept dims and known variables."""
-    from simcore.store import PLOT_VARIABLES
+    from simcore.sweep.store import PLOT_VARIABLES
 
     plot = scenario.plot
     found = []

@@ -14,7 +14,7 @@ import json
 
 import numpy as np
 
-from simcore._jit import jit
+from simcore.engine._jit import jit
 
 TRIAL_BLOCK = 1024
 """Trials per seed block: trial ``t`` uses block ``t // TRIAL_BLOCK``."""

@@ -17,7 +17,7 @@ The primary human (column 0) and every judge label all items. A mask has shape
 - ``seq_coverage``: as ``seq_refined``, but within a stratum the items with the fewest
   secondary labels so far come first (ties at random).
 
-The kernels (:mod:`simcore.kernels`) draw every design; the NumPy samplers here cover
+The kernels (:mod:`simcore.engine.kernels`) draw every design; the NumPy samplers here cover
 ``bernoulli`` and ``exact_m`` for the oracle tests. Every design but ``bernoulli`` takes
 ``m`` (or ``rho``, with ``m = round(rho n)``).
 """

@@ -4,13 +4,13 @@ Per cell (calibration size ``n_cal``, judge strength with its Se and Sp, true fa
 ``theta``, production size ``N``) and trial: draw a calibration sample and a production
 stream, build the naive and the Lang-Reiczigel intervals for the corrected failure rate,
 and record whether each covers the stream's true rate, its width, and whether the Youden
-floor refused to correct (:func:`simcore.calibration.coverage_trials`).
+floor refused to correct (:func:`simcore.calibration.statistics.coverage_trials`).
 
 Coverage and width are over the trials the floor let through: a refused trial reports the
 observed (judge-flagged) rate, which estimates something else than ``theta``, so it is
 counted in ``refusal_rate`` instead. A cell's numbers depend only on the root seed, its
 coordinates and the trial count: its trial keys come from a seed sequence keyed by the
-SHA-256 of its coordinates, in blocks of :data:`simcore.rng.TRIAL_BLOCK` trials.
+SHA-256 of its coordinates, in blocks of :data:`simcore.engine.rng.TRIAL_BLOCK` trials.
 """
 
 import dataclasses
@@ -25,9 +25,9 @@ import xarray as xr
 import yaml
 from scipy import stats
 
-from simcore.calibration import coverage_trials
-from simcore.rng import stable_key, trial_keys
-from simcore.scenario import OutputConfig, ScenarioError, _convert, _describe, _parse_section
+from simcore.calibration.statistics import coverage_trials
+from simcore.engine.rng import stable_key, trial_keys
+from simcore.studies.config import OutputConfig, ScenarioError, _convert, _describe, _parse_section
 
 SWEPT = ("n_cal", "judge_strength", "theta", "n_production")
 """The cube's dimensions, in order."""
@@ -129,7 +129,7 @@ def coverage_scenario_from_dict(raw, source):
 
     Raises
     ------
-    simcore.scenario.ScenarioError
+    simcore.studies.config.ScenarioError
         Naming the file, the key and the bad value.
     """
     problems = []
@@ -221,10 +221,10 @@ def run_coverage(scenario, out=None, overwrite=False):
 
     Raises
     ------
-    simcore.store.StoreError
+    simcore.sweep.store.StoreError
         ``out`` holds something else and ``overwrite`` is false.
     """
-    from simcore import store
+    from simcore.sweep import store
 
     finished = store.finished_whole(out, scenario, overwrite)
     if finished is not None:
@@ -275,7 +275,7 @@ def run_coverage(scenario, out=None, overwrite=False):
 
 def _cube(scenario, counts, widths):
     """Assemble the labelled cube from the per-cell counts and mean widths."""
-    from simcore import store
+    from simcore.sweep import store
 
     dims = SWEPT
     names = [name for name, _, _ in scenario.judges]

@@ -4,7 +4,7 @@ SummEval's experts labelled every summary, so the dense verdict is known. The ex
 
 1. thins one dimension to ``coverage`` per secondary (the primary keeps every label; each
    secondary keeps a uniform ``coverage`` share of its labels; seeded);
-2. runs :func:`simcore.advise.advise` on the thinned matrix with a budget, which proposes the
+2. runs :func:`simcore.advise.advice.advise` on the thinned matrix with a budget, which proposes the
    next round and predicts each judge's risk after it;
 3. "labels" the proposed items by revealing the withheld expert labels;
 4. runs advise again on the new matrix, whose risk now is the realised risk after the
@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from simcore.advise import advise, model_spread, monte_carlo_se, simulate_risk
-from simcore.advise_report import write_outputs
-from simcore.realdata import DataError, load_alttest
+from simcore.advise.advice import advise, model_spread, monte_carlo_se, simulate_risk
+from simcore.advise.report import write_outputs
+from simcore.realdata.matrix import DataError, load_alttest
 
 DEFAULT_JUDGES = ("gpt-4o", "llama-31", "gpt-4o-mini")
 
@@ -65,7 +65,7 @@ def write_long_csv(matrix, path):
 
 def dense_decisions(matrix, judges, epsilon, tau=0.5):
     """Return the point rule's decision per judge on a dense matrix (the example's truth)."""
-    from simcore.advise import verdicts
+    from simcore.advise.advice import verdicts
 
     columns = [matrix.judges.index(name) for name in judges]
     rows = verdicts(

@@ -1,6 +1,7 @@
 """Fit the synthetic model to a sparse annotation matrix (Dawid-Skene EM).
 
-What is fitted. The generative model of :mod:`simcore.model` without item clusters: a latent
+What is fitted. The generative model of :mod:`simcore.model.generative` without item
+clusters: a latent
 true label ``y_i ~ Categorical(prevalence)`` per item and, for every rater column ``r``, a
 row-stochastic confusion matrix ``confusion[r, y, l] = P(rater r reports l | truth y)``,
 raters conditionally independent given ``y``. The fit gives the prevalence ``(L,)``, the
@@ -38,8 +39,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from simcore.model import pair_tables
-from simcore.realdata import DataError
+from simcore.model.generative import pair_tables
+from simcore.realdata.matrix import DataError
 
 ALIGNMENT_TOLERANCE = 1e-12
 """Slack under which the identity counts as a best label assignment."""
@@ -418,7 +419,7 @@ def fitted_agreement(fit):
     -------
     numpy.ndarray
         float64 ``(R, R)``: ``sum_y prevalence[y] sum_l C_a[y, l] C_b[y, l]``, the trace of
-        the pair table of raters ``a`` and ``b`` (:func:`simcore.model.pair_tables`); the
+        the pair table of raters ``a`` and ``b`` (:func:`simcore.model.generative.pair_tables`); the
         diagonal is NaN.
     """
     tables = pair_tables(fit.confusions, fit.prevalence)
@@ -525,7 +526,7 @@ def fit_matrix(matrix, judges=None, n_boot=30, seed=0):
 
     Parameters
     ----------
-    matrix : simcore.realdata.AnnotationMatrix
+    matrix : simcore.realdata.matrix.AnnotationMatrix
         The labels.
     judges : sequence of str, optional
         Names of the judges to include, in this order. Default: all of them.

@@ -1,6 +1,7 @@
 """The grid: run a scenario's cells as dask tasks and hand back counts as cells finish.
 
-Each cell is one task (:func:`simcore.cell.run_cell`) whose numbers depend only on the
+Each cell is one task (:func:`simcore.studies.synthetic_cell.run_cell`) whose numbers
+depend only on the
 root seed, the cell's parameters and the trial count, so the scheduler, the number of
 workers and the order in which cells finish never change a result.
 
@@ -18,7 +19,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from simcore.cell import run_cell
+from simcore.studies.synthetic_cell import run_cell
 
 CONNECT_TIMEOUT = "30s"
 
@@ -125,7 +126,7 @@ def execute(cells, root_seed, trials, connection, progress=True, starts=None):
 
     Parameters
     ----------
-    cells : sequence of simcore.scenario.Cell
+    cells : sequence of simcore.studies.config.Cell
         Cells to compute.
     root_seed, trials : int
         The scenario's root seed and trials per cell.

@@ -1,0 +1,6 @@
+"""The sweep: any study's cells on dask, into one zarr store.
+
+The grid runs cells as tasks (grid); the store packs each cell's counts with a checksum,
+resumes, extends and finalises (store); the driver ties them together (run). It knows a
+study only through the registry of :mod:`simcore.studies` and its protocol.
+"""
