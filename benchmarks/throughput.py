@@ -26,8 +26,8 @@ from baseline import wrong_decisions
 
 import simcore
 from results import save_section
-from simcore.studies.config import scenario_from_dict
 from simcore.studies.synthetic_cell import simulate_cell
+from simcore.studies.synthetic_scenario import scenario_from_dict
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -83,7 +83,7 @@ COMPILE = (
     "import time\n"
     "start = time.perf_counter()\n"
     "from simcore.studies.synthetic_cell import simulate_cell\n"
-    "from simcore.studies.config import scenario_from_dict\n"
+    "from simcore.studies.synthetic_scenario import scenario_from_dict\n"
     "for engine in ('items', 'counts'):\n"
     "    raw = {'model': {'n_items': 100}, 'design': {'kind': 'bernoulli', 'rho': 0.1},"
     " 'trials': 1, 'seed': 0, 'engine': engine}\n"

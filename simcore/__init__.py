@@ -4,8 +4,7 @@ Public API: :func:`run` a scenario into a cube, :func:`load_scenario` to read an
 a scenario file, and :mod:`simcore.testing` for assertion helpers on cubes.
 """
 
-__version__ = "0.1.0"
-
+from simcore._version import __version__
 from simcore.api import load_any as load_scenario  # noqa: E402  (synthetic or real-data)
 from simcore.api import run  # noqa: E402
 from simcore.studies.config import ScenarioError  # noqa: E402

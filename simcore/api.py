@@ -1,15 +1,15 @@
 """The Python entry point: run a scenario and get its cube."""
 
 import copy
-import sys
 from pathlib import Path
 
-from simcore.studies.config import apply_overrides, read_raw, scenario_from_dict
-from simcore.sweep import grid, store
+from simcore.studies import KINDS, study_for
+from simcore.studies.config import ScenarioError, apply_overrides, read_raw
+from simcore.sweep.run import run_sweep
 
 
 def _as_scenario(scenario, sets, trials, seed):
-    """Return a validated scenario (synthetic or real-data) from any accepted form."""
+    """Return a validated scenario of any kind from any accepted form."""
     if isinstance(scenario, str | Path):
         overrides = [f"{key}={value}" for key, value in (sets or {}).items()]
         return load_any(scenario, overrides=overrides, trials=trials, seed=seed)
@@ -28,19 +28,15 @@ def _as_scenario(scenario, sets, trials, seed):
 
 
 def _validate(raw, source, base):
-    if isinstance(raw, dict) and raw.get("kind") == "coverage":
-        from simcore.studies.coverage import coverage_scenario_from_dict
-
-        return coverage_scenario_from_dict(raw, source=source)
-    if isinstance(raw, dict) and raw.get("kind") == "real":
-        from simcore.studies.real import real_scenario_from_dict
-
-        return real_scenario_from_dict(raw, source=source, base=base)
-    return scenario_from_dict(raw, source=source)
+    """Parse ``raw`` with the study its ``kind`` names (synthetic when absent)."""
+    kind = raw.get("kind") if isinstance(raw, dict) else None
+    if kind is not None and kind not in KINDS:
+        raise ScenarioError([f"{source}: kind: must be one of {', '.join(KINDS)} (got {kind!r})"])
+    return study_for(kind).parse(raw, source, base)
 
 
 def load_any(path, overrides=(), trials=None, seed=None):
-    """Load a synthetic, a real-data (``kind: real``) or a ``kind: coverage`` scenario file.
+    """Load a scenario file of any kind (``kind:`` synthetic, real, coverage).
 
     Raises
     ------
@@ -69,7 +65,7 @@ def run(
     Parameters
     ----------
     scenario : str, pathlib.Path, dict or Scenario
-        A scenario file, a raw mapping, or a loaded :class:`~simcore.studies.config.Scenario`.
+        A scenario file, a raw mapping, or a loaded scenario of any kind.
     out : str or pathlib.Path, optional
         Zarr store to write (resumed if it holds an unfinished run of the same scenario).
         Without it the cube is computed in memory only.
@@ -104,47 +100,12 @@ def run(
         No scheduler answers at ``scheduler`` (nothing is written).
     """
     scenario = _as_scenario(scenario, sets, trials, seed)
-    if getattr(scenario, "judges", None) is not None and hasattr(scenario, "n_cal"):
-        from simcore.studies.coverage import run_coverage
-
-        return run_coverage(scenario, out=out, overwrite=overwrite)
-    if getattr(scenario, "designs", None) is not None:  # a real-data scenario
-        from simcore.studies.real import run_real
-
-        return run_real(scenario, out=out, overwrite=overwrite)
-    cells = list(scenario.cells())
-    with grid.connect(workers, scheduler, threads) as connection:
-        if out is None:
-            cube = store.empty_cube(scenario)
-            for index, counts in grid.execute(
-                cells, scenario.seed, scenario.trials, connection, progress
-            ):
-                store.put_cell(cube, index, counts)
-            cube.attrs["complete"] = 1
-            return store.derive(cube, scenario)
-        out = Path(out)
-        with store.writer_lock(out):
-            done, damaged = store.prepare(out, scenario, overwrite=overwrite)
-            for index in damaged:
-                print(
-                    f"simcore: {out}: cell {index} is damaged (missing or unreadable chunks); "
-                    "recomputing it",
-                    file=sys.stderr,
-                )
-            starts = {}
-            for cell in cells:
-                have = done.get(cell.index, 0)
-                if have != scenario.trials:
-                    starts[cell.index] = have if have < scenario.trials else 0
-            todo = [cell for cell in cells if cell.index in starts]
-            n_judges = store.judge_count(scenario)
-            writer = store.CellWriter(out, scenario)
-            cells_by_index = {cell.index: cell for cell in todo}
-            for index, counts in grid.execute(
-                todo, scenario.seed, scenario.trials, connection, progress, starts
-            ):
-                previous = None
-                if starts[index] > 0:
-                    previous = writer.read(cells_by_index[index], n_judges)
-                writer.write(index, counts, previous)
-            return store.finalize(out, scenario)
+    return run_sweep(
+        scenario,
+        out=out,
+        workers=workers,
+        scheduler=scheduler,
+        overwrite=overwrite,
+        progress=progress,
+        threads=threads,
+    )

@@ -194,6 +194,7 @@ def _default_store(scenario, path):
 
 def _command_run(args):
     from simcore import api, report
+    from simcore.studies import study_of
 
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers: must be >= 1 (got {args.workers})")
@@ -207,20 +208,12 @@ def _command_run(args):
         overwrite=args.overwrite,
         progress=not args.quiet,
     )
-    planning = getattr(scenario, "planning", None)
-    if planning is not None and (scenario.output.table or scenario.output.csv):
-        from simcore.studies.planning import write_plan_table
-
-        for path in (scenario.output.table, scenario.output.csv):
-            if path:
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-        write_plan_table(cube, scenario.output.table, scenario.output.csv)
+    written = study_of(scenario).write_outputs(scenario, cube)
     if not args.quiet:
         print(report.summary(cube))
         print(f"\nstore: {out}")
-        for path in (scenario.output.table, scenario.output.csv):
-            if path and planning is not None:
-                print(f"table: {path}")
+        for path in written:
+            print(f"table: {path}")
 
 
 def _open_finished(path):
@@ -260,56 +253,26 @@ def _command_show(args):
 def _command_plot(args):
     import yaml
 
-    from simcore.plots import plot_cube
+    from simcore.studies import study_for
+    from simcore.studies.protocol import CubeError
 
     cube = _open_finished(args.store)
     scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
-    if cube.attrs.get("kind") == "coverage":
-        from simcore.studies.coverage import plot_coverage
-
-        out = args.out or (scenario.get("output") or {}).get("figure")
-        out = out or str(Path(args.store).with_suffix(".png"))
-        plot_coverage(cube, out)
-        print(f"figure: {out}")
-        return
-    spec = scenario.get("plot") or {}
-    if cube.attrs.get("kind") == "real":
-        from simcore.studies.real_tables import RATES, pooled_cube
-
-        cube = pooled_cube(cube)
-        spec = {"kind": "bars", "variables": list(RATES), "x": "design", "hue": "variable"}
-    if args.variable:
-        spec = {**spec, "variables": [args.variable]}
-    for name in spec.get("variables", []):
-        if name not in cube:
-            raise UsageError(f"--variable: {args.store} has no variable {name!r}")
     out = args.out or (scenario.get("output") or {}).get("figure")
     out = out or str(Path(args.store).with_suffix(".png"))
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    plot_cube(cube, out, spec)
+    try:
+        study_for(cube.attrs.get("kind")).plot(cube, out, args.variable)
+    except CubeError as error:
+        raise UsageError(f"{args.store}: {error}") from None
     print(f"figure: {out}")
 
 
 def _command_validate(args):
     from simcore import api
+    from simcore.studies import study_of
 
     scenario = api.load_any(args.scenario, overrides=args.sets)
-    if getattr(scenario, "designs", None) is not None:
-        from simcore.studies.real import load_matrix
-
-        matrix = load_matrix(scenario)
-        print(
-            f"{args.scenario}: valid; real data {matrix.source} ({matrix.n_items} items, "
-            f"{matrix.n_humans} humans, {matrix.n_judges} judges), "
-            f"{len(scenario.designs)} designs x {len(scenario.coverages)} coverages, "
-            f"{scenario.trials} trials per cell"
-        )
-        return
-    dims = ", ".join(f"{name} ({len(values)})" for name, values in scenario.sweep) or "none"
-    cells = 1
-    for size in scenario.shape:
-        cells *= size
-    print(f"{args.scenario}: valid; {cells} cells, sweep {dims}, {scenario.trials} trials per cell")
+    print(f"{args.scenario}: valid; {study_of(scenario).describe(scenario)}")
 
 
 def _command_plan(args):
@@ -364,7 +327,7 @@ def _command_advise(args):
     from simcore.advise.advice import advise
     from simcore.advise.report import summary, write_outputs
     from simcore.model.designs import DESIGNS
-    from simcore.realdata.matrix import matrix as realdata
+    from simcore.realdata import matrix as realdata
 
     checks = (
         (args.eps, 0.0 <= args.eps <= 1.0, "--eps", "must be in [0, 1]"),
@@ -424,7 +387,7 @@ def _command_tables(args):
 
 
 def _command_inspect(args):
-    from simcore.realdata.matrix import matrix as realdata
+    from simcore.realdata import matrix as realdata
 
     path = Path(args.data)
     names = {

@@ -8,9 +8,10 @@ Gaussian recipe.
 
 from dataclasses import dataclass
 
-from simcore.studies.config import ScenarioError, scenario_from_dict
+from simcore.studies.config import ScenarioError
 from simcore.studies.planning import RateProbe, recipe_for_cell, search_items
 from simcore.studies.synthetic_cell import count_outcomes, simulate_cell
+from simcore.studies.synthetic_scenario import scenario_from_dict
 
 
 @dataclass(frozen=True)

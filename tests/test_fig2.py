@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import simcore
-from simcore.report import published_values
+from simcore.studies.synthetic_report import published_values
 
 PAPER_TRIALS = 300
 ROUNDING = 0.005  # the paper prints whole percentages

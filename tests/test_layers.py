@@ -108,9 +108,7 @@ def test_the_checker_sees_a_violation(tmp_path):
 
 def test_sweep_sees_no_study_module():
     probe = PACKAGE / "sweep" / "_probe_for_test.py"
-    probe.write_text(
-        "from simcore.studies import synthetic\nfrom simcore.studies.real import x\n"
-    )
+    probe.write_text("from simcore.studies import synthetic\nfrom simcore.studies.real import x\n")
     try:
         found = violations(probe)
     finally:

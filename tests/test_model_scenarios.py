@@ -7,8 +7,9 @@ from scenario_files import REPO, variant
 import simcore
 from simcore.model.designs import DESIGNS
 from simcore.model.generative import Skew
-from simcore.plots import plot_cube
-from simcore.studies.config import ScenarioError, load_scenario, scenario_from_dict
+from simcore.studies.config import ScenarioError
+from simcore.studies.figures import plot_cube
+from simcore.studies.synthetic_scenario import load_scenario, scenario_from_dict
 from simcore.testing import assert_counts_consistent, assert_cubes_identical
 
 BASE = {

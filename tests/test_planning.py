@@ -12,7 +12,7 @@ from simcore import plan
 from simcore.cli import main
 from simcore.engine import kernels, rng
 from simcore.model.generative import prevalence_vector, rater_confusions
-from simcore.studies.config import ScenarioError, scenario_from_dict
+from simcore.studies.config import ScenarioError
 from simcore.studies.planning import (
     RateProbe,
     certification_items,
@@ -25,6 +25,7 @@ from simcore.studies.planning import (
     wilson_bounds,
     write_plan_table,
 )
+from simcore.studies.synthetic_scenario import scenario_from_dict
 
 PLANNING = REPO / "scenarios" / "planning.yaml"
 

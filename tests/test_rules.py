@@ -13,8 +13,9 @@ from simcore.engine.stats_kernels import (
     student_t_cdf,
 )
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, decide_counts
-from simcore.studies.config import ScenarioError, scenario_from_dict
+from simcore.studies.config import ScenarioError
 from simcore.studies.synthetic_cell import discordant_pairs
+from simcore.studies.synthetic_scenario import scenario_from_dict
 
 # --------------------------------------------------------------------------- statistics
 

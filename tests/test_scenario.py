@@ -5,7 +5,8 @@ import pytest
 import yaml
 from scenario_files import DELETE, FIG2, variant, write_scenario
 
-from simcore.studies.config import ScenarioError, load_scenario, scenario_from_dict
+from simcore.studies.config import ScenarioError
+from simcore.studies.synthetic_scenario import load_scenario, scenario_from_dict
 
 BASE = {
     "name": "tiny",

@@ -1,5 +1,35 @@
 """Kinds of study: each implements :class:`simcore.studies.protocol.Study`.
 
-A scenario file's ``kind:`` names the study (synthetic, real, coverage); the registry
-here maps it to the study object. Everything kind-specific lives in that study's modules.
+A scenario file's ``kind:`` names the study (``synthetic`` when absent, ``real``,
+``coverage``); :func:`study_for` maps it to the study object, which owns everything
+specific to that kind. The sweep, the API and the command line reach a study only
+through this registry, so a new kind is one module here plus a line in :data:`KINDS`.
 """
+
+import importlib
+
+KINDS = {
+    "synthetic": "simcore.studies.synthetic",
+    "real": "simcore.studies.real",
+    "coverage": "simcore.studies.coverage",
+}
+"""``kind:`` value -> the module whose ``STUDY`` implements it."""
+
+DEFAULT_KIND = "synthetic"
+
+
+def study_for(kind):
+    """Return the study object of ``kind`` (``None`` means the default, synthetic).
+
+    Raises
+    ------
+    KeyError
+        For a kind no study implements.
+    """
+    module = KINDS[DEFAULT_KIND if kind is None else kind]
+    return importlib.import_module(module).STUDY
+
+
+def study_of(scenario):
+    """Return the study object of a parsed scenario (its ``kind`` attribute)."""
+    return study_for(scenario.kind)

@@ -35,7 +35,7 @@ from simcore.studies.config import (
     _parse_section,
 )
 from simcore.studies.synthetic_cell import RELIABLE_ERROR, discordant_pairs
-from simcore.sweep.store import DERIVED_ATTRS, agreement_statistics
+from simcore.studies.synthetic_cube import DERIVED_ATTRS, agreement_statistics
 
 PASS_OMEGA = 0.6
 REJECT_OMEGA = 0.5

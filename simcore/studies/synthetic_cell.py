@@ -204,8 +204,9 @@ def counts_engine_arguments(cell):
 def simulate_cell(cell, root_seed, start, stop):
     """Run trials ``start .. stop - 1`` of ``cell``; return the kernel's per-trial outputs.
 
-    The engine is the cell's :attr:`~simcore.studies.config.Cell.kernel_engine`; both engines
-    share the trial keys, so a cell's numbers depend on its engine, seed, coordinates and
+    The engine is the cell's
+    :attr:`~simcore.studies.synthetic_config.Cell.kernel_engine`; both engines share the
+    trial keys, so a cell's numbers depend on its engine, seed, coordinates and
     trial count only.
     """
     keys = trial_keys(cell_sequence(root_seed, cell), start, stop)
@@ -340,7 +341,7 @@ def run_cell(cell, root_seed, trials, numba_threads=None, start=0):
 
     Parameters
     ----------
-    cell : simcore.studies.config.Cell
+    cell : simcore.studies.synthetic_config.Cell
         The resolved cell.
     root_seed : int
         The scenario's root seed.

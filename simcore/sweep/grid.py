@@ -1,9 +1,9 @@
 """The grid: run a scenario's cells as dask tasks and hand back counts as cells finish.
 
-Each cell is one task (:func:`simcore.studies.synthetic_cell.run_cell`) whose numbers
-depend only on the
-root seed, the cell's parameters and the trial count, so the scheduler, the number of
-workers and the order in which cells finish never change a result.
+Each cell is one task (:func:`run_task`, which calls the study's ``run_cell``) whose
+numbers depend only on the root seed, the cell's coordinates and the trial count, so the
+scheduler, the number of workers and the order in which cells finish never change a
+result.
 
 - default: an in-process dask.distributed cluster with one worker thread; the kernel
   itself runs its trials in parallel on every core (numba threads);
@@ -19,7 +19,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from simcore.studies.synthetic_cell import run_cell
+from simcore.studies import study_for
 
 CONNECT_TIMEOUT = "30s"
 
@@ -121,15 +121,37 @@ class Progress:
         print(line, end=end, file=self.stream, flush=True)
 
 
-def execute(cells, root_seed, trials, connection, progress=True, starts=None):
+def run_task(kind, scenario, context, cell, start, stop, numba_threads=None):
+    """Compute one cell's counts over trials ``start .. stop - 1`` (a dask task).
+
+    The study is looked up by ``kind`` in the registry on the worker, so tasks carry only
+    plain data. ``numba_threads`` sets the kernel's threads in this process; results do not
+    depend on it.
+
+    Returns
+    -------
+    tuple
+        ``(cell.index, counts)``.
+    """
+    if numba_threads is not None:
+        import numba
+
+        numba.set_num_threads(max(1, min(numba_threads, numba.config.NUMBA_NUM_THREADS)))
+    study = study_for(kind)
+    return cell.index, study.run_cell(scenario, context, cell, start, stop)
+
+
+def execute(scenario, context, cells, connection, progress=True, starts=None):
     """Run ``cells`` as dask tasks and yield ``(index, counts)`` as each cell finishes.
 
     Parameters
     ----------
-    cells : sequence of simcore.studies.config.Cell
+    scenario : object
+        The parsed scenario (any kind); its study runs each cell.
+    context : object
+        The study's shared read-only inputs, sent once to every worker.
+    cells : sequence of simcore.studies.protocol.CellSpec
         Cells to compute.
-    root_seed, trials : int
-        The scenario's root seed and trials per cell.
     connection : Connection
         From :func:`connect`.
     progress : bool
@@ -141,21 +163,28 @@ def execute(cells, root_seed, trials, connection, progress=True, starts=None):
     ------
     tuple
         ``(cell.index, counts)``, in completion order; counts cover trials
-        ``start .. trials - 1``.
+        ``start .. scenario.trials - 1``.
     """
     from distributed import as_completed
 
     cells = list(cells)
     starts = starts or {}
     meter = Progress(len(cells), enabled=progress)
+    if not cells:
+        return
+    shared = context
+    if context is not None:
+        shared = connection.client.scatter(context, broadcast=True, hash=False)
     futures = [
         connection.client.submit(
-            run_cell,
+            run_task,
+            scenario.kind,
+            scenario,
+            shared,
             cell,
-            root_seed,
-            trials,
-            connection.threads,
             starts.get(cell.index, 0),
+            scenario.trials,
+            connection.threads,
             pure=False,
         )
         for cell in cells

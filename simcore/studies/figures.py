@@ -16,8 +16,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from simcore.report import published_values  # noqa: E402
-from simcore.sweep.store import RATE_ATTRS  # noqa: E402
+from simcore.studies.synthetic_cube import RATE_ATTRS  # noqa: E402
+from simcore.studies.synthetic_report import published_values  # noqa: E402
 
 
 def _label(value):

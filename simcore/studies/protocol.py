@@ -1,0 +1,140 @@
+"""The Study protocol: what a kind of study implements so that the sweep can run it.
+
+A study kind (``kind:`` in a scenario file: ``synthetic``, ``real``, ``coverage``, ...) is
+one module in :mod:`simcore.studies` with one object implementing :class:`Study`. The
+sweep (:mod:`simcore.sweep`) knows a study only through these methods: it parses the YAML,
+enumerates the cells, runs each cell's trials as a task on dask from ``(root seed, cell
+coordinates, trial range)``, packs each cell's integer counts and float sums into the
+store, and, once every cell is in, asks the study to derive its rates. Resume, extension
+with more trials, the cluster, progress, ``show``, ``plot`` and ``validate`` therefore work
+the same for every kind.
+
+A cell's counts must be additive over trials: the counts of trials ``a .. b - 1`` plus
+those of ``b .. c - 1`` are those of ``a .. c - 1``, exactly (float sums are sums of values
+rounded to a power-of-two grid, :func:`quantize`), and trial ``t`` is drawn from a stream
+that depends only on the root seed, the cell's coordinates and ``t``.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+QUANTUM = 2.0**-24
+"""Per-trial float values are rounded to multiples of this before they are summed, so that
+every partial sum is exact in float64 (below 2^29 in size) and sums over blocks of trials
+add up bit for bit to the sum over all of them."""
+
+
+def quantize(values, quantum=QUANTUM):
+    """Round ``values`` to the nearest multiple of ``quantum`` (a power of two)."""
+    return np.round(np.asarray(values, dtype=np.float64) / quantum) * quantum
+
+
+class CubeError(ValueError):
+    """A finished cube cannot be shown or drawn as asked (bad input: exit status 2)."""
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One per-cell count or sum a study stores.
+
+    Its dims in the cube are the sweep's dims followed by ``extra_dims``; one cell's value
+    has shape ``shape`` (the extra dims' sizes). A cell may give a smaller value along an
+    extra dim (e.g. a histogram over fewer humans); it fills the first entries and the rest
+    keep ``0`` (integers) or ``NaN`` (floats).
+    """
+
+    name: str
+    long_name: str
+    units: str
+    integer: bool = True
+    extra_dims: tuple = ()
+    shape: tuple = ()
+
+
+@dataclass(frozen=True)
+class CellSpec:
+    """One cell of a sweep: its index in the cube, its coordinates, what it runs.
+
+    ``coords`` are the values that key the cell's random stream (with the root seed);
+    ``payload`` is whatever the study needs to run it (picklable, shipped to a worker).
+    """
+
+    index: tuple
+    coords: dict
+    payload: Any = None
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The cube's shape and labels.
+
+    ``sweep`` lists ``(dim, values, long_name, units)`` per swept dimension, in order;
+    ``variables`` the per-cell :class:`Variable` s (the first is ``n_trials``);
+    ``coords`` further coordinates (``name -> xarray.Variable``, e.g. a ``judge`` axis);
+    ``attrs`` attributes of the study to put on the cube.
+    """
+
+    sweep: tuple
+    variables: tuple
+    coords: dict = field(default_factory=dict)
+    attrs: dict = field(default_factory=dict)
+
+    @property
+    def dims(self):
+        """The sweep's dimension names, in order."""
+        return tuple(dim for dim, *_ in self.sweep)
+
+    @property
+    def shape(self):
+        """Number of values of each sweep dimension."""
+        return tuple(len(values) for _, values, *_ in self.sweep)
+
+
+class Study(Protocol):
+    """What every kind of study implements (the sweep calls nothing else)."""
+
+    kind: str
+    """The ``kind:`` value of its scenario files."""
+
+    def parse(self, raw, source, base):
+        """Validate a raw scenario mapping; return the scenario, or raise ScenarioError.
+
+        ``source`` names the file in messages; ``base`` is its folder (for relative paths).
+        The scenario has ``name``, ``source``, ``seed``, ``trials``, ``output``,
+        ``to_dict()``, ``to_yaml()`` and ``content_hash()``.
+        """
+
+    def describe(self, scenario):
+        """Return the one-line summary ``simcore validate`` prints (loading any data)."""
+
+    def context(self, scenario):
+        """Return the read-only inputs every cell shares (e.g. a loaded matrix), or None.
+
+        Built once by the driver and shipped once to each worker.
+        """
+
+    def layout(self, scenario, context):
+        """Return the cube's :class:`Layout`."""
+
+    def cells(self, scenario, context):
+        """Return the :class:`CellSpec` of every cell, in the cube's C order."""
+
+    def run_cell(self, scenario, context, cell, start, stop):
+        """Return one cell's counts and sums over trials ``start .. stop - 1``.
+
+        A dict mapping every :class:`Variable`'s name to an int64 or float64 array.
+        """
+
+    def derive(self, scenario, context, cube):
+        """Return the finished cube: rates and statistics derived from the counts."""
+
+    def summary(self, cube):
+        """Return the table ``simcore run`` and ``simcore show`` print."""
+
+    def plot(self, cube, out, variable=None):
+        """Draw the finished cube into the PNG ``out``."""
+
+    def write_outputs(self, scenario, cube):
+        """Write the scenario's further outputs (tables); return the paths written."""

@@ -1,0 +1,90 @@
+"""The synthetic study (``kind: synthetic``, the default): P's simulation of the rule.
+
+Each cell is one point of the sweep over the generative model, the design and the rule
+(:mod:`simcore.studies.synthetic_config`); its trials draw label tensors and masks with
+the per-item or the counts engine and decide every judge by the rule against the dense or
+the population reference (:mod:`simcore.studies.synthetic_cell`). The cube, its rates
+and the planning table are in :mod:`simcore.studies.synthetic_cube` and
+:mod:`simcore.studies.planning`; its tables and figures in
+:mod:`simcore.studies.synthetic_report` and :mod:`simcore.studies.figures`.
+"""
+
+from pathlib import Path
+
+import yaml
+
+from simcore.studies import figures, synthetic_cube, synthetic_report
+from simcore.studies.protocol import CubeError
+from simcore.studies.synthetic_cell import run_cell
+from simcore.studies.synthetic_scenario import scenario_from_dict
+
+
+class SyntheticStudy:
+    """The synthetic study: implements :class:`simcore.studies.protocol.Study`."""
+
+    kind = "synthetic"
+
+    def parse(self, raw, source, base=None):
+        """Validate a synthetic scenario (:func:`scenario_from_dict`)."""
+        return scenario_from_dict(raw, source=source)
+
+    def describe(self, scenario):
+        """Return the cells, the sweep and the trials, for ``simcore validate``."""
+        dims = ", ".join(f"{name} ({len(values)})" for name, values in scenario.sweep) or "none"
+        cells = 1
+        for size in scenario.shape:
+            cells *= size
+        return f"{cells} cells, sweep {dims}, {scenario.trials} trials per cell"
+
+    def context(self, scenario):
+        """Return None: a synthetic cell needs nothing but its own parameters."""
+        return None
+
+    def layout(self, scenario, context):
+        """Return the synthetic cube's layout (:func:`synthetic_cube.layout`)."""
+        return synthetic_cube.layout(scenario)
+
+    def cells(self, scenario, context):
+        """Return every resolved :class:`~simcore.studies.synthetic_config.Cell`."""
+        return list(scenario.cells())
+
+    def run_cell(self, scenario, context, cell, start, stop):
+        """Run trials ``start .. stop - 1`` of ``cell`` (:func:`run_cell`)."""
+        _, counts = run_cell(cell, scenario.seed, stop, start=start)
+        return synthetic_cube.cell_counts(counts, synthetic_cube.judge_count(scenario))
+
+    def derive(self, scenario, context, cube):
+        """Add rates, agreement statistics and the planning table."""
+        return synthetic_cube.derive(scenario, cube)
+
+    def summary(self, cube):
+        """Return the synthetic tables (:func:`synthetic_report.summary`)."""
+        return synthetic_report.summary(cube)
+
+    def plot(self, cube, out, variable=None):
+        """Draw the cube as its scenario's ``plot`` block says (or ``variable`` alone)."""
+        scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
+        spec = scenario.get("plot") or {}
+        if variable:
+            spec = {**spec, "variables": [variable]}
+        for name in spec.get("variables", []):
+            if name not in cube:
+                raise CubeError(f"--variable: the cube has no variable {name!r}")
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        figures.plot_cube(cube, out, spec)
+
+    def write_outputs(self, scenario, cube):
+        """Write a planning scenario's table (Markdown and CSV); return the paths written."""
+        if scenario.planning is None:
+            return []
+        from simcore.studies.planning import write_plan_table
+
+        paths = [path for path in (scenario.output.table, scenario.output.csv) if path]
+        for path in paths:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        if paths:
+            write_plan_table(cube, scenario.output.table, scenario.output.csv)
+        return paths
+
+
+STUDY = SyntheticStudy()

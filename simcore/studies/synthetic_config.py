@@ -1,0 +1,402 @@
+"""The synthetic study's configuration: its sections, its sweep, its cells.
+
+A synthetic scenario has the sections ``model``, ``design``, ``rule``, the scalars
+``reference``, ``engine``, ``trials`` and ``seed``, a ``sweep`` mapping a parameter name to
+its list of values (each becomes a cube dimension, in file order), ``output``, ``plot``
+and, optionally, ``published`` values to compare with and a ``planning`` block. A
+:class:`Cell` is one point of the sweep, fully resolved.
+"""
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import yaml
+
+from simcore.engine.rng import stable_key
+from simcore.model.designs import DESIGNS
+from simcore.model.generative import Skew, prevalence_vector, rater_confusions
+from simcore.model.recipes import judge_accuracy_for_margin
+from simcore.studies.config import OutputConfig, RuleConfig, _field, _plain
+
+REFERENCES = ("dense", "population")
+ENGINES = ("auto", "items", "counts")
+COUNTS_ENGINE_DESIGNS = ("bernoulli", "exact_m", "shared_panel")
+"""Designs under which the counts engine's category counts are exact."""
+COUNTS_ITEMS_PER_MASK_PATTERN = 4
+"""``engine: auto`` takes the counts engine from this many items per mask pattern."""
+MAX_LABEL_PATTERNS = 1 << 20
+"""Most raters' label patterns ``L ** (K + J)`` the counts engine keeps a histogram for."""
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The synthetic generative model (SPEC §2)."""
+
+    n_items: int = _field(500, "int", "items in the corpus, n", minimum=2)
+    n_humans: int = _field(4, "int", "humans K (primary plus K - 1 secondaries)", minimum=2)
+    n_labels: int = _field(2, "int", "label categories L", minimum=2)
+    p_human: float | tuple = _field(
+        0.85, "probabilities", "accuracy of every human, or a list with one per human"
+    )
+    p_judge: float | tuple = _field(
+        0.85, "probabilities", "accuracy of the judge, or a list: one judge each (ranking)"
+    )
+    prevalence: tuple | Skew | None = _field(
+        None,
+        "prevalence",
+        "probability of each label: null (uniform), a list, or {skew: s} (s on label 0, the "
+        "rest spread evenly)",
+        optional=True,
+    )
+    confusion_human: tuple | None = _field(
+        None,
+        "matrices",
+        "confusion matrix (rows: true label, columns: reported) for every human, or one per "
+        "human; replaces p_human",
+        optional=True,
+    )
+    confusion_judge: tuple | None = _field(
+        None, "matrices", "confusion matrix of the judge; replaces p_judge", optional=True
+    )
+    n_clusters: int = _field(
+        1, "int", "item clusters (item i in cluster i mod n_clusters)", minimum=1
+    )
+    margin: float | None = _field(
+        None,
+        "float",
+        "signed population margin S_j - S_h + eps (SPEC §6); sets p_judge",
+        minimum=-1.0,
+        maximum=1.0,
+        optional=True,
+    )
+    cluster_spread: float = _field(
+        0.0,
+        "float",
+        "half-width of each cluster's shared uniform accuracy shift",
+        minimum=0.0,
+        maximum=1.0,
+    )
+
+
+@dataclass(frozen=True)
+class DesignConfig:
+    """Which items each secondary human labels (SPEC §3)."""
+
+    kind: str = _field("bernoulli", "str", "allocation design", choices=DESIGNS)
+    rho: float | None = _field(
+        None, "probability", "per-secondary coverage (share of items)", optional=True
+    )
+    m: int | None = _field(None, "int", "items per secondary", minimum=1, optional=True)
+
+
+@dataclass(frozen=True)
+class PlanningConfig:
+    """The planning table of a margin (or p_judge) x m sweep (SPEC §7)."""
+
+    target: float = _field(
+        0.05, "float", "largest acceptable wrong-decision rate", exclusive_minimum=0.0, maximum=1.0
+    )
+    alpha: float = _field(
+        0.05,
+        "float",
+        "two-sided level of the Gaussian recipe (z_{1-a/2})",
+        exclusive_minimum=0.0,
+        maximum=0.5,
+    )
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """The scenario's top-level scalars."""
+
+    name: str | None = _field(None, "text", "scenario name", optional=True)
+    description: str | None = _field(None, "text", "what the scenario reproduces", optional=True)
+    kind: str = _field(
+        "synthetic", "str", "scenario kind (a real-data scenario says real)", choices=("synthetic",)
+    )
+    reference: str = _field("dense", "str", "reference decision", choices=REFERENCES)
+    engine: str = _field(
+        "auto",
+        "str",
+        "how trials are drawn: items (every item), counts (category counts; bernoulli, "
+        "exact_m and shared_panel designs without clusters) or auto (counts where it is exact)",
+        choices=ENGINES,
+    )
+    trials: int = _field(2000, "int", "trials per cell", minimum=1)
+    seed: int = _field(0, "int", "root seed", minimum=0)
+
+
+@dataclass(frozen=True)
+class PlotConfig:
+    """How ``simcore plot`` draws the cube (every dim not placed is a panel)."""
+
+    kind: str = _field(
+        "auto",
+        "str",
+        "figure kind; auto is a heatmap for two swept dims, lines otherwise; planning draws a "
+        "planning cube",
+        choices=("auto", "heatmap", "lines", "bars", "planning"),
+    )
+    variables: tuple = _field(["wrong_decision_rate"], "names", "cube variables to draw")
+    x: str | None = _field(None, "text", "dim on the x axis (lines, bars)", optional=True)
+    hue: str | None = _field(
+        None, "text", "dim (or 'variable') that colours lines and bars", optional=True
+    )
+    scale_by: str | None = _field(
+        None, "text", "multiply each value by this dim's coordinate", optional=True
+    )
+    log_x: bool = _field(False, "bool", "logarithmic x axis")
+    percent: bool = _field(True, "bool", "show values in percent")
+
+
+_TOP_SCALARS = tuple(f.name for f in dataclasses.fields(RunConfig))
+_SECTIONS = {
+    "model": ModelConfig,
+    "design": DesignConfig,
+    "rule": RuleConfig,
+    "output": OutputConfig,
+    "plot": PlotConfig,
+}
+_VALID_TOP_KEYS = (*_SECTIONS, *_TOP_SCALARS, "sweep", "published", "planning")
+
+SWEEPABLE = {
+    "p_judge": ("model", "p_judge"),
+    "p_human": ("model", "p_human"),
+    "n_items": ("model", "n_items"),
+    "n_humans": ("model", "n_humans"),
+    "n_labels": ("model", "n_labels"),
+    "design": ("design", "kind"),
+    "rho": ("design", "rho"),
+    "m": ("design", "m"),
+    "margin": ("model", "margin"),
+    "skew": ("model", "prevalence"),
+    "n_clusters": ("model", "n_clusters"),
+    "cluster_spread": ("model", "cluster_spread"),
+    "coefficient": ("rule", "coefficient"),
+    "epsilon": ("rule", "epsilon"),
+    "tau": ("rule", "tau"),
+    "strict": ("rule", "strict"),
+    "rule": ("rule", "kind"),
+    "min_items_per_human": ("rule", "min_items_per_human"),
+    "reference": (None, "reference"),
+    "engine": (None, "engine"),
+}
+"""Sweep names (cube dimensions) and the field each one sets."""
+
+
+_SWEEP_KINDS = {"skew": {"kind": "share", "description": "share of label 0 (prevalence skew)"}}
+"""Sweep names whose values differ in kind from the field they set."""
+
+
+def _field_meta(section, name):
+    cls = RunConfig if section is None else _SECTIONS[section]
+    return {f.name: f.metadata for f in dataclasses.fields(cls)}[name]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One point of the sweep, fully resolved."""
+
+    index: tuple
+    coords: dict
+    model: ModelConfig
+    design: DesignConfig
+    rule: RuleConfig
+    reference: str
+    engine: str = "auto"
+
+    @property
+    def kernel_engine(self):
+        """The engine that runs this cell: ``items`` or ``counts`` (``auto`` resolved).
+
+        ``auto`` takes the counts engine where it is exact (:func:`counts_engine_applies`)
+        and faster: with at least :data:`COUNTS_ITEMS_PER_MASK_PATTERN` items per mask
+        pattern ``2 ** (K - 1)`` (below that, most mask groups hold a few items and the
+        items engine's single pass wins; ``make bench`` measured the crossover near
+        n = 2000 at K = 10). The items engine runs everything else.
+        """
+        if self.engine == "auto":
+            enough_items = self.model.n_items >= COUNTS_ITEMS_PER_MASK_PATTERN * 2 ** (
+                self.model.n_humans - 1
+            )
+            return "counts" if counts_engine_applies(self) and enough_items else "items"
+        return self.engine
+
+    @property
+    def m(self):
+        """Items per secondary: ``m``, or ``round(rho * n)`` when only rho is given."""
+        if self.design.m is not None:
+            return self.design.m
+        if self.design.rho is not None:
+            return int(round(self.design.rho * self.model.n_items))
+        return 0
+
+    def confusions(self):
+        """Every rater's confusion matrix, ``(K + J, L, L)`` (:func:`rater_confusions`)."""
+        model = self.model
+        return rater_confusions(
+            model.n_humans,
+            model.n_labels,
+            model.p_human,
+            model.p_judge,
+            model.confusion_human,
+            model.confusion_judge,
+        )
+
+    def draw_parameters(self):
+        """Return the parameters that decide the cell's random draws, in canonical form."""
+        model = self.model
+        draw = {
+            "n_items": model.n_items,
+            "n_humans": model.n_humans,
+            "n_labels": model.n_labels,
+            "confusion": [repr(float(p)) for p in self.confusions().ravel()],
+            "prevalence": [
+                repr(float(p)) for p in prevalence_vector(model.prevalence, model.n_labels)
+            ],
+            "design": self.design.kind,
+        }
+        if model.cluster_spread > 0 and model.n_clusters > 1:
+            draw["clusters"] = [model.n_clusters, repr(float(model.cluster_spread))]
+        if self.design.kind == "bernoulli":
+            draw["rho"] = repr(float(self.design.rho))
+        else:
+            draw["m"] = self.m
+        return draw
+
+    def seed_key(self):
+        """Return a stable 4-word key from :meth:`draw_parameters` (SHA-256, 32-bit words).
+
+        The cell's seed sequence is ``SeedSequence(root_seed, spawn_key=seed_key())``, so
+        a cell's numbers depend on the root seed and its own parameters only. Rule and
+        reference settings are not part of the key: cells that differ only there share
+        their draws (common random numbers).
+        """
+        return stable_key(self.draw_parameters())
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario: the sections, the sweep and where it came from."""
+
+    model: ModelConfig
+    design: DesignConfig
+    rule: RuleConfig
+    output: OutputConfig
+    plot: PlotConfig
+    kind: str = "synthetic"
+    reference: str = "dense"
+    engine: str = "auto"
+    trials: int = 2000
+    seed: int = 0
+    sweep: tuple = ()
+    name: str | None = None
+    description: str | None = None
+    published: dict | None = None
+    planning: PlanningConfig | None = None
+    source: str = "<scenario>"
+
+    @property
+    def dims(self):
+        """Names of the swept parameters, in file order."""
+        return tuple(name for name, _ in self.sweep)
+
+    @property
+    def shape(self):
+        """Number of values of each swept parameter."""
+        return tuple(len(values) for _, values in self.sweep)
+
+    def to_dict(self):
+        """Return the effective configuration as plain YAML-able data."""
+
+        def section(config):
+            return {f.name: _plain(getattr(config, f.name)) for f in dataclasses.fields(config)}
+
+        data = {
+            "name": self.name,
+            "description": self.description,
+            "model": section(self.model),
+            "design": section(self.design),
+            "rule": section(self.rule),
+            "reference": self.reference,
+            "engine": self.engine,
+            "trials": self.trials,
+            "seed": self.seed,
+            "sweep": {name: list(values) for name, values in self.sweep},
+            "output": section(self.output),
+            "plot": section(self.plot),
+        }
+        if self.published is not None:
+            data["published"] = self.published
+        if self.planning is not None:
+            data["planning"] = section(self.planning)
+        return data
+
+    def to_yaml(self):
+        """Return the effective configuration as YAML text."""
+        return yaml.safe_dump(self.to_dict(), sort_keys=False)
+
+    def content_hash(self):
+        """SHA-256 of everything that decides the numbers, trial count excluded.
+
+        Runs of one scenario with different ``trials`` share a hash, so that a store can be
+        extended; names, descriptions, outputs and published values are left out.
+        """
+        data = self.to_dict()
+        for key in ("name", "description", "output", "published", "trials", "plot"):
+            data.pop(key, None)
+        # The sweep's order is the cube's dimension order: keep it (sort_keys would not).
+        data["sweep"] = [[name, list(values)] for name, values in self.sweep]
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+    def cells(self):
+        """Yield every :class:`Cell` of the sweep, in C order of :attr:`shape`."""
+        for index in np.ndindex(*self.shape) if self.sweep else [()]:
+            coords = {name: values[i] for (name, values), i in zip(self.sweep, index, strict=True)}
+            yield _resolve_cell(self, index, coords)
+
+
+def counts_engine_applies(cell):
+    """Return whether the counts engine draws ``cell`` exactly.
+
+    It needs independent, exchangeable items (``cluster_spread`` 0), at most
+    :data:`MAX_LABEL_PATTERNS` label patterns ``L ** (K + J)``, and a design that treats
+    items alike: :data:`COUNTS_ENGINE_DESIGNS`. The stratified designs read each item's labels
+    and stay with the items engine.
+    """
+    n_raters = cell.confusions().shape[0]
+    patterns = cell.model.n_labels**n_raters
+    return (
+        cell.design.kind in COUNTS_ENGINE_DESIGNS
+        and cell.model.cluster_spread == 0
+        and patterns <= MAX_LABEL_PATTERNS
+    )
+
+
+def _resolve_cell(scenario, index, coords):
+    sections = {"model": {}, "design": {}, "rule": {}}
+    top = {"reference": scenario.reference, "engine": scenario.engine}
+    for name, value in coords.items():
+        section, key = SWEEPABLE[name]
+        if section is None:
+            top[key] = value
+        else:
+            sections[section][key] = Skew(value) if name == "skew" else value
+    model = dataclasses.replace(scenario.model, **sections["model"])
+    rule = dataclasses.replace(scenario.rule, **sections["rule"])
+    if model.margin is not None and not isinstance(model.p_human, tuple):
+        p_judge = judge_accuracy_for_margin(
+            model.margin, model.p_human, model.n_labels, rule.epsilon
+        )
+        model = dataclasses.replace(model, p_judge=float(p_judge))
+    return Cell(
+        index=tuple(int(i) for i in index),
+        coords=dict(coords),
+        model=model,
+        design=dataclasses.replace(scenario.design, **sections["design"]),
+        rule=rule,
+        **top,
+    )

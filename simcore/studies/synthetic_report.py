@@ -1,0 +1,155 @@
+"""Readable tables of a synthetic cube: the long table of every cell, a grid for 2-D sweeps."""
+
+import numpy as np
+import yaml
+
+RATES = ("wrong_decision_rate", "false_rejection_rate", "false_approval_rate")
+
+
+def published_values(cube):
+    """Return ``(values, scale, source, variable)`` from the scenario's ``published`` block.
+
+    ``values`` is an array with the sweep's shape (NaN where the source gives none), or
+    None when the scenario has no published values.
+    """
+    scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
+    published = scenario.get("published")
+    if not published:
+        return None
+    values = np.array(published["values"], dtype=float)  # None becomes NaN
+    return (
+        values,
+        float(published.get("scale", 1)),
+        published.get("source", ""),
+        published.get("variable", "wrong_decision_rate"),
+    )
+
+
+def _sweep_dims(cube):
+    return [dim for dim in cube["n_trials"].dims]
+
+
+def _format_coord(value):
+    if isinstance(value, float | np.floating):
+        return f"{value:g}"
+    return str(value)
+
+
+def _plot_variables(cube):
+    scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
+    return list((scenario.get("plot") or {}).get("variables") or [])
+
+
+def _rule_columns(cube):
+    """Columns that only some rules fill: alt_test's effective K, inconclusive shares."""
+    scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
+    kinds = {
+        (scenario.get("rule") or {}).get("kind"),
+        *((scenario.get("sweep") or {}).get("rule") or []),
+    }
+    columns = []
+    if "alt_test" in kinds:
+        columns.append("effective_k")
+    if "inconclusive_rate" in cube and bool((cube["n_inconclusive"] > 0).any()):
+        columns.append("inconclusive_rate")
+    return columns
+
+
+def _cell_text(value, se=None, percent=True):
+    """One table cell: a number, or ``a/b/c`` across judges; NaN prints as ``-``."""
+    values = np.atleast_1d(np.asarray(value, dtype=float))
+    scale = 100 if percent else 1
+    parts = [
+        "-" if np.isnan(v) else (f"{scale * v:.1f}" if percent else f"{v:.4g}") for v in values
+    ]
+    text = "/".join(parts)
+    if se is not None and values.size == 1 and np.isfinite(values[0]):
+        text += f" ({scale * float(np.asarray(se)):.1f})"
+    return text
+
+
+def long_table(cube):
+    """Return one row per cell: coordinates, trials, decision rates and plotted variables.
+
+    Rates are in percent with their SE (with several judges, one value per judge separated
+    by ``/``); further columns are the rule's own statistics and the variables the
+    scenario's plot block names.
+    """
+    dims = _sweep_dims(cube)
+    extra = _rule_columns(cube) + [
+        name
+        for name in _plot_variables(cube)
+        if name not in RATES and name in cube and name not in _rule_columns(cube)
+    ]
+    header = (
+        [*dims, "trials", "ref_accept"]
+        + [f"{name.removesuffix('_rate').replace('_', ' ')} % (se)" for name in RATES]
+        + ["empty", "degenerate"]
+        + [name.replace("_", " ") for name in extra]
+    )
+    rows = []
+    for index in np.ndindex(*cube["n_trials"].shape):
+        cell = cube.isel(dict(zip(dims, index, strict=True)))
+        row = [_format_coord(cell[dim].item()) for dim in dims]
+        row += [str(int(cell["n_trials"])), _cell_text(cell["n_ref_accept"], percent=False)]
+        row += [_cell_text(cell[name], cell[f"{name}_se"]) for name in RATES]
+        row += [str(int(cell["n_empty_comparisons"])), str(int(cell["n_degenerate_scores"]))]
+        row += [
+            _cell_text(cell[name], percent=name.endswith(("_rate", "_error"))) for name in extra
+        ]
+        rows.append(row)
+    return _render(header, rows)
+
+
+def grid_table(cube, variable="wrong_decision_rate"):
+    """For a 2-D sweep: ``variable`` in percent with its SE, and published values if any."""
+    dims = _sweep_dims(cube)
+    if len(dims) != 2:
+        return None
+    published = published_values(cube)
+    row_dim, column_dim = dims
+    header = [f"{row_dim} \\ {column_dim}"] + [_format_coord(v) for v in cube[column_dim].values]
+    rows = []
+    for i, row_value in enumerate(cube[row_dim].values):
+        row = [_format_coord(row_value)]
+        for j in range(cube.sizes[column_dim]):
+            rate = float(cube[variable][i, j]) * 100
+            se = float(cube[f"{variable}_se"][i, j]) * 100
+            text = "-" if np.isnan(rate) else f"{rate:.1f} ± {se:.1f}"
+            if published is not None and published[3] == variable:
+                paper = published[0][i, j] * 100 / published[1]
+                if not np.isnan(paper):
+                    text += f" ({paper:g})"
+            row.append(text)
+        rows.append(row)
+    title = f"{variable.replace('_', ' ')} (%) ± standard error"
+    if published is not None and published[3] == variable:
+        title += f"; in parentheses: {published[2]}"
+    return title + "\n" + _render(header, rows)
+
+
+def summary(cube):
+    """Return the text ``simcore run`` and ``simcore show`` print for a synthetic cube."""
+    parts = [
+        f"{cube.attrs.get('title', 'cube')}: {int(cube['n_trials'].max())} trials per "
+        f"cell, reference {cube.attrs.get('reference', '?')}, seed "
+        f"{cube.attrs.get('root_seed', '?')}"
+    ]
+    if "min_items" in cube:
+        from simcore.studies.planning import write_plan_table
+
+        parts.append(write_plan_table(cube))
+        return "\n\n".join(parts)
+    grid = grid_table(cube)
+    if grid:
+        parts.append(grid)
+    parts.append(long_table(cube))
+    return "\n\n".join(parts)
+
+
+def _render(header, rows):
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(str(h).rjust(w) for h, w in zip(header, widths, strict=True))]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(str(c).rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    return "\n".join(lines)

@@ -1,0 +1,85 @@
+"""The driver: run any study's sweep on the grid, in memory or into a store.
+
+The study (found through the registry by the scenario's ``kind``) supplies the shared
+context, the layout and the cells; the grid runs the cells; the store keeps what finished.
+A store of the same scenario resumes (finished cells are kept, damaged ones recomputed)
+and extends (cells with fewer trials run only the new ones); nothing here depends on the
+kind of study.
+"""
+
+import sys
+from pathlib import Path
+
+from simcore.studies import study_of
+from simcore.sweep import grid, store
+
+
+def run_sweep(
+    scenario, out=None, workers=None, scheduler=None, overwrite=False, progress=False, threads=None
+):
+    """Run ``scenario``'s sweep; return its finished cube (written to ``out`` if given).
+
+    Parameters
+    ----------
+    scenario : object
+        A parsed scenario of any kind.
+    out : str or pathlib.Path, optional
+        Zarr store to write, resumed if it holds an unfinished run of the same scenario.
+    workers, scheduler, threads
+        Where the cells run (:func:`simcore.sweep.grid.connect`).
+    overwrite : bool
+        Replace whatever ``out`` holds.
+    progress : bool
+        Report progress on stderr.
+
+    Returns
+    -------
+    xarray.Dataset
+        The cube: counts, derived rates, and provenance attributes.
+    """
+    study = study_of(scenario)
+    context = study.context(scenario)
+    layout = study.layout(scenario, context)
+    cells = study.cells(scenario, context)
+
+    def derive(cube):
+        return study.derive(scenario, context, cube)
+
+    with grid.connect(workers, scheduler, threads) as connection:
+        if out is None:
+            cube = store.empty_cube(scenario, layout)
+            for index, counts in grid.execute(scenario, context, cells, connection, progress):
+                store.put_cell(cube, layout, index, counts)
+            cube.attrs["complete"] = 1
+            return derive(cube)
+        out = Path(out)
+        with store.writer_lock(out):
+            done, damaged = store.prepare(out, scenario, overwrite=overwrite, layout=layout)
+            for index in damaged:
+                print(
+                    f"simcore: {out}: cell {index} is damaged (missing or unreadable chunks); "
+                    "recomputing it",
+                    file=sys.stderr,
+                )
+            starts = _first_trials(cells, done, scenario.trials)
+            todo = [cell for cell in cells if cell.index in starts]
+            writer = store.CellWriter(out, layout)
+            for index, counts in grid.execute(
+                scenario, context, todo, connection, progress, starts
+            ):
+                writer.write(index, counts, extend=starts[index] > 0)
+            return store.finalize(out, scenario, layout, derive)
+
+
+def _first_trials(cells, done, trials):
+    """``{cell index: first trial to run}`` for every cell not yet at ``trials`` trials.
+
+    A cell with fewer stored trials is extended from where it stopped; one with more is
+    recomputed from trial 0.
+    """
+    starts = {}
+    for cell in cells:
+        have = done.get(cell.index, 0)
+        if have != trials:
+            starts[cell.index] = have if have < trials else 0
+    return starts
