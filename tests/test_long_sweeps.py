@@ -8,7 +8,6 @@ import sys
 import time
 
 import numpy as np
-import pytest
 import xarray as xr
 import yaml
 import zarr
@@ -111,62 +110,6 @@ def test_sigkill_mid_sweep_then_resume_is_bit_identical(tmp_path):
     assert store.read_attrs(out)["complete"] == 0
     assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
     assert_cubes_identical(xr.open_zarr(out), simcore.run(raw))
-
-
-@pytest.fixture
-def dask_cluster(tmp_path):
-    """A real scheduler and two worker processes on 127.0.0.1 (the dask command line)."""
-    dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
-    scheduler_file = tmp_path / "scheduler.json"
-    processes = [
-        subprocess.Popen(
-            [
-                *dask,
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--dashboard-address",
-                "127.0.0.1:0",
-                "--scheduler-file",
-                str(scheduler_file),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-    ]
-    deadline = time.monotonic() + 60
-    while not scheduler_file.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    address = yaml.safe_load(scheduler_file.read_text())["address"]
-    workers = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "distributed.cli.dask_worker",
-                address,
-                "--nthreads",
-                "1",
-                "--host",
-                "127.0.0.1",
-                "--dashboard-address",
-                "127.0.0.1:0",
-                "--no-nanny",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        for _ in range(2)
-    ]
-    from distributed import Client
-
-    with Client(address, timeout="60s") as client:
-        client.wait_for_workers(2, timeout=60)
-    yield address, workers
-    for process in [*workers, *processes]:
-        process.kill()
-        process.wait()
 
 
 def test_a_real_cluster_gives_the_local_numbers_even_when_a_worker_dies(dask_cluster, tmp_path):

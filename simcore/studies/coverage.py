@@ -130,28 +130,14 @@ def _list_of(raw, key, meta, problems, source, what):
     return tuple(converted)
 
 
-def coverage_scenario_from_dict(raw, source):
-    """Validate a ``kind: coverage`` scenario; every problem is reported at once.
-
-    Raises
-    ------
-    simcore.studies.config.ScenarioError
-        Naming the file, the key and the bad value.
-    """
-    problems = []
-    for key in raw:
-        if key not in _TOP_KEYS:
-            problems.append(
-                f"{source}: {key}: unknown key for a coverage scenario (valid keys: "
-                f"{', '.join(_TOP_KEYS)})"
-            )
+def _parse_judges(raw_judges, problems, source):
+    """Return ``((name, se, sp), ...)`` from the ``judges`` mapping; problems appended."""
     judges = []
-    raw_judges = raw.get("judges")
     if not isinstance(raw_judges, dict) or not raw_judges:
         problems.append(
             f"{source}: judges: must map judge names to {{se, sp}} (got {_describe(raw_judges)})"
         )
-        raw_judges = {}
+        return ()
     for name, rates in raw_judges.items():
         if not isinstance(rates, dict) or set(rates) != {"se", "sp"}:
             problems.append(
@@ -167,6 +153,25 @@ def coverage_scenario_from_dict(raw, source):
                 )
             values.append(value)
         judges.append((str(name), *values))
+    return tuple(judges)
+
+
+def coverage_scenario_from_dict(raw, source):
+    """Validate a ``kind: coverage`` scenario; every problem is reported at once.
+
+    Raises
+    ------
+    simcore.studies.config.ScenarioError
+        Naming the file, the key and the bad value.
+    """
+    problems = []
+    for key in raw:
+        if key not in _TOP_KEYS:
+            problems.append(
+                f"{source}: {key}: unknown key for a coverage scenario (valid keys: "
+                f"{', '.join(_TOP_KEYS)})"
+            )
+    judges = _parse_judges(raw.get("judges"), problems, source)
     sweep = raw.get("sweep")
     if not isinstance(sweep, dict) or set(sweep) - {"n_cal", "theta", "n_production"}:
         problems.append(

@@ -44,6 +44,32 @@ def summary(cube):
     return "\n".join(lines)
 
 
+def _draw_panel_pair(cube, t, j, coverage_axis, width_axis, colours):
+    """Draw one (theta, judge) panel pair: coverage and width against n_cal."""
+    for p, n_production in enumerate(cube["n_production"].values):
+        cell = cube.isel(theta=t, judge_strength=j, n_production=p)
+        colour = colours[p % len(colours)]
+        for method, style in (("lr", "-"), ("naive", "--")):
+            label = f"{'LR' if method == 'lr' else 'naive'}, N={int(n_production)}"
+            line = {"color": colour, "marker": "o", "markersize": 3}
+            coverage_axis.plot(
+                cell["n_cal"], cell[f"coverage_{method}"], style, label=label, **line
+            )
+            width_axis.plot(cell["n_cal"], cell[f"width_{method}"], style, **line)
+    coverage_axis.axhline(float(cube.attrs.get("confidence", 0.95)), color="grey", linewidth=0.8)
+    coverage_axis.set_ylim(0, 1.02)
+    se, sp = float(cube["se"][j]), float(cube["sp"][j])
+    judge, theta = cube["judge_strength"].values[j], cube["theta"].values[t]
+    coverage_axis.set_title(f"{judge} (Se {se:.2f}, Sp {sp:.2f}), theta {theta:g}", fontsize=8)
+    width_axis.set_title("interval width", fontsize=8)
+    for axis in (coverage_axis, width_axis):
+        axis.set_xscale("log")
+        axis.set_xticks([int(n) for n in cube["n_cal"].values])
+        axis.set_xticklabels([str(int(n)) for n in cube["n_cal"].values])
+        axis.minorticks_off()
+        axis.tick_params(labelsize=7)
+
+
 def plot_coverage(cube, out):
     """Draw coverage and width against n_cal: rows theta, columns judge x (coverage, width).
 
@@ -55,60 +81,24 @@ def plot_coverage(cube, out):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    judges = list(cube["judge_strength"].values)
-    thetas = list(cube["theta"].values)
+    n_judges, n_thetas = cube.sizes["judge_strength"], cube.sizes["theta"]
     figure, axes = plt.subplots(
-        len(thetas),
-        2 * len(judges),
-        figsize=(3.2 * 2 * len(judges), 2.6 * len(thetas)),
+        n_thetas,
+        2 * n_judges,
+        figsize=(3.2 * 2 * n_judges, 2.6 * n_thetas),
         squeeze=False,
         sharex=True,
     )
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    level = float(cube.attrs.get("confidence", 0.95))
-    for t, theta in enumerate(thetas):
-        for j, judge in enumerate(judges):
-            coverage_axis, width_axis = axes[t, 2 * j], axes[t, 2 * j + 1]
-            for p, n_production in enumerate(cube["n_production"].values):
-                cell = cube.isel(theta=t, judge_strength=j, n_production=p)
-                colour = colours[p % len(colours)]
-                for method, style in (("lr", "-"), ("naive", "--")):
-                    label = f"{'LR' if method == 'lr' else 'naive'}, N={int(n_production)}"
-                    coverage_axis.plot(
-                        cell["n_cal"],
-                        cell[f"coverage_{method}"],
-                        style,
-                        color=colour,
-                        marker="o",
-                        markersize=3,
-                        label=label,
-                    )
-                    width_axis.plot(
-                        cell["n_cal"],
-                        cell[f"width_{method}"],
-                        style,
-                        color=colour,
-                        marker="o",
-                        markersize=3,
-                    )
-            coverage_axis.axhline(level, color="grey", linewidth=0.8)
-            coverage_axis.set_ylim(0, 1.02)
-            se, sp = float(cube["se"][j]), float(cube["sp"][j])
-            coverage_axis.set_title(
-                f"{judge} (Se {se:.2f}, Sp {sp:.2f}), theta {theta:g}", fontsize=8
-            )
-            width_axis.set_title("interval width", fontsize=8)
-            for axis in (coverage_axis, width_axis):
-                axis.set_xscale("log")
-                axis.set_xticks([int(n) for n in cube["n_cal"].values])
-                axis.set_xticklabels([str(int(n)) for n in cube["n_cal"].values])
-                axis.minorticks_off()
-                axis.tick_params(labelsize=7)
-            if t == len(thetas) - 1:
-                coverage_axis.set_xlabel("n_cal", fontsize=8)
-                width_axis.set_xlabel("n_cal", fontsize=8)
+    for t in range(n_thetas):
+        for j in range(n_judges):
+            _draw_panel_pair(cube, t, j, axes[t, 2 * j], axes[t, 2 * j + 1], colours)
+            if t == n_thetas - 1:
+                axes[t, 2 * j].set_xlabel("n_cal", fontsize=8)
+                axes[t, 2 * j + 1].set_xlabel("n_cal", fontsize=8)
         axes[t, 0].set_ylabel("coverage", fontsize=8)
     axes[0, 0].legend(fontsize=6, loc="lower right")
+    level = float(cube.attrs.get("confidence", 0.95))
     figure.suptitle(
         f"Coverage of the corrected failure rate's {100 * level:g}% intervals "
         "(corrected trials; grey: nominal level)",

@@ -176,17 +176,9 @@ def recipe_for_cell(cell, alpha=0.05):
     return margin, sigma2, certification_items(margin, sigma2, alpha)
 
 
-def add_plan(cube, scenario):
-    """Add the planning table of a (margin or p_judge) x m cube as variables.
-
-    ``min_items`` (the simulated plan: smallest grid m after which the wrong-decision rate
-    stays at or below the target, -1 if never), ``recipe_items`` (m_cert),
-    ``recipe_variance`` (sigma0^2), ``population_margin`` and ``recipe_ratio``
-    (min_items / recipe_items, NaN where either is missing); reasons for -1 go in the
-    attributes of ``min_items``.
-    """
+def _plan_columns(cube, scenario, judge_dim):
+    """Per value of ``judge_dim``: the simulated plan, its reason for -1, and the recipe."""
     plan = scenario.planning
-    judge_dim = next(d for d in scenario.dims if d != "m")
     m_values = cube["m"].values
     order = np.argsort(m_values)
     min_items, reasons = [], {}
@@ -204,6 +196,21 @@ def add_plan(cube, scenario):
         margins.append(margin)
         variance.append(sigma2)
         recipe.append(m_cert)
+    return min_items, reasons, recipe, variance, margins
+
+
+def add_plan(cube, scenario):
+    """Add the planning table of a (margin or p_judge) x m cube as variables.
+
+    ``min_items`` (the simulated plan: smallest grid m after which the wrong-decision rate
+    stays at or below the target, -1 if never), ``recipe_items`` (m_cert),
+    ``recipe_variance`` (sigma0^2), ``population_margin`` and ``recipe_ratio``
+    (min_items / recipe_items, NaN where either is missing); reasons for -1 go in the
+    attributes of ``min_items``.
+    """
+    plan = scenario.planning
+    judge_dim = next(d for d in scenario.dims if d != "m")
+    min_items, reasons, recipe, variance, margins = _plan_columns(cube, scenario, judge_dim)
     cube = cube.copy()
     note = (
         f"smallest grid m from which the wrong-decision rate stays <= {plan.target:g}; "

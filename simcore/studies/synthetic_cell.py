@@ -24,6 +24,7 @@ from simcore.model.rule import (
     population_passes,
     population_scores,
 )
+from simcore.studies.protocol import QUANTUM, quantize  # noqa: F401  (the sums' grid)
 
 TRIALS_PER_CALL = 65_536
 """Trials per kernel call: a cell's memory stays bounded however many trials it runs (its
@@ -62,18 +63,9 @@ COUNT_NAMES = (
 )
 """Integer counts per cell (those of :data:`JUDGE_COUNT_NAMES` per judge too)."""
 
-QUANTUM = 2.0**-24
-"""Per-trial agreement values and coverage shares are rounded to multiples of this before
-they are summed, so that every partial sum is exact in float64 (below 2^29 in size) and sums
-over blocks of trials add up bit for bit to the sum over all of them: extending a cell with
-more trials gives exactly the numbers of a fresh run."""
 OVERLAP_QUANTUM = 2.0**-10
-"""The same for the mean pairwise overlap (in items, so a coarser grid keeps sums exact)."""
-
-
-def quantize(values, quantum=QUANTUM):
-    """Round ``values`` to the nearest multiple of ``quantum`` (a power of two)."""
-    return np.round(np.asarray(values, dtype=np.float64) / quantum) * quantum
+"""Like :data:`~simcore.studies.protocol.QUANTUM`, for the mean pairwise overlap (in items,
+so a coarser grid keeps sums exact)."""
 
 
 SUM_NAMES = (
@@ -237,8 +229,24 @@ def count_outcomes(cell, outputs):
         :data:`SUM_NAMES` (float64), ``omega_hist`` ``(J, K + 1)``, ``sum_coverage`` per
         secondary and ``n_skipped`` per human.
     """
-    rule = cell.rule
+    result = _decision_counts(cell, outputs)
+    result.update(_trial_counts(cell, outputs))
+    result.update(_agreement_sums(cell, outputs))
     n_humans = cell.model.n_humans
+    result["omega_hist"] = np.stack(
+        [
+            np.bincount(outputs.favour[:, judge], minlength=n_humans + 1)
+            for judge in range(outputs.favour.shape[1])
+        ]
+    ).astype(np.int64)
+    result["sum_coverage"] = quantize(outputs.coverage).sum(axis=0)
+    result["n_skipped"] = outputs.skipped.astype(np.int64).sum(axis=0)
+    return result
+
+
+def _decision_counts(cell, outputs):
+    """Per-judge counts of sparse and reference decisions and of the wrong ones."""
+    rule = cell.rule
     sparse = decide_counts(
         outputs.favour,
         outputs.against,
@@ -274,21 +282,36 @@ def count_outcomes(cell, outputs):
         "n_false_accept": false_accept,
         "n_inconclusive": (sparse == INCONCLUSIVE).sum(axis=0),
     }
-    result = {name: np.asarray(value, dtype=np.int64) for name, value in per_judge.items()}
-    counters, values, ranking = outputs.counters, outputs.values, outputs.ranking
-    defined = (counters[:, kernels.POOL_UNDEFINED] == 0) & (
+    return {name: np.asarray(value, dtype=np.int64) for name, value in per_judge.items()}
+
+
+def _agreement_defined(outputs):
+    counters = outputs.counters
+    return (counters[:, kernels.POOL_UNDEFINED] == 0) & (
         counters[:, kernels.POOL_UNDEFINED_DENSE] == 0
     )
-    estimate = quantize(values[defined, kernels.POOL_SPARSE])
-    truth = quantize(values[defined, kernels.POOL_DENSE])
-    error = estimate - truth
+
+
+def _agreement_error(outputs):
+    """Quantised sparse and dense pool agreement, and their difference, where defined."""
+    defined = _agreement_defined(outputs)
+    estimate = quantize(outputs.values[defined, kernels.POOL_SPARSE])
+    truth = quantize(outputs.values[defined, kernels.POOL_DENSE])
+    return estimate, truth, estimate - truth
+
+
+def _trial_counts(cell, outputs):
+    """Integer counts per cell: trials, comparisons, agreement reliability, ranking."""
+    counters, ranking = outputs.counters, outputs.ranking
+    _, _, error = _agreement_error(outputs)
+    n_trials = len(outputs.favour)
     scalars = {
-        "n_trials": len(sparse),
-        "n_trials_counts_engine": len(sparse) if cell.kernel_engine == "counts" else 0,
+        "n_trials": n_trials,
+        "n_trials_counts_engine": n_trials if cell.kernel_engine == "counts" else 0,
         "n_empty_comparisons": counters[:, kernels.EMPTY].sum(),
         "n_degenerate_scores": counters[:, kernels.DEGENERATE].sum(),
         "n_shared_panel": counters[:, kernels.SHARED].sum(),
-        "n_agreement_defined": defined.sum(),
+        "n_agreement_defined": _agreement_defined(outputs).sum(),
         "n_agreement_reliable": (np.abs(error) <= RELIABLE_ERROR).sum(),
         "n_tested": outputs.tested.astype(np.int64).sum(),
         "n_untestable": (outputs.tested == 0).sum(),
@@ -305,10 +328,16 @@ def count_outcomes(cell, outputs):
         scalars["n_top1_wrong_population"] = (best != np.argmax(truth_rank)).sum()
         scalars["n_rank_discordant"] = discordant_pairs(ranking[:, 0], ranking[:, 1]).sum()
         scalars["n_rank_discordant_population"] = discordant_pairs(ranking[:, 0], truth_rank).sum()
-    result.update({name: np.int64(value) for name, value in scalars.items()})
+    return {name: np.int64(value) for name, value in scalars.items()}
+
+
+def _agreement_sums(cell, outputs):
+    """Float sums per cell, of quantised per-trial values (exact over blocks of trials)."""
+    values = outputs.values
+    estimate, truth, error = _agreement_error(outputs)
     overlap = quantize(values[:, kernels.PAIRWISE_OVERLAP], OVERLAP_QUANTUM)
     sums = {
-        "sum_pairwise_overlap": overlap.sum() if n_humans > 2 else np.nan,
+        "sum_pairwise_overlap": overlap.sum() if cell.model.n_humans > 2 else np.nan,
         "sum_agreement_estimate": estimate.sum(),
         "sum_agreement_estimate_sq": quantize(estimate**2).sum(),
         "sum_agreement_reference": truth.sum(),
@@ -316,16 +345,7 @@ def count_outcomes(cell, outputs):
         "sum_agreement_error_sq": quantize(error**2).sum(),
         "sum_extra_items": np.ceil(values[:, kernels.EXTRA_ITEMS]).sum(),
     }
-    result.update({name: np.float64(value) for name, value in sums.items()})
-    result["omega_hist"] = np.stack(
-        [
-            np.bincount(outputs.favour[:, judge], minlength=n_humans + 1)
-            for judge in range(outputs.favour.shape[1])
-        ]
-    ).astype(np.int64)
-    result["sum_coverage"] = quantize(outputs.coverage).sum(axis=0)
-    result["n_skipped"] = outputs.skipped.astype(np.int64).sum(axis=0)
-    return result
+    return {name: np.float64(value) for name, value in sums.items()}
 
 
 def merge_counts(first, second):

@@ -104,8 +104,8 @@ def long_table(cube):
 def grid_table(cube, variable="wrong_decision_rate"):
     """For a 2-D sweep: ``variable`` in percent with its SE, and published values if any."""
     dims = _sweep_dims(cube)
-    if len(dims) != 2:
-        return None
+    if len(dims) != 2 or "judge" in cube[variable].dims:
+        return None  # several judges: the long table gives one value per judge
     published = published_values(cube)
     row_dim, column_dim = dims
     header = [f"{row_dim} \\ {column_dim}"] + [_format_coord(v) for v in cube[column_dim].values]

@@ -369,7 +369,7 @@ def finalize(path, scenario, layout, derive):
         cube[name].values[...] = np.asarray(group[name][...])
     cube = derive(finished_cube(cube, layout))
     written = cube[[name for name in cube.data_vars if name not in RUN_VARIABLES]]
-    _write_variables(path, group, written.reset_coords(drop=True))
+    _write_variables(path, group, written)
     group.attrs.update(
         {
             **{key: value for key, value in cube.attrs.items() if key not in group.attrs},
