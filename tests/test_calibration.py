@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom, norm
 
-from simcore.calibration.statistics import statistics as cal
+from simcore.calibration import statistics as cal
 
 Z95 = 1.959963984540054  # Phi^-1(0.975)
 
@@ -534,7 +534,7 @@ NOJIT_SCRIPT = """
 import warnings
 import numpy as np
 warnings.simplefilter("ignore", RuntimeWarning)  # uint64 wrap-around in NumPy scalars
-from simcore.calibration.statistics import statistics as cal
+from simcore.calibration import statistics as cal
 keys = np.random.SeedSequence(11).generate_state(40, dtype=np.uint64)
 out = cal.coverage_trials(keys, 0.2, 0.85, 0.9, 30, 500, 1.959963984540054, 0.15)
 print([o.tolist() for o in out])
