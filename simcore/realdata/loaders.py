@@ -71,12 +71,8 @@ def _read_json_raters(path, kind, problems):
     return data
 
 
-def _read_alttest_folder(path, problems):
-    """Return ``(folder, human_data, judge_data)`` read from an ``alttest`` folder.
-
-    Raises :class:`DataError` at once when ``path`` is not a folder, and with ``problems``
-    when either file cannot be read as ``{rater: {item: label}}``.
-    """
+def _alttest_folder(path):
+    """Return ``path`` as a folder; raise :class:`DataError` when it is not one."""
     folder = Path(path)
     if not folder.is_dir():
         raise DataError(
@@ -85,11 +81,20 @@ def _read_alttest_folder(path, problems):
                 f"(got {_got(str(path))})"
             ]
         )
+    return folder
+
+
+def _read_alttest_raters(folder, problems):
+    """Return ``(human_data, judge_data)`` read from an ``alttest`` folder's two files.
+
+    Raises :class:`DataError` with ``problems`` when either file cannot be read as
+    ``{rater: {item: label}}``.
+    """
     human_data = _read_json_raters(folder / HUMAN_FILE, "human", problems)
     judge_data = _read_json_raters(folder / JUDGE_FILE, "judge", problems)
     if human_data is None or judge_data is None:
         raise DataError(problems)
-    return folder, human_data, judge_data
+    return human_data, judge_data
 
 
 def load_alttest(path, humans=None, judges=None, labels=None, ordinal=False, group_separator=None):
@@ -131,8 +136,9 @@ def load_alttest(path, humans=None, judges=None, labels=None, ordinal=False, gro
         than 2 humans, a judge who misses items the humans labelled, labels outside the
         declared ones, an item id without the group separator.
     """
+    folder = _alttest_folder(path)
     problems = []
-    folder, human_data, judge_data = _read_alttest_folder(path, problems)
+    human_data, judge_data = _read_alttest_raters(folder, problems)
     item_group = _separator_item_group(group_separator, folder, problems)
     return _build(
         folder,
