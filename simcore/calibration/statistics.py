@@ -38,6 +38,12 @@ The ``@jit`` scalar twins (:func:`wilson_bounds`, :func:`naive_bounds`, :func:`l
 ``z`` directly and compute the same formulas for the Monte Carlo loop of
 :func:`coverage_trials`.
 
+Where the code lives: this module holds the vectorised NumPy interval functions;
+:mod:`~simcore.calibration.correction` the corrected failure rate and its refusal rule;
+:mod:`~simcore.calibration.twins` the ``@jit`` twins and :func:`coverage_trials`;
+:mod:`~simcore.calibration.formulas` the input checks and formulas they share. Every name in
+``__all__`` (and the twins' ``_corrected_bounds``) is importable from here.
+
 References
 ----------
 E. B. Wilson (1927), "Probable inference, the law of succession, and statistical inference",
@@ -50,16 +56,39 @@ Z. Lang and J. Reiczigel (2014), "Confidence limits for prevalence of disease ad
 estimated sensitivity and specificity", Prev. Vet. Med. 113:13-22.
 """
 
-import math
-from typing import NamedTuple
-
 import numpy as np
-from numba import prange
-from scipy.stats import norm
 
-from simcore.engine._jit import jit
-from simcore.engine.rng import seed_state
-from simcore.engine.samplers import binomial, log_factorial_table
+# Re-exported: callers import these names from simcore.calibration.statistics.
+from simcore.calibration.correction import (  # noqa: F401
+    DEFAULT_YOUDEN_FLOOR,
+    CorrectedRate,
+    corrected_failure_rate,
+)
+from simcore.calibration.formulas import (
+    JudgeRates,
+    _broadcast,
+    _check_at_most,
+    _check_counts,
+    _check_rates,
+    _judge_rates,
+    _lr,
+    _naive,
+    _out,
+    _ratio,
+    _rogan_gladen,
+    _show,
+    _wilson,
+    _z_value,
+)
+from simcore.calibration.twins import (  # noqa: F401
+    COVERAGE_SLACK,
+    TRIAL_CHUNK,
+    _corrected_bounds,
+    coverage_trials,
+    lr_bounds,
+    naive_bounds,
+    wilson_bounds,
+)
 
 __all__ = [
     "COVERAGE_SLACK",
@@ -80,215 +109,6 @@ __all__ = [
     "wilson_interval",
     "youden_j",
 ]
-
-DEFAULT_YOUDEN_FLOOR = 0.15
-"""Smallest Youden index ``J = Se + Sp - 1`` for which the failure rate is corrected."""
-
-TRIAL_CHUNK = 64
-"""Trials per parallel task of :func:`coverage_trials` (scratch is allocated per task)."""
-
-COVERAGE_SLACK = 1e-12
-"""Rounding slack of the coverage check ``low - slack <= truth <= high + slack``."""
-
-
-class JudgeRates(NamedTuple):
-    """The judge's TPR and TNR on a calibration set, each with its Wilson interval.
-
-    Attributes
-    ----------
-    tpr, tpr_low, tpr_high : numpy.ndarray or numpy.float64
-        Sensitivity ``fail_caught / n_fail`` (NaN when ``n_fail == 0``) and its Wilson
-        interval (``(0, 1)`` when ``n_fail == 0``).
-    tnr, tnr_low, tnr_high : numpy.ndarray or numpy.float64
-        Specificity ``pass_cleared / n_pass`` (NaN when ``n_pass == 0``) and its Wilson
-        interval (``(0, 1)`` when ``n_pass == 0``).
-    n_fail, n_pass : numpy.ndarray or numpy.float64
-        Human-fail rows ``fail_caught + fail_missed`` and human-pass rows
-        ``pass_flagged + pass_cleared``.
-    """
-
-    tpr: np.ndarray
-    tpr_low: np.ndarray
-    tpr_high: np.ndarray
-    tnr: np.ndarray
-    tnr_low: np.ndarray
-    tnr_high: np.ndarray
-    n_fail: np.ndarray
-    n_pass: np.ndarray
-
-
-class CorrectedRate(NamedTuple):
-    """A production failure rate, corrected for the judge's errors where that is sound.
-
-    Attributes
-    ----------
-    observed, observed_low, observed_high : numpy.ndarray or numpy.float64
-        The observed (judge-flagged) rate ``q = judge_fails / N`` and its Wilson interval.
-    corrected : numpy.ndarray or numpy.bool_
-        False where the correction was refused (see ``refusal``).
-    refusal : str or numpy.ndarray
-        Why the correction was refused; ``""`` where it was not. An object array of ``str``
-        for array input, a ``str`` for scalar input.
-    estimate : numpy.ndarray or numpy.float64
-        The Rogan-Gladen estimate from the raw counts (clipped to [0, 1]); ``observed``
-        where refused.
-    lr_low, lr_high : numpy.ndarray or numpy.float64
-        The Lang-Reiczigel interval; the observed Wilson interval where refused.
-    naive_low, naive_high : numpy.ndarray or numpy.float64
-        The naive interval (Wilson interval of ``q`` through Rogan-Gladen with ``Se``, ``Sp``
-        treated as exact); the observed Wilson interval where refused.
-    youden : numpy.ndarray or numpy.float64
-        ``J = TPR + TNR - 1`` from the raw estimates (NaN if either is undefined).
-    rates : JudgeRates
-        The calibration set's TPR and TNR with their Wilson intervals.
-    calibration_share : numpy.ndarray or numpy.float64
-        Share of the LR variance bracket that comes from the calibration set,
-        ``(theta'^2 Se'(1-Se')/n_se' + (1-theta')^2 Sp'(1-Sp')/n_sp') / bracket``; near 1 means
-        more calibration rows, not more production rows, would narrow the interval. NaN
-        where refused.
-    """
-
-    observed: np.ndarray
-    observed_low: np.ndarray
-    observed_high: np.ndarray
-    corrected: np.ndarray
-    refusal: object
-    estimate: np.ndarray
-    lr_low: np.ndarray
-    lr_high: np.ndarray
-    naive_low: np.ndarray
-    naive_high: np.ndarray
-    youden: np.ndarray
-    rates: JudgeRates
-    calibration_share: np.ndarray
-
-
-# --------------------------------------------------------------------------- input handling
-
-
-def _z_value(confidence):
-    """Return the two-sided normal quantile ``Phi^-1(1 - (1 - confidence) / 2)``."""
-    level = float(confidence)
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"confidence must lie strictly between 0 and 1 (got {confidence!r})")
-    return float(norm.ppf(1.0 - (1.0 - level) / 2.0))
-
-
-def _broadcast(named):
-    """Broadcast ``(name, value)`` pairs to float64 arrays of one shape (writable copies)."""
-    names = [name for name, _ in named]
-    try:
-        arrays = np.broadcast_arrays(*[np.asarray(value, dtype=np.float64) for _, value in named])
-    except ValueError as error:
-        raise ValueError(f"{', '.join(names)} cannot be broadcast together: {error}") from None
-    return [np.array(array) for array in arrays]
-
-
-def _check_counts(named, arrays):
-    """Raise ValueError listing every count that is not a finite non-negative number."""
-    problems = []
-    for (name, _), array in zip(named, arrays, strict=True):
-        if not np.all(np.isfinite(array)) or np.any(array < 0.0):
-            problems.append(f"{name} must be finite and non-negative (got {_show(array)})")
-    if problems:
-        raise ValueError("; ".join(problems))
-
-
-def _check_at_most(part_name, part, whole_name, whole):
-    if np.any(part > whole):
-        raise ValueError(f"{part_name} exceeds {whole_name} (got {_show(part)} > {_show(whole)})")
-
-
-def _check_rates(named, arrays):
-    """Raise ValueError for a rate outside [0, 1] (NaN passes through as undefined)."""
-    problems = []
-    for (name, _), array in zip(named, arrays, strict=True):
-        if np.any(np.isinf(array)) or np.any((array < 0.0) | (array > 1.0)):
-            problems.append(f"{name} must lie in [0, 1] (got {_show(array)})")
-    if problems:
-        raise ValueError("; ".join(problems))
-
-
-def _show(array):
-    flat = np.ravel(array)
-    return repr(float(flat[0])) if flat.size == 1 else np.array2string(flat, threshold=6)
-
-
-def _out(array):
-    """Return a NumPy scalar for a 0-d array and the array itself otherwise."""
-    return array[()] if array.ndim == 0 else array
-
-
-# --------------------------------------------------------------------------- NumPy formulas
-
-
-def _clip01(values):
-    return np.clip(values, 0.0, 1.0)
-
-
-def _ratio(numerator, denominator):
-    """Return ``numerator / denominator``, NaN where the denominator is 0."""
-    safe = np.where(denominator > 0.0, denominator, 1.0)
-    return np.where(denominator > 0.0, numerator / safe, np.nan)
-
-
-def _wilson(successes, trials, z):
-    z2 = z * z
-    safe = np.where(trials > 0.0, trials, 1.0)
-    denominator = safe + z2
-    centre = (successes + z2 / 2.0) / denominator
-    half = z * np.sqrt(successes * (safe - successes) / safe + z2 / 4.0) / denominator
-    low = np.where(trials > 0.0, _clip01(centre - half), 0.0)
-    high = np.where(trials > 0.0, _clip01(centre + half), 1.0)
-    return low, high
-
-
-def _rogan_gladen(rate, se, sp):
-    youden = se + sp - 1.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        theta = (rate + sp - 1.0) / youden
-    return _clip01(np.where(youden == 0.0, np.nan, theta))
-
-
-def _naive(judge_fails, n_production, se, sp, z):
-    low_q, high_q = _wilson(judge_fails, n_production, z)
-    first = _rogan_gladen(low_q, se, sp)
-    second = _rogan_gladen(high_q, se, sp)
-    return np.minimum(first, second), np.maximum(first, second)
-
-
-class _LRParts(NamedTuple):
-    theta: np.ndarray  # theta' (not clipped)
-    youden: np.ndarray  # Se' + Sp' - 1
-    var_q: np.ndarray  # q'(1-q')/n_q'
-    var_cal: np.ndarray  # theta'^2 Se'(1-Se')/n_se' + (1-theta')^2 Sp'(1-Sp')/n_sp'
-    low: np.ndarray
-    high: np.ndarray
-
-
-def _lr(judge_fails, n_production, se_successes, n_se, sp_successes, n_sp, z):
-    z2 = z * z
-    se_adj = (se_successes + 1.0) / (n_se + 2.0)
-    n_se_adj = n_se + 2.0
-    sp_adj = (sp_successes + 1.0) / (n_sp + 2.0)
-    n_sp_adj = n_sp + 2.0
-    n_q_adj = n_production + z2
-    q_adj = (judge_fails + z2 / 2.0) / n_q_adj
-    youden = se_adj + sp_adj - 1.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        theta = np.where(youden == 0.0, np.nan, (q_adj + sp_adj - 1.0) / youden)
-        var_q = q_adj * (1.0 - q_adj) / n_q_adj
-        var_se = se_adj * (1.0 - se_adj) / n_se_adj
-        var_sp = sp_adj * (1.0 - sp_adj) / n_sp_adj
-        var_cal = theta * theta * var_se + (1.0 - theta) * (1.0 - theta) * var_sp
-        variance = (var_q + var_cal) / (youden * youden)
-        shift = 2.0 * z2 * (theta * var_se - (1.0 - theta) * var_sp)
-        half = z * np.sqrt(variance)
-    centre = theta + shift
-    return _LRParts(theta, youden, var_q, var_cal, _clip01(centre - half), _clip01(centre + half))
-
-
-# --------------------------------------------------------------------------- public NumPy API
 
 
 def wilson_interval(successes, trials, confidence=0.95):
@@ -360,23 +180,6 @@ def judge_rates(fail_caught, fail_missed, pass_flagged, pass_cleared, confidence
     arrays = _broadcast(named)
     _check_counts(named, arrays)
     return _judge_rates(*arrays, z)
-
-
-def _judge_rates(fail_caught, fail_missed, pass_flagged, pass_cleared, z):
-    n_fail = fail_caught + fail_missed
-    n_pass = pass_flagged + pass_cleared
-    tpr_low, tpr_high = _wilson(fail_caught, n_fail, z)
-    tnr_low, tnr_high = _wilson(pass_cleared, n_pass, z)
-    return JudgeRates(
-        tpr=_out(_ratio(fail_caught, n_fail)),
-        tpr_low=_out(tpr_low),
-        tpr_high=_out(tpr_high),
-        tnr=_out(_ratio(pass_cleared, n_pass)),
-        tnr_low=_out(tnr_low),
-        tnr_high=_out(tnr_high),
-        n_fail=_out(n_fail),
-        n_pass=_out(n_pass),
-    )
 
 
 def youden_j(se, sp):
@@ -515,6 +318,17 @@ def lang_reiczigel_interval(
     production stream makes the interval narrow around ``theta' + dP``.
     """
     z = _z_value(confidence)
+    z = _z_value(confidence)
+    x, n, x_se, n_se, x_sp, n_sp = _lr_counts(
+        judge_fails, n_production, se_successes, n_se, sp_successes, n_sp
+    )
+    estimate = _rogan_gladen(_ratio(x, n), _ratio(x_se, n_se), _ratio(x_sp, n_sp))
+    parts = _lr(x, n, x_se, n_se, x_sp, n_sp, z)
+    return _out(estimate), _out(parts.low), _out(parts.high)
+
+
+def _lr_counts(judge_fails, n_production, se_successes, n_se, sp_successes, n_sp):
+    """Return the six counts of the LR interval as float64 arrays of one shape, checked."""
     named = [
         ("judge_fails", judge_fails),
         ("n_production", n_production),
@@ -528,158 +342,7 @@ def lang_reiczigel_interval(
     _check_at_most("judge_fails", x, "n_production", n)
     _check_at_most("se_successes", x_se, "n_se", n_se)
     _check_at_most("sp_successes", x_sp, "n_sp", n_sp)
-    estimate = _rogan_gladen(_ratio(x, n), _ratio(x_se, n_se), _ratio(x_sp, n_sp))
-    parts = _lr(x, n, x_se, n_se, x_sp, n_sp, z)
-    return _out(estimate), _out(parts.low), _out(parts.high)
-
-
-def _format_youden(value, floor):
-    """Format J with enough decimals that it does not print as >= the floor it is below."""
-    text = f"{value:.2f}"
-    for digits in range(3, 10):
-        if float(text) < floor:
-            break
-        text = f"{value:.{digits}f}"
-    return text
-
-
-def _refusal_text(n_production, n_fail, n_pass, youden, youden_adjusted, floor):
-    reasons = []
-    if n_production <= 0:
-        reasons.append("no production rows: the observed rate is undefined")
-    if n_fail <= 0:
-        reasons.append(
-            "no human-fail rows in the calibration set: the judge's TPR (sensitivity) "
-            "cannot be estimated"
-        )
-    if n_pass <= 0:
-        reasons.append(
-            "no human-pass rows in the calibration set: the judge's TNR (specificity) "
-            "cannot be estimated"
-        )
-    if n_fail > 0 and n_pass > 0:
-        if not youden >= floor:
-            reasons.append(
-                f"Youden J = {_format_youden(youden, floor)} < {floor:g}: the judge separates "
-                "fail from pass too weakly to correct"
-            )
-        elif not youden_adjusted > 0.0:
-            reasons.append(
-                f"the add-2 adjusted Youden J' = {youden_adjusted:.3f} <= 0: too few "
-                "calibration rows for the Lang-Reiczigel interval"
-            )
-    if not reasons:
-        return ""
-    text = "; ".join(reasons)
-    if n_production > 0:
-        text += "; the observed rate is reported uncorrected"
-    return text
-
-
-def corrected_failure_rate(
-    judge_fails,
-    n_production,
-    fail_caught,
-    fail_missed,
-    pass_flagged,
-    pass_cleared,
-    confidence=0.95,
-    youden_floor=DEFAULT_YOUDEN_FLOOR,
-):
-    """Return the production failure rate corrected for the judge's errors, or refuse.
-
-    Parameters
-    ----------
-    judge_fails, n_production : int or array_like
-        Rows the judge flagged as FAIL among ``N`` production rows.
-    fail_caught, fail_missed, pass_flagged, pass_cleared : int or array_like
-        The calibration set's 2 x 2 table (human label x judge label, positive = FAIL);
-        see :func:`judge_rates`.
-    confidence : float, optional
-        Two-sided confidence level of every interval.
-    youden_floor : float, optional
-        Smallest Youden index ``J = TPR + TNR - 1`` (raw estimates) for which the rate is
-        corrected; default 0.15 (SPEC §9).
-
-    Returns
-    -------
-    CorrectedRate
-        The observed rate with its Wilson interval, the Rogan-Gladen estimate (from the raw
-        counts, as in :func:`lang_reiczigel_interval`), the Lang-Reiczigel and naive
-        intervals, ``J``, the judge's rates and the calibration set's share of the LR
-        variance.
-
-    Notes
-    -----
-    The correction is refused (``corrected`` False, ``refusal`` says why) where
-
-    * ``N == 0`` (no observed rate);
-    * there are no human-fail rows or no human-pass rows (``Se`` or ``Sp`` undefined);
-    * ``J < youden_floor`` (a NaN ``J`` also refuses): dividing by a small ``J`` amplifies
-      every error in ``q``, ``Se`` and ``Sp``;
-    * ``J >= youden_floor`` but the add-2 adjusted ``J' = Se' + Sp' - 1 <= 0``, which only
-      happens with a handful of calibration rows: the LR formulas then have no meaning.
-      (This last rule is not in SPEC §9; it is added so that no interval is built on a
-      sign-flipped correction.)
-
-    Where refused, ``estimate`` is the observed rate and both intervals are the observed
-    rate's Wilson interval: an honest statement about what the judge flagged, not about the
-    true failure rate. Where not refused, ``estimate`` is RG from the raw counts, clipped to
-    [0, 1]; the LR interval is the one to report, the naive interval is for comparison.
-    """
-    z = _z_value(confidence)
-    floor = float(youden_floor)
-    if math.isnan(floor):
-        raise ValueError("youden_floor must be a number (got nan)")
-    named = [
-        ("judge_fails", judge_fails),
-        ("n_production", n_production),
-        ("fail_caught", fail_caught),
-        ("fail_missed", fail_missed),
-        ("pass_flagged", pass_flagged),
-        ("pass_cleared", pass_cleared),
-    ]
-    arrays = _broadcast(named)
-    _check_counts(named, arrays)
-    x, n, caught, missed, flagged, cleared = arrays
-    _check_at_most("judge_fails", x, "n_production", n)
-
-    n_fail = caught + missed
-    n_pass = flagged + cleared
-    tpr = _ratio(caught, n_fail)
-    tnr = _ratio(cleared, n_pass)
-    youden = tpr + tnr - 1.0
-    observed = _ratio(x, n)
-    observed_low, observed_high = _wilson(x, n, z)
-    parts = _lr(x, n, caught, n_fail, cleared, n_pass, z)
-    naive_low, naive_high = _naive(x, n, tpr, tnr, z)
-    estimate = _rogan_gladen(observed, tpr, tnr)
-
-    with np.errstate(invalid="ignore"):
-        ok = (n > 0.0) & (n_fail > 0.0) & (n_pass > 0.0) & (youden >= floor) & (parts.youden > 0.0)
-        share = np.where(ok, parts.var_cal / (parts.var_q + parts.var_cal), np.nan)
-
-    refusal = np.empty(x.shape, dtype=object)
-    for index in np.ndindex(x.shape):
-        refusal[index] = _refusal_text(
-            n[index], n_fail[index], n_pass[index], youden[index], parts.youden[index], floor
-        )
-
-    return CorrectedRate(
-        observed=_out(observed),
-        observed_low=_out(observed_low),
-        observed_high=_out(observed_high),
-        corrected=_out(ok),
-        refusal=refusal[()] if refusal.ndim == 0 else refusal,
-        estimate=_out(np.where(ok, estimate, observed)),
-        lr_low=_out(np.where(ok, parts.low, observed_low)),
-        lr_high=_out(np.where(ok, parts.high, observed_high)),
-        naive_low=_out(np.where(ok, naive_low, observed_low)),
-        naive_high=_out(np.where(ok, naive_high, observed_high)),
-        youden=_out(youden),
-        rates=_judge_rates(caught, missed, flagged, cleared, z),
-        calibration_share=_out(share),
-    )
+    return arrays
 
 
 def human_ceiling(reliability, k):
@@ -715,233 +378,3 @@ def human_ceiling(reliability, k):
     with np.errstate(invalid="ignore", divide="ignore"):
         ceiling = np.where(radicand > 0.0, r / np.sqrt(np.where(radicand > 0, radicand, 1)), np.nan)
     return _out(ceiling)
-
-
-# --------------------------------------------------------------------------- numba twins
-
-
-@jit
-def _clip_scalar(value):
-    """Clip to [0, 1], letting NaN through."""
-    if value < 0.0:
-        return 0.0
-    if value > 1.0:
-        return 1.0
-    return value
-
-
-@jit
-def _rogan_gladen_scalar(rate, se, sp):
-    youden = se + sp - 1.0
-    if youden == 0.0:
-        return math.nan
-    return _clip_scalar((rate + sp - 1.0) / youden)
-
-
-@jit
-def wilson_bounds(successes, trials, z):
-    """Return the Wilson score interval ``(low, high)`` of ``successes`` out of ``trials``.
-
-    Scalar numba twin of :func:`wilson_interval`, with the quantile ``z`` given directly:
-    ``(x + z^2/2)/(n + z^2) -/+ z sqrt(x(n-x)/n + z^2/4)/(n + z^2)``, clipped to [0, 1];
-    ``(0, 1)`` when ``trials <= 0``.
-    """
-    if trials <= 0:
-        return 0.0, 1.0
-    x = float(successes)
-    n = float(trials)
-    z2 = z * z
-    denominator = n + z2
-    centre = (x + z2 / 2.0) / denominator
-    half = z * math.sqrt(x * (n - x) / n + z2 / 4.0) / denominator
-    return _clip_scalar(centre - half), _clip_scalar(centre + half)
-
-
-@jit
-def naive_bounds(judge_fails, n_production, se, sp, z):
-    """Return the naive corrected interval ``(low, high)`` (``se``, ``sp`` taken as exact).
-
-    Scalar numba twin of :func:`naive_corrected_interval`: the Wilson interval of
-    ``judge_fails / n_production`` mapped through Rogan-Gladen, sorted and clipped to [0, 1];
-    NaN when ``se + sp - 1 == 0``.
-    """
-    low_q, high_q = wilson_bounds(judge_fails, n_production, z)
-    first = _rogan_gladen_scalar(low_q, se, sp)
-    second = _rogan_gladen_scalar(high_q, se, sp)
-    if math.isnan(first) or math.isnan(second):
-        return math.nan, math.nan
-    if first <= second:
-        return first, second
-    return second, first
-
-
-@jit
-def _lr_scalar(judge_fails, n_production, se_successes, n_se, sp_successes, n_sp, z):
-    """Return ``(low, high, var_q, var_cal, youden')`` of the Lang-Reiczigel interval."""
-    z2 = z * z
-    se_adj = (se_successes + 1.0) / (n_se + 2.0)
-    n_se_adj = n_se + 2.0
-    sp_adj = (sp_successes + 1.0) / (n_sp + 2.0)
-    n_sp_adj = n_sp + 2.0
-    n_q_adj = n_production + z2
-    q_adj = (judge_fails + z2 / 2.0) / n_q_adj
-    youden = se_adj + sp_adj - 1.0
-    if youden == 0.0:
-        return math.nan, math.nan, math.nan, math.nan, youden
-    theta = (q_adj + sp_adj - 1.0) / youden
-    var_q = q_adj * (1.0 - q_adj) / n_q_adj
-    var_se = se_adj * (1.0 - se_adj) / n_se_adj
-    var_sp = sp_adj * (1.0 - sp_adj) / n_sp_adj
-    var_cal = theta * theta * var_se + (1.0 - theta) * (1.0 - theta) * var_sp
-    variance = (var_q + var_cal) / (youden * youden)
-    shift = 2.0 * z2 * (theta * var_se - (1.0 - theta) * var_sp)
-    half = z * math.sqrt(variance)
-    centre = theta + shift
-    return _clip_scalar(centre - half), _clip_scalar(centre + half), var_q, var_cal, youden
-
-
-@jit
-def lr_bounds(judge_fails, n_production, se_successes, n_se, sp_successes, n_sp, z):
-    """Return the Lang-Reiczigel interval ``(low, high)``.
-
-    Scalar numba twin of :func:`lang_reiczigel_interval` (same formulas, ``theta'`` not
-    clipped before the shift, ends clipped to [0, 1]), with the quantile ``z`` given
-    directly; NaN when ``Se' + Sp' - 1 == 0``.
-    """
-    low, high, _, _, _ = _lr_scalar(
-        judge_fails, n_production, se_successes, n_se, sp_successes, n_sp, z
-    )
-    return low, high
-
-
-@jit
-def _corrected_bounds(
-    judge_fails, n_production, fail_caught, n_fail, pass_cleared, n_pass, z, floor
-):
-    """Return ``(refused, naive_low, naive_high, lr_low, lr_high)`` for one calibrated judge.
-
-    The refusal rule of :func:`corrected_failure_rate`; where refused both intervals are the
-    observed rate's Wilson interval.
-    """
-    refused = n_production <= 0 or n_fail <= 0 or n_pass <= 0
-    se = 0.0
-    sp = 0.0
-    if not refused:
-        se = fail_caught / n_fail
-        sp = pass_cleared / n_pass
-        if not se + sp - 1.0 >= floor:
-            refused = True
-    lr_low = 0.0
-    lr_high = 1.0
-    if not refused:
-        lr_low, lr_high, _, _, youden_adjusted = _lr_scalar(
-            float(judge_fails),
-            float(n_production),
-            float(fail_caught),
-            float(n_fail),
-            float(pass_cleared),
-            float(n_pass),
-            z,
-        )
-        if not youden_adjusted > 0.0:
-            refused = True
-    if refused:
-        low, high = wilson_bounds(judge_fails, n_production, z)
-        return True, low, high, low, high
-    naive_low, naive_high = naive_bounds(judge_fails, n_production, se, sp, z)
-    return False, naive_low, naive_high, lr_low, lr_high
-
-
-@jit(parallel=True)
-def coverage_trials(trial_keys, theta, se, sp, n_cal, n_production, z, youden_floor):
-    """Simulate calibrate-then-correct trials and check both intervals against the truth.
-
-    Parameters
-    ----------
-    trial_keys : numpy.ndarray
-        uint64 keys, one per trial (e.g. ``SeedSequence(...).generate_state(T, np.uint64)``).
-    theta : float
-        True failure probability (human-fail prevalence) in calibration and production.
-    se, sp : float
-        The judge's true sensitivity and specificity.
-    n_cal : int
-        Calibration rows per trial (humans and judge both label them).
-    n_production : int
-        Production rows per trial (positive).
-    z : float
-        Two-sided normal quantile of the intervals.
-    youden_floor : float
-        Refuse to correct when ``Se_hat + Sp_hat - 1 < youden_floor``.
-
-    Returns
-    -------
-    covered_naive, covered_lr : numpy.ndarray
-        bool ``(T,)``: ``low - 1e-12 <= truth <= high + 1e-12`` for the naive and the LR
-        interval, ``truth = true_fails / n_production`` (the stream's realised rate).
-    width_naive, width_lr : numpy.ndarray
-        float64 ``(T,)``: ``high - low``.
-    refused : numpy.ndarray
-        bool ``(T,)``: the correction was refused; both intervals are then the observed
-        rate's Wilson interval.
-
-    Notes
-    -----
-    Each trial draws from its own stream seeded by its key (:func:`simcore.engine.rng.seed_state`),
-    in this fixed order, with exact binomials (:func:`simcore.engine.samplers.binomial`):
-
-    1. ``n_fail ~ Bin(n_cal, theta)``, the calibration set's human-fail rows;
-    2. ``fail_caught ~ Bin(n_fail, se)``;
-    3. ``pass_flagged ~ Bin(n_cal - n_fail, 1 - sp)``;
-    4. ``true_fails ~ Bin(N, theta)``, the production stream's failures;
-    5. ``judge_fails = Bin(true_fails, se) + Bin(N - true_fails, 1 - sp)``.
-
-    ``Se_hat = fail_caught / n_fail`` and ``Sp_hat = 1 - pass_flagged / (n_cal - n_fail)``
-    are the raw estimates; the refusal rule is that of :func:`corrected_failure_rate` (a
-    zero denominator, ``J < youden_floor``, or an adjusted ``J' <= 0``). Trials run in
-    ``prange`` tasks of :data:`TRIAL_CHUNK`, each allocating its own state (the
-    ``log_factorial_table(max(n_cal, N))`` is built once and shared read-only), so the
-    results do not depend on the number of threads.
-    """
-    if n_cal < 0:
-        raise ValueError("coverage_trials: n_cal must be non-negative")
-    if n_production <= 0:
-        raise ValueError("coverage_trials: n_production must be positive")
-    n_trials = trial_keys.shape[0]
-    covered_naive = np.zeros(n_trials, dtype=np.bool_)
-    covered_lr = np.zeros(n_trials, dtype=np.bool_)
-    width_naive = np.zeros(n_trials, dtype=np.float64)
-    width_lr = np.zeros(n_trials, dtype=np.float64)
-    refused = np.zeros(n_trials, dtype=np.bool_)
-    table = log_factorial_table(max(n_cal, n_production))  # read-only, shared by the tasks
-    n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
-    for chunk in prange(n_chunks):
-        state = np.empty(4, dtype=np.uint64)
-        for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
-            seed_state(trial_keys[t], state)
-            n_fail = binomial(state, n_cal, theta, table)
-            fail_caught = binomial(state, n_fail, se, table)
-            n_pass = n_cal - n_fail
-            pass_flagged = binomial(state, n_pass, 1.0 - sp, table)
-            true_fails = binomial(state, n_production, theta, table)
-            judge_fails = binomial(state, true_fails, se, table) + binomial(
-                state, n_production - true_fails, 1.0 - sp, table
-            )
-            truth = true_fails / n_production
-            was_refused, naive_low, naive_high, lr_low, lr_high = _corrected_bounds(
-                judge_fails,
-                n_production,
-                fail_caught,
-                n_fail,
-                n_pass - pass_flagged,
-                n_pass,
-                z,
-                youden_floor,
-            )
-            refused[t] = was_refused
-            covered_naive[t] = (
-                naive_low - COVERAGE_SLACK <= truth and truth <= naive_high + COVERAGE_SLACK
-            )
-            covered_lr[t] = lr_low - COVERAGE_SLACK <= truth and truth <= lr_high + COVERAGE_SLACK
-            width_naive[t] = naive_high - naive_low
-            width_lr[t] = lr_high - lr_low
-    return covered_naive, covered_lr, width_naive, width_lr, refused

@@ -1,5 +1,8 @@
 """Real annotation matrices: loading, validation, thinning and inspection.
 
-Loaders for the JSON pair and the long CSV build an annotation matrix (matrix); thinning
-masks a matrix's secondary labels by a design (thinning). Imports engine and model only.
+The matrix and its problem reports (annotation) are built from parsed raters (assembly) by
+the loaders of the JSON pair and the long CSV (loaders) or a scenario's data block
+(data_block), and described for ``simcore inspect`` (describe); matrix is the import path
+of them all. Thinning masks a matrix's secondary labels by a design (thinning). Imports
+engine and model only.
 """

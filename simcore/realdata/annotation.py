@@ -1,0 +1,226 @@
+"""The annotation matrix and the problem reports of every real-data loader.
+
+:class:`AnnotationMatrix` holds the labels of humans and judges on the same items as integer
+codes and checks that its names and arrays fit together. :class:`DataError` carries every
+problem found in an input, each as ``SOURCE: key: what is wrong (got VALUE)``; ``_got`` and
+``_list_text`` format the parts of those messages.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+NO_GROUPS = "all"
+"""Name of the single group of a matrix without groups."""
+
+
+class DataError(ValueError):
+    """Bad annotation data or data block; ``problems`` lists 'SOURCE: key: problem (got VALUE)'."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+def _got(value):
+    """Return ``value`` as it appears after ``got`` in a problem message."""
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, Path):
+        return repr(str(value))
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_got(v) for v in value) + "]"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a mapping"
+    return repr(value)
+
+
+def _list_text(names, limit=20):
+    """Return ``names`` joined by commas, shortened after ``limit`` entries."""
+    names = [str(name) for name in names]
+    if len(names) > limit:
+        return ", ".join(names[:limit]) + f", ... ({len(names)} in all)"
+    return ", ".join(names)
+
+
+@dataclass(frozen=True, eq=False)
+class AnnotationMatrix:
+    """Labels of humans and judges on the same items, as integer codes.
+
+    Attributes
+    ----------
+    source : str
+        Path the matrix came from.
+    items : tuple of str
+        The ``n`` item ids (the loaders sort them).
+    humans : tuple of str
+        The ``K`` human names in primary-layer order: ``humans[0]`` is the primary.
+    judges : tuple of str
+        The ``J`` judge names.
+    labels : tuple of str
+        The ``L`` label values as text, in declared order; codes index this tuple.
+    ordinal : bool
+        Whether the order of ``labels`` is meaningful.
+    human_labels : numpy.ndarray
+        int16 ``(n, K)`` codes into ``labels``; ``-1`` where the human did not label the item.
+    judge_labels : numpy.ndarray
+        int16 ``(n, J)`` codes; judges label every item.
+    groups : numpy.ndarray
+        int16 ``(n,)`` group code of each item; all 0 when there are no groups (the default).
+    group_names : tuple of str
+        Names of the groups; ``("all",)`` when there are none (the default).
+
+    Raises
+    ------
+    DataError
+        When the names and arrays do not fit together (shapes, codes out of range,
+        duplicate names, a judge without a label). The arrays are stored as read-only
+        int16 copies.
+    """
+
+    source: str
+    items: tuple
+    humans: tuple
+    judges: tuple
+    labels: tuple
+    ordinal: bool
+    human_labels: np.ndarray
+    judge_labels: np.ndarray
+    groups: np.ndarray = None
+    group_names: tuple = (NO_GROUPS,)
+
+    def __post_init__(self):
+        problems = []
+        source = str(self.source)
+        setter = object.__setattr__
+        setter(self, "source", source)
+        for name in ("items", "humans", "judges", "labels", "group_names"):
+            values = tuple(str(value) for value in getattr(self, name))
+            setter(self, name, values)
+            if len(set(values)) != len(values):
+                repeated = sorted({value for value in values if values.count(value) > 1})
+                problems.append(f"{source}: {name}: names must be distinct (got {_got(repeated)})")
+        setter(self, "ordinal", bool(self.ordinal))
+        n = len(self.items)
+        if self.groups is None:
+            setter(self, "groups", np.zeros(n, dtype=np.int16))
+        expected = {
+            "human_labels": ((n, len(self.humans)), -1, len(self.labels)),
+            "judge_labels": ((n, len(self.judges)), 0, len(self.labels)),
+            "groups": ((n,), 0, len(self.group_names)),
+        }
+        for name, (shape, low, high) in expected.items():
+            raw = np.asarray(getattr(self, name))
+            if raw.dtype.kind not in "iu":
+                problems.append(
+                    f"{source}: {name}: must hold integer codes (got dtype {raw.dtype})"
+                )
+                continue
+            if raw.shape != shape:
+                problems.append(f"{source}: {name}: must have shape {shape} (got {raw.shape})")
+                continue
+            if raw.size and (raw.min() < low or raw.max() >= high):
+                problems.append(
+                    f"{source}: {name}: codes must lie in [{low}, {high - 1}] "
+                    f"(got {int(raw.min())} to {int(raw.max())})"
+                )
+                continue
+            array = raw.astype(np.int16, copy=True)
+            array.setflags(write=False)
+            setter(self, name, array)
+        if problems:
+            raise DataError(problems)
+
+    # ----------------------------------------------------------------------- sizes
+
+    @property
+    def n_items(self):
+        """Return the number of items ``n``."""
+        return len(self.items)
+
+    @property
+    def n_humans(self):
+        """Return the number of humans ``K``."""
+        return len(self.humans)
+
+    @property
+    def n_judges(self):
+        """Return the number of judges ``J``."""
+        return len(self.judges)
+
+    @property
+    def n_labels(self):
+        """Return the number of declared labels ``L``."""
+        return len(self.labels)
+
+    # ----------------------------------------------------------------------- overlap
+
+    @property
+    def available(self):
+        """Return the ``(n, K)`` bool mask of the (item, human) cells that hold a label."""
+        return self.human_labels >= 0
+
+    @property
+    def coverage(self):
+        """Return the ``(K,)`` share of the items that each human labelled."""
+        if self.n_items == 0:
+            return np.zeros(self.n_humans)
+        return self.available.mean(axis=0)
+
+    @property
+    def overlaps(self):
+        """Return the ``(K, K)`` int64 counts of items labelled by both humans (diagonal: own)."""
+        mask = self.available.astype(np.int64)
+        return mask.T @ mask
+
+    @property
+    def density(self):
+        """Return the share of the ``n x K`` (item, human) cells that hold a label."""
+        if self.human_labels.size == 0:
+            return 0.0
+        return float(self.available.mean())
+
+    def subset(self, group):
+        """Return the matrix restricted to the items of one group.
+
+        Parameters
+        ----------
+        group : str
+            One of :attr:`group_names`.
+
+        Returns
+        -------
+        AnnotationMatrix
+            Same source, humans, judges and labels; only the group's items, with
+            ``groups`` all 0 and ``group_names == (group,)``.
+
+        Raises
+        ------
+        DataError
+            When ``group`` is not one of :attr:`group_names`.
+        """
+        if group not in self.group_names:
+            raise DataError(
+                [
+                    f"{self.source}: group: unknown group "
+                    f"(valid: {_list_text(self.group_names)}) (got {_got(group)})"
+                ]
+            )
+        keep = self.groups == self.group_names.index(group)
+        return AnnotationMatrix(
+            source=self.source,
+            items=tuple(item for item, kept in zip(self.items, keep, strict=True) if kept),
+            humans=self.humans,
+            judges=self.judges,
+            labels=self.labels,
+            ordinal=self.ordinal,
+            human_labels=self.human_labels[keep],
+            judge_labels=self.judge_labels[keep],
+            groups=np.zeros(int(keep.sum()), dtype=np.int16),
+            group_names=(group,),
+        )

@@ -1,0 +1,271 @@
+"""Checks and assembly shared by the loaders: from parsed raters to an annotation matrix.
+
+The loaders parse their files into ``{rater: {item: label text}}``; :func:`_build` chooses the
+humans and judges, settles the items, the labels and the groups, collects every problem on
+the way and returns the :class:`~simcore.realdata.annotation.AnnotationMatrix`. The rater
+name, label and label-list checks used by the loaders and the data block live here too.
+"""
+
+import math
+
+import numpy as np
+
+from simcore.realdata.annotation import NO_GROUPS, AnnotationMatrix, DataError, _got, _list_text
+
+
+def _label_text(value):
+    """Return ``(text, problem)`` for one raw label from a JSON file."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return None, "label must be a string or a number"
+    if isinstance(value, float) and not math.isfinite(value):
+        return None, "label must be a finite number"
+    text = str(value)
+    if not text.strip():
+        return None, "label must not be empty"
+    return text, None
+
+
+def _names(value, key, source, problems):
+    """Return a list of rater names from a parameter, or None when it is unusable."""
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, list | tuple) or not all(
+        isinstance(name, str | int) and not isinstance(name, bool) for name in value
+    ):
+        problems.append(f"{source}: {key}: must be a list of names (got {_got(value)})")
+        return None
+    names = [str(name) for name in value]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        problems.append(f"{source}: {key}: names must be distinct (got {_got(repeated)})")
+        return None
+    return names
+
+
+def _label_sort_key(labels):
+    """Return the sort key of the default label order: numeric when every label is a number."""
+    numbers = {}
+    for label in labels:
+        try:
+            number = float(label)
+        except ValueError:
+            return str
+        if not math.isfinite(number):
+            return str
+        numbers[label] = number
+    return lambda label: (numbers[label], label)
+
+
+def _choose(requested, available, key, kind, source, known, problems, default):
+    """Return the chosen rater names (``default`` when ``requested`` is None).
+
+    ``known`` is ``(description, names)`` shown when a requested name is not ``available``.
+    """
+    if requested is None:
+        return list(default)
+    names = _names(requested, key, source, problems)
+    if names is None:
+        return []
+    unknown = [name for name in names if name not in available]
+    for name in unknown:
+        problems.append(
+            f"{source}: {key}: unknown {kind}, not in the file "
+            f"({known[0]}: {_list_text(known[1])}) (got {_got(name)})"
+        )
+    return [name for name in names if name not in unknown]
+
+
+def _build(
+    source,
+    human_data,
+    judge_data,
+    humans,
+    judges,
+    labels,
+    ordinal,
+    item_group,
+    sources,
+    problems,
+):
+    """Validate the parsed raters and return the :class:`AnnotationMatrix`.
+
+    ``human_data`` and ``judge_data`` map rater -> {item: label text}; ``item_group`` maps
+    an item id to its group name (None: the item has none) or is None (no groups);
+    ``sources`` names the file reported for ``"humans"``, ``"judges"`` and ``"labels"``
+    problems, gives ``"groups"`` as ``(file, key, value)`` for items without a group and
+    ``"known"`` as ``{"humans": (description, names), "judges": ...}``. Appends to
+    ``problems`` and raises :class:`DataError` when there are any.
+    """
+    humans, judges = _chosen_raters(human_data, judge_data, humans, judges, sources, problems)
+    items = _rated_items(human_data, judge_data, humans, judges, sources, problems)
+    cells = [(sources["humans"], name, human_data[name]) for name in humans]
+    cells += [(sources["judges"], name, judge_data[name]) for name in judges]
+    labels = _matrix_labels(cells, items, labels, sources["labels"], problems)
+    code = {label: position for position, label in enumerate(labels)}
+    if labels:
+        _check_outside_labels(cells, items, labels, code, problems)
+    group_names, group_codes = _group_codes(items, item_group, sources["groups"], problems)
+
+    if problems:
+        raise DataError(problems)
+
+    human_codes, judge_codes = _label_codes(items, humans, judges, human_data, judge_data, code)
+    return AnnotationMatrix(
+        source=str(source),
+        items=tuple(items),
+        humans=tuple(humans),
+        judges=tuple(judges),
+        labels=tuple(labels),
+        ordinal=ordinal,
+        human_labels=human_codes,
+        judge_labels=judge_codes,
+        groups=group_codes,
+        group_names=group_names,
+    )
+
+
+def _chosen_raters(human_data, judge_data, humans, judges, sources, problems):
+    """Return the chosen ``(humans, judges)``; note a rater in both, < 2 humans, no judge.
+
+    By default the humans are ordered by the number of items labelled, most first, ties by
+    name, and the judges are every judge in file order.
+    """
+    by_count = sorted(human_data, key=lambda name: (-len(human_data[name]), name))
+    known = sources["known"]
+    humans = _choose(
+        humans,
+        human_data,
+        "humans",
+        "human",
+        sources["humans"],
+        known["humans"],
+        problems,
+        by_count,
+    )
+    judges = _choose(
+        judges,
+        judge_data,
+        "judges",
+        "judge",
+        sources["judges"],
+        known["judges"],
+        problems,
+        judge_data,
+    )
+    for name in sorted(set(humans) & set(judges)):
+        problems.append(
+            f"{sources['humans']}: humans: rater listed as both human and judge (got {_got(name)})"
+        )
+    if len(humans) < 2:
+        problems.append(
+            f"{sources['humans']}: humans: need at least 2 humans (got {_got(list(humans))})"
+        )
+    if not judges:
+        problems.append(f"{sources['judges']}: judges: need at least 1 judge (got [])")
+    return humans, judges
+
+
+def _rated_items(human_data, judge_data, humans, judges, sources, problems):
+    """Return the sorted items that the humans labelled; note every judge who misses some."""
+    items = sorted(set().union(*(human_data[name] for name in humans)))
+    if humans and not items:
+        problems.append(f"{sources['humans']}: humans: the humans label no items (got 0 items)")
+    for judge in judges:
+        missing = [item for item in items if item not in judge_data[judge]]
+        if missing:
+            problems.append(
+                f"{sources['judges']}: {judge}: misses {len(missing)} of the {len(items)} items "
+                f"the humans labelled, e.g. {missing[0]!r} (got {len(items) - len(missing)} "
+                "of them)"
+            )
+    return items
+
+
+def _matrix_labels(cells, items, labels, source, problems):
+    """Return the labels in code order: the declared ones, else those given on ``items``.
+
+    ``cells`` lists ``(file, rater, {item: label})`` of the chosen raters; undeclared labels
+    are sorted by :func:`_label_sort_key`. Notes fewer than 2 labels.
+    """
+    item_set = set(items)
+    declared = ()
+    if labels is None:
+        seen = {label for _, _, given in cells for item, label in given.items() if item in item_set}
+        labels = sorted(seen, key=_label_sort_key(seen))
+    else:
+        declared = _declared_labels(labels, source, problems)
+        labels = declared if declared is not None else []
+    if len(labels) < 2 and items and declared is not None:
+        problems.append(f"{source}: labels: need at least 2 labels (got {_got(labels)})")
+    return labels
+
+
+def _check_outside_labels(cells, items, labels, code, problems):
+    """Note every label that a rater gives on ``items`` outside the declared ``labels``."""
+    for file, rater, given in cells:
+        outside = {}
+        for item in items:
+            label = given.get(item)
+            if label is not None and label not in code:
+                outside.setdefault(label, []).append(item)
+        for label, where in outside.items():
+            problems.append(
+                f"{file}: {rater}[{where[0]!r}]: label outside the declared labels "
+                f"({_list_text(labels)}) (got {label!r}"
+                + (f"; on {len(where)} items of {rater})" if len(where) > 1 else ")")
+            )
+
+
+def _group_codes(items, item_group, source, problems):
+    """Return ``(group_names, group_codes)``; ``((NO_GROUPS,), None)`` without groups.
+
+    ``source`` is the ``(file, key, value)`` reported for items without a group.
+    """
+    group_names, group_codes = (NO_GROUPS,), None
+    if item_group is not None and items:
+        names = [item_group(item) for item in items]
+        lacking = [item for item, name in zip(items, names, strict=True) if name is None]
+        if lacking:
+            file, key, value = source
+            problems.append(
+                f"{file}: {key}: {len(lacking)} of the {len(items)} items have no group, "
+                f"e.g. {lacking[0]!r} (got {_got(value)})"
+            )
+        else:
+            group_names = tuple(sorted(set(names)))
+            position = {name: index for index, name in enumerate(group_names)}
+            group_codes = np.array([position[name] for name in names], dtype=np.int16)
+    return group_names, group_codes
+
+
+def _label_codes(items, humans, judges, human_data, judge_data, code):
+    """Return the int16 ``(n, K)`` human codes (``-1``: no label) and ``(n, J)`` judge codes."""
+    index = {item: row for row, item in enumerate(items)}
+    human_codes = np.full((len(items), len(humans)), -1, dtype=np.int16)
+    for column, name in enumerate(humans):
+        for item, label in human_data[name].items():
+            human_codes[index[item], column] = code[label]
+    judge_codes = np.empty((len(items), len(judges)), dtype=np.int16)
+    for column, name in enumerate(judges):
+        given = judge_data[name]
+        judge_codes[:, column] = [code[given[item]] for item in items]
+    return human_codes, judge_codes
+
+
+def _declared_labels(labels, source, problems):
+    """Return the declared labels as text, or None (after a problem) when unusable."""
+    if not isinstance(labels, list | tuple):
+        problems.append(f"{source}: labels: must be a list of label values (got {_got(labels)})")
+        return None
+    texts = []
+    for value in labels:
+        text, problem = _label_text(value)
+        if problem:
+            problems.append(f"{source}: labels: every {problem} (got {_got(value)})")
+            return None
+        texts.append(text)
+    repeated = sorted({text for text in texts if texts.count(text) > 1})
+    if repeated:
+        problems.append(f"{source}: labels: labels must be distinct as text (got {_got(repeated)})")
+        return None
+    return texts
