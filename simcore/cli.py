@@ -26,7 +26,20 @@ def _parser():
         "under sparse human overlap.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
+    _add_run(commands)
+    _add_show(commands)
+    _add_plot(commands)
+    _add_plan(commands)
+    _add_tables(commands)
+    _add_advise(commands)
+    _add_inspect(commands)
+    _add_calibrate(commands)
+    _add_validate(commands)
+    return parser
 
+
+def _add_run(commands):
+    """Add ``run``: a scenario's sweep into a zarr store."""
     run = commands.add_parser("run", help="run a scenario's sweep into a zarr store")
     run.add_argument("scenario", help="scenario YAML file")
     run.add_argument(
@@ -55,9 +68,15 @@ def _parser():
     run.add_argument("--overwrite", action="store_true", help="replace whatever the store holds")
     run.add_argument("--quiet", action="store_true", help="no progress, no table")
 
+
+def _add_show(commands):
+    """Add ``show``: a store's cube printed as tables."""
     show = commands.add_parser("show", help="print a store's cube as tables")
     show.add_argument("store")
 
+
+def _add_plot(commands):
+    """Add ``plot``: a store's cube drawn to a PNG."""
     plot = commands.add_parser("plot", help="draw a store's cube")
     plot.add_argument("store")
     plot.add_argument(
@@ -70,6 +89,9 @@ def _parser():
         "(e.g. false_approval_rate)",
     )
 
+
+def _add_plan(commands):
+    """Add ``plan``: the items per secondary a validation needs."""
     plan = commands.add_parser(
         "plan", help="how many items per secondary a validation needs (simulation + recipe)"
     )
@@ -120,6 +142,9 @@ def _parser():
         "--gap", type=float, help="smallest gap in agreement with the pool between two judges"
     )
 
+
+def _add_tables(commands):
+    """Add ``tables``: P's Tables 3 and 2 over real-data stores."""
     tables = commands.add_parser(
         "tables", help="P Tables 3 and 2 (FR/FA/WDR, ranking) over real-data stores"
     )
@@ -127,6 +152,9 @@ def _parser():
     tables.add_argument("--table3", help="Markdown file for the FR/FA/WDR table")
     tables.add_argument("--table2", help="Markdown file for the ranking table")
 
+
+def _add_advise(commands):
+    """Add ``advise``: an audit of a sparse matrix and its next annotation round."""
     advise = commands.add_parser(
         "advise", help="audit a sparse validation matrix and plan its next annotation round"
     )
@@ -148,6 +176,9 @@ def _parser():
     advise.add_argument("--seed", type=int, default=0)
     advise.add_argument("--ordinal", action="store_true", help="the labels are ordered")
 
+
+def _add_inspect(commands):
+    """Add ``inspect``: density, coverage and overlaps of an annotation matrix."""
     inspect = commands.add_parser(
         "inspect", help="density, coverage and overlaps of an annotation matrix"
     )
@@ -158,6 +189,9 @@ def _parser():
     inspect.add_argument("--judges", help="comma-separated judge names (CSV: required)")
     inspect.add_argument("--group-separator", help="item id separator before the group name")
 
+
+def _add_calibrate(commands):
+    """Add ``calibrate``: a judge's TPR/TNR and its corrected production failure rate."""
     calibrate = commands.add_parser(
         "calibrate", help="a judge's TPR/TNR and its corrected production failure rate"
     )
@@ -180,10 +214,12 @@ def _parser():
     calibrate.add_argument("--confidence", type=float, default=0.95)
     calibrate.add_argument("--youden-floor", type=float, default=0.15)
 
+
+def _add_validate(commands):
+    """Add ``validate``: a scenario file checked without running."""
     validate = commands.add_parser("validate", help="check a scenario file without running")
     validate.add_argument("scenario")
     validate.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE")
-    return parser
 
 
 def _default_store(scenario, path):

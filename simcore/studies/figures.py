@@ -4,11 +4,12 @@ Every swept dim is placed: on the axes (``x``, and for a heatmap the other of tw
 the colours (``hue``: a dim, or ``variable`` when several variables are drawn), or in a
 grid of panels, one per combination of the remaining dims' values. Rates are drawn in
 percent with their standard errors; ``scale_by`` multiplies values by a dim's coordinate
-(e.g. variance x m).
+(e.g. variance x m). A planning cube gets its own two-panel figure (:func:`plot_planning`).
 """
 
 import itertools
 import textwrap
+from dataclasses import dataclass
 
 import matplotlib
 
@@ -148,6 +149,103 @@ def _bars(axis, panel, variables, spec, x):
     axis.grid(alpha=0.3, axis="y")
 
 
+def _scalar(axis, panel, variable, spec):
+    """Write the single value of a cube with no swept dims in the middle of ``axis``."""
+    data, _ = _values(panel, variable, spec)
+    axis.text(0.5, 0.5, f"{float(data):.3g}", ha="center", fontsize=20)
+    axis.set_axis_off()
+
+
+def _save(figure, out):
+    figure.savefig(out, dpi=110)
+    plt.close(figure)
+    return out
+
+
+def _planning_rates(axis, cube, target, largest):
+    """Draw the wrong-decision rate against m per margin, the target and the recipe's m_cert."""
+    judge_dim = cube["min_items"].dims[0]
+    m = cube["m"].values
+    margins = cube["population_margin"].values
+    shade = (margins - margins.min()) / max(np.ptp(margins), 1e-12)
+    colours = plt.get_cmap("coolwarm_r")(shade)
+    for position, margin in enumerate(margins):
+        cell = cube.isel({judge_dim: position})
+        rate = cell["wrong_decision_rate"].values * 100
+        axis.plot(m, rate, marker=".", color=colours[position], label=f"{margin:+.2f}")
+        recipe = int(cell["recipe_items"])
+        if 0 < recipe <= largest:
+            axis.plot(
+                [recipe],
+                [np.interp(recipe, m, rate)],
+                marker="v",
+                markersize=9,
+                color=colours[position],
+                markeredgecolor="black",
+            )
+    axis.axhline(target, color="black", linestyle="--", linewidth=1, label=f"target {target:g}%")
+    axis.set_xscale("log")
+    axis.set_xlabel("m: items per secondary")
+    axis.set_ylabel("wrong-decision rate (%)")
+    axis.set_title("rate against m per margin (triangles: the recipe's m_cert)", fontsize=10)
+    axis.grid(alpha=0.3)
+    axis.legend(fontsize=8, ncol=2, title="margin")
+
+
+def _items_needed(cube, margins, sizes, sign, largest):
+    """Bar heights, never-enough flags and recipe items for the margins ``sign * sizes``.
+
+    A margin whose rate never reaches the target within the sweep gets a bar 1.3 times the
+    largest m, flagged so it can be hatched.
+    """
+    heights, never, recipes = [], [], []
+    for size in sizes:
+        index = int(np.argmin(np.abs(margins - sign * size)))
+        needed = int(cube["min_items"].values[index])
+        heights.append(needed if needed > 0 else largest * 1.3)
+        never.append(needed <= 0)
+        recipes.append(int(cube["recipe_items"].values[index]))
+    return heights, never, recipes
+
+
+def _planning_items(axis, cube, target, largest):
+    """Draw, per |margin| present on both sides, the items needed on each side of the bar."""
+    margins = np.round(cube["population_margin"].values, 6)
+    sizes = sorted({abs(v) for v in margins if -v in margins and v != 0})
+    positions = np.arange(len(sizes))
+    sides = (
+        (-0.2, 1, "protect a good judge (+margin, FR)", "tab:blue"),
+        (0.2, -1, "catch a bad judge (-margin, FA)", "tab:red"),
+    )
+    for offset, sign, label, colour in sides:
+        heights, never, recipes = _items_needed(cube, margins, sizes, sign, largest)
+        bars = axis.bar(positions + offset, heights, 0.4, color=colour, label=label)
+        for bar, missing in zip(bars, never, strict=True):
+            if missing:
+                bar.set_hatch("//")
+                axis.text(
+                    bar.get_x() + bar.get_width() / 2,
+                    bar.get_height(),
+                    f"> {largest}",
+                    ha="center",
+                    va="bottom",
+                    fontsize=8,
+                )
+        axis.plot(
+            positions + offset, recipes, linestyle="none", marker="_", markersize=18, color="black"
+        )
+    axis.plot(
+        [], [], linestyle="none", marker="_", markersize=18, color="black", label="recipe m_cert"
+    )
+    axis.set_yscale("log")
+    axis.set_xticks(positions, [f"{size:.2f}" for size in sizes])
+    axis.set_xlabel("|margin|")
+    axis.set_ylabel(f"items per secondary for a rate <= {target:g}%")
+    axis.set_title("simulated items needed on each side of the bar", fontsize=10)
+    axis.legend(fontsize=8)
+    axis.grid(alpha=0.3, axis="y")
+
+
 def plot_planning(cube, out):
     """Draw a planning cube: rate against m per margin, and the items each side needs.
 
@@ -156,84 +254,153 @@ def plot_planning(cube, out):
     both sides, the simulated items needed to protect a good judge (+margin, false rejection)
     and to catch a bad one (-margin, false approval), with the recipe beside them.
     """
-    judge_dim = cube["min_items"].dims[0]
     target = float(cube["min_items"].attrs["target"]) * 100
-    m = cube["m"].values
-    largest = int(m.max())
+    largest = int(cube["m"].values.max())
     figure, (left, right) = plt.subplots(1, 2, figsize=(14, 5.5))
-    margins = cube["population_margin"].values
-    shade = (margins - margins.min()) / max(np.ptp(margins), 1e-12)
-    colours = plt.get_cmap("coolwarm_r")(shade)
-    for position, margin in enumerate(margins):
-        cell = cube.isel({judge_dim: position})
-        rate = cell["wrong_decision_rate"].values * 100
-        left.plot(m, rate, marker=".", color=colours[position], label=f"{margin:+.2f}")
-        recipe = int(cell["recipe_items"])
-        if 0 < recipe <= largest:
-            left.plot(
-                [recipe],
-                [np.interp(recipe, m, rate)],
-                marker="v",
-                markersize=9,
-                color=colours[position],
-                markeredgecolor="black",
-            )
-    left.axhline(target, color="black", linestyle="--", linewidth=1, label=f"target {target:g}%")
-    left.set_xscale("log")
-    left.set_xlabel("m: items per secondary")
-    left.set_ylabel("wrong-decision rate (%)")
-    left.set_title("rate against m per margin (triangles: the recipe's m_cert)", fontsize=10)
-    left.grid(alpha=0.3)
-    left.legend(fontsize=8, ncol=2, title="margin")
-    rounded = np.round(margins, 6)
-    sizes = sorted({abs(v) for v in rounded if -v in rounded and v != 0})
-    positions = np.arange(len(sizes))
-    sides = (
-        (-0.2, 1, "protect a good judge (+margin, FR)", "tab:blue"),
-        (0.2, -1, "catch a bad judge (-margin, FA)", "tab:red"),
-    )
-    for offset, sign, label, colour in sides:
-        heights, recipes, never = [], [], []
-        for size in sizes:
-            index = int(np.argmin(np.abs(rounded - sign * size)))
-            needed = int(cube["min_items"].values[index])
-            heights.append(needed if needed > 0 else largest * 1.3)
-            never.append(needed <= 0)
-            recipes.append(int(cube["recipe_items"].values[index]))
-        bars = right.bar(positions + offset, heights, 0.4, color=colour, label=label)
-        for bar, missing in zip(bars, never, strict=True):
-            if missing:
-                bar.set_hatch("//")
-                right.text(
-                    bar.get_x() + bar.get_width() / 2,
-                    bar.get_height(),
-                    f"> {largest}",
-                    ha="center",
-                    va="bottom",
-                    fontsize=8,
-                )
-        right.plot(
-            positions + offset, recipes, linestyle="none", marker="_", markersize=18, color="black"
-        )
-    right.plot(
-        [], [], linestyle="none", marker="_", markersize=18, color="black", label="recipe m_cert"
-    )
-    right.set_yscale("log")
-    right.set_xticks(positions, [f"{size:.2f}" for size in sizes])
-    right.set_xlabel("|margin|")
-    right.set_ylabel(f"items per secondary for a rate <= {target:g}%")
-    right.set_title("simulated items needed on each side of the bar", fontsize=10)
-    right.legend(fontsize=8)
-    right.grid(alpha=0.3, axis="y")
+    _planning_rates(left, cube, target, largest)
+    _planning_items(right, cube, target, largest)
     figure.suptitle(
         f"{cube.attrs.get('title', '')}: {int(cube['n_trials'].max())} trials per "
         f"cell, reference {cube.attrs.get('reference', '')}",
         fontsize=11,
     )
     figure.tight_layout()
-    figure.savefig(out, dpi=110)
-    plt.close(figure)
-    return out
+    return _save(figure, out)
+
+
+_DEFAULT_SPEC = {
+    "kind": "auto",
+    "variables": ("wrong_decision_rate",),
+    "x": None,
+    "hue": None,
+    "scale_by": None,
+    "log_x": False,
+    "percent": True,
+}
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where a cube's dims go in a figure of :func:`plot_cube`.
+
+    ``kind`` is the resolved plot kind (heatmap, lines or bars), ``dims`` the variable's dims,
+    ``x`` the dim along the x axis of curves and bars (None for a heatmap), ``extra`` the
+    dims spread over panels, ``panels`` one ``(variable or None, index per extra dim)`` per
+    panel, ``columns`` the panels per row and ``width`` the inches per panel.
+    """
+
+    kind: str
+    dims: tuple
+    x: str | None
+    extra: tuple
+    panels: tuple
+    columns: int
+    width: float
+
+    @property
+    def rows(self):
+        """Rows of panels needed for every panel at ``columns`` per row."""
+        return -(-len(self.panels) // self.columns)
+
+
+def _layout(cube, variables, spec):
+    """Resolve the plot kind and place every dim of ``variables[0]`` (see :class:`_Layout`)."""
+    dims = list(cube[variables[0]].dims)
+    kind = spec["kind"]
+    if kind == "auto":
+        kind = "heatmap" if len(dims) == 2 and len(variables) == 1 else "lines"
+    if kind == "heatmap":
+        placed = [spec["x"]] if spec["x"] else []
+        placed += [d for d in dims[::-1] if d not in placed][: 2 - len(placed)]
+        x = None
+    else:
+        x = spec["x"] or (dims[0] if kind == "bars" else dims[-1]) if dims else None
+        placed = [d for d in (x, spec["hue"]) if d in dims]
+    extra = [d for d in dims if d not in placed]
+    combos = list(itertools.product(*(range(cube.sizes[d]) for d in extra))) or [()]
+    # A heatmap shows one variable per panel: several variables make rows of panels.
+    panels = (
+        [(name, combo) for name in variables for combo in combos]
+        if kind == "heatmap"
+        else [(None, combo) for combo in combos]
+    )
+    return _Layout(
+        kind=kind,
+        dims=tuple(dims),
+        x=x,
+        extra=tuple(extra),
+        panels=tuple(panels),
+        columns=min(4, cube.sizes[extra[-1]] if extra else 1),
+        width=6.8 if kind == "heatmap" else 5.2,
+    )
+
+
+def _colour_tops(cube, variables, spec):
+    """Return the top of each variable's colour scale, shared by all its panels."""
+    tops = {}
+    for name in variables:
+        every, _ = _values(cube, name, spec)
+        tops[name] = max(float(every.max()) if np.isfinite(every).any() else 1.0, 1e-9)
+    return tops
+
+
+def _panel_title(panel, name, layout, variables):
+    title = ", ".join(f"{d}={_label(panel[d].item())}" for d in layout.extra)
+    if layout.kind == "heatmap" and len(variables) > 1:
+        title = f"{_pretty(name)}: {title}" if title else _pretty(name)
+    return title
+
+
+def _published_grid(published, name, layout, spec):
+    """Return the published values (%) laid out as the heatmap of ``name``, or None."""
+    if published is None or layout.extra or published[3] != name:
+        return None
+    grid = published[0] * 100 / published[1]  # rows: the first swept dim
+    if spec["x"] == layout.dims[0]:
+        grid = grid.T
+    return grid
+
+
+def _draw_panel(figure, axis, panel, name, layout, variables, spec, published, tops):
+    """Draw one panel of :func:`plot_cube` in the layout's kind."""
+    if layout.kind == "heatmap":
+        grid = _published_grid(published, name, layout, spec)
+        _heatmap(figure, axis, panel, name, spec, grid, tops[name])
+    elif not layout.dims:
+        _scalar(axis, panel, variables[0], spec)
+    elif layout.kind == "lines":
+        _lines(axis, panel, variables, spec, layout.x)
+    else:
+        _bars(axis, panel, variables, spec, layout.x)
+
+
+def _figure_legend(figure, axes, columns):
+    """One legend for the figure from the first panel's series; return their labels."""
+    handles, labels = axes.ravel()[0].get_legend_handles_labels()
+    if labels:  # the same series in every panel
+        figure.legend(
+            handles,
+            labels,
+            loc="lower center",
+            ncol=min(len(labels), max(2, 2 * columns)),
+            fontsize=9,
+            frameon=False,
+        )
+    return labels
+
+
+def _heading(cube, variables, layout, published):
+    """Return the figure's title wrapped to its width, with a heatmap's published source."""
+    heading = (
+        f"{cube.attrs.get('title', '')}: {', '.join(_pretty(v) for v in variables)}, "
+        f"{int(cube['n_trials'].max())} trials per cell"
+    )
+    if layout.kind == "heatmap" and published is not None and not layout.extra:
+        heading += f"\nin parentheses: {published[2]}"
+    return "\n".join(
+        textwrap.fill(line, int(14 * layout.width * layout.columns))
+        for line in heading.splitlines()
+    )
 
 
 def plot_cube(cube, out, spec=None):
@@ -255,92 +422,27 @@ def plot_cube(cube, out, spec=None):
     str or pathlib.Path
         ``out``.
     """
-    spec = {
-        "kind": "auto",
-        "variables": ["wrong_decision_rate"],
-        "x": None,
-        "hue": None,
-        "scale_by": None,
-        "log_x": False,
-        "percent": True,
-        **(spec or {}),
-    }
+    spec = {**_DEFAULT_SPEC, **(spec or {})}
     if spec["kind"] == "planning":
         return plot_planning(cube, out)
     variables = list(spec["variables"])
-    dims = list(cube[variables[0]].dims)
-    kind = spec["kind"]
-    if kind == "auto":
-        kind = "heatmap" if len(dims) == 2 and len(variables) == 1 else "lines"
-    if kind == "heatmap":
-        placed = [spec["x"]] if spec["x"] else []
-        placed += [d for d in dims[::-1] if d not in placed][: 2 - len(placed)]
-        x = None
-    else:
-        x = spec["x"] or (dims[0] if kind == "bars" else dims[-1]) if dims else None
-        placed = [d for d in (x, spec["hue"]) if d in dims]
-    extra = [d for d in dims if d not in placed]
-    combos = list(itertools.product(*(range(cube.sizes[d]) for d in extra))) or [()]
-    # A heatmap shows one variable per panel: several variables make rows of panels.
-    panels = (
-        [(name, combo) for name in variables for combo in combos]
-        if kind == "heatmap"
-        else [(None, combo) for combo in combos]
+    layout = _layout(cube, variables, spec)
+    figure, axes = plt.subplots(
+        layout.rows,
+        layout.columns,
+        figsize=(layout.width * layout.columns, 4.4 * layout.rows),
+        squeeze=False,
     )
-    columns = min(4, cube.sizes[extra[-1]] if extra else 1)
-    rows = -(-len(panels) // columns)
-    width = 6.8 if kind == "heatmap" else 5.2
-    figure, axes = plt.subplots(rows, columns, figsize=(width * columns, 4.4 * rows), squeeze=False)
     published = published_values(cube)
-    tops = {}
-    for name in variables:  # one colour scale per variable
-        every, _ = _values(cube, name, spec)
-        tops[name] = max(float(every.max()) if np.isfinite(every).any() else 1.0, 1e-9)
-    for axis, (name, combo) in zip(axes.ravel(), panels, strict=False):
-        panel = cube.isel(dict(zip(extra, combo, strict=True)))
-        title = ", ".join(f"{d}={_label(panel[d].item())}" for d in extra)
-        if kind == "heatmap" and len(variables) > 1:
-            title = f"{_pretty(name)}: {title}" if title else _pretty(name)
-        axis.set_title(title, fontsize=9)
-        if kind == "heatmap":
-            grid = None
-            if published is not None and not extra and published[3] == name:
-                grid = published[0] * 100 / published[1]  # rows: the first swept dim
-                if spec["x"] == dims[0]:
-                    grid = grid.T
-            _heatmap(figure, axis, panel, name, spec, grid, tops[name])
-        elif not dims:
-            data, _ = _values(panel, variables[0], spec)
-            axis.text(0.5, 0.5, f"{float(data):.3g}", ha="center", fontsize=20)
-            axis.set_axis_off()
-        elif kind == "lines":
-            _lines(axis, panel, variables, spec, x)
-        else:
-            _bars(axis, panel, variables, spec, x)
-    for axis in axes.ravel()[len(panels) :]:
+    tops = _colour_tops(cube, variables, spec)
+    for axis, (name, combo) in zip(axes.ravel(), layout.panels, strict=False):
+        panel = cube.isel(dict(zip(layout.extra, combo, strict=True)))
+        axis.set_title(_panel_title(panel, name, layout, variables), fontsize=9)
+        _draw_panel(figure, axis, panel, name, layout, variables, spec, published, tops)
+    for axis in axes.ravel()[len(layout.panels) :]:
         axis.set_axis_off()
-    handles, labels = axes.ravel()[0].get_legend_handles_labels()
-    if labels:  # the same series in every panel: one legend for the figure
-        figure.legend(
-            handles,
-            labels,
-            loc="lower center",
-            ncol=min(len(labels), max(2, 2 * columns)),
-            fontsize=9,
-            frameon=False,
-        )
-    heading = (
-        f"{cube.attrs.get('title', '')}: {', '.join(_pretty(v) for v in variables)}, "
-        f"{int(cube['n_trials'].max())} trials per cell"
-    )
-    if kind == "heatmap" and published is not None and not extra:
-        heading += f"\nin parentheses: {published[2]}"
-    wrapped = "\n".join(
-        textwrap.fill(line, int(14 * width * columns)) for line in heading.splitlines()
-    )
-    figure.suptitle(wrapped, fontsize=11)
+    labels = _figure_legend(figure, axes, layout.columns)
+    figure.suptitle(_heading(cube, variables, layout, published), fontsize=11)
     height = figure.get_figheight()
     figure.tight_layout(rect=(0, (0.5 / height) if labels else 0, 1, 1 - 0.55 / height))
-    figure.savefig(out, dpi=110)
-    plt.close(figure)
-    return out
+    return _save(figure, out)
