@@ -6,7 +6,9 @@ and extended to 2T equals a fresh 2T run; ``--workers 2`` and a real two-worker 
 scheduler give the in-process cube; ``validate``, ``show`` and ``plot`` work on each.
 """
 
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -169,3 +171,22 @@ def test_a_cell_depends_on_its_coordinates_not_on_the_sweep(kind):
     ]
     for name in counts:
         xr.testing.assert_equal(whole[name].isel({dim: [-1]}), single[name])
+
+
+def test_a_store_is_not_resumed_over_changed_data(tmp_path, capsys):
+    data = tmp_path / "wax"
+    shutil.copytree(WAX, data)
+    raw = {**real(SMALL["real"]), "data": {"format": "alttest", "path": str(data)}}
+    path = write(tmp_path, raw)
+    out = tmp_path / "cube.zarr"
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    humans = json.loads((data / "human_annotations.json").read_text())
+    human = next(iter(humans))
+    item = next(iter(humans[human]))
+    labels = sorted({label for ratings in humans.values() for label in ratings.values()})
+    humans[human][item] = next(label for label in labels if label != humans[human][item])
+    (data / "human_annotations.json").write_text(json.dumps(humans))
+    assert main(["run", str(path), "--out", str(out), "--quiet", "--trials", "24"]) == 2
+    assert "other inputs (its data changed)" in capsys.readouterr().err
+    assert int(xr.open_zarr(out)["n_trials"].max()) == SMALL["real"]  # untouched
+    assert main(["run", str(path), "--out", str(out), "--quiet", "--overwrite"]) == 0

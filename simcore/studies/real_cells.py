@@ -9,6 +9,8 @@ root seed, its coordinates and its trials; the agreement sums are of quantised v
 they add exactly over blocks of trials.
 """
 
+import hashlib
+import json
 from typing import NamedTuple
 
 import numpy as np
@@ -66,6 +68,17 @@ class RealContext(NamedTuple):
     source: str
     humans: tuple
     labels: tuple
+    fingerprint: str = ""
+
+
+def fingerprint(groups, judges, humans, labels):
+    """SHA-256 of the labels the cells read: a changed data file makes another store."""
+    digest = hashlib.sha256(json.dumps([judges, humans, labels]).encode())
+    for group in groups:
+        digest.update(group.name.encode())
+        digest.update(np.ascontiguousarray(group.labels).tobytes())
+        digest.update(np.ascontiguousarray(group.available).tobytes())
+    return digest.hexdigest()
 
 
 def group_matrix(scenario, matrix):
@@ -111,12 +124,15 @@ def real_context(scenario, matrix):
     groups = tuple(
         group_matrix(scenario, matrix.subset(name) if len(names) > 1 else matrix) for name in names
     )
+    judges, humans = tuple(matrix.judges), tuple(matrix.humans)
+    labels = tuple(map(str, matrix.labels))
     return RealContext(
         groups=groups,
-        judges=tuple(matrix.judges),
+        judges=judges,
         source=str(matrix.source),
-        humans=tuple(matrix.humans),
-        labels=tuple(map(str, matrix.labels)),
+        humans=humans,
+        labels=labels,
+        fingerprint=fingerprint(groups, judges, humans, labels),
     )
 
 
@@ -169,6 +185,7 @@ def real_layout(scenario, context):
     coords = {"judge": xr.Variable("judge", list(context.judges), {"long_name": "judge"})}
     attrs = {
         "data_source": context.source,
+        "data_sha256": context.fingerprint,
         "humans": ", ".join(context.humans),
         "labels": ", ".join(context.labels),
         "primary_layer": PRIMARY_LAYER_RULE,

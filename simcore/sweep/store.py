@@ -227,15 +227,10 @@ def prepare(path, scenario, overwrite=False, layout=None):
         layout = study.layout(scenario, study.context(scenario))
     if path.exists():
         attrs = read_attrs(path)
-        same = attrs is not None and attrs.get("scenario_hash") == scenario.content_hash()
+        same = _same_run(attrs, scenario, layout)
         if not same and not overwrite:
-            what = (
-                "a store of a different scenario"
-                if attrs and "scenario_hash" in attrs
-                else "something that is not a simcore store"
-            )
             raise StoreError(
-                f"{path}: holds {what} ({attrs.get('title') if attrs else '-'}); "
+                f"{path}: holds {_what(attrs, scenario)} ({attrs.get('title') if attrs else '-'}); "
                 "use --overwrite to replace it or --out for another store"
             )
         if same and not overwrite:
@@ -249,6 +244,26 @@ def prepare(path, scenario, overwrite=False, layout=None):
     cube = empty_cube(scenario, layout)[RUN_VARIABLES]
     create_store(path, cube, _encoding(cube))
     return {}, []
+
+
+def _what(attrs, scenario):
+    """Say what a store that cannot be resumed holds."""
+    if not attrs or "scenario_hash" not in attrs:
+        return "something that is not a simcore store"
+    if attrs["scenario_hash"] == scenario.content_hash():
+        return "a run of this scenario on other inputs (its data changed)"
+    return "a store of a different scenario"
+
+
+def _same_run(attrs, scenario, layout):
+    """Whether stored ``attrs`` are of this scenario (same hash) on the same inputs.
+
+    The study's layout attributes (e.g. a real matrix's SHA-256) must match too, so a
+    store is never resumed over data that changed under the same path.
+    """
+    if attrs is None or attrs.get("scenario_hash") != scenario.content_hash():
+        return False
+    return all(attrs.get(key) == value for key, value in layout.attrs.items())
 
 
 def _verified_cells(path, layout):
