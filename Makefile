@@ -4,6 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SCENARIOS := scenarios
+# Extra flags for every `simcore run` below, e.g. make real RUN_FLAGS="--workers 2" (or
+# --scheduler ADDRESS). An interrupted target resumes where it stopped when run again.
+RUN_FLAGS ?=
 
 .PHONY: install test test-slow lint bench fig2 panels designs variance planning real asymmetry rules ranking coverage advise-example clean
 
@@ -32,17 +35,17 @@ bench: $(STAMP)
 	cd benchmarks && ../$(BIN)/python memory.py
 
 fig2: $(STAMP)
-	$(BIN)/simcore run $(SCENARIOS)/fig2.yaml --out results/fig2.zarr
+	$(BIN)/simcore run $(SCENARIOS)/fig2.yaml $(RUN_FLAGS) --out results/fig2.zarr
 	$(BIN)/simcore plot results/fig2.zarr --out results/fig2.png
 
 # The synthetic study across designs, coefficients, skew and rules: one scenario each.
 panels designs variance asymmetry rules ranking: $(STAMP)
-	$(BIN)/simcore run $(SCENARIOS)/$(if $(filter panels,$@),fig2_panels,$@).yaml
+	$(BIN)/simcore run $(SCENARIOS)/$(if $(filter panels,$@),fig2_panels,$@).yaml $(RUN_FLAGS)
 	$(BIN)/simcore plot results/$(if $(filter panels,$@),fig2_panels,$@).zarr
 
 # The planning table: results/planning.zarr, .md, .csv and .png.
 planning: $(STAMP)
-	$(BIN)/simcore run $(SCENARIOS)/planning.yaml
+	$(BIN)/simcore run $(SCENARIOS)/planning.yaml $(RUN_FLAGS)
 	$(BIN)/simcore plot results/planning.zarr
 
 # P's real-data protocol on the matrices in ../shared/data (read in place, never copied).
@@ -50,7 +53,7 @@ REAL := wax cebab_aspects cebab_stars summeval
 # Coverage of the corrected failure rate's intervals (SPEC §9): synthetic cube and figure,
 # then the same check on SummEval's real judges (read in place from ../shared/data).
 coverage: $(STAMP)
-	$(BIN)/simcore run $(SCENARIOS)/coverage.yaml
+	$(BIN)/simcore run $(SCENARIOS)/coverage.yaml $(RUN_FLAGS)
 	$(BIN)/simcore plot results/coverage.zarr
 	$(BIN)/python -m simcore.calibration.real_check --data ../shared/data/alttest/summeval --out results/coverage_real.md
 
@@ -61,7 +64,7 @@ advise-example: $(STAMP)
 
 real: $(STAMP)
 	for name in $(REAL); do \
-		$(BIN)/simcore run $(SCENARIOS)/real_$$name.yaml --quiet || exit 1; \
+		$(BIN)/simcore run $(SCENARIOS)/real_$$name.yaml $(RUN_FLAGS) || exit 1; \
 		$(BIN)/simcore plot results/real_$$name.zarr || exit 1; \
 	done
 	$(BIN)/simcore tables $(foreach name,$(REAL),results/real_$(name).zarr) \
