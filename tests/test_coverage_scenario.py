@@ -86,7 +86,7 @@ def test_the_store_opens_without_simcore_and_is_reused(tmp_path, capsys):
     other = tmp_path / "other.yaml"
     other.write_text(yaml.safe_dump(scenario(seed=8)))
     assert main(["run", str(other), "--out", str(store), "--quiet"]) == 2
-    assert "holds another store" in capsys.readouterr().err
+    assert "holds a store of a different scenario" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
