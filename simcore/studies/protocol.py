@@ -102,8 +102,9 @@ class Study(Protocol):
         """Validate a raw scenario mapping; return the scenario, or raise ScenarioError.
 
         ``source`` names the file in messages; ``base`` is its folder (for relative paths).
-        The scenario has ``name``, ``source``, ``seed``, ``trials``, ``output``,
-        ``to_dict()``, ``to_yaml()`` and ``content_hash()``.
+        The scenario has ``kind``, ``name``, ``source``, ``seed``, ``trials``, ``output``,
+        ``to_dict()``, ``to_yaml()`` and ``content_hash()`` (which leaves out ``trials``,
+        so that a store can be extended).
         """
 
     def describe(self, scenario):
@@ -119,12 +120,18 @@ class Study(Protocol):
         """Return the cube's :class:`Layout`."""
 
     def cells(self, scenario, context):
-        """Return the :class:`CellSpec` of every cell, in the cube's C order."""
+        """Return every cell: objects with ``index`` and ``coords`` (e.g. :class:`CellSpec`).
+
+        Cells are sent to the workers, so they must be picklable.
+        """
 
     def run_cell(self, scenario, context, cell, start, stop):
         """Return one cell's counts and sums over trials ``start .. stop - 1``.
 
-        A dict mapping every :class:`Variable`'s name to an int64 or float64 array.
+        A dict mapping every :class:`Variable`'s name to an int64 or float64 array. Trial
+        ``t`` must draw from a stream that depends only on the root seed, the cell's
+        coordinates and ``t``, and float sums must be of :func:`quantize` d values, so that
+        counts over consecutive trial ranges add up to those of the whole range, exactly.
         """
 
     def derive(self, scenario, context, cube):
@@ -134,7 +141,7 @@ class Study(Protocol):
         """Return the table ``simcore run`` and ``simcore show`` print."""
 
     def plot(self, cube, out, variable=None):
-        """Draw the finished cube into the PNG ``out``."""
+        """Draw the finished cube into the PNG ``out``; :class:`CubeError` for a bad request."""
 
     def write_outputs(self, scenario, cube):
         """Write the scenario's further outputs (tables); return the paths written."""
