@@ -24,8 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from simcore.advise.advice import advise, model_spread, monte_carlo_se, simulate_risk
+from simcore.advise.advice import advise
 from simcore.advise.report import write_outputs
+from simcore.advise.risk import model_spread, monte_carlo_se, simulate_risk
+from simcore.advise.verdict import verdicts
 from simcore.realdata.matrix import DataError, load_alttest
 
 DEFAULT_JUDGES = ("gpt-4o", "llama-31", "gpt-4o-mini")
@@ -65,8 +67,6 @@ def write_long_csv(matrix, path):
 
 def dense_decisions(matrix, judges, epsilon, tau=0.5):
     """Return the point rule's decision per judge on a dense matrix (the example's truth)."""
-    from simcore.advise.advice import verdicts
-
     columns = [matrix.judges.index(name) for name in judges]
     rows = verdicts(
         np.asarray(matrix.human_labels, dtype=np.int64),
