@@ -27,7 +27,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.advise.fit import agreement_diagnostics, fit_matrix, poor_fit
+from simcore.advise.diagnostics import agreement_diagnostics, poor_fit
+from simcore.advise.fit import fit_matrix
 from simcore.advise.next_round import extend_mask
 from simcore.advise.risk import judge_risk, monte_carlo_se, refits, simulate_risk
 from simcore.advise.verdict import (
@@ -55,7 +56,7 @@ class JudgeModel:
 
     @property
     def misfits(self):
-        """The rater pairs the model fits poorly (:func:`simcore.advise.fit.poor_fit`)."""
+        """The rater pairs the model fits poorly (:func:`simcore.advise.diagnostics.poor_fit`)."""
         return poor_fit(self.diagnostics)
 
 
