@@ -1,6 +1,7 @@
 """``simcore advise``: audit a sparse validation matrix and plan its next round.
 
-The latent-class fit (fit), the next round's proposals (next_round), the verdict, its
-risk and the budget comparison (advice), the report (report) and the SummEval round trip
-(example).
+The latent-class fit (fit) and its agreement checks (diagnostics), the next round's
+proposals (next_round), the verdict on the data as it is (verdict), the risk of a wrong
+verdict (risk), the audit, the budget comparison and the plan that join them (advice), the
+report (report) and the SummEval round trip (example).
 """

@@ -24,8 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from simcore.advise.advice import advise, model_spread, monte_carlo_se, simulate_risk
+from simcore.advise.advice import advise
 from simcore.advise.report import write_outputs
+from simcore.advise.risk import model_spread, monte_carlo_se, simulate_risk
+from simcore.advise.verdict import verdicts
 from simcore.realdata.matrix import DataError, load_alttest
 
 DEFAULT_JUDGES = ("gpt-4o", "llama-31", "gpt-4o-mini")
@@ -65,8 +67,6 @@ def write_long_csv(matrix, path):
 
 def dense_decisions(matrix, judges, epsilon, tau=0.5):
     """Return the point rule's decision per judge on a dense matrix (the example's truth)."""
-    from simcore.advise.advice import verdicts
-
     columns = [matrix.judges.index(name) for name in judges]
     rows = verdicts(
         np.asarray(matrix.human_labels, dtype=np.int64),
@@ -101,13 +101,8 @@ def round_trip(
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    full = load_alttest(data, humans=["e0", "e1", "e2"], ordinal=True, group_separator="__")
-    if dimension not in full.group_names:
-        raise DataError([f"{data}: dimension {dimension!r} not found ({full.group_names})"])
-    dense = full.subset(dimension)
+    dense = load_dimension(data, dimension)
     judges = list(judges)
-    round0 = thin_matrix(dense, coverage, seed)
-    write_long_csv(round0, out / "round0.csv")
     options = {
         "judges": judges,
         "epsilon": epsilon,
@@ -115,9 +110,46 @@ def round_trip(
         "trials": trials,
         "seed": seed,
     }
-    before = advise(round0, budget=budget, **options)
-    write_outputs(before, out / "round0")
-    human_labels = np.asarray(round0.human_labels, dtype=np.int64)
+    round0 = thin_matrix(dense, coverage, seed)
+    before = advise_round(round0, out, "round0", budget=budget, **options)
+    predicted = predicted_risks(before, round0, judges, trials, seed, epsilon)
+    round1 = reveal(round0, dense, before.proposal)
+    after = advise_round(round1, out, "round1", budget=None, **options)
+    truth = dense_decisions(dense, judges, epsilon)
+    rows = [
+        round_trip_row(row0, row1, before, after, predicted, truth)
+        for row0, row1 in zip(before.verdicts, after.verdicts, strict=True)
+    ]
+    (out / "README.md").write_text(
+        _readme(rows, before, after, data, dimension, coverage, budget, seed), encoding="utf-8"
+    )
+    return {"rows": rows, "before": before, "after": after}
+
+
+def load_dimension(data, dimension):
+    """Return the dense SummEval matrix of one ``dimension``; DataError when it is absent."""
+    full = load_alttest(data, humans=["e0", "e1", "e2"], ordinal=True, group_separator="__")
+    if dimension not in full.group_names:
+        raise DataError([f"{data}: dimension {dimension!r} not found ({full.group_names})"])
+    return full.subset(dimension)
+
+
+def advise_round(matrix, out, name, **options):
+    """Write ``matrix`` as ``<name>.csv``, advise on it, write the advice under ``<name>/``."""
+    write_long_csv(matrix, out / f"{name}.csv")
+    advice = advise(matrix, **options)
+    write_outputs(advice, out / name)
+    return advice
+
+
+def predicted_risks(before, matrix, judges, trials, seed, epsilon):
+    """Return per judge the risk predicted after the proposed round, under round 0's model.
+
+    Each value is ``(risk, Monte Carlo SE, model SE)``: ``matrix`` (round 0) plus a proposal
+    at the design and size ``before`` chose, simulated under each judge's fitted model
+    (:func:`simcore.advise.risk.simulate_risk`, :func:`simcore.advise.risk.model_spread`).
+    """
+    human_labels = np.asarray(matrix.human_labels, dtype=np.int64)
     available = human_labels >= 0
     proposal = {
         "epsilon": epsilon,
@@ -141,41 +173,33 @@ def round_trip(
             model.refits, available, 0, trials=max(50, trials // 3), seed=seed, **proposal
         )
         predicted[name] = (wrong / count, monte_carlo_se(wrong, count), spread)
-    round1 = reveal(round0, dense, before.proposal)
-    write_long_csv(round1, out / "round1.csv")
-    after = advise(round1, budget=None, **options)
-    write_outputs(after, out / "round1")
-    truth = dense_decisions(dense, judges, epsilon)
-    rows = []
-    for row0, row1 in zip(before.verdicts, after.verdicts, strict=True):
-        name = row0["judge"]
-        risk0, se0 = before.risk_now[name]
-        risk1, se1 = after.risk_now[name]
-        pred, pred_se, pred_model = predicted[name]
-        model1 = after.risk_model_se[name]
-        combined = math.sqrt(se1**2 + pred_se**2 + pred_model**2 + model1**2)
-        rows.append(
-            {
-                "judge": name,
-                "risk_before": risk0,
-                "se_before": se0,
-                "predicted": pred,
-                "se_predicted": pred_se,
-                "model_se_predicted": pred_model,
-                "realised": risk1,
-                "se_realised": se1,
-                "model_se_realised": model1,
-                "combined_se": combined,
-                "z": (risk1 - pred) / combined,
-                "decision_before": row0["decision"],
-                "decision_after": row1["decision"],
-                "dense_decision": truth[name],
-            }
-        )
-    (out / "README.md").write_text(
-        _readme(rows, before, after, data, dimension, coverage, budget, seed), encoding="utf-8"
-    )
-    return {"rows": rows, "before": before, "after": after}
+    return predicted
+
+
+def round_trip_row(row0, row1, before, after, predicted, truth):
+    """Return one judge's row of :func:`round_trip` from its verdict rows before and after."""
+    name = row0["judge"]
+    risk0, se0 = before.risk_now[name]
+    risk1, se1 = after.risk_now[name]
+    pred, pred_se, pred_model = predicted[name]
+    model1 = after.risk_model_se[name]
+    combined = math.sqrt(se1**2 + pred_se**2 + pred_model**2 + model1**2)
+    return {
+        "judge": name,
+        "risk_before": risk0,
+        "se_before": se0,
+        "predicted": pred,
+        "se_predicted": pred_se,
+        "model_se_predicted": pred_model,
+        "realised": risk1,
+        "se_realised": se1,
+        "model_se_realised": model1,
+        "combined_se": combined,
+        "z": (risk1 - pred) / combined,
+        "decision_before": row0["decision"],
+        "decision_after": row1["decision"],
+        "dense_decision": truth[name],
+    }
 
 
 def _readme(rows, before, after, data, dimension, coverage, budget, seed):

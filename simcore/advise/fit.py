@@ -24,8 +24,8 @@ information about the latent truth. The fitted "truth" is therefore what humans 
 *jointly* agree on, not a human-only gold standard, and a judge's fitted accuracy partly
 measures its agreement with the other judges. Judges whose errors are correlated (the same
 model family, the same prompt) violate conditional independence and pull the latent truth
-towards their shared errors; :func:`agreement_diagnostics` and :func:`poor_fit` look for
-such pairs.
+towards their shared errors; :func:`simcore.advise.diagnostics.agreement_diagnostics` and
+:func:`simcore.advise.diagnostics.poor_fit` look for such pairs.
 
 Label switching. The likelihood does not change when the latent classes are permuted, so EM
 can converge to a permuted solution. After fitting, the classes are matched to the label
@@ -39,7 +39,11 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from simcore.model.generative import pair_tables
+from simcore.advise.diagnostics import (  # noqa: F401  (re-exported)
+    agreement_diagnostics,
+    fitted_agreement,
+    poor_fit,
+)
 from simcore.realdata.matrix import DataError
 
 ALIGNMENT_TOLERANCE = 1e-12
@@ -230,6 +234,53 @@ def align_labels(prevalence, confusions, posterior, n_humans):
     return prevalence[source], confusions[:, source, :], posterior[:, source], permutation
 
 
+def _check_settings(max_iterations, tolerance, smoothing, n_humans, n_raters):
+    """Validate the EM's settings; return ``n_humans`` as an int (default: every rater)."""
+    if not smoothing >= 0:
+        raise ValueError(f"smoothing: must be >= 0 (got {smoothing!r})")
+    if not tolerance >= 0:
+        raise ValueError(f"tolerance: must be >= 0 (got {tolerance!r})")
+    if int(max_iterations) != max_iterations or max_iterations < 1:
+        raise ValueError(f"max_iterations: must be an integer >= 1 (got {max_iterations!r})")
+    n_humans = n_raters if n_humans is None else int(n_humans)
+    if not 0 <= n_humans <= n_raters:
+        raise ValueError(f"n_humans: must lie in [0, {n_raters}] (got {n_humans})")
+    return n_humans
+
+
+def _starting_posterior(initial_posterior, codes, observed, n_labels):
+    """Return the posterior the EM starts from: the given one, checked, or the majority vote."""
+    if initial_posterior is None:
+        return majority_posterior(codes, observed, n_labels)
+    posterior = np.asarray(initial_posterior, dtype=np.float64)
+    if posterior.shape != (codes.shape[0], n_labels):
+        raise ValueError(
+            f"initial_posterior: must have shape {(codes.shape[0], n_labels)} "
+            f"(got {posterior.shape})"
+        )
+    return posterior
+
+
+def _run_em(posterior, one_hot, codes, observed, smoothing, tolerance, max_iterations):
+    """Alternate M- and E-steps from ``posterior`` until the stopping rule or the last iteration.
+
+    Returns ``(prevalence, confusions, posterior, log_likelihood, iterations, converged)``,
+    the classes as EM found them (not yet aligned).
+    """
+    previous = -np.inf
+    converged = False
+    iterations = 0
+    while iterations < max_iterations:
+        iterations += 1
+        prevalence, confusions = _m_step(posterior, one_hot, smoothing)
+        posterior, log_likelihood = _e_step(prevalence, confusions, codes, observed)
+        if abs(log_likelihood - previous) < tolerance * abs(log_likelihood):
+            converged = True
+            break
+        previous = log_likelihood
+    return prevalence, confusions, posterior, log_likelihood, iterations, converged
+
+
 # --------------------------------------------------------------------------- public fits
 
 
@@ -300,37 +351,12 @@ def fit_dawid_skene(
     """
     codes, observed = _check_input(labels, observed, n_labels)
     n_labels = int(n_labels)
-    if not smoothing >= 0:
-        raise ValueError(f"smoothing: must be >= 0 (got {smoothing!r})")
-    if not tolerance >= 0:
-        raise ValueError(f"tolerance: must be >= 0 (got {tolerance!r})")
-    if int(max_iterations) != max_iterations or max_iterations < 1:
-        raise ValueError(f"max_iterations: must be an integer >= 1 (got {max_iterations!r})")
-    n_raters = codes.shape[1]
-    n_humans = n_raters if n_humans is None else int(n_humans)
-    if not 0 <= n_humans <= n_raters:
-        raise ValueError(f"n_humans: must lie in [0, {n_raters}] (got {n_humans})")
+    n_humans = _check_settings(max_iterations, tolerance, smoothing, n_humans, codes.shape[1])
     one_hot = _one_hot(codes, observed, n_labels).astype(np.float64)
-    if initial_posterior is None:
-        posterior = majority_posterior(codes, observed, n_labels)
-    else:
-        posterior = np.asarray(initial_posterior, dtype=np.float64)
-        if posterior.shape != (codes.shape[0], n_labels):
-            raise ValueError(
-                f"initial_posterior: must have shape {(codes.shape[0], n_labels)} "
-                f"(got {posterior.shape})"
-            )
-    previous = -np.inf
-    converged = False
-    iterations = 0
-    while iterations < max_iterations:
-        iterations += 1
-        prevalence, confusions = _m_step(posterior, one_hot, smoothing)
-        posterior, log_likelihood = _e_step(prevalence, confusions, codes, observed)
-        if abs(log_likelihood - previous) < tolerance * abs(log_likelihood):
-            converged = True
-            break
-        previous = log_likelihood
+    posterior = _starting_posterior(initial_posterior, codes, observed, n_labels)
+    prevalence, confusions, posterior, log_likelihood, iterations, converged = _run_em(
+        posterior, one_hot, codes, observed, smoothing, tolerance, max_iterations
+    )
     prevalence, confusions, posterior, permutation = align_labels(
         prevalence, confusions, posterior, n_humans
     )
@@ -402,123 +428,6 @@ def bootstrap_fit(labels, observed, n_labels, n_boot=30, seed=0, **kwargs):
         confusions=np.std(confusions, axis=0, ddof=1),
     )
     return fit, errors
-
-
-# --------------------------------------------------------------------------- diagnostics
-
-
-def fitted_agreement(fit):
-    """Return the model-implied probability that two raters give the same label.
-
-    Parameters
-    ----------
-    fit : ModelFit
-        A fitted model.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 ``(R, R)``: ``sum_y prevalence[y] sum_l C_a[y, l] C_b[y, l]``, the trace of
-        the pair table of raters ``a`` and ``b`` (:func:`simcore.model.generative.pair_tables`); the
-        diagonal is NaN.
-    """
-    tables = pair_tables(fit.confusions, fit.prevalence)
-    agreement = np.trace(tables, axis1=2, axis2=3).copy()
-    np.fill_diagonal(agreement, np.nan)
-    return agreement
-
-
-def agreement_diagnostics(labels, observed, fit, rater_names, min_pairs=30):
-    """Compare every pair of raters' observed agreement with the fitted one.
-
-    Parameters
-    ----------
-    labels, observed : array_like
-        The ``(n, R)`` matrix the model was fitted to (see :func:`fit_dawid_skene`).
-    fit : ModelFit
-        The fit.
-    rater_names : sequence of str
-        Name of every rater column.
-    min_pairs : int, default 30
-        Pairs with fewer co-labelled items are left out.
-
-    Returns
-    -------
-    list of dict
-        One row per pair ``a < b`` with at least ``min_pairs`` items labelled by both:
-        ``rater_a``, ``rater_b`` (names), ``n_items``, ``observed`` (share of those items
-        where they agree), ``fitted`` (:func:`fitted_agreement`), ``difference``
-        (observed - fitted) and ``z = difference / sqrt(fitted (1 - fitted) / n_items)``.
-        The z ignores the uncertainty of the fit itself; it is a screen, not a test.
-    """
-    codes = np.asarray(labels)
-    observed = np.asarray(observed, dtype=bool)
-    names = [str(name) for name in rater_names]
-    if len(names) != codes.shape[1] or observed.shape != codes.shape:
-        raise ValueError(
-            f"rater_names: must name the {codes.shape[1]} rater columns of labels "
-            f"(got {len(names)} names, observed shape {observed.shape})"
-        )
-    expected = fitted_agreement(fit)
-    rows = []
-    for a in range(codes.shape[1]):
-        both = observed[:, a, None] & observed[:, a + 1 :]
-        counts = both.sum(axis=0)
-        agree = ((codes[:, a, None] == codes[:, a + 1 :]) & both).sum(axis=0)
-        for offset, (n_items, n_agree) in enumerate(zip(counts, agree, strict=True)):
-            b = a + 1 + offset
-            if n_items < min_pairs:
-                continue
-            share = n_agree / n_items
-            fitted = float(expected[a, b])
-            difference = float(share - fitted)
-            variance = fitted * (1.0 - fitted) / n_items
-            if variance > 0:
-                z = difference / np.sqrt(variance)
-            else:
-                z = 0.0 if difference == 0 else np.copysign(np.inf, difference)
-            rows.append(
-                {
-                    "rater_a": names[a],
-                    "rater_b": names[b],
-                    "n_items": int(n_items),
-                    "observed": float(share),
-                    "fitted": fitted,
-                    "difference": difference,
-                    "z": float(z),
-                }
-            )
-    return rows
-
-
-def poor_fit(rows, z_limit=4.0, difference_limit=0.05):
-    """Return the diagnostics rows whose misfit is both significant and large.
-
-    Parameters
-    ----------
-    rows : list of dict
-        From :func:`agreement_diagnostics`.
-    z_limit : float, default 4.0
-        Smallest ``|z|`` flagged.
-    difference_limit : float, default 0.05
-        Smallest ``|observed - fitted|`` agreement flagged.
-
-    Returns
-    -------
-    list of dict
-        The rows with ``|z| > z_limit`` and ``|difference| > difference_limit``.
-
-    Notes
-    -----
-    Both conditions are needed. With thousands of co-labelled items any small departure
-    from conditional independence is significant, so ``z`` alone flags misfits too small to
-    matter; a practitioner cares about misfits big enough to change decisions based on
-    agreement, which the difference limit expresses, while the z limit keeps out large
-    differences on pairs with few items that are only noise.
-    """
-    return [
-        row for row in rows if abs(row["z"]) > z_limit and abs(row["difference"]) > difference_limit
-    ]
 
 
 def fit_matrix(matrix, judges=None, n_boot=30, seed=0):

@@ -53,32 +53,63 @@ def extend_mask(rng, design, extra, labels, available, n_labels):
     """
     if design not in DESIGNS:
         raise ValueError(f"design must be one of {', '.join(DESIGNS)} (got {design!r})")
-    n_items, n_humans = available.shape
-    proposed = np.zeros_like(available)
+    n_humans = available.shape[1]
     if extra <= 0 or n_humans < 2:
-        return proposed
+        return np.zeros_like(available)
     unlabelled = ~available
     unlabelled[:, 0] = False
+    primary_labels = primary_layer_labels(labels, available)
+    if design == "bernoulli":
+        return _bernoulli_proposal(rng, extra, unlabelled)
+    if design == "shared_panel":
+        return _shared_panel_proposal(rng, extra, available, unlabelled)
+    return _stratified_proposal(
+        rng, design, extra, labels, available, unlabelled, primary_labels, n_labels
+    )
+
+
+def primary_layer_labels(labels, available):
+    """Return each item's label in the primary layer (its first labelling human), else 0."""
+    n_items = available.shape[0]
     layer = primary_layer(available)
     labelled = available.any(axis=1)
-    primary_labels = np.where(
-        labelled, labels[np.arange(n_items), np.argmax(layer, axis=1)], 0
-    ).astype(np.int64)
-    if design == "bernoulli":
-        for human in range(1, n_humans):
-            candidates = np.flatnonzero(unlabelled[:, human])
-            if len(candidates):
-                share = min(1.0, extra / len(candidates))
-                proposed[candidates[rng.random(len(candidates)) < share], human] = True
-        return proposed
-    if design == "shared_panel":
-        secondary_count = available[:, 1:].sum(axis=1)
-        order = np.lexsort((rng.random(n_items), secondary_count))
-        panel = order[: min(extra, n_items)]
-        proposed[panel, 1:] = unlabelled[panel, 1:]
-        return proposed
+    first_labels = labels[np.arange(n_items), np.argmax(layer, axis=1)]
+    return np.where(labelled, first_labels, 0).astype(np.int64)
+
+
+def _bernoulli_proposal(rng, extra, unlabelled):
+    """Propose each secondary's unlabelled items, each with probability ``extra / unlabelled``."""
+    proposed = np.zeros_like(unlabelled)
+    for human in range(1, unlabelled.shape[1]):
+        candidates = np.flatnonzero(unlabelled[:, human])
+        if len(candidates):
+            share = min(1.0, extra / len(candidates))
+            proposed[candidates[rng.random(len(candidates)) < share], human] = True
+    return proposed
+
+
+def _shared_panel_proposal(rng, extra, available, unlabelled):
+    """Propose one panel of ``extra`` items for all secondaries, the least covered first."""
+    n_items = available.shape[0]
+    proposed = np.zeros_like(unlabelled)
+    secondary_count = available[:, 1:].sum(axis=1)
+    order = np.lexsort((rng.random(n_items), secondary_count))
+    panel = order[: min(extra, n_items)]
+    proposed[panel, 1:] = unlabelled[panel, 1:]
+    return proposed
+
+
+def _stratified_proposal(
+    rng, design, extra, labels, available, unlabelled, primary_labels, n_labels
+):
+    """Propose ``extra`` items per secondary in turn, stratified as ``design`` says.
+
+    The secondaries are served in order; each one's choice counts towards the coverage of
+    the next (:func:`simcore.realdata.thinning.choose_for_human`).
+    """
+    proposed = np.zeros_like(unlabelled)
     coverage_count = available[:, 1:].sum(axis=1).astype(np.int64)
-    for human in range(1, n_humans):
+    for human in range(1, unlabelled.shape[1]):
         candidates = np.flatnonzero(unlabelled[:, human])
         take = min(extra, len(candidates))
         if take == 0:

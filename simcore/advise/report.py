@@ -38,6 +38,20 @@ def report_markdown(advice):
         f"primary); labels {', '.join(advice.labels)}; rule {advice.rule}, eps "
         f"{advice.epsilon:g}; target risk {advice.target:g}.",
         "",
+    ]
+    lines += _verdict_section(advice)
+    lines += _trust_section(advice)
+    lines += _next_section(advice)
+    lines += _allocation_section(advice)
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- 1. the verdict
+
+
+def _verdict_section(advice):
+    """Return section 1: each judge's verdict, then its comparisons with their intervals."""
+    lines = [
         "## 1. The verdict on the data as it is",
         "",
         "| judge | omega | effective K | decision | interval verdict |",
@@ -63,10 +77,25 @@ def report_markdown(advice):
                 f"| [{_number(comparison['low'])}, {_number(comparison['high'])}] "
                 f"| {comparison['items']} | {comparison['pairs']} | {comparison['verdict']} |"
             )
-    lines += [
-        "",
-        "## 2. How much to trust it",
-        "",
+    return lines
+
+
+# --------------------------------------------------------------------------- 2. the trust
+
+
+def _trust_section(advice):
+    """Return section 2: the fitted models, how well they fit, and the risk now."""
+    lines = ["", "## 2. How much to trust it", ""]
+    lines += _model_table(advice)
+    lines.append("")
+    lines.append(_misfit_note(advice))
+    lines += _risk_now_table(advice)
+    return lines
+
+
+def _model_table(advice):
+    """Return the table of each judge's model: accuracies ± SE, margin, largest misfit."""
+    lines = [
         "One model per judge, fitted to the humans and that judge (Dawid-Skene EM). "
         "Accuracy = sum over labels of prevalence x the confusion matrix's diagonal, "
         "± bootstrap SE over items. The fitted margin is that of the binding comparison "
@@ -92,9 +121,13 @@ def report_markdown(advice):
         )
         margin = advice.recipes[name][0]
         lines.append(f"| {name} | {accuracy} | {margin:+.3f} | {misfit} |")
-    lines.append("")
+    return lines
+
+
+def _misfit_note(advice):
+    """Return the paragraph on the rater pairs the models fit poorly, or that none is."""
     if advice.misfits:
-        lines.append(
+        return (
             "**These models fit some rater pairs poorly** (observed vs fitted agreement; "
             "|z| > 4 and a gap above 0.05), so treat their risks below as rough: "
             + "; ".join(
@@ -104,12 +137,15 @@ def report_markdown(advice):
             )
             + "."
         )
-    else:
-        lines.append(
-            "Every model reproduces every rater pair's observed agreement within the limits "
-            "(|z| <= 4 or a gap <= 0.05)."
-        )
-    lines += [
+    return (
+        "Every model reproduces every rater pair's observed agreement within the limits "
+        "(|z| <= 4 or a gap <= 0.05)."
+    )
+
+
+def _risk_now_table(advice):
+    """Return the table of each judge's risk now, ± Monte Carlo SE, with its model SE."""
+    lines = [
         "",
         "Risk that the verdict differs from the one a dense matrix (every human labels every "
         "item) would give, simulated under the fitted model at the data's overlap structure "
@@ -119,35 +155,57 @@ def report_markdown(advice):
         "|---|---|---|",
     ]
     for name, (rate, se) in advice.risk_now.items():
-        model = advice.risk_model_se[name]
-        lines.append(f"| {name} | {_percent(rate, se)} | {100 * model:.1f} |")
+        model_se = advice.risk_model_se[name]
+        lines.append(f"| {name} | {_percent(rate, se)} | {100 * model_se:.1f} |")
     lines += [
         "",
         "Model SE: the spread of the risk when the judge's model is refitted to "
         f"{len(next(iter(advice.models.values())).refits)} bootstrap resamples of the items "
         "(Monte Carlo noise removed).",
     ]
-    lines += [
+    return lines
+
+
+# --------------------------------------------------------------------------- 3. what next
+
+
+def _next_section(advice):
+    """Return section 3: the risk curves, the items needed, the recommendation, the budget."""
+    lines = [
         "",
         "## 3. What to label next",
         "",
         f"Risk when each secondary labels `extra` more items chosen by `{advice.curve_design}`:",
         "",
     ]
+    lines += _curve_table(advice)
+    lines += _needed_table(advice)
+    lines.append(_recommendation(advice))
+    lines += _budget_table(advice)
+    return lines
+
+
+def _curve_table(advice):
+    """Return the table of every judge's risk at each grid value of extra items."""
     curves = list(advice.curves.values())
-    lines.append("| extra items per secondary | " + " | ".join(c.judge for c in curves) + " |")
+    lines = ["| extra items per secondary | " + " | ".join(c.judge for c in curves) + " |"]
     lines.append("|---|" + "---|" * len(curves))
     for index, extra in enumerate(curves[0].extra):
         cells = [_percent(c.rate(index), c.se(index)) for c in curves]
         lines.append(f"| {extra} | " + " | ".join(cells) + " |")
-    lines += [
+    return lines
+
+
+def _needed_table(advice):
+    """Return the items each judge needs (simulated, by the recipe) and the co-labelled now."""
+    lines = [
         "",
         "| judge | items per secondary for risk <= target (simulated; conservative) "
         "| Gaussian recipe, binding comparison: held-out human, margin, sigma0^2, "
         "co-labelled items m_cert |",
         "|---|---|---|",
     ]
-    for curve in curves:
+    for curve in advice.curves.values():
         point, conservative = curve.needed(advice.target)
         margin, sigma2, m_cert, held_out = advice.recipes[curve.judge]
         shown = "beyond the grid" if point < 0 else f"{point}"
@@ -166,37 +224,55 @@ def report_markdown(advice):
         "secondary under the design, with every judge's risk under the target.",
         "",
     ]
+    return lines
+
+
+def _recommendation(advice):
+    """Return the recommended items per secondary, or why no grid value is enough."""
     if advice.recommended_extra >= 0:
-        lines.append(
+        return (
             f"**Recommendation:** {advice.recommended_extra} more items per secondary "
             f"(design `{advice.curve_design}`) bring every audited judge's risk under "
             f"{advice.target:g}."
         )
-    else:
+    largest = list(advice.curves.values())[0].extra[-1]
+    return (
+        f"**Recommendation:** no grid value up to {largest} items per "
+        f"secondary brings every judge's risk under {advice.target:g}; label the "
+        "proposal and re-run advise, or accept a larger risk."
+    )
+
+
+def _budget_table(advice):
+    """Return the table of the budget's risk under each design (none without a budget)."""
+    if not advice.budget_rows:
+        return []
+    lines = [
+        "",
+        f"Budget {advice.budget} labels ({advice.budget_rows[0]['extra']} per secondary), "
+        "risk by design (worst audited judge, ± SE; and the mean over judges):",
+        "",
+        "| design | risk (worst judge) | worst judge | mean risk |",
+        "|---|---|---|---|",
+    ]
+    for row in advice.budget_rows:
         lines.append(
-            f"**Recommendation:** no grid value up to {curves[0].extra[-1]} items per "
-            f"secondary brings every judge's risk under {advice.target:g}; label the "
-            "proposal and re-run advise, or accept a larger risk."
+            f"| {row['design']} | {_percent(row['risk'], row['se'])} | {row['worst_judge']} "
+            f"| {100 * row['mean_risk']:.1f}% |"
         )
-    if advice.budget_rows:
-        lines += [
-            "",
-            f"Budget {advice.budget} labels ({advice.budget_rows[0]['extra']} per secondary), "
-            "risk by design (worst audited judge, ± SE; and the mean over judges):",
-            "",
-            "| design | risk (worst judge) | worst judge | mean risk |",
-            "|---|---|---|---|",
-        ]
-        for row in advice.budget_rows:
-            lines.append(
-                f"| {row['design']} | {_percent(row['risk'], row['se'])} | {row['worst_judge']} "
-                f"| {100 * row['mean_risk']:.1f}% |"
-            )
+    return lines
+
+
+# --------------------------------------------------------------------------- 4. the allocation
+
+
+def _allocation_section(advice):
+    """Return section 4: the items ``next_round.csv`` gives each secondary, by which design."""
     per_human = ", ".join(
         f"{advice.humans[h]}: {int(advice.proposal[:, h].sum())}"
         for h in range(1, len(advice.humans))
     )
-    lines += [
+    return [
         "",
         "## 4. The allocation",
         "",
@@ -205,7 +281,9 @@ def report_markdown(advice):
         "yet.",
         "",
     ]
-    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- the figure
 
 
 def report_figure(advice, path):
@@ -216,6 +294,15 @@ def report_figure(advice, path):
     import matplotlib.pyplot as plt
 
     figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    _draw_intervals(left, advice)
+    _draw_risk_curves(right, advice)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def _draw_intervals(axes, advice):
+    """Draw every comparison's d_k with its interval, coloured by verdict, and the bar."""
     position = 0
     ticks, names = [], []
     for row in advice.verdicts:
@@ -223,7 +310,7 @@ def report_figure(advice, path):
             if comparison["items"] == 0:
                 continue
             colour = {"clears": "tab:green", "fails": "tab:red"}.get(comparison["verdict"], "grey")
-            left.errorbar(
+            axes.errorbar(
                 comparison["d"],
                 position,
                 xerr=[
@@ -238,23 +325,27 @@ def report_figure(advice, path):
             names.append(f"{row['judge']} vs {advice.humans[k]}")
             position += 1
         position += 0.5
-    left.axvline(
+    axes.axvline(
         -advice.epsilon,
         color="black",
         linestyle="--",
         linewidth=1,
         label=f"bar d_k = -eps = {-advice.epsilon:g}",
     )
-    left.set_yticks(ticks)
-    left.set_yticklabels(names, fontsize=6)
-    left.invert_yaxis()
-    left.set_xlabel("d_k (judge minus held-out human agreement with the pool), 95% interval")
-    left.legend(fontsize=7)
+    axes.set_yticks(ticks)
+    axes.set_yticklabels(names, fontsize=6)
+    axes.invert_yaxis()
+    axes.set_xlabel("d_k (judge minus held-out human agreement with the pool), 95% interval")
+    axes.legend(fontsize=7)
+
+
+def _draw_risk_curves(axes, advice):
+    """Draw every judge's risk against extra items per secondary, and the target."""
     for curve in advice.curves.values():
         extra = np.array(curve.extra, dtype=float)
         rates = np.array([curve.rate(i) for i in range(len(extra))])
         errors = np.array([curve.se(i) for i in range(len(extra))])
-        right.errorbar(
+        axes.errorbar(
             np.maximum(extra, 1),
             rates,
             yerr=errors,
@@ -263,14 +354,11 @@ def report_figure(advice, path):
             label=curve.judge,
             capsize=2,
         )
-    right.axhline(advice.target, color="grey", linewidth=1, label=f"target {advice.target:g}")
-    right.set_xscale("log")
-    right.set_xlabel(f"extra items per secondary ({advice.curve_design}; 0 drawn at 1)")
-    right.set_ylabel("risk: sparse verdict differs from dense")
-    right.legend(fontsize=7)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    axes.axhline(advice.target, color="grey", linewidth=1, label=f"target {advice.target:g}")
+    axes.set_xscale("log")
+    axes.set_xlabel(f"extra items per secondary ({advice.curve_design}; 0 drawn at 1)")
+    axes.set_ylabel("risk: sparse verdict differs from dense")
+    axes.legend(fontsize=7)
 
 
 def write_outputs(advice, directory):

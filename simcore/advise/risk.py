@@ -1,0 +1,335 @@
+"""The risk of a wrong verdict, simulated under the model fitted to the matrix.
+
+The synthetic model fitted to the matrix (:mod:`simcore.advise.fit`, Dawid-Skene) draws
+fresh matrices with the data's own overlap structure (which human labelled which item), and
+the rule is run on each one twice: on the sparse matrix and on the dense one (every human
+labels every item). The risk is the share of draws whose sparse verdict differs from the
+dense verdict (:func:`simulate_risk`), with its Monte Carlo standard error
+(:func:`monte_carlo_se`); over a grid of extra items per secondary it is the risk curve
+(:func:`risk_curve`); over bootstrap refits of the model, its model spread
+(:func:`model_spread`); beside it, the Gaussian certification recipe of the fitted model
+(:func:`recipe`, SPEC §7).
+"""
+
+import math
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from simcore.advise.fit import fit_dawid_skene
+from simcore.advise.next_round import extend_mask
+from simcore.calibration.statistics import wilson_interval
+from simcore.engine import kernels
+from simcore.engine.coefficients import coefficient_code
+from simcore.model.recipes import certification_items, recipe_variance
+from simcore.model.rule import decide, decide_counts
+
+# --------------------------------------------------------------------------- one risk
+
+
+def judge_confusions(fit_confusions, n_humans, judge):
+    """Return the humans' fitted confusions and one judge's, ``(K + 1, L, L)``."""
+    return np.concatenate([fit_confusions[:n_humans], fit_confusions[[n_humans + judge]]])
+
+
+def draw_labels(rng, confusions, prevalence, n_trials, n_items):
+    """Draw ``(T, n, R)`` int16 labels from the fitted model (truth, then each rater)."""
+    n_raters, n_labels, _ = confusions.shape
+    truth = rng.choice(n_labels, size=(n_trials, n_items), p=prevalence)
+    labels = np.empty((n_trials, n_items, n_raters), dtype=np.int16)
+    cdf = np.cumsum(confusions, axis=2)
+    cdf[:, :, -1] = 1.0
+    for rater in range(n_raters):
+        u = rng.random((n_trials, n_items, 1))
+        labels[:, :, rater] = (u >= cdf[rater][truth][..., :-1]).sum(axis=-1)
+    return labels
+
+
+def sparse_masks(rng, available, n_trials, design, extra, labels, n_labels):
+    """Return ``(T, n, K)`` masks: ``available``, each with a fresh proposal when ``extra > 0``.
+
+    The proposals are drawn by ``design`` (:func:`simcore.advise.next_round.extend_mask`).
+    """
+    mask = np.empty((n_trials, *available.shape), dtype=bool)
+    for t in range(n_trials):
+        mask[t] = available
+        if extra > 0:
+            mask[t] |= extend_mask(rng, design, extra, labels, available, n_labels)
+    return mask
+
+
+def _decisions(labels, mask, n_humans, n_labels, rule, epsilon, tau):
+    """Sparse and dense decisions of every drawn trial, ``(T,)`` each."""
+    n_trials = labels.shape[0]
+    if rule == "alt_test":
+        sparse = np.empty(n_trials, dtype=np.int8)
+        dense = np.empty(n_trials, dtype=np.int8)
+        full = np.ones(mask.shape[1:], dtype=bool)
+        for t in range(n_trials):
+            for out, this_mask in ((sparse, mask[t]), (dense, full)):
+                wins, tested, _, _ = kernels.alternative_annotator_test(
+                    labels[t], this_mask, n_humans, epsilon, 2, 30, 0.05, False
+                )
+                out[t] = decide_counts(
+                    int(wins[0]), tested - int(wins[0]), tested, tau, kind="alt_test"
+                )
+        return sparse, dense
+    passes, _, _ = kernels.evaluate(
+        labels, mask, n_humans, n_labels, epsilon, coefficient_code("observed")
+    )
+    return decide(passes[:, 0, 0], n_humans, tau), decide(passes[:, 1, 0], n_humans, tau)
+
+
+def simulate_risk(
+    fit_confusions,
+    prevalence,
+    available,
+    judge,
+    rule="point",
+    epsilon=0.05,
+    tau=0.5,
+    trials=400,
+    seed=0,
+    design=None,
+    extra=0,
+    labels=None,
+    batch=100,
+):
+    """Estimate how often the sparse verdict differs from the dense one under the fitted model.
+
+    Parameters
+    ----------
+    fit_confusions : numpy.ndarray
+        ``(K + J, L, L)`` fitted confusion matrices, humans first.
+    prevalence : numpy.ndarray
+        ``(L,)`` fitted label probabilities.
+    available : numpy.ndarray
+        ``(n, K)`` bool: which human labelled which item (the data's overlap structure).
+    judge : int
+        Judge index (column ``K + judge`` of the confusions).
+    rule : str
+        ``point`` or ``alt_test``.
+    epsilon, tau : float
+        The rule's tolerance and threshold.
+    trials : int
+        Matrices drawn.
+    seed : int
+        Seed of the draws (``numpy.random.SeedSequence([seed, judge, extra])``).
+    design : str, optional
+        With ``extra > 0``: each draw first proposes ``extra`` more items per secondary by
+        this design (:func:`simcore.advise.next_round.extend_mask`, from the real ``labels``), and
+        the sparse matrix is the current one plus the proposal.
+    extra : int
+        Items per secondary added.
+    labels : numpy.ndarray, optional
+        ``(n, K)`` real human labels, needed to stratify a proposal.
+    batch : int
+        Trials drawn at once.
+
+    Returns
+    -------
+    tuple
+        ``(wrong, trials)``: draws whose sparse decision differs from the dense one
+        (accept vs reject; an inconclusive sparse decision counts as differing), and draws.
+    """
+    n_items, n_humans = available.shape
+    n_labels = fit_confusions.shape[1]
+    confusions = judge_confusions(fit_confusions, n_humans, judge)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, judge, extra]))
+    wrong = 0
+    done = 0
+    while done < trials:
+        size = min(batch, trials - done)
+        drawn = draw_labels(rng, confusions, prevalence, size, n_items)
+        mask = sparse_masks(rng, available, size, design, extra, labels, n_labels)
+        sparse, dense = _decisions(drawn, mask, n_humans, n_labels, rule, epsilon, tau)
+        wrong += int((sparse != dense).sum())
+        done += size
+    return wrong, done
+
+
+def monte_carlo_se(wrong, trials):
+    """Return the binomial SE of a risk of ``wrong / trials``, never zero.
+
+    The rate in ``sqrt(r (1 - r) / trials)`` is ``r = (wrong + 0.5) / (trials + 1)``, so that
+    0 wrong decisions in ``trials`` still carry an uncertainty (a plain ``p (1 - p) / n``
+    would claim none).
+    """
+    rate = (wrong + 0.5) / (trials + 1)
+    return math.sqrt(rate * (1 - rate) / trials)
+
+
+# --------------------------------------------------------------------------- the curve
+
+
+@dataclass
+class RiskCurve:
+    """Risk against extra items per secondary for one judge and design."""
+
+    judge: str
+    design: str
+    extra: list = field(default_factory=list)
+    wrong: list = field(default_factory=list)
+    trials: list = field(default_factory=list)
+
+    def rate(self, index):
+        """Risk at point ``index``."""
+        return self.wrong[index] / self.trials[index]
+
+    def se(self, index):
+        """Monte Carlo standard error of the risk at ``index`` (:func:`monte_carlo_se`)."""
+        return monte_carlo_se(self.wrong[index], self.trials[index])
+
+    def needed(self, target, confidence=0.95):
+        """Smallest grid ``extra`` whose risk is under ``target``: ``(point, conservative)``.
+
+        ``conservative`` asks the Wilson upper bound to be under the target too; -1 when no
+        grid value is enough.
+        """
+        point = conservative = -1
+        for index, extra in enumerate(self.extra):
+            if point < 0 and self.rate(index) <= target:
+                point = extra
+            upper = wilson_interval(self.wrong[index], self.trials[index], confidence)[1]
+            if conservative < 0 and upper <= target:
+                conservative = extra
+        return point, conservative
+
+
+def risk_curve(
+    fit_confusions, prevalence, available, labels, judge, judge_name, design, grid, **options
+):
+    """Simulate the risk at each ``extra`` of ``grid`` (:func:`simulate_risk`)."""
+    curve = RiskCurve(judge_name, design)
+    for extra in grid:
+        wrong, trials = simulate_risk(
+            fit_confusions,
+            prevalence,
+            available,
+            judge,
+            design=design,
+            extra=extra,
+            labels=labels,
+            **options,
+        )
+        curve.extra.append(int(extra))
+        curve.wrong.append(wrong)
+        curve.trials.append(trials)
+    return curve
+
+
+# --------------------------------------------------------------------------- the model's share
+
+
+def refits(labels, observed, n_labels, n_humans, fit, n_fits=8, seed=0):
+    """Return ``n_fits`` Dawid-Skene fits to bootstrap resamples of the items.
+
+    Each starts from the full-data posterior of its resampled items, so its labels line up
+    with the full-data fit's.
+    """
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 7]))
+    n_items = labels.shape[0]
+    fits = []
+    for _ in range(n_fits):
+        rows = rng.integers(0, n_items, n_items)
+        fits.append(
+            fit_dawid_skene(
+                labels[rows],
+                observed[rows],
+                n_labels,
+                n_humans=n_humans,
+                initial_posterior=fit.posterior[rows],
+            )
+        )
+    return fits
+
+
+def model_spread(fits, available, judge, trials=100, seed=0, **options):
+    """Return the SD of the risk across refitted models, Monte Carlo noise removed.
+
+    ``var_between = var(r_b) - mean(r_b (1 - r_b) / trials)``, floored at 0, over the risks
+    ``r_b`` simulated under each refit ``b`` (:func:`refits`) with ``trials`` draws each:
+    how much the risk moves with the fitted parameters. ``options`` go to
+    :func:`simulate_risk` (rule, eps, tau, design, extra, labels).
+    """
+    risks = []
+    for index, refit in enumerate(fits):
+        wrong, count = simulate_risk(
+            refit.confusions,
+            refit.prevalence,
+            available,
+            judge,
+            trials=trials,
+            seed=seed + 1000 + index,
+            **options,
+        )
+        risks.append(wrong / count)
+    if len(risks) < 2:
+        return 0.0
+    risks = np.array(risks)
+    noise = float(np.mean(risks * (1 - risks) / trials))
+    return math.sqrt(max(0.0, float(np.var(risks, ddof=1)) - noise))
+
+
+def recipe(fit_confusions, prevalence, n_humans, judge, epsilon, alpha=0.05):
+    """Return the Gaussian recipe of the binding comparison: ``(margin, sigma0^2, m_cert, k)``.
+
+    For each held-out human ``k`` with one pool rater ``r`` (the primary, or human 1 when
+    ``k`` is the primary): ``margin_k = P(judge = r) - P(k = r) + eps`` under the fitted
+    model, ``sigma0^2`` the per-item variance of ``D``
+    (:func:`simcore.model.recipes.recipe_variance`) and ``m_cert = ceil(z^2 sigma0^2 /
+    margin^2)`` co-labelled items (SPEC §7). The comparison whose margin is closest to the
+    bar needs the most items and decides the verdict's precision; its numbers are returned
+    (``m_cert`` -1 for a zero margin).
+    """
+    confusions = judge_confusions(fit_confusions, n_humans, judge)
+    agreement = np.einsum("y,ayl,byl->ab", prevalence, confusions, confusions)
+    binding = None
+    for held_out in range(n_humans):
+        pool = 1 if held_out == 0 else 0
+        margin = float(agreement[-1, pool] - agreement[held_out, pool] + epsilon)
+        if binding is None or abs(margin) < abs(binding[0]):
+            sigma2 = recipe_variance(confusions, prevalence, judge=-1, held_out=held_out, pool=pool)
+            binding = (margin, sigma2, certification_items(margin, sigma2, alpha), held_out)
+    return binding
+
+
+# --------------------------------------------------------------------------- one judge
+
+
+class JudgeRisk(NamedTuple):
+    """One judge's risk now, its curve over extra items, its model SE and its recipe."""
+
+    curve: RiskCurve
+    now: tuple
+    model_se: float
+    recipe: tuple
+
+
+def judge_risk(model, available, labels, judge_name, design, grid, options):
+    """Simulate one judge's risks under its fitted model (:class:`JudgeRisk`).
+
+    ``model`` is a :class:`simcore.advise.advice.JudgeModel` (the humans, then the judge);
+    ``options`` hold the rule, ``epsilon``, ``tau``, ``trials`` and ``seed``. The risk now
+    is the curve's point at 0 extra items (NaN when the grid lacks it); the model SE comes
+    from ``max(50, trials // 3)`` draws under each refit (:func:`model_spread`).
+    """
+    fit = model.fit
+    n_humans = available.shape[1]
+    curve = risk_curve(
+        fit.confusions, fit.prevalence, available, labels, 0, judge_name, design, grid, **options
+    )
+    now = (curve.rate(0), curve.se(0)) if curve.extra[0] == 0 else (math.nan, math.nan)
+    binding = recipe(fit.confusions, fit.prevalence, n_humans, 0, options["epsilon"])
+    model_se = model_spread(
+        model.refits,
+        available,
+        0,
+        trials=max(50, options["trials"] // 3),
+        seed=options["seed"],
+        rule=options["rule"],
+        epsilon=options["epsilon"],
+        tau=options["tau"],
+    )
+    return JudgeRisk(curve, now, model_se, binding)

@@ -1,0 +1,160 @@
+"""The verdict on the data as it is: leave-one-out comparisons, their intervals, the decision.
+
+Per judge, every leave-one-out comparison ``d_k`` with its item-cluster confidence interval
+and the pairs behind it (:func:`comparison_intervals`), omega, the effective K (comparisons
+with at least two items), the point rule's decision and the interval verdict
+(:func:`verdicts`, SPEC §5); the alternative annotator test's counts (SPEC §5b).
+"""
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from simcore.engine import kernels
+from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, decide_counts
+
+DECISIONS = {ACCEPT: "accept", REJECT: "reject", INCONCLUSIVE: "inconclusive"}
+
+
+def comparison_intervals(human_labels, judge_labels, epsilon, confidence=0.95):
+    """Return every judge's leave-one-out comparisons with item-cluster intervals.
+
+    For held-out human ``k`` and an item ``i`` it labelled, with ``c_i`` other humans on the
+    item, ``D_i = sum_q [judge == q] - [k == q]`` over those humans;
+    ``d_k = sum D_i / sum c_i`` (the judge's minus human ``k``'s observed agreement with the
+    pool), ``SE = sqrt(n / (n - 1) sum (D_i - d_k c_i)^2) / sum c_i`` over the ``n`` items
+    (a ratio estimator with items as clusters). The comparison *clears* the bar ``d_k >=
+    -eps`` when ``d_k + eps - z SE >= 0``, *fails* it when ``d_k + eps + z SE < 0``, and is
+    *undecided* otherwise or with fewer than two items.
+
+    Parameters
+    ----------
+    human_labels : numpy.ndarray
+        ``(n, K)`` codes, negative where a human did not label the item.
+    judge_labels : numpy.ndarray
+        ``(n, J)`` codes.
+    epsilon : float
+        Tolerance eps.
+    confidence : float
+        Two-sided confidence of each interval.
+
+    Returns
+    -------
+    list of list of dict
+        ``[judge][k]``: ``d``, ``se``, ``low``, ``high`` (interval of ``d_k``), ``items``,
+        ``pairs``, ``passes`` (point rule: ``d_k >= -eps``; an empty comparison passes),
+        ``verdict`` (``clears``, ``fails``, ``undecided``).
+    """
+    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    observed = human_labels >= 0
+    return [
+        [
+            held_out_comparison(human_labels, observed, judge_labels[:, [judge]], k, epsilon, z)
+            for k in range(human_labels.shape[1])
+        ]
+        for judge in range(judge_labels.shape[1])
+    ]
+
+
+def held_out_comparison(human_labels, observed, judge_column, k, epsilon, z):
+    """Return one row of :func:`comparison_intervals`: the judge against held-out human ``k``.
+
+    ``judge_column`` is the judge's ``(n, 1)`` codes, ``z`` the interval's normal quantile.
+    """
+    n_humans = human_labels.shape[1]
+    others = observed & (np.arange(n_humans) != k)
+    pool = others.sum(axis=1)
+    items = observed[:, k] & (pool > 0)
+    own = ((human_labels == human_labels[:, [k]]) & others).sum(axis=1)
+    agree = ((human_labels == judge_column) & others).sum(axis=1)
+    difference = (agree - own)[items].astype(float)
+    pairs = pool[items].astype(float)
+    return comparison_row(difference, pairs, epsilon, z)
+
+
+def comparison_row(difference, pairs, epsilon, z):
+    """Return ``d_k``, its interval and verdict from the items' ``D_i`` and ``c_i``."""
+    n = len(difference)
+    total_pairs = float(pairs.sum())
+    if n == 0:
+        return {
+            "d": math.nan,
+            "se": math.nan,
+            "low": math.nan,
+            "high": math.nan,
+            "items": 0,
+            "pairs": 0,
+            "passes": True,
+            "verdict": "undecided",
+        }
+    d = float(difference.sum() / total_pairs)
+    se = (
+        math.sqrt(n / (n - 1) * float(((difference - d * pairs) ** 2).sum())) / total_pairs
+        if n > 1
+        else math.nan
+    )
+    centre = d + epsilon
+    if n > 1 and centre - z * se >= -1e-12:
+        verdict = "clears"
+    elif n > 1 and centre + z * se < -1e-12:
+        verdict = "fails"
+    else:
+        verdict = "undecided"
+    return {
+        "d": d,
+        "se": se,
+        "low": d - z * se,
+        "high": d + z * se,
+        "items": n,
+        "pairs": int(total_pairs),
+        "passes": bool(centre >= -1e-9),
+        "verdict": verdict,
+    }
+
+
+def alt_test_verdict(human_labels, judge_labels, epsilon, min_items=30, level=0.05):
+    """Return ``(wins, tested)`` per judge from the alternative annotator test (SPEC §5b)."""
+    n_humans = human_labels.shape[1]
+    labels = np.concatenate([np.maximum(human_labels, 0), judge_labels], axis=1).astype(np.int16)
+    mask = human_labels >= 0
+    wins, tested, _, _ = kernels.alternative_annotator_test(
+        labels, mask, n_humans, epsilon, 2, min_items, level, False
+    )
+    return np.asarray(wins, dtype=np.int64), int(tested)
+
+
+def verdicts(human_labels, judge_labels, judge_names, rule, epsilon, tau=0.5, confidence=0.95):
+    """Return one row per judge: omega, effective K, decision, interval verdict, comparisons."""
+    comparisons = comparison_intervals(human_labels, judge_labels, epsilon, confidence)
+    n_humans = human_labels.shape[1]
+    if rule == "alt_test":
+        wins, tested = alt_test_verdict(human_labels, judge_labels, epsilon)
+    rows = []
+    for judge, name in enumerate(judge_names):
+        rows_k = comparisons[judge]
+        passes = sum(row["passes"] for row in rows_k)
+        clears = sum(row["verdict"] == "clears" for row in rows_k)
+        fails = sum(row["verdict"] == "fails" for row in rows_k)
+        effective = sum(row["items"] >= 2 for row in rows_k)
+        if rule == "alt_test":
+            omega = wins[judge] / tested if tested else math.nan
+            decision = decide_counts(
+                wins[judge], tested - wins[judge], tested, tau, kind="alt_test"
+            )
+            effective = tested
+        else:
+            omega = passes / n_humans
+            decision = decide(passes, n_humans, tau)
+        interval = decide_counts(clears, fails, n_humans, tau, kind="interval")
+        rows.append(
+            {
+                "judge": name,
+                "omega": float(omega),
+                "effective_k": int(effective),
+                "decision": DECISIONS[int(decision)],
+                "interval_verdict": DECISIONS[int(interval)],
+                "comparisons": rows_k,
+            }
+        )
+    return rows
