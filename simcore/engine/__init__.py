@@ -1,7 +1,9 @@
 """The numerical engine: numba kernels on arrays, nothing above them.
 
 Counter-based random streams (rng), exact discrete samplers (samplers), the agreement
-coefficients (coefficients), the per-item simulation and rule kernels (kernels), the
-counts engine (counts) and the statistics kernels of the original test (stats_kernels).
-Arrays and scalars in, arrays out; no configuration, scheduling or storage.
+coefficients (coefficients), the codes and array layouts the kernels share (layout), the
+items engine (kernels, which draws each trial through draws), the rules that decide a
+trial (point_rule, alt_test, interval, and decide, which both engines call), the counts
+engine (counts) and the statistics kernels of the original test (stats_kernels). Arrays
+and scalars in, arrays out; no configuration, scheduling or storage.
 """

@@ -117,6 +117,17 @@ def table_score(table, coefficient):
     ValueError
         If ``coefficient`` is not a known code.
     """
+    total, trace, cross, pooled = _table_sums(table)
+    if total == 0:
+        return 0.0, False
+    if coefficient == OBSERVED:
+        return trace / total, False
+    return _chance_corrected(table.shape[0], total, trace, cross, pooled, coefficient)
+
+
+@jit(inline=True)  # table_score runs in the rule's inner loop
+def _table_sums(table):
+    """Return ``(N, T, P, S)`` of a table: pairs, trace, ``sum r_c k_c``, ``sum (r_c + k_c)**2``."""
     n_labels = table.shape[0]
     total = 0
     trace = 0
@@ -132,10 +143,15 @@ def table_score(table, coefficient):
         total += row
         cross += row * col
         pooled += (row + col) * (row + col)
-    if total == 0:
-        return 0.0, False
-    if coefficient == OBSERVED:
-        return trace / total, False
+    return total, trace, cross, pooled
+
+
+@jit(inline=True)  # table_score runs in the rule's inner loop
+def _chance_corrected(n_labels, total, trace, cross, pooled, coefficient):
+    """Score a non-empty table by kappa, alpha or AC1 from its sums (:func:`_table_sums`).
+
+    Returns ``(score, degenerate)`` as :func:`table_score`.
+    """
     if coefficient == COHEN_KAPPA:
         denominator = total * total - cross
         if abs(denominator / (total * total)) < ZERO_TOLERANCE:
@@ -196,6 +212,24 @@ def score_table(table, coefficient):
     ValueError
         If the table is not ``(..., L, L)`` or the coefficient is unknown.
     """
+    table, coefficient = _checked(table, coefficient)
+    rows = table.sum(axis=-1)
+    cols = table.sum(axis=-2)
+    total = rows.sum(axis=-1)
+    trace = np.trace(table, axis1=-2, axis2=-1)
+    cross = (rows * cols).sum(axis=-1)
+    pooled = ((rows + cols) ** 2).sum(axis=-1)
+    empty = total == 0
+    numerator, denominator, normalised = _score_terms(
+        table.shape[-1], total, trace, cross, pooled, coefficient
+    )
+    degenerate = ~empty & (np.abs(normalised) < ZERO_TOLERANCE)
+    score = _ratio(numerator, np.where(empty | degenerate, 0, denominator))
+    return score[()], degenerate[()]
+
+
+def _checked(table, coefficient):
+    """Return the table as int64 or float64 and the coefficient as its code, or raise."""
     if isinstance(coefficient, str):
         coefficient = coefficient_code(coefficient)
     if coefficient not in range(len(COEFFICIENTS)):
@@ -203,17 +237,16 @@ def score_table(table, coefficient):
     table = np.asarray(table)
     if table.ndim < 2 or table.shape[-1] != table.shape[-2]:
         raise ValueError(f"expected a (..., L, L) table, got shape {table.shape}")
-    table = table.astype(np.int64 if table.dtype.kind in "biu" else np.float64)
-    n_labels = table.shape[-1]
-    rows = table.sum(axis=-1)
-    cols = table.sum(axis=-2)
-    total = rows.sum(axis=-1)
-    trace = np.trace(table, axis1=-2, axis2=-1)
-    cross = (rows * cols).sum(axis=-1)
-    pooled = ((rows + cols) ** 2).sum(axis=-1)
-    n_values = 2 * total
-    empty = total == 0
+    return table.astype(np.int64 if table.dtype.kind in "biu" else np.float64), coefficient
 
+
+def _score_terms(n_labels, total, trace, cross, pooled, coefficient):
+    """Return a coefficient's numerator, denominator and normalised denominator (NumPy).
+
+    The normalised denominator is ``1 - p_e`` or ``D_e`` (1 for ``observed``), which
+    :func:`score_table` compares with :data:`ZERO_TOLERANCE`.
+    """
+    n_values = 2 * total
     if coefficient == OBSERVED:
         numerator, denominator = trace, total
         normalised = np.ones(total.shape)
@@ -230,9 +263,7 @@ def score_table(table, coefficient):
         denominator = (n_labels - 2) * n_values * n_values + pooled
         numerator = 2 * (n_labels - 1) * n_values * trace - n_values * n_values + pooled
         normalised = _ratio(denominator, scale)
-    degenerate = ~empty & (np.abs(normalised) < ZERO_TOLERANCE)
-    score = _ratio(numerator, np.where(empty | degenerate, 0, denominator))
-    return score[()], degenerate[()]
+    return numerator, denominator, normalised
 
 
 def _ratio(numerator, denominator):

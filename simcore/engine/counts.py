@@ -22,7 +22,7 @@ counts can be drawn directly (exactly, not approximately). Stream order within a
 Within a mask group, items with the same raters' labels are merged whatever their true
 label (the rules never read the truth), giving one weighted *row* per (mask pattern, label
 pattern). A trial never holds more rows than items. The rows are decided by the same rule
-code as the items engine (:func:`simcore.engine.kernels.decide_rows`), each weighted by its item
+code as the items engine (:func:`simcore.engine.decide.decide_rows`), each weighted by its item
 count, so the engines compute identical statistics from a given set of counts and differ
 only in how those counts are drawn. Each trial draws from its own counter-based stream, so
 results do not depend on threads or batching.
@@ -32,14 +32,8 @@ import numpy as np
 from numba import prange
 
 from simcore.engine._jit import jit
-from simcore.engine.kernels import (
-    BERNOULLI,
-    SHARED_PANEL,
-    TRIAL_CHUNK,
-    decide_rows,
-    rule_scratch,
-    trial_outputs,
-)
+from simcore.engine.decide import decide_rows, rule_scratch, trial_outputs
+from simcore.engine.layout import BERNOULLI, SHARED_PANEL, TRIAL_CHUNK
 from simcore.engine.rng import seed_state, uniform
 from simcore.engine.samplers import binomial, log_factorial_table, multivariate_hypergeometric
 
@@ -119,45 +113,49 @@ def _mask_groups(state, n_items, n_humans, design, rho, m, sizes, mask, chosen, 
 
 
 @jit
-def _count_patterns(
-    state,
-    size,
-    prevalence_cdf,
-    confusion_cdf,
-    prevalence_shares,
-    confusion_shares,
-    histogram,
-    touched,
-    n_touched,
-    stack,
-    log_factorials,
-):
-    """Add ``size`` items' label patterns to ``histogram`` (stream step 2 for one group).
+def _count_items(state, size, tables, histogram, touched, n_touched):
+    """Add ``size`` items' label patterns to ``histogram``, drawing item by item.
 
-    A pattern's code is ``sum_r label_r L**(R - 1 - r)``. Codes that become non-zero are
-    appended to ``touched``; returns the new number of touched codes. ``stack`` is
-    ``(R * L + L, 4)`` scratch for the depth-first split: (items, truth, next rater, code).
+    Stream step 2 for a mask group of at most :data:`PER_ITEM_LIMIT` items: one uniform for
+    the true label, then one per rater, inverse CDF as the items engine. A pattern's code is
+    ``sum_r label_r L**(R - 1 - r)``; codes that become non-zero are appended to
+    ``touched``. ``tables`` is as in :func:`draw_rows`. Returns the new number of touched
+    codes.
     """
+    prevalence_cdf, confusion_cdf, _, _ = tables
     n_raters, n_labels, _ = confusion_cdf.shape
-    if size <= PER_ITEM_LIMIT:
-        last = n_labels - 1
-        for _ in range(size):
+    last = n_labels - 1
+    for _ in range(size):
+        u = uniform(state)
+        truth = 0
+        for entry in range(last):  # branch-free inverse CDF, as the items engine
+            truth += u >= prevalence_cdf[entry]
+        code = 0
+        for rater in range(n_raters):
             u = uniform(state)
-            truth = 0
-            for entry in range(last):  # branch-free inverse CDF, as the items engine
-                truth += u >= prevalence_cdf[entry]
-            code = 0
-            for rater in range(n_raters):
-                u = uniform(state)
-                label = 0
-                for entry in range(last):
-                    label += u >= confusion_cdf[rater, truth, entry]
-                code = code * n_labels + label
-            if histogram[code] == 0:
-                touched[n_touched] = code
-                n_touched += 1
-            histogram[code] += 1
-        return n_touched
+            label = 0
+            for entry in range(last):
+                label += u >= confusion_cdf[rater, truth, entry]
+            code = code * n_labels + label
+        if histogram[code] == 0:
+            touched[n_touched] = code
+            n_touched += 1
+        histogram[code] += 1
+    return n_touched
+
+
+@jit
+def _split_patterns(state, size, tables, histogram, touched, n_touched, stack, log_factorials):
+    """Add ``size`` items' label patterns to ``histogram``, splitting depth first.
+
+    Stream step 2 for a larger mask group: by true label first, then by each rater's label
+    in turn, with conditional binomials (:func:`conditional_shares`), children visited in
+    label order. Codes and ``touched`` as :func:`_count_items`; ``stack`` is
+    ``(R * L + L, 4)`` scratch: (items, truth, next rater, code). Returns the new number of
+    touched codes.
+    """
+    _, _, prevalence_shares, confusion_shares = tables
+    n_raters, n_labels, _ = confusion_shares.shape
     stack[0, 0] = size  # the root: split by true label first (rater -1)
     stack[0, 1] = 0
     stack[0, 2] = -1
@@ -248,7 +246,7 @@ def draw_rows(state, n_items, n_humans, tables, design, rho, m, scratch, log_fac
         :func:`conditional_shares` of the label probabilities ``(L,)`` and of every rater's
         confusion matrix ``(R, L, L)``, humans first.
     design : int
-        :data:`simcore.engine.kernels.BERNOULLI`, ``EXACT_M`` or ``SHARED_PANEL``.
+        :data:`simcore.engine.layout.BERNOULLI`, ``EXACT_M`` or ``SHARED_PANEL``.
     rho : float
         Bernoulli coverage of each secondary.
     m : int
@@ -264,47 +262,50 @@ def draw_rows(state, n_items, n_humans, tables, design, rho, m, scratch, log_fac
         Rows ``0 .. rows - 1`` of the row sizes, labels ``(rows, R)`` and masks ``(rows, K)``
         (the primary's column all True); the sizes sum to ``n``.
     """
-    prevalence_cdf, confusion_cdf, prevalence_shares, confusion_shares = tables
-    (
-        sizes,
-        masks,
-        chosen,
-        histogram,
-        touched,
-        stack,
-        row_sizes,
-        row_labels,
-        row_masks,
-    ) = scratch
-    n_raters, n_labels, _ = confusion_cdf.shape
+    sizes, masks, chosen, histogram, touched, stack = scratch[:6]
+    _, confusion_cdf, _, _ = tables
+    n_labels = confusion_cdf.shape[1]
     generation, groups = _mask_groups(
         state, n_items, n_humans, design, rho, m, sizes, masks, chosen, log_factorials
     )
     rows = 0
     for group in range(groups):
-        n_touched = _count_patterns(
-            state,
-            sizes[generation, group],
-            prevalence_cdf,
-            confusion_cdf,
-            prevalence_shares,
-            confusion_shares,
-            histogram,
-            touched,
-            0,
-            stack,
-            log_factorials,
+        size = sizes[generation, group]
+        if size <= PER_ITEM_LIMIT:
+            n_touched = _count_items(state, size, tables, histogram, touched, 0)
+        else:
+            n_touched = _split_patterns(
+                state, size, tables, histogram, touched, 0, stack, log_factorials
+            )
+        rows = _append_rows(
+            histogram, touched, n_touched, masks, generation, group, n_labels, rows, scratch[6:]
         )
-        for entry in range(n_touched):
-            code = touched[entry]
-            row_sizes[rows] = histogram[code]
-            histogram[code] = 0
-            for rater in range(n_raters - 1, -1, -1):
-                row_labels[rows, rater] = code % n_labels
-                code //= n_labels
-            for human in range(n_humans):
-                row_masks[rows, human] = masks[generation, group, human]
-            rows += 1
+    return rows
+
+
+@jit
+def _append_rows(
+    histogram, touched, n_touched, masks, generation, group, n_labels, rows, row_scratch
+):
+    """Append one mask group's touched label patterns as rows; return the new row count.
+
+    Each touched code becomes row ``rows``, ``rows + 1``, ... of ``row_scratch`` (row sizes,
+    labels, masks) with the mask ``masks[generation, group]`` of its group (read in place,
+    not through a view: this runs once per group of every trial); its ``histogram`` slot is
+    reset to 0.
+    """
+    row_sizes, row_labels, row_masks = row_scratch
+    n_raters = row_labels.shape[1]
+    for entry in range(n_touched):
+        code = touched[entry]
+        row_sizes[rows] = histogram[code]
+        histogram[code] = 0
+        for rater in range(n_raters - 1, -1, -1):
+            row_labels[rows, rater] = code % n_labels
+            code //= n_labels
+        for human in range(row_masks.shape[1]):
+            row_masks[rows, human] = masks[generation, group, human]
+        rows += 1
     return rows
 
 
@@ -339,7 +340,7 @@ def simulate_counts(trial_keys, n_items, n_humans, confusion, prevalence, design
         float64 ``(L,)`` label probabilities.
     design : int
         ``bernoulli``, ``exact_m`` or ``shared_panel`` (design codes of
-        :mod:`simcore.engine.kernels`).
+        :mod:`simcore.engine.layout`).
     rho, m : float, int
         Bernoulli coverage; items per secondary for the other designs.
     rule : numpy.ndarray

@@ -6,7 +6,7 @@ and draw only from the xoshiro256** ``state`` of one trial (:mod:`simcore.engine
 ``np.random``, so a trial's category counts depend only on its key: not on the thread that
 runs it, the batching, or the other trials.
 
-Stream use (part of the stream definition, like the draw order in :mod:`simcore.engine.kernels`):
+Stream use (part of the stream definition, like the draw order in :mod:`simcore.engine.draws`):
 
 * A draw whose answer is forced (empty sample, probability 0 or 1, one-point support)
   consumes no uniforms.
@@ -88,7 +88,18 @@ def _binomial_btrs(state, trials, probability, log_factorials):
     """Draw Binomial(``trials``, ``probability``) by Hörmann's BTRS, for ``p <= 0.5``.
 
     Transformed rejection with squeeze (W. Hörmann, "The generation of binomial random
-    variates", J. Stat. Comput. Simul. 46, 1993); valid for ``trials p >= 10``.
+    variates", J. Stat. Comput. Simul. 46, 1993, pp. 101-110); valid for ``trials p >= 10``.
+    With ``spq = sqrt(n p q)``, ``b = 1.15 + 2.53 spq``, ``a = -0.0873 + 0.0248 b + 0.01 p``,
+    ``c = n p + 0.5`` and ``v_r = 0.92 - 4.2 / b``, it proposes
+    ``k = floor((2 a / us + b) u + c)`` from ``u ~ U(-1/2, 1/2)``, ``us = 0.5 - |u|``,
+    accepts at once when ``us >= 0.07`` and ``v <= v_r``, and otherwise compares
+    ``log(v alpha / (a / us**2 + b))`` against the log pmf ratio to the mode computed with
+    ``lgamma``. Its expected number of proposals is bounded (about 1.15) uniformly in
+    ``n`` and ``p``.
+
+    Everything is computed in float64: the rounding of ``lgamma`` near ``n`` perturbs the
+    acceptance test by about ``1e-16 n log n`` (1e-8 at ``n = 1e7``, 1e-6 at ``n = 1e9``), and
+    beyond ``2**53`` trials the counts themselves are no longer representable.
     """
     n = float(trials)
     q = 1.0 - probability
@@ -157,20 +168,11 @@ def binomial(state, trials, probability, log_factorials):
     uniforms, ``p`` resolved to 2**-53). Otherwise the draw uses
     ``p = min(probability, 1 - probability)`` and returns ``trials - k`` when
     the probability was flipped. With ``trials p < 10`` it inverts the cdf sequentially from
-    0 (one uniform, expected cost ``O(1 + trials p)``). Otherwise it uses Hörmann's BTRS
-    transformed rejection with squeeze (W. Hörmann, "The generation of binomial random
-    variates", J. Stat. Comput. Simul. 46, 1993, pp. 101-110): with
-    ``spq = sqrt(n p q)``, ``b = 1.15 + 2.53 spq``, ``a = -0.0873 + 0.0248 b + 0.01 p``,
-    ``c = n p + 0.5`` and ``v_r = 0.92 - 4.2 / b``, it proposes
-    ``k = floor((2 a / us + b) u + c)`` from ``u ~ U(-1/2, 1/2)``, ``us = 0.5 - |u|``,
-    accepts at once when ``us >= 0.07`` and ``v <= v_r``, and otherwise compares
-    ``log(v alpha / (a / us**2 + b))`` against the log pmf ratio to the mode computed with
-    ``lgamma``. Its expected number of proposals is bounded (about 1.15) uniformly in
-    ``n`` and ``p``.
-
-    Everything is computed in float64: the rounding of ``lgamma`` near ``n`` perturbs the
-    acceptance test by about ``1e-16 n log n`` (1e-8 at ``n = 1e7``, 1e-6 at ``n = 1e9``), and
-    beyond ``2**53`` trials the counts themselves are no longer representable.
+    0 (one uniform, expected cost ``O(1 + trials p)``, :func:`_binomial_inversion`).
+    Otherwise it uses Hörmann's BTRS transformed rejection with squeeze
+    (:func:`_binomial_btrs`), whose expected number of proposals is bounded (about 1.15)
+    uniformly in ``n`` and ``p``. Everything is computed in float64; :func:`_binomial_btrs`
+    says what that costs in accuracy.
     """
     if math.isnan(probability):
         raise ValueError("binomial probability is NaN")
@@ -245,29 +247,50 @@ def hypergeometric(state, good, bad, sample, log_factorials):
     one-point support (``sample`` 0 or
     ``good + bad``, ``good`` 0, ``bad`` 0) is returned without consuming a uniform.
     """
-    if good < 0 or bad < 0 or sample < 0:
-        raise ValueError("hypergeometric sizes and sample must be non-negative")
-    if sample > good + bad:
-        raise ValueError("hypergeometric sample exceeds the population")
-    low = max(0, sample - bad)
-    high = min(sample, good)
+    low, high = _hypergeometric_support(good, bad, sample)
     if low == high:
         return low
     g = float(good)
     r = float(bad)
     s = float(sample)
-    total = g + r
-    mode = int((s + 1.0) * (g + 1.0) / (total + 2.0))
+    mode = int((s + 1.0) * (g + 1.0) / (g + r + 2.0))
     mode = min(max(mode, low), high)
-    mass_at_mode = math.exp(
-        _log_choose(g, float(mode), log_factorials)
-        + _log_choose(r, s - mode, log_factorials)
-        - _log_choose(total, s, log_factorials)
-    )
+    mass_at_mode = _hypergeometric_mass(g, r, s, mode, log_factorials)
     u = uniform(state)
-    cumulative = mass_at_mode
-    if u < cumulative:
+    if u < mass_at_mode:
         return mode
+    return _walk_from_mode(u, mode, mass_at_mode, low, high, g, r, s)
+
+
+@jit
+def _hypergeometric_support(good, bad, sample):
+    """Check the sizes and return the support ``(low, high)`` of the hypergeometric draw."""
+    if good < 0 or bad < 0 or sample < 0:
+        raise ValueError("hypergeometric sizes and sample must be non-negative")
+    if sample > good + bad:
+        raise ValueError("hypergeometric sample exceeds the population")
+    return max(0, sample - bad), min(sample, good)
+
+
+@jit
+def _hypergeometric_mass(g, r, s, k, log_factorials):
+    """Return ``P(k) = C(g, k) C(r, s - k) / C(g + r, s)`` from the log-factorials."""
+    return math.exp(
+        _log_choose(g, float(k), log_factorials)
+        + _log_choose(r, s - k, log_factorials)
+        - _log_choose(g + r, s, log_factorials)
+    )
+
+
+@jit
+def _walk_from_mode(u, mode, mass_at_mode, low, high, g, r, s):
+    """Invert the hypergeometric cdf at ``u`` by walking outwards from the mode.
+
+    Alternately one step down and one step up from ``mode`` (whose mass is already counted
+    and below ``u``), accumulating the pmf by its ratio recurrence, until the mass passes
+    ``u``; returns the last value visited once both tails are exhausted or underflow.
+    """
+    cumulative = mass_at_mode
     down = mode  # last value reached below (inclusive of the mode)
     up = mode  # last value reached above
     mass_down = mass_at_mode
@@ -333,15 +356,7 @@ def multinomial(state, trials, probabilities, out, log_factorials):
     n_categories = probabilities.shape[0]
     if out.shape[0] != n_categories:
         raise ValueError("multinomial out must have one slot per category")
-    total_mass = 0.0
-    last_positive = -1
-    for category in range(n_categories):
-        weight = probabilities[category]
-        if not weight >= 0.0:
-            raise ValueError("multinomial probabilities must be non-negative numbers")
-        if weight > 0.0:
-            last_positive = category
-        total_mass += weight
+    total_mass, last_positive = _total_mass(probabilities)
     for category in range(n_categories):
         out[category] = 0
     if trials <= 0:
@@ -361,6 +376,24 @@ def multinomial(state, trials, probabilities, out, log_factorials):
                 return
         remaining_mass -= weight
     out[last_positive] = remaining
+
+
+@jit
+def _total_mass(probabilities):
+    """Return the weights' sum and the last category of positive weight (-1 for none).
+
+    Raises ValueError at a negative or NaN weight.
+    """
+    total_mass = 0.0
+    last_positive = -1
+    for category in range(probabilities.shape[0]):
+        weight = probabilities[category]
+        if not weight >= 0.0:
+            raise ValueError("multinomial probabilities must be non-negative numbers")
+        if weight > 0.0:
+            last_positive = category
+        total_mass += weight
+    return total_mass, last_positive
 
 
 @jit

@@ -1,0 +1,194 @@
+"""The original alternative annotator test (SPEC §5b): does a judge beat each human.
+
+Each human is held out in turn. On the items that human labelled, the judge's label and
+the human's are scored against the other humans' labels, and a one-sided t-test per human
+asks whether the human's advantage over the judge is below ``eps``. A Benjamini-Yekutieli
+procedure over the tested humans turns the p-values into the judge's wins. The
+simulations run the test through :func:`simcore.engine.decide.decide_rows`;
+:func:`alternative_annotator_test` runs it on one matrix.
+"""
+
+import math
+
+import numpy as np
+
+from simcore.engine._jit import jit
+from simcore.engine.layout import (
+    N_RULE,
+    RULE_EPSILON,
+    RULE_MIN_HUMANS,
+    RULE_MIN_ITEMS,
+    RULE_NUMERIC,
+    RULE_Q,
+)
+from simcore.engine.stats_kernels import benjamini_yekutieli_rejections, one_sided_t_pvalue
+
+
+@jit
+def _item_score(labels, mask, use_mask, i, candidate_label, exclude, n_humans, numeric):
+    """Return ``(score, humans)``: agreement of a label with the other humans on item ``i``.
+
+    The score is the mean agreement with (or minus the RMSE from) the humans who labelled
+    item ``i``, ``exclude`` left out.
+    """
+    total = 0.0
+    count = 0
+    for q in range(n_humans):
+        if q == exclude or (use_mask and not mask[i, q]):
+            continue
+        if numeric:
+            gap = float(candidate_label - labels[i, q])
+            total += gap * gap
+        elif candidate_label == labels[i, q]:
+            total += 1.0
+        count += 1
+    if count == 0:
+        return 0.0, 0
+    if numeric:
+        return -math.sqrt(total / count), count
+    return total / count, count
+
+
+@jit
+def alt_test_scratch(n_judges, n_humans):
+    """Return the alternative annotator test's scratch: p-values, an order, sums."""
+    return np.empty((n_judges, n_humans)), np.empty(n_humans), np.empty((n_judges, 2))
+
+
+@jit
+def _held_out_differences(labels, mask, weights, use_mask, n_humans, h, min_humans, numeric, sums):
+    """Sum every judge's differences ``d_i`` on held-out human ``h``'s items; return the count.
+
+    ``sums[c]`` receives ``(sum d_i, sum d_i**2)`` for judge ``c`` over the items ``h``
+    labelled that at least ``min_humans`` humans labelled, each row counted ``weights[i]``
+    times; the count is the number of such items.
+    """
+    n_items = labels.shape[0]
+    n_judges = labels.shape[1] - n_humans
+    count = 0
+    sums[:, :] = 0.0
+    for i in range(n_items):
+        weight = weights[i]
+        if weight == 0 or (use_mask and not mask[i, h]):
+            continue
+        labelled = 0
+        for q in range(n_humans):
+            if not use_mask or mask[i, q]:
+                labelled += 1
+        if labelled < min_humans:
+            continue
+        count += weight
+        human, _ = _item_score(labels, mask, use_mask, i, labels[i, h], h, n_humans, numeric)
+        for c in range(n_judges):
+            judge, _ = _item_score(
+                labels, mask, use_mask, i, labels[i, n_humans + c], h, n_humans, numeric
+            )
+            d = (1.0 if human >= judge else 0.0) - (1.0 if judge >= human else 0.0)
+            sums[c, 0] += weight * d
+            sums[c, 1] += weight * d * d
+    return count
+
+
+@jit
+def _judge_wins(pvalues, skipped, tested, level, order, wins):
+    """Write each judge's Benjamini-Yekutieli rejections among the tested humans into ``wins``.
+
+    ``pvalues[c, h]`` is judge ``c``'s p-value against human ``h``; humans with
+    ``skipped[h]`` set are left out, and ``order`` is scratch of one slot per human.
+    """
+    n_judges, n_humans = pvalues.shape
+    for c in range(n_judges):
+        gathered = 0
+        for h in range(n_humans):
+            if skipped[h] == 0:
+                order[gathered] = pvalues[c, h]
+                gathered += 1
+        wins[c] = benjamini_yekutieli_rejections(order, tested, level, order) if tested else 0
+
+
+@jit
+def alt_test(labels, mask, weights, use_mask, n_humans, rule, scratch, wins, skipped):
+    """Run the alternative annotator test (SPEC §5b); return the number of humans tested.
+
+    Items labelled by fewer than ``min_humans`` humans are dropped. For held-out human ``h``
+    and each item ``h`` labelled, the judge's and ``h``'s scores are their mean agreement
+    with (or minus the RMSE from) the other humans on the item; ``d_i = [s_h >= s_j] -
+    [s_j >= s_h]``; ``p_h`` is the one-sided t-test of ``mean(d) >= eps`` against
+    ``< eps``. A human with fewer than ``min_items`` items is skipped. Benjamini-Yekutieli at
+    ``level`` over the tested humans' p-values: each rejection is a win for the judge.
+    ``wins[c]`` receives judge ``c``'s wins; ``pvalues[c, h]`` the p-value of judge ``c``
+    against human ``h`` (NaN for a skipped human). ``rule`` is the kernel's rule array
+    (eps, minimum humans per item and items per human, BY level, numeric scores);
+    ``scratch`` is ``(pvalues (J, K), order (K,), sums (J, 2))``
+    (:func:`alt_test_scratch`). Row ``i`` stands for ``weights[i]`` identical items.
+    """
+    pvalues, order, sums = scratch
+    epsilon = rule[RULE_EPSILON]
+    min_humans = int(rule[RULE_MIN_HUMANS])
+    min_items = int(rule[RULE_MIN_ITEMS])
+    numeric = rule[RULE_NUMERIC] > 0.5
+    n_judges = labels.shape[1] - n_humans
+    tested = 0
+    for h in range(n_humans):
+        skipped[h] = 0
+        count = _held_out_differences(
+            labels, mask, weights, use_mask, n_humans, h, min_humans, numeric, sums
+        )
+        if count < min_items or count < 2:
+            skipped[h] = 1
+            for c in range(n_judges):
+                pvalues[c, h] = np.nan
+            continue
+        for c in range(n_judges):
+            pvalues[c, h] = one_sided_t_pvalue(count, sums[c, 0], sums[c, 1], epsilon)
+        tested += 1
+    _judge_wins(pvalues, skipped, tested, rule[RULE_Q], order, wins)
+    return tested
+
+
+@jit
+def alternative_annotator_test(
+    labels, mask, n_humans, epsilon, min_humans_per_item, min_items_per_human, level, numeric
+):
+    """Run the alternative annotator test (SPEC §5b) on one matrix.
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        int16 ``(n, K + J)``, humans first; unobserved entries may hold any code.
+    mask : numpy.ndarray
+        bool ``(n, K)``: which human labels exist.
+    n_humans : int
+        K.
+    epsilon, level : float
+        The test's eps and the Benjamini-Yekutieli level q.
+    min_humans_per_item, min_items_per_human : int
+        Items with fewer human labels are dropped; humans with fewer items are skipped.
+    numeric : bool
+        Score items by minus the RMSE of the label codes instead of accuracy.
+
+    Returns
+    -------
+    wins : numpy.ndarray
+        int16 ``(J,)``: humans each judge wins against.
+    tested : int
+        Humans tested (the effective K); the winning rate is ``wins / tested``.
+    skipped : numpy.ndarray
+        int8 ``(K,)``: 1 for a skipped human.
+    pvalues : numpy.ndarray
+        ``(J, K)``: p-value per judge and human, NaN where skipped.
+    """
+    n_judges = labels.shape[1] - n_humans
+    wins = np.zeros(n_judges, dtype=np.int16)
+    skipped = np.zeros(n_humans, dtype=np.int8)
+    rule = np.zeros(N_RULE)
+    rule[RULE_EPSILON] = epsilon
+    rule[RULE_MIN_HUMANS] = min_humans_per_item
+    rule[RULE_MIN_ITEMS] = min_items_per_human
+    rule[RULE_Q] = level
+    rule[RULE_NUMERIC] = 1.0 if numeric else 0.0
+    scratch = alt_test_scratch(n_judges, n_humans)
+    weights = np.ones(labels.shape[0], dtype=np.int64)
+    tested = alt_test(labels, mask, weights, True, n_humans, rule, scratch, wins, skipped)
+    pvalues = scratch[0]
+    return wins, tested, skipped, pvalues

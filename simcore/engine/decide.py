@@ -1,0 +1,185 @@
+"""Deciding one drawn trial with the cell's rule, shared by both engines.
+
+:func:`decide_rows` takes a trial as weighted rows (one item per row for the items engine,
+one category of identical items for the counts engine), runs the point rule on it always
+and the alternative annotator test or the interval verdict when the cell asks for them,
+and writes the trial's slot of the per-trial outputs (:func:`trial_outputs`). Since both
+engines decide through this one function, they compute identical statistics from
+identical counts.
+"""
+
+import numpy as np
+
+from simcore.engine._jit import jit
+from simcore.engine.alt_test import alt_test, alt_test_scratch
+from simcore.engine.interval import interval_verdict
+from simcore.engine.layout import (
+    ALT_TEST,
+    EXTRA_ITEMS,
+    INTERVAL,
+    N_COUNTERS,
+    N_VALUES,
+    PAIRWISE_OVERLAP,
+    RULE_COEFFICIENT,
+    RULE_EPSILON,
+    RULE_KIND,
+    SHARED,
+    UNDECIDED,
+)
+from simcore.engine.point_rule import decide_trial, pair_tables, ranking_scores
+
+
+@jit
+def trial_outputs(n_trials, n_humans, n_judges):
+    """Allocate the per-trial outputs of a simulation (zeros), in its return order.
+
+    Returns
+    -------
+    favour, against : numpy.ndarray
+        int16 ``(T, J)``: comparisons for and against each judge on the sparse matrix (point
+        rule: passes and fails; alt_test: humans won and not won; interval: comparisons
+        that clear and fail the bar with confidence).
+    tested : numpy.ndarray
+        int16 ``(T,)``: comparisons made (K; alt_test: the humans tested).
+    reference_favour : numpy.ndarray
+        int16 ``(T, J)``: the same on the dense matrix (the interval verdict's reference is
+        the point rule's).
+    reference_tested : numpy.ndarray
+        int16 ``(T,)``.
+    counters : numpy.ndarray
+        int32 ``(T, N_COUNTERS)``.
+    values : numpy.ndarray
+        float64 ``(T, N_VALUES)``.
+    coverage : numpy.ndarray
+        float64 ``(T, K - 1)``: each secondary's share of the items.
+    ranking : numpy.ndarray
+        float64 ``(T, 2, J)``: each judge's mean score over the comparisons, sparse and dense
+        (left at 0 with a single judge: there is nothing to rank).
+    skipped : numpy.ndarray
+        int8 ``(T, K)``: humans the alternative annotator test skipped (sparse).
+    """
+    return (
+        np.zeros((n_trials, n_judges), dtype=np.int16),
+        np.zeros((n_trials, n_judges), dtype=np.int16),
+        np.zeros(n_trials, dtype=np.int16),
+        np.zeros((n_trials, n_judges), dtype=np.int16),
+        np.zeros(n_trials, dtype=np.int16),
+        np.zeros((n_trials, N_COUNTERS), dtype=np.int32),
+        np.zeros((n_trials, N_VALUES), dtype=np.float64),
+        np.zeros((n_trials, n_humans - 1), dtype=np.float64),
+        np.zeros((n_trials, 2, n_judges), dtype=np.float64),
+        np.zeros((n_trials, n_humans), dtype=np.int8),
+    )
+
+
+@jit
+def rule_scratch(n_humans, n_judges, n_labels):
+    """Return the scratch :func:`decide_rows` needs, allocated once per chunk of trials."""
+    return (
+        pair_tables(n_humans, n_judges, n_labels),
+        np.empty((2, n_judges), dtype=np.int16),
+        np.empty(n_judges, dtype=np.int16),
+        alt_test_scratch(n_judges, n_humans),
+        np.empty(n_humans, dtype=np.int8),
+        np.empty((n_humans, n_judges, 6)),
+    )
+
+
+@jit
+def _overlap_statistics(mask, weights, coverage_row, values, counters):
+    """Record each secondary's coverage, the mean pairwise overlap and a shared panel.
+
+    Row ``i`` of ``mask`` stands for ``weights[i]`` items.
+    """
+    n_rows, n_humans = mask.shape
+    n_items = 0
+    for i in range(n_rows):
+        n_items += weights[i]
+    for secondary in range(1, n_humans):
+        count = 0
+        for i in range(n_rows):
+            if mask[i, secondary]:
+                count += weights[i]
+        coverage_row[secondary - 1] = count / n_items
+    total = 0
+    pairs = 0
+    shared = True
+    for a in range(1, n_humans):
+        for b in range(a + 1, n_humans):
+            pairs += 1
+            for i in range(n_rows):
+                if mask[i, a] and mask[i, b]:
+                    total += weights[i]
+                if mask[i, a] != mask[i, b] and weights[i] > 0:
+                    shared = False
+    values[PAIRWISE_OVERLAP] = total / pairs if pairs > 0 else np.nan
+    counters[SHARED] = 1 if shared else 0
+
+
+@jit
+def decide_rows(labels, mask, weights, n_humans, rule, scratch, t, outputs):
+    """Run the cell's rule on one drawn trial and write trial ``t`` of ``outputs``.
+
+    Row ``i`` of ``labels`` ``(rows, R)`` and ``mask`` ``(rows, K)`` stands for
+    ``weights[i]`` identical items: one item each for the items engine, one category of
+    items for the counts engine. Both engines share this function, so they decide alike.
+    ``scratch`` is :func:`rule_scratch`; ``outputs`` is :func:`trial_outputs`.
+    """
+    (
+        favour,
+        against,
+        tested,
+        reference_favour,
+        reference_tested,
+        counters,
+        values,
+        coverage,
+        ranking,
+        skipped,
+    ) = outputs
+    tables, point, wins, alt_scratch, reference_skipped, interval_sums = scratch
+    kind = int(rule[RULE_KIND])
+    n_judges = labels.shape[1] - n_humans
+    _overlap_statistics(mask, weights, coverage[t], values[t], counters[t])
+    _point_rule(
+        labels, mask, weights, n_humans, rule, tables, point, counters[t], values[t], ranking[t]
+    )
+    reference_tested[t] = n_humans
+    tested[t] = n_humans
+    for c in range(n_judges):
+        reference_favour[t, c] = point[1, c]
+        favour[t, c] = point[0, c]
+        against[t, c] = n_humans - point[0, c]
+    if kind == ALT_TEST:
+        tested[t] = alt_test(
+            labels, mask, weights, True, n_humans, rule, alt_scratch, favour[t], skipped[t]
+        )
+        reference_tested[t] = alt_test(
+            labels, mask, weights, False, n_humans, rule, alt_scratch, wins, reference_skipped
+        )
+        for c in range(n_judges):
+            reference_favour[t, c] = wins[c]
+            against[t, c] = tested[t] - favour[t, c]
+    elif kind == INTERVAL:
+        undecided, extra = interval_verdict(
+            labels, mask, weights, True, n_humans, rule, interval_sums, favour[t], against[t]
+        )
+        counters[t, UNDECIDED] = undecided
+        values[t, EXTRA_ITEMS] = extra
+
+
+@jit
+def _point_rule(labels, mask, weights, n_humans, rule, tables, point, counters, values, ranking):
+    """Run the point rule on one trial; with two judges or more, rank them too.
+
+    ``point`` ``(2, J)`` receives each judge's passes, sparse and dense; ``counters``,
+    ``values`` and ``ranking`` ``(2, J)`` are the trial's rows of the outputs.
+    """
+    epsilon = rule[RULE_EPSILON]
+    coefficient = int(rule[RULE_COEFFICIENT])
+    decide_trial(
+        labels, mask, weights, n_humans, epsilon, coefficient, tables, point, counters, values
+    )
+    if labels.shape[1] - n_humans > 1:  # a ranking needs two judges
+        ranking_scores(tables[0], coefficient, ranking[0])
+        ranking_scores(tables[1], coefficient, ranking[1])
