@@ -299,6 +299,15 @@ def _parse_section(raw, cls, path, problems, source):
     return cls(**values)
 
 
+def unknown_keys(raw, valid, what, source):
+    """Return a problem for every top-level key of ``raw`` not in ``valid``."""
+    return [
+        f"{source}: {key}: unknown key for {what} (valid keys: {', '.join(valid)})"
+        for key in raw
+        if key not in valid
+    ]
+
+
 def _read_yaml(path):
     path = Path(path)
     if not path.exists():

@@ -23,7 +23,14 @@ import numpy as np
 import yaml
 
 from simcore.studies import coverage_cells, coverage_report
-from simcore.studies.config import OutputConfig, ScenarioError, _convert, _describe, _parse_section
+from simcore.studies.config import (
+    OutputConfig,
+    ScenarioError,
+    _convert,
+    _describe,
+    _parse_section,
+    unknown_keys,
+)
 from simcore.studies.protocol import CubeError
 
 SWEPT = ("n_cal", "judge_strength", "theta", "n_production")
@@ -164,13 +171,7 @@ def coverage_scenario_from_dict(raw, source):
     simcore.studies.config.ScenarioError
         Naming the file, the key and the bad value.
     """
-    problems = []
-    for key in raw:
-        if key not in _TOP_KEYS:
-            problems.append(
-                f"{source}: {key}: unknown key for a coverage scenario (valid keys: "
-                f"{', '.join(_TOP_KEYS)})"
-            )
+    problems = unknown_keys(raw, _TOP_KEYS, "a coverage scenario", source)
     judges = _parse_judges(raw.get("judges"), problems, source)
     sweep = raw.get("sweep")
     if not isinstance(sweep, dict) or set(sweep) - {"n_cal", "theta", "n_production"}:

@@ -32,6 +32,7 @@ from simcore.studies.config import (
     _convert,
     _describe,
     _parse_section,
+    unknown_keys,
 )
 
 DEFAULT_COVERAGES = (0.05, 0.10, 0.25, 0.50)
@@ -93,13 +94,7 @@ def real_scenario_from_dict(raw, source, base=None):
     simcore.studies.config.ScenarioError
         Naming the file, the key and the bad value.
     """
-    problems = []
-    for key in raw:
-        if key not in _TOP_KEYS:
-            problems.append(
-                f"{source}: {key}: unknown key for a real-data scenario (valid keys: "
-                f"{', '.join(_TOP_KEYS)})"
-            )
+    problems = unknown_keys(raw, _TOP_KEYS, "a real-data scenario", source)
     rule = _parse_section(raw.get("rule"), RuleConfig, "rule", problems, source)
     output = _parse_section(raw.get("output"), OutputConfig, "output", problems, source)
     scalars = {}
