@@ -11,6 +11,7 @@ import traceback
 from pathlib import Path
 
 from simcore.studies.config import ScenarioError
+from simcore.sweep.files import checked_output_file, checked_output_folder
 from simcore.sweep.grid import SchedulerError
 from simcore.sweep.store import StoreError, read_attrs
 
@@ -296,6 +297,7 @@ def _command_plot(args):
     scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
     out = args.out or (scenario.get("output") or {}).get("figure")
     out = out or str(Path(args.store).with_suffix(".png"))
+    checked_output_file(out, "--out")
     try:
         study_for(cube.attrs.get("kind")).plot(cube, out, args.variable)
     except CubeError as error:
@@ -376,6 +378,7 @@ def _command_advise(args):
             raise UsageError(f"{option}: {text} (got {value})")
     if args.budget is not None and args.budget < 1:
         raise UsageError(f"--budget: must be >= 1 (got {args.budget})")
+    checked_output_folder(args.out, "--out")  # before the minutes of computation
     names = {
         key: value.split(",")
         for key, value in (("humans", args.humans), ("judges", args.judges))

@@ -21,6 +21,10 @@ from simcore.model.generative import Skew
 
 RULE_KINDS = ("point", "alt_test", "interval")
 
+MAX_TRIALS = 2**29
+"""Most trials per cell: the float sums add values on a 2^-24 grid, exact in float64 only
+while they stay below 2^29, and every count stays far inside int64."""
+
 
 class ScenarioError(ValueError):
     """Bad scenario input; ``problems`` lists every message (``file: key: what``)."""
@@ -308,6 +312,39 @@ def unknown_keys(raw, valid, what, source):
     ]
 
 
+class _DuplicateKey(Exception):
+    """A mapping in a YAML file repeats a key (raised while loading)."""
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a key repeated in one mapping."""
+
+
+def _unique_mapping(loader, node, deep=False):
+    first_line = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        line = key_node.start_mark.line + 1
+        if key in first_line:
+            raise _DuplicateKey(
+                f"{key}: appears twice in one mapping (lines {first_line[key]} and {line})"
+            )
+        first_line[key] = line
+    return loader.construct_mapping(node, deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
+
+
+def _yaml_problem(path, error):
+    """One line for a YAML syntax error: ``file:line:column: what``."""
+    mark = getattr(error, "problem_mark", None)
+    what = getattr(error, "problem", None) or str(error).splitlines()[0]
+    if mark is None:
+        return f"{path}: not valid YAML ({what})"
+    return f"{path}:{mark.line + 1}:{mark.column + 1}: not valid YAML ({what})"
+
+
 def _read_yaml(path):
     path = Path(path)
     if not path.exists():
@@ -319,11 +356,15 @@ def _read_yaml(path):
     except (OSError, UnicodeDecodeError) as error:
         raise ScenarioError([f"{path}: cannot be read ({error})"]) from None
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader)
+    except _DuplicateKey as error:
+        raise ScenarioError([f"{path}: {error}"]) from None
     except yaml.YAMLError as error:
-        raise ScenarioError([f"{path}: not valid YAML ({error})"]) from None
+        raise ScenarioError([_yaml_problem(path, error)]) from None
     if raw is None:
-        raw = {}
+        raise ScenarioError(
+            [f"{path}: the file is empty; a scenario needs at least its sections (see scenarios/)"]
+        )
     if not isinstance(raw, dict):
         raise ScenarioError([f"{path}: must hold a mapping of sections (got {_describe(raw)})"])
     return raw

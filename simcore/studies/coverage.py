@@ -24,6 +24,7 @@ import yaml
 
 from simcore.studies import coverage_cells, coverage_report
 from simcore.studies.config import (
+    MAX_TRIALS,
     OutputConfig,
     ScenarioError,
     _convert,
@@ -191,7 +192,7 @@ def coverage_scenario_from_dict(raw, source):
     for key, default, meta in (
         ("confidence", 0.95, {"kind": "float", "exclusive_minimum": 0.0, "maximum": 0.9999}),
         ("youden_floor", 0.15, {"kind": "float", "minimum": -1.0, "maximum": 1.0}),
-        ("trials", 2000, {"kind": "int", "minimum": 1}),
+        ("trials", 2000, {"kind": "int", "minimum": 1, "maximum": MAX_TRIALS}),
         ("seed", 0, {"kind": "int", "minimum": 0}),
     ):
         value, problem = _convert(raw.get(key, default), meta)

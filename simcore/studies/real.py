@@ -26,6 +26,7 @@ from simcore.model.designs import DESIGNS
 from simcore.realdata.matrix import DataError, load_data
 from simcore.studies import real_cells
 from simcore.studies.config import (
+    MAX_TRIALS,
     OutputConfig,
     RuleConfig,
     ScenarioError,
@@ -99,7 +100,7 @@ def real_scenario_from_dict(raw, source, base=None):
     output = _parse_section(raw.get("output"), OutputConfig, "output", problems, source)
     scalars = {}
     for key, meta in (
-        ("trials", {"kind": "int", "minimum": 1}),
+        ("trials", {"kind": "int", "minimum": 1, "maximum": MAX_TRIALS}),
         ("seed", {"kind": "int", "minimum": 0}),
     ):
         value, problem = _convert(raw.get(key, 300 if key == "trials" else 0), meta)

@@ -19,7 +19,7 @@ from simcore.engine.rng import stable_key
 from simcore.model.designs import DESIGNS
 from simcore.model.generative import Skew, prevalence_vector, rater_confusions
 from simcore.model.recipes import judge_accuracy_for_margin
-from simcore.studies.config import OutputConfig, RuleConfig, _field, _plain
+from simcore.studies.config import MAX_TRIALS, OutputConfig, RuleConfig, _field, _plain
 
 REFERENCES = ("dense", "population")
 ENGINES = ("auto", "items", "counts")
@@ -125,7 +125,7 @@ class RunConfig:
         "exact_m and shared_panel designs without clusters) or auto (counts where it is exact)",
         choices=ENGINES,
     )
-    trials: int = _field(2000, "int", "trials per cell", minimum=1)
+    trials: int = _field(2000, "int", "trials per cell", minimum=1, maximum=MAX_TRIALS)
     seed: int = _field(0, "int", "root seed", minimum=0)
 
 

@@ -73,6 +73,74 @@ def _alive(pid):
     return True
 
 
+def is_store(path):
+    """Whether ``path`` holds a simcore store (a zarr group that records a scenario hash)."""
+    attrs = read_attrs(path)
+    return attrs is not None and "scenario_hash" in attrs
+
+
+def _writable_folder(folder):
+    """Return why the nearest existing folder at or above ``folder`` cannot be written, or None."""
+    folder = Path(folder)
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{folder} is a file, not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"{folder} is not writable"
+    return None
+
+
+def checked_destination(path):
+    """Return ``path`` as a store destination, or raise :class:`StoreError` saying why not.
+
+    Checked before anything is computed: the path must name something (``.`` is the
+    working folder itself, which is never a store), its folder must be writable, and
+    what is there already must be a simcore store or an empty folder. simcore never
+    replaces anything else, even with ``--overwrite``.
+    """
+    given = Path(path)
+    path = given.resolve()
+    if not given.name or path == Path.cwd() or path == Path(path.anchor):
+        raise StoreError(
+            f"{given}: names a folder, not a store; give a store path such as results/run.zarr"
+        )
+    problem = _writable_folder(path.parent)
+    if problem:
+        raise StoreError(f"{given}: cannot be written ({problem}); choose another --out")
+    if path.exists() and not path.is_dir():
+        raise StoreError(
+            f"{given}: is a file, not a simcore store; simcore never replaces it, even with "
+            "--overwrite; choose another --out"
+        )
+    if path.exists() and any(path.iterdir()) and not is_store(path):
+        raise StoreError(
+            f"{given}: holds something that is not a simcore store; simcore never replaces it, "
+            "even with --overwrite; choose another --out"
+        )
+    return given
+
+
+def checked_output_file(path, option):
+    """Raise :class:`StoreError` unless the file ``path`` can be written (before any work)."""
+    given = Path(path)
+    if given.exists() and given.is_dir():
+        raise StoreError(f"{option} {given}: is a folder, not a file")
+    problem = _writable_folder(given.resolve().parent)
+    if problem:
+        raise StoreError(f"{option} {given}: cannot be written ({problem})")
+
+
+def checked_output_folder(path, option):
+    """Raise :class:`StoreError` unless the folder ``path`` can be created or written."""
+    given = Path(path)
+    if given.exists() and not given.is_dir():
+        raise StoreError(f"{option} {given}: is a file, not a folder")
+    problem = _writable_folder(given.resolve())
+    if problem:
+        raise StoreError(f"{option} {given}: cannot be written ({problem})")
+
+
 def remove_store(path):
     """Remove the store (or file) at ``path``."""
     path = Path(path)

@@ -60,7 +60,7 @@ def connect(workers=None, scheduler=None, threads=None):
     if scheduler is not None:
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT)
-        except (OSError, TimeoutError) as error:
+        except (OSError, TimeoutError, ValueError, TypeError) as error:
             raise SchedulerError(
                 f"--scheduler {scheduler}: no dask scheduler answered "
                 f"within {CONNECT_TIMEOUT} ({error})"

@@ -37,6 +37,8 @@ def run_sweep(
     xarray.Dataset
         The cube: counts, derived rates, and provenance attributes.
     """
+    if out is not None:
+        store.checked_destination(out)  # before any work: a bad --out costs nothing
     study = study_of(scenario)
     context = study.context(scenario)
     layout = study.layout(scenario, context)

@@ -22,6 +22,7 @@ import zarr
 
 from simcore.sweep.files import (
     StoreError,
+    checked_destination,
     create_store,
     read_attrs,
     remove_store,
@@ -32,6 +33,7 @@ __all__ = [
     "RUN_VARIABLES",
     "CellWriter",
     "StoreError",
+    "checked_destination",
     "damaged_cells",
     "empty_cube",
     "finalize",
@@ -225,6 +227,9 @@ def prepare(path, scenario, overwrite=False, layout=None):
 
         study = study_of(scenario)
         layout = study.layout(scenario, study.context(scenario))
+    checked_destination(path)
+    if path.is_dir() and not any(path.iterdir()):
+        path.rmdir()  # an empty folder is no store: create the store in its place
     if path.exists():
         attrs = read_attrs(path)
         same = _same_run(attrs, scenario, layout)

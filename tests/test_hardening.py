@@ -1,0 +1,157 @@
+"""Failures a user can cause: each is one clear line with exit status 2, and nothing that
+was on disk before is lost or changed."""
+
+import sys
+
+import numpy as np
+import pytest
+import xarray as xr
+import yaml
+import zarr
+
+import simcore
+from simcore.cli import main
+from simcore.testing import assert_cubes_identical
+
+SCENARIO = {
+    "name": "small",
+    "model": {"n_items": 60, "n_humans": 3, "p_judge": 0.8},
+    "design": {"kind": "bernoulli"},
+    "trials": 40,
+    "seed": 2,
+    "sweep": {"rho": [0.2, 0.5]},
+}
+
+
+def write(tmp_path, raw=SCENARIO, name="s.yaml"):
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(raw, sort_keys=False))
+    return path
+
+
+def run(arguments, capsys):
+    status = main(arguments)
+    err = capsys.readouterr().err
+    return status, err
+
+
+def one_clean_line(err):
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert "Traceback" not in err
+    return len(lines) == 1
+
+
+@pytest.mark.parametrize("flags", [[], ["--overwrite"]])
+def test_overwrite_never_replaces_what_is_not_a_store(tmp_path, capsys, flags):
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    (folder / "keep.txt").write_text("important")
+    status, err = run(
+        ["run", str(write(tmp_path)), "--out", str(folder), "--quiet", *flags], capsys
+    )
+    assert status == 2 and "not a simcore store" in err and "never replaces" in err
+    assert one_clean_line(err)
+    assert sorted(p.name for p in folder.iterdir()) == ["keep.txt"]
+    assert (folder / "keep.txt").read_text() == "important"
+    assert not (tmp_path / "adir.lock").exists()
+
+
+def test_a_file_is_never_replaced_and_an_empty_folder_becomes_the_store(tmp_path, capsys):
+    path = write(tmp_path)
+    afile = tmp_path / "notes.zarr"
+    afile.write_text("mine")
+    status, err = run(["run", str(path), "--out", str(afile), "--overwrite", "--quiet"], capsys)
+    assert status == 2 and "is a file" in err and afile.read_text() == "mine"
+    empty = tmp_path / "empty.zarr"
+    empty.mkdir()
+    assert main(["run", str(path), "--out", str(empty), "--quiet"]) == 0
+    assert int(xr.open_zarr(empty)["n_trials"].min()) == 40
+
+
+@pytest.mark.parametrize(
+    ("out", "fragment"),
+    [
+        (".", "names a folder, not a store"),
+        ("blocker/inner.zarr", "is a file, not a folder"),
+    ],
+)
+def test_unwritable_or_meaningless_store_paths_exit_2_before_any_work(
+    tmp_path, capsys, monkeypatch, out, fragment
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "blocker").write_text("a file where a folder would go")
+    path = write(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    status, err = run(["run", str(path), "--out", out, "--quiet"], capsys)
+    assert status == 2 and fragment in err and one_clean_line(err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_plot_and_advise_outputs_are_checked_before_the_work(tmp_path, capsys):
+    store = tmp_path / "s.zarr"
+    assert main(["run", str(write(tmp_path)), "--out", str(store), "--quiet"]) == 0
+    (tmp_path / "blocker").write_text("x")
+    status, err = run(["plot", str(store), "--out", str(tmp_path / "blocker" / "f.png")], capsys)
+    assert status == 2 and "--out" in err and "is a file, not a folder" in err
+    data = tmp_path.parent / "unused"
+    status, err = run(["advise", str(data), "--out", str(tmp_path / "blocker")], capsys)
+    assert status == 2 and "--out" in err and "is a file, not a folder" in err
+    assert one_clean_line(err)
+
+
+@pytest.mark.parametrize("trials", ["1000000000000000", "99999999999999999999999"])
+def test_trial_counts_beyond_what_the_sums_hold_are_refused(tmp_path, capsys, trials):
+    out = tmp_path / "o.zarr"
+    status, err = run(["run", str(write(tmp_path)), "--out", str(out), "--trials", trials], capsys)
+    assert status == 2 and "trials: must be <= 536870912" in err
+    assert not out.exists() and not (tmp_path / "o.zarr.lock").exists()
+
+
+def test_a_repeated_yaml_key_names_both_lines(tmp_path, capsys):
+    path = tmp_path / "dup.yaml"
+    path.write_text("trials: 10\nseed: 1\ntrials: 20\n")
+    status, err = run(["validate", str(path)], capsys)
+    assert status == 2 and "trials: appears twice in one mapping (lines 1 and 3)" in err
+
+
+def test_an_empty_file_says_so_and_bad_yaml_is_one_line_with_its_place(tmp_path, capsys):
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    status, err = run(["validate", str(empty)], capsys)
+    assert status == 2 and "the file is empty" in err
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("model:\n  n_items: [1, 2\n")
+    status, err = run(["validate", str(broken)], capsys)
+    assert status == 2 and one_clean_line(err) and f"{broken}:3:1: not valid YAML" in err
+
+
+@pytest.mark.parametrize("address", ["notanaddress", "tcp://", "tcp://127.0.0.1:notaport"])
+def test_a_malformed_scheduler_address_is_bad_input(tmp_path, capsys, address):
+    out = tmp_path / "o.zarr"
+    status, err = run(
+        ["run", str(write(tmp_path)), "--out", str(out), "--scheduler", address, "--quiet"],
+        capsys,
+    )
+    assert status == 2 and "--scheduler" in err and one_clean_line(err)
+    assert not out.exists()
+
+
+def test_finalising_again_after_a_kill_gives_the_same_cube(tmp_path):
+    # A kill during finalisation leaves some named variables written and the store
+    # unfinished; resuming must rewrite them, not fail on their encodings.
+    out = tmp_path / "s.zarr"
+    first = simcore.run(SCENARIO, out=out)
+    group = zarr.open_group(str(out), mode="r+")
+    assert "wrong_decision_rate_se" in group
+    group.attrs["complete"] = 0
+    zarr.consolidate_metadata(str(out))
+    again = simcore.run(SCENARIO, out=out)
+    assert_cubes_identical(again, first)
+    assert_cubes_identical(xr.open_zarr(out), first)
+
+
+def test_no_traceback_for_the_largest_integer_arguments(tmp_path, capsys):
+    big = str(sys.maxsize * 4)
+    status, err = run(["run", str(write(tmp_path)), "--seed", big, "--trials", "3"], capsys)
+    assert status in (0, 2) and "Traceback" not in err
+    assert np.iinfo(np.int64).max < int(big)
