@@ -1,6 +1,7 @@
 """Failures a user can cause: each is one clear line with exit status 2, and nothing that
 was on disk before is lost or changed."""
 
+import subprocess
 import sys
 
 import numpy as np
@@ -155,3 +156,30 @@ def test_no_traceback_for_the_largest_integer_arguments(tmp_path, capsys):
     status, err = run(["run", str(write(tmp_path)), "--seed", big, "--trials", "3"], capsys)
     assert status in (0, 2) and "Traceback" not in err
     assert np.iinfo(np.int64).max < int(big)
+
+
+SCRIPT = """
+import simcore
+
+raw = {"model": {"n_items": 50, "n_humans": 3, "p_judge": 0.8},
+       "design": {"kind": "bernoulli"}, "trials": 10, "sweep": {"rho": [0.2, 0.5]}}
+GUARD
+    cube = simcore.run(raw, workers=2)
+    print("trials", int(cube["n_trials"].sum()))
+"""
+
+
+@pytest.mark.parametrize("guarded", [False, True])
+def test_a_script_with_workers_needs_the_main_guard_and_says_so(tmp_path, guarded):
+    guard = 'if __name__ == "__main__":' if guarded else "if True:"
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT.replace("GUARD", guard))
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=240, cwd=tmp_path
+    )
+    if guarded:
+        assert done.returncode == 0 and "trials 20" in done.stdout
+    else:
+        assert done.returncode != 0
+        assert 'put the call under `if __name__ == "__main__":`' in done.stderr.splitlines()[-1]
+        assert "bootstrapping phase" not in done.stderr

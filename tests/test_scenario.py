@@ -184,8 +184,8 @@ def test_invalid_yaml_syntax(tmp_path):
     path = tmp_path / "broken.yaml"
     path.write_text("model: {n_items: 40\ndesign: [\n")
     (message,) = problems_of(path)
-    assert message.startswith(f"{path}: ")
-    assert "not valid YAML" in message
+    assert message.startswith(f"{path}:2:7: ")  # file:line:column of the error, one line
+    assert "not valid YAML" in message and "\n" not in message
 
 
 def test_missing_file(tmp_path):

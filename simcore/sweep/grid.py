@@ -23,6 +23,27 @@ from simcore.studies import study_for
 
 CONNECT_TIMEOUT = "30s"
 
+SCRIPT_GUARD = (
+    "simcore.run(..., workers=N) starts worker processes, and each of them imports your "
+    'script again; put the call under `if __name__ == "__main__":` (the script then runs '
+    "it once, in the main process)"
+)
+WORKERS_FAILED = f"the local worker processes failed to start. If this is a script: {SCRIPT_GUARD}"
+
+
+def refuse_inside_a_spawned_import():
+    """Raise a clear error when a worker process, importing the user's script, runs it.
+
+    Worker processes are started by *spawning*: each imports the main script as
+    ``__mp_main__``, so a script that calls ``simcore.run(..., workers=N)`` at module
+    level would start workers from inside a worker.
+    """
+    import multiprocessing
+
+    # the flag multiprocessing itself reads while a spawned process imports the main script
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        raise RuntimeError(SCRIPT_GUARD)
+
 
 class SchedulerError(ValueError):
     """No dask scheduler answered at the given address (bad input: exit status 2)."""
@@ -76,7 +97,11 @@ def connect(workers=None, scheduler=None, threads=None):
     if workers is None:
         cluster = LocalCluster(n_workers=1, processes=False, **local)
     else:
-        cluster = LocalCluster(n_workers=workers, processes=True, host="127.0.0.1", **local)
+        refuse_inside_a_spawned_import()
+        try:
+            cluster = LocalCluster(n_workers=workers, processes=True, host="127.0.0.1", **local)
+        except RuntimeError as error:
+            raise RuntimeError(WORKERS_FAILED) from error
         threads = threads or max(1, (os.cpu_count() or 1) // workers)
     with cluster, Client(cluster) as client:
         yield Connection(client, threads)
