@@ -74,7 +74,9 @@ def run(
     sets : dict, optional
         ``{"model.n_items": 1000, ...}`` overrides, as ``--set`` on the command line.
     workers : int, optional
-        Run on a local cluster of this many worker processes.
+        Run on a local cluster of this many worker processes. Each imports the script that
+        started it, so a script must make this call under ``if __name__ == "__main__":``
+        (a clear ``RuntimeError`` says so otherwise).
     scheduler : str, optional
         Address of a dask.distributed scheduler to run on.
     overwrite : bool

@@ -341,6 +341,12 @@ def _command_plan(args):
             "covariance between the judges' scores (judges who err on the same items need "
             "fewer), and it does not simulate the rule."
         )
+        if m_rank > args.items:
+            print(
+                f"That is more than the corpus's {args.items} items (--items): no validation "
+                "on this corpus orders these judges at this gap; a larger corpus or a larger "
+                "--gap is needed."
+            )
         return
     margin = None
     if args.p_judge is None:
@@ -357,7 +363,10 @@ def _command_plan(args):
         p_judge=args.p_judge,
         seed=args.seed,
     )
-    result = plan.answer(raw, target=args.target, confidence=args.confidence, alpha=args.alpha)
+    try:
+        result = plan.answer(raw, target=args.target, confidence=args.confidence, alpha=args.alpha)
+    except ScenarioError as error:
+        raise plan.with_option_names(error) from None
     print(plan.describe(result, raw, args.target, args.confidence, args.alpha))
 
 

@@ -49,6 +49,35 @@ def human_accuracy_from_agreement(agreement, n_labels):
     return (1.0 + root**0.5) / n_labels
 
 
+MARGIN_AT_THE_BAR = 1e-9
+"""A margin this close to 0 is the bar itself: no finite m answers the question."""
+
+OPTIONS = {
+    "model.margin": "--margin",
+    "model.p_judge": "--p-judge",
+    "model.p_human": "--p-human",
+    "model.n_items": "--items",
+    "model.n_humans": "--humans",
+    "model.n_labels": "--labels",
+    "rule.epsilon": "--epsilon",
+    "rule.tau": "--tau",
+    "design.kind": "--design",
+    "design.m": "--items",
+    "design.rho": "--items",
+}
+"""The scenario field behind each ``simcore plan`` option, to name the option in errors."""
+
+
+def with_option_names(error):
+    """Return ``error`` (a ScenarioError) with scenario fields renamed to plan's options."""
+    problems = []
+    for problem in error.problems:
+        for field, option in OPTIONS.items():
+            problem = problem.replace(f": {field}:", f": {option}:")
+        problems.append(problem)
+    return ScenarioError(problems)
+
+
 def question_scenario(
     n_items, n_humans, n_labels, p_human, epsilon, tau, design, margin=None, p_judge=None, seed=0
 ):
@@ -107,9 +136,19 @@ def answer(raw, target=0.05, confidence=0.95, alpha=0.05, first_trials=400, max_
         outputs = simulate_cell(cell, seed, start, stop)
         return int(count_outcomes(cell, outputs)["n_wrong"][0])
 
+    margin, sigma2, m_cert = recipe_for_cell(base, alpha)
+    if abs(margin) < MARGIN_AT_THE_BAR:
+        given = raw["model"].get("margin")
+        option = f"--margin {given:g}" if given is not None else f"--p-judge {base.model.p_judge:g}"
+        raise ScenarioError(
+            [
+                f"simcore plan: {option}: puts the judge at the bar (margin S_j - S_h + eps = 0), "
+                "where no number of items separates it from the bar: the decision stays a "
+                "coin toss; plan for a margin away from 0, e.g. --margin 0.02"
+            ]
+        )
     probe = RateProbe(simulate, target, confidence, first_trials, max_trials)
     found = search_items(probe, m_max)
-    margin, sigma2, m_cert = recipe_for_cell(base, alpha)
     return PlanAnswer(
         m=found["m"],
         m_conservative=found["m_conservative"],
@@ -129,6 +168,8 @@ def describe(result, raw, target, confidence, alpha):
     model, rule = raw["model"], raw["rule"]
 
     def items(m):
+        if m > result.m_max:
+            return f"{m} (more than the corpus's {result.m_max} items)"
         return f"> {result.m_max}" if m < 0 else str(m)
 
     judge = "accepts" if result.margin >= 0 else "rejects"

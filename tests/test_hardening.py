@@ -183,3 +183,23 @@ def test_a_script_with_workers_needs_the_main_guard_and_says_so(tmp_path, guarde
         assert done.returncode != 0
         assert 'put the call under `if __name__ == "__main__":`' in done.stderr.splitlines()[-1]
         assert "bootstrapping phase" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("arguments", "fragment"),
+    [
+        (["--margin", "0"], "--margin 0: puts the judge at the bar"),
+        (["--margin", "1e-12"], "--margin 1e-12: puts the judge at the bar"),
+        (["--p-judge", str((0.05 - 0.05 + 0.545) / 0.7)], "puts the judge at the bar"),
+        (["--margin", "5"], "simcore plan: --margin: must be <= 1.0 (got 5.0)"),
+    ],
+)
+def test_plan_refuses_questions_without_a_finite_answer(capsys, arguments, fragment):
+    status, err = run(["plan", *arguments], capsys)
+    assert status == 2 and fragment in err and one_clean_line(err)
+    assert "model.margin" not in err
+
+
+def test_plan_rank_says_when_the_corpus_is_too_small(capsys):
+    assert main(["plan", "--rank", "--judges", "5", "--gap", "0.001", "--items", "800"]) == 0
+    assert "more than the corpus's 800 items" in capsys.readouterr().out
