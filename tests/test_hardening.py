@@ -203,3 +203,31 @@ def test_plan_refuses_questions_without_a_finite_answer(capsys, arguments, fragm
 def test_plan_rank_says_when_the_corpus_is_too_small(capsys):
     assert main(["plan", "--rank", "--judges", "5", "--gap", "0.001", "--items", "800"]) == 0
     assert "more than the corpus's 800 items" in capsys.readouterr().out
+
+
+def test_version_help_and_a_mistyped_option_show_the_subcommand(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0 and capsys.readouterr().out.startswith("simcore ")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "scenario.yaml", "--trails", "5"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert "usage: simcore run" in err and "unrecognized arguments: --trails 5" in err
+    for command in ("show", "plot", "validate", "advise", "calibrate"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = capsys.readouterr().out
+        if command in ("advise", "calibrate", "validate"):
+            assert "(default:" in text, command
+        if "positional arguments:" in text:
+            first = text.split("positional arguments:")[1].splitlines()[1]
+            assert len(first.split(maxsplit=1)) == 2, f"{command}: a positional without help"
+
+
+def test_an_advise_data_error_names_the_file_once(tmp_path, capsys):
+    data = tmp_path / "good.csv"
+    data.write_text("item,rater,label\n1,a,x\n")
+    status, err = run(["advise", str(data), "--humans", "a,b", "--judges", "j"], capsys)
+    assert status == 2 and str(data) in err
+    assert all(line.count(str(data)) <= 1 for line in err.splitlines()), err
