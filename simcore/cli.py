@@ -105,9 +105,12 @@ def _command_plot(args):
 def _command_validate(args):
     from simcore import api
     from simcore.studies import study_of
+    from simcore.sweep.memory import check_fits
 
     scenario = api.load_any(args.scenario, overrides=args.sets)
-    print(f"{args.scenario}: valid; {study_of(scenario).describe(scenario)}")
+    study = study_of(scenario)
+    check_fits(study, scenario, study.context(scenario))
+    print(f"{args.scenario}: valid; {study.describe(scenario)}")
 
 
 def _command_plan(args):

@@ -3,6 +3,7 @@ was on disk before is lost or changed."""
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +14,8 @@ import zarr
 import simcore
 from simcore.cli import main
 from simcore.testing import assert_cubes_identical
+
+REPO = Path(__file__).resolve().parent.parent
 
 SCENARIO = {
     "name": "small",
@@ -231,3 +234,28 @@ def test_an_advise_data_error_names_the_file_once(tmp_path, capsys):
     status, err = run(["advise", str(data), "--humans", "a,b", "--judges", "j"], capsys)
     assert status == 2 and str(data) in err
     assert all(line.count(str(data)) <= 1 for line in err.splitlines()), err
+
+
+@pytest.mark.parametrize("setting", ["model.n_items=10000000000", "model.n_labels=100000"])
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_sizes_that_cannot_fit_are_refused_before_any_allocation(
+    tmp_path, capsys, setting, command
+):
+    out = tmp_path / "o.zarr"
+    extra = ["--out", str(out), "--quiet"] if command == "run" else []
+    status, err = run([command, str(write(tmp_path)), "--set", setting, *extra], capsys)
+    assert status == 2 and one_clean_line(err)
+    assert "GiB of memory" in err and "lower model.n_items or model.n_labels" in err
+    assert not out.exists() and not (tmp_path / "o.zarr.lock").exists()
+
+
+def test_the_memory_estimate_of_ordinary_scenarios_is_modest():
+    from simcore.api import load_any
+    from simcore.studies import study_of
+    from simcore.sweep.memory import GIB
+
+    for name in ("fig2", "real_summeval", "coverage", "planning"):
+        scenario = load_any(REPO / "scenarios" / f"{name}.yaml")
+        study = study_of(scenario)
+        need, _ = study.memory_need(scenario, study.context(scenario))
+        assert 0 < need < GIB, name

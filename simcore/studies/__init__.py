@@ -8,6 +8,10 @@ through this registry, so a new kind is one module here plus a line in :data:`KI
 
 import importlib
 
+from simcore.studies.config import ScenarioError
+
+__all__ = ["DEFAULT_KIND", "KINDS", "ScenarioError", "study_for", "study_of"]
+
 KINDS = {
     "synthetic": "simcore.studies.synthetic",
     "real": "simcore.studies.real",

@@ -239,6 +239,10 @@ class CoverageStudy:
         """Return the cube's layout (:func:`coverage_cells.coverage_layout`)."""
         return coverage_cells.coverage_layout(scenario)
 
+    def memory_need(self, scenario, context):
+        """Return the bytes of one block of trials (:func:`coverage_cells.memory_need`)."""
+        return coverage_cells.memory_need(scenario)
+
     def cells(self, scenario, context):
         """Return every ``(n_cal, judge, theta, N)`` cell."""
         return coverage_cells.coverage_cells(scenario)

@@ -91,8 +91,26 @@ def coverage_cells(scenario):
     return cells
 
 
+TRIALS_PER_BLOCK = 2**20
+"""Trials drawn per call (memory only: about 50 MB a block; results do not depend on it)."""
+
+
+def memory_need(scenario):
+    """Return ``(bytes, advice)``: one block's keys and per-trial outputs."""
+    return 48 * min(scenario.trials, TRIALS_PER_BLOCK), "lower trials"
+
+
 def run_coverage_cell(scenario, cell, start, stop):
     """Return the counts and width sums of trials ``start .. stop - 1`` of ``cell``."""
+    total = None
+    for first in range(start, stop, TRIALS_PER_BLOCK):
+        block = _coverage_block(scenario, cell, first, min(stop, first + TRIALS_PER_BLOCK))
+        total = block if total is None else {name: total[name] + block[name] for name in block}
+    return total
+
+
+def _coverage_block(scenario, cell, start, stop):
+    """Return the counts and width sums of one block of trials ``start .. stop - 1``."""
     coords = cell.coords
     z = float(stats.norm.ppf(0.5 + scenario.confidence / 2))
     keys = cell_keys(scenario.seed, coords, start, stop)

@@ -119,6 +119,13 @@ class Study(Protocol):
     def layout(self, scenario, context):
         """Return the cube's :class:`Layout`."""
 
+    def memory_need(self, scenario, context):
+        """Return ``(bytes, advice)``: the largest cell's memory in one process.
+
+        ``advice`` says what to change when it does not fit (checked before a run and by
+        ``simcore validate``).
+        """
+
     def cells(self, scenario, context):
         """Return every cell: objects with ``index`` and ``coords`` (e.g. :class:`CellSpec`).
 

@@ -201,6 +201,10 @@ class RealStudy:
         """Return the cube's layout (:func:`real_cells.real_layout`)."""
         return real_cells.real_layout(scenario, context)
 
+    def memory_need(self, scenario, context):
+        """Return the largest group's bytes and what to change (:func:`real_cells.memory_need`)."""
+        return real_cells.memory_need(context)
+
     def cells(self, scenario, context):
         """Return every ``(group, design, coverage)`` cell."""
         return real_cells.real_cells(scenario, context)

@@ -195,6 +195,27 @@ def real_layout(scenario, context):
     return Layout(sweep=tuple(sweep), variables=tuple(variables), coords=coords, attrs=attrs)
 
 
+def memory_need(context):
+    """Return ``(bytes, advice)`` for the largest group.
+
+    A block of masks, the labels, and the rule's pair tables (K x (J + 1) x L x L counts,
+    twice) per numba thread.
+    """
+    import numba
+
+    threads = int(numba.get_num_threads())
+    need = 0
+    for group in context.groups:
+        n, raters = group.labels.shape
+        humans, labels = group.n_humans, group.n_labels
+        tables = 2 * humans * (raters - humans + 1) * labels * labels * 8
+        need = max(need, TRIALS_PER_BLOCK * n * humans * 2 + n * raters * 4 + threads * tables)
+    return need, (
+        f"the matrix has {max(g.n_labels for g in context.groups)} labels and the rule's "
+        "pair tables grow with their square; merge rare labels or label fewer categories"
+    )
+
+
 def real_cells(scenario, context):
     """Return every cell: ``(group, design, coverage)`` in the cube's order."""
     grouped = len(context.groups) > 1

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from simcore.studies import figures, synthetic_cube, synthetic_report
+from simcore.studies import figures, synthetic_cube, synthetic_memory, synthetic_report
 from simcore.studies.protocol import CubeError
 from simcore.studies.synthetic_cell import run_cell
 from simcore.studies.synthetic_scenario import scenario_from_dict
@@ -43,6 +43,10 @@ class SyntheticStudy:
     def layout(self, scenario, context):
         """Return the synthetic cube's layout (:func:`synthetic_cube.layout`)."""
         return synthetic_cube.layout(scenario)
+
+    def memory_need(self, scenario, context):
+        """Return the largest cell's bytes and what to change (:mod:`synthetic_memory`)."""
+        return synthetic_memory.memory_need(scenario)
 
     def cells(self, scenario, context):
         """Return every resolved :class:`~simcore.studies.synthetic_config.Cell`."""

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from simcore.studies import study_of
 from simcore.sweep import grid, store
+from simcore.sweep.memory import check_fits
 
 
 def run_sweep(
@@ -41,6 +42,7 @@ def run_sweep(
         store.checked_destination(out)  # before any work: a bad --out costs nothing
     study = study_of(scenario)
     context = study.context(scenario)
+    check_fits(study, scenario, context)
     layout = study.layout(scenario, context)
     cells = study.cells(scenario, context)
 

@@ -1,0 +1,45 @@
+"""What a synthetic cell allocates: kernel scratch per numba thread and per-trial outputs.
+
+The estimate follows the kernels' allocations (labels and masks of the corpus, the merge
+and design scratch, the rule's pair tables of K x (J + 1) x L x L counts twice, the counts
+engine's pattern histogram) and the outputs of one block of trials; it is an estimate to
+refuse what cannot fit, not an accounting.
+"""
+
+import numba
+import numpy as np
+
+from simcore.studies.synthetic_cell import TRIALS_PER_CALL
+
+
+def judge_count(model):
+    """Judges of a cell's model, read without building its L x L confusion matrices."""
+    if isinstance(model.p_judge, tuple):
+        return len(model.p_judge)
+    if model.confusion_judge is not None and np.ndim(model.confusion_judge) == 3:
+        return len(model.confusion_judge)
+    return 1
+
+
+def cell_bytes(cell, threads):
+    """Return the bytes one synthetic cell allocates with ``threads`` numba threads."""
+    model = cell.model
+    n, humans, labels = model.n_items, model.n_humans, model.n_labels
+    judges = judge_count(model)
+    raters = humans + judges
+    per_item = 4 * raters + 2 * humans + 8 * 6 + 8 * labels
+    tables = 2 * humans * (judges + 1) * labels * labels * 8 + 2 * labels * labels * 8
+    patterns = 16 * min(labels**raters, 2**20)  # the counts engine's histogram, at most
+    per_thread = n * per_item + tables + patterns
+    outputs = TRIALS_PER_CALL * (24 * judges + 9 * humans + 64)  # one call's outputs
+    return threads * per_thread + outputs
+
+
+def memory_need(scenario):
+    """Return ``(bytes, advice)`` for the scenario's largest cell in this process."""
+    threads = int(numba.get_num_threads())
+    need = max(cell_bytes(cell, threads) for cell in scenario.cells())
+    return need, (
+        "lower model.n_items or model.n_labels (the pair tables grow with K (J + 1) L^2), "
+        "or run fewer numba threads (NUMBA_NUM_THREADS)"
+    )
