@@ -15,6 +15,9 @@ from simcore.sweep.files import checked_output_file, checked_output_folder
 from simcore.sweep.grid import SchedulerError
 from simcore.sweep.store import StoreError, read_attrs
 
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".tif", ".tiff", ".eps", ".webp")
+"""File types ``simcore plot`` writes (matplotlib's, by suffix)."""
+
 
 class UsageError(ValueError):
     """Bad command-line input (exit status 2)."""
@@ -94,6 +97,11 @@ def _command_plot(args):
     scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
     out = args.out or (scenario.get("output") or {}).get("figure")
     out = out or str(Path(args.store).with_suffix(".png"))
+    if Path(out).suffix.lower() not in FIGURE_SUFFIXES:
+        raise UsageError(
+            f"--out {out}: a figure file ends in one of {', '.join(FIGURE_SUFFIXES)} "
+            f"(got {Path(out).suffix or 'no suffix'})"
+        )
     checked_output_file(out, "--out")
     try:
         study_for(cube.attrs.get("kind")).plot(cube, out, args.variable)

@@ -162,3 +162,55 @@ def test_files_that_are_not_scenarios(tmp_path, capsys):
     binary = tmp_path / "binary.yaml"
     binary.write_bytes(b"\xff\xfe\x00model")
     assert outcome(["validate", str(binary)], capsys)[0] == 2
+
+
+DESTINATIONS = ["new.zarr", "afile", "adir", "empty", "afile/inner.zarr", ".", "store.zarr"]
+"""Where generated command lines write: nothing yet, a file, a folder of someone else's
+files, an empty folder, a path under a file, the working folder, a finished store."""
+
+
+def snapshot(folder):
+    """Every file below ``folder`` with its bytes (stores included)."""
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted(Path(folder).rglob("*"))
+        if path.is_file()
+    }
+
+
+@settings(FAST, max_examples=int(os.environ.get("SIMCORE_FUZZ_EXAMPLES", "15")))
+@given(
+    st.sampled_from(["run", "plot"]),
+    st.sampled_from(DESTINATIONS),
+    st.sampled_from([[], ["--overwrite"], ["--trials", "4"], ["--set", "model.n_items=30"]]),
+)
+def test_generated_destinations_never_lose_a_file(capsys, command, destination, extra):
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        scenario = folder / "base.yaml"
+        scenario.write_text(yaml.safe_dump(BASE))
+        (folder / "afile").write_text("someone's notes")
+        (folder / "adir").mkdir()
+        (folder / "adir" / "keep.txt").write_text("keep me")
+        (folder / "empty").mkdir()
+        assert main(["run", str(scenario), "--out", str(folder / "store.zarr"), "--quiet"]) == 0
+        before = snapshot(folder)
+        cwd = os.getcwd()
+        os.chdir(folder)
+        try:
+            if command == "run":
+                arguments = ["run", str(scenario), "--out", destination, "--quiet", *extra]
+            else:
+                arguments = ["plot", str(folder / "store.zarr"), "--out", destination]
+            status, _ = outcome(arguments, capsys)
+        finally:
+            os.chdir(cwd)
+        after = snapshot(folder)
+        event(f"{command} -> {destination}: exit {status}")
+        for name, content in before.items():
+            kept = name in after and after[name] == content
+            replaced_store = name.startswith(destination) and destination.endswith(".zarr")
+            assert kept or (status == 0 and replaced_store), name
+        assert not list(folder.rglob("*.lock"))
+        if status == 2:
+            assert set(after) == set(before)
