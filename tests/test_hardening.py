@@ -259,3 +259,26 @@ def test_the_memory_estimate_of_ordinary_scenarios_is_modest():
         study = study_of(scenario)
         need, _ = study.memory_need(scenario, study.context(scenario))
         assert 0 < need < GIB, name
+
+
+@pytest.mark.parametrize("kind", ["synthetic", "coverage"])
+def test_long_cells_split_into_tasks_give_the_same_cube(monkeypatch, kind):
+    from test_studies import SCENARIOS
+
+    from simcore.sweep import grid
+
+    raw = SCENARIOS[kind](5000)
+    whole = simcore.run(raw)
+    monkeypatch.setattr(grid, "TRIALS_PER_TASK", 700)  # 8 tasks per cell, merged
+    assert_cubes_identical(simcore.run(raw), whole)
+
+
+def test_progress_moves_within_a_long_cell(tmp_path, capsys, monkeypatch):
+    from simcore.sweep import grid
+
+    monkeypatch.setattr(grid, "TRIALS_PER_TASK", 1000)
+    raw = {**SCENARIO, "trials": 10_000, "sweep": {"rho": [0.3]}}
+    assert main(["run", str(write(tmp_path, raw)), "--out", str(tmp_path / "o.zarr")]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if "of trials" in line]
+    within = [line for line in lines if "0/1 cells" in line]
+    assert len(within) >= 5 and lines[-1].startswith("[" + "#" * 30 + "] 1/1 cells, 100%")

@@ -108,42 +108,69 @@ def connect(workers=None, scheduler=None, threads=None):
 
 
 class Progress:
-    """Progress on stderr: cells done, elapsed time and an estimate of the time left.
+    """Progress on stderr: cells and trials done, elapsed time, an estimate of the time left.
 
-    On a terminal one line is redrawn at most once a second; elsewhere a line is printed
-    at every tenth of the cells.
+    Trials are counted as tasks finish (a long cell runs as several tasks, so the count
+    moves within it). The estimate starts from the first finished task, so numba's
+    compilation at the start does not inflate it. On a terminal one line is redrawn at most
+    once a second; elsewhere a line is printed at every tenth of the trials.
     """
 
-    def __init__(self, total, enabled=True, stream=None):
-        self.total = total
-        self.done = 0
-        self.enabled = enabled and total > 0
+    def __init__(self, cells, trials, enabled=True, stream=None):
+        self.cells, self.trials = cells, trials
+        self.cells_done = self.trials_done = 0
+        self.enabled = enabled and trials > 0
         self.stream = stream or sys.stderr
         self.start = time.monotonic()
+        self.first = None  # (time, trials done) when the first task finished
         self.interactive = self.stream.isatty()
         self.last_drawn = 0.0
-        self.step = max(1, total // 10)
+        self.next_tenth = 1
 
-    def advance(self):
-        """Count one finished cell and report when due."""
-        self.done += 1
+    def advance(self, trials, cell_finished):
+        """Count one finished task of ``trials`` trials and report when due."""
+        self.trials_done += trials
+        self.cells_done += int(cell_finished)
+        now = time.monotonic()
+        if self.first is None:
+            self.first = (now, self.trials_done)
         if not self.enabled:
             return
-        now = time.monotonic()
-        finished = self.done == self.total
-        due = now - self.last_drawn >= 1.0 if self.interactive else self.done % self.step == 0
+        finished = self.trials_done == self.trials
+        tenth = 10 * self.trials_done // self.trials
+        due = now - self.last_drawn >= 1.0 if self.interactive else tenth >= self.next_tenth
         if not (due or finished):
             return
-        self.last_drawn = now
-        elapsed = now - self.start
-        left = elapsed / self.done * (self.total - self.done)
-        filled = 30 * self.done // self.total
-        line = (
-            f"[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} cells, "
-            f"{elapsed:.1f}s elapsed, ~{left:.1f}s left"
+        self.last_drawn, self.next_tenth = now, tenth + 1
+        print(
+            self.line(now),
+            end="\r" if self.interactive and not finished else "\n",
+            file=self.stream,
+            flush=True,
         )
-        end = "\r" if self.interactive and not finished else "\n"
-        print(line, end=end, file=self.stream, flush=True)
+
+    def line(self, now):
+        """Return the progress line at time ``now``."""
+        since, counted = self.first
+        rate = (self.trials_done - counted) / (now - since) if now > since else 0.0
+        left = f"~{(self.trials - self.trials_done) / rate:.1f}s left" if rate > 0 else "estimating"
+        filled = 30 * self.trials_done // self.trials
+        return (
+            f"[{'#' * filled}{'.' * (30 - filled)}] {self.cells_done}/{self.cells} cells, "
+            f"{100 * self.trials_done / self.trials:.0f}% of trials, "
+            f"{now - self.start:.1f}s elapsed, {left}"
+        )
+
+
+TRIALS_PER_TASK = 16_384
+"""Most trials per task: a longer cell runs as several tasks whose counts add exactly, so
+progress moves within it and workers share it (results do not depend on this)."""
+
+
+def trial_ranges(start, stop):
+    """Split trials ``start .. stop - 1`` into ranges of at most :data:`TRIALS_PER_TASK`."""
+    edges = [*range(start, stop, TRIALS_PER_TASK), stop]
+    return list(zip(edges[:-1], edges[1:], strict=True))
 
 
 def run_task(kind, scenario, context, cell, start, stop, numba_threads=None):
@@ -194,27 +221,41 @@ def execute(scenario, context, cells, connection, progress=True, starts=None):
 
     cells = list(cells)
     starts = starts or {}
-    meter = Progress(len(cells), enabled=progress)
-    if not cells:
+    tasks = [
+        (cell, first, last)
+        for cell in cells
+        for first, last in trial_ranges(starts.get(cell.index, 0), scenario.trials)
+    ]
+    meter = Progress(len(cells), sum(last - first for _, first, last in tasks), progress)
+    if not tasks:
         return
     shared = context
     if context is not None:
         shared = connection.client.scatter(context, broadcast=True, hash=False)
-    futures = [
+    futures = {
         connection.client.submit(
             run_task,
             scenario.kind,
             scenario,
             shared,
             cell,
-            starts.get(cell.index, 0),
-            scenario.trials,
+            first,
+            last,
             connection.threads,
             pure=False,
-        )
-        for cell in cells
-    ]
+        ): last - first
+        for cell, first, last in tasks
+    }
+    pending = {
+        cell.index: len(trial_ranges(starts.get(cell.index, 0), scenario.trials)) for cell in cells
+    }
+    partial = {}
     for future in as_completed(futures):
         index, counts = future.result()
-        meter.advance()
-        yield index, counts
+        if index in partial:
+            counts = {name: partial[index][name] + counts[name] for name in counts}
+        partial[index] = counts
+        pending[index] -= 1
+        meter.advance(futures[future], pending[index] == 0)
+        if pending[index] == 0:
+            yield index, partial.pop(index)
