@@ -5,6 +5,7 @@ was wrong; nothing is written), 1 on an internal error, 130 when interrupted (ce
 already finished stay in the store and a re-run resumes).
 """
 
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -322,6 +323,9 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("simcore: interrupted; finished cells are kept and a re-run resumes", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader stopped early (`simcore show S | head`): fine
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception:  # an internal error: say so, with the traceback
         traceback.print_exc()
         print(

@@ -1,6 +1,7 @@
 """Failures a user can cause: each is one clear line with exit status 2, and nothing that
 was on disk before is lost or changed."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -282,3 +283,24 @@ def test_progress_moves_within_a_long_cell(tmp_path, capsys, monkeypatch):
     lines = [line for line in capsys.readouterr().err.splitlines() if "of trials" in line]
     within = [line for line in lines if "0/1 cells" in line]
     assert len(within) >= 5 and lines[-1].startswith("[" + "#" * 30 + "] 1/1 cells, 100%")
+
+
+def test_show_into_a_reader_that_stops_early_is_quiet(tmp_path):
+    import fcntl
+
+    store = tmp_path / "s.zarr"
+    rho = [round(0.1 + 0.01 * i, 2) for i in range(60)]  # a table longer than the pipe holds
+    raw = {**SCENARIO, "trials": 1, "sweep": {"rho": rho}}
+    assert main(["run", str(write(tmp_path, raw)), "--out", str(store), "--quiet"]) == 0
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)  # the smallest pipe: the table overflows it
+    show = subprocess.Popen(
+        [sys.executable, "-m", "simcore", "show", str(store)],
+        stdout=write_end,
+        stderr=subprocess.PIPE,
+    )
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as reader:
+        reader.readline()  # like `| head -1`: read a line, then stop reading
+    err = show.stderr.read().decode()
+    assert show.wait(timeout=60) == 0 and "Traceback" not in err
