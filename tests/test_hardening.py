@@ -304,3 +304,20 @@ def test_show_into_a_reader_that_stops_early_is_quiet(tmp_path):
         reader.readline()  # like `| head -1`: read a line, then stop reading
     err = show.stderr.read().decode()
     assert show.wait(timeout=60) == 0 and "Traceback" not in err
+
+
+def test_published_values_are_compared_only_for_the_scenario_they_belong_to(tmp_path, capsys):
+    fig2 = str(REPO / "scenarios" / "fig2.yaml")
+    out = str(tmp_path / "f.zarr")
+    assert main(["run", fig2, "--trials", "10", "--out", out, "--quiet"]) == 0
+    assert main(["show", out]) == 0
+    text = capsys.readouterr().out
+    assert "in parentheses: Li, Mukherjee, Pal" in text and "not compared" not in text
+    changed = ["--set", "model.n_items=1000", "--overwrite"]
+    assert main(["run", fig2, "--trials", "10", "--out", out, "--quiet", *changed]) == 0
+    assert main(["show", out]) == 0
+    text = capsys.readouterr().out
+    assert "in parentheses" not in text
+    assert "not compared: this run changes model.n_items" in text
+    # a changed sweep no longer trips over the published table's shape
+    assert main(["validate", fig2, "--set", "sweep.rho=[0.1]"]) == 0

@@ -407,11 +407,32 @@ def apply_overrides(raw, overrides, source):
     return raw
 
 
+NUMBER_NEUTRAL_KEYS = ("trials", "seed", "output", "plot", "name", "description", "published")
+"""Top-level keys whose override leaves the model a published table was computed for."""
+
+
+def _mark_published(raw, overrides):
+    """Mark a file's ``published`` values as not applying once ``--set`` changed the model.
+
+    Published numbers belong to the scenario as written; overriding its model, design,
+    rule, reference or sweep makes another question, which ``simcore show`` then says
+    instead of printing the paper's numbers beside it.
+    """
+    changed = [
+        override.partition("=")[0]
+        for override in overrides
+        if override.partition("=")[0].split(".")[0] not in NUMBER_NEUTRAL_KEYS
+    ]
+    if changed and isinstance(raw.get("published"), dict):
+        raw["published"] = {**raw["published"], "applies": False, "overridden": changed}
+
+
 def read_raw(path, overrides=(), trials=None, seed=None):
     """Read a scenario file into a raw mapping with overrides applied (not validated)."""
     source = str(path)
     raw = _read_yaml(path)
     apply_overrides(raw, overrides, source)
+    _mark_published(raw, overrides)
     if trials is not None:
         raw["trials"] = trials
     if seed is not None:

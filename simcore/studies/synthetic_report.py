@@ -14,7 +14,7 @@ def published_values(cube):
     """
     scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
     published = scenario.get("published")
-    if not published:
+    if not published or published.get("applies") is False:
         return None
     values = np.array(published["values"], dtype=float)  # None becomes NaN
     return (
@@ -144,6 +144,12 @@ def summary(cube):
     if grid:
         parts.append(grid)
     parts.append(long_table(cube))
+    stale = (yaml.safe_load(cube.attrs.get("scenario", "")) or {}).get("published") or {}
+    if stale.get("applies") is False:
+        parts.append(
+            f"published values ({stale.get('source', '')}) not compared: this run changes "
+            f"{', '.join(stale.get('overridden', []))}, so they are not its numbers"
+        )
     return "\n\n".join(parts)
 
 

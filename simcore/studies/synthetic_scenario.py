@@ -80,7 +80,7 @@ def _parse_published(raw, sweep, problems, source):
     """Check the optional ``published`` block: values to compare a 2-D sweep with."""
     if raw is None:
         return None
-    keys = ("source", "variable", "scale", "values")
+    keys = ("source", "variable", "scale", "values", "applies", "overridden")
     if not isinstance(raw, dict):
         problems.append(f"{source}: published: must be a mapping (got {_describe(raw)})")
         return None
@@ -89,6 +89,8 @@ def _parse_published(raw, sweep, problems, source):
             problems.append(
                 f"{source}: published.{key}: unknown key (valid keys: {', '.join(keys)})"
             )
+    if raw.get("applies") is False:
+        return raw  # overridden: kept to say so, never compared
     values = raw.get("values")
     shape = tuple(len(v) for _, v in sweep)
     array = np.asarray(values, dtype=object)
