@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import yaml
 
 import simcore
 from simcore.studies.synthetic_report import published_values
@@ -37,9 +38,14 @@ def test_fig2_short_run_matches_the_paper(fig2_path):
     assert float(cube["wrong_decision_rate"].sel(p_judge=0.7, rho=0.05)) > 0.2
 
 
-def test_the_check_can_fail(fig2_path):
-    # The same comparison for humans of accuracy 0.80 instead of 0.85 must fail.
-    cube = simcore.run(fig2_path, trials=400, sets={"model.p_human": 0.80})
+def test_the_check_can_fail(fig2_path, tmp_path):
+    # The same comparison for humans of accuracy 0.80 instead of 0.85 must fail. The file
+    # itself claims the paper's values here (a --set would mark them as not applying).
+    raw = yaml.safe_load(fig2_path.read_text())
+    raw["model"]["p_human"] = 0.80
+    wrong = tmp_path / "fig2_wrong_humans.yaml"
+    wrong.write_text(yaml.safe_dump(raw, sort_keys=False))
+    cube = simcore.run(wrong, trials=400)
     with pytest.raises(AssertionError):
         check_against_paper(cube)
 

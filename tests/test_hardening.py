@@ -321,3 +321,20 @@ def test_published_values_are_compared_only_for_the_scenario_they_belong_to(tmp_
     assert "not compared: this run changes model.n_items" in text
     # a changed sweep no longer trips over the published table's shape
     assert main(["validate", fig2, "--set", "sweep.rho=[0.1]"]) == 0
+
+
+def test_a_cube_holds_only_the_variables_its_rule_and_judges_give_a_meaning():
+    one = simcore.run(SCENARIO)
+    for name in ("top1_error", "rank_error", "untestable_rate", "mean_extra_items", "n_skipped"):
+        assert name not in one, name
+    assert "wrong_decision_rate" in one and "effective_k" in one
+    several = simcore.run(
+        {
+            **SCENARIO,
+            "model": {**SCENARIO["model"], "p_judge": [0.9, 0.7]},
+            "rule": {"kind": "alt_test"},
+        }
+    )
+    for name in ("top1_error", "rank_error", "untestable_rate", "skipped_rate"):
+        assert name in several, name
+    assert "mean_extra_items" not in several

@@ -230,4 +230,4 @@ def test_plan_command(capsys):
     assert main(["plan", "--human-agreement", "0.3"]) == 2
     assert main(["plan", "--target", "2"]) == 2
     assert main(["plan", "--margin", "0.9"]) == 2
-    assert "model.margin" in capsys.readouterr().err
+    assert "simcore plan: --margin: gives a judge accuracy outside" in capsys.readouterr().err

@@ -353,9 +353,60 @@ def with_rates(cube):
     return cube
 
 
+RANKING_NAMES = (
+    "n_top1_wrong",
+    "n_top1_wrong_population",
+    "n_rank_discordant",
+    "n_rank_discordant_population",
+    "top1_error",
+    "top1_error_se",
+    "top1_error_population",
+    "top1_error_population_se",
+    "rank_error",
+    "rank_error_population",
+)
+"""Variables that rank several judges: left out of a cube with one judge."""
+ALT_TEST_NAMES = (
+    "n_untestable",
+    "untestable_rate",
+    "untestable_rate_se",
+    "n_skipped",
+    "skipped_rate",
+)
+"""Variables of the original alternative annotator test: left out when no cell runs it."""
+INTERVAL_NAMES = (
+    "n_undecided_comparisons",
+    "sum_extra_items",
+    "undecided_per_trial",
+    "mean_extra_items",
+)
+"""Variables of the interval verdict: left out when no cell runs it."""
+
+
+def meaningless_variables(scenario, cube):
+    """Names of the variables no cell of ``scenario`` gives a meaning (they would read 0/NaN)."""
+    kinds = {scenario.rule.kind, *dict(scenario.sweep).get("rule", ())}
+    names = []
+    if "judge" not in cube.dims:
+        names += RANKING_NAMES
+    if "alt_test" not in kinds:
+        names += ALT_TEST_NAMES
+    if "interval" not in kinds:
+        names += INTERVAL_NAMES
+    return [name for name in names if name in cube]
+
+
 def derive(scenario, cube):
-    """Return ``cube`` with rates, derived statistics and, for planning scenarios, the plan."""
+    """Return ``cube`` with rates, derived statistics and, for planning scenarios, the plan.
+
+    Variables that no cell's rule and judges give a meaning are left out
+    (:func:`meaningless_variables`): ranking errors with one judge, the original test's
+    skips with other rules, the interval verdict's undecided comparisons with other rules.
+    """
     cube = with_rates(cube)
+    cube = cube.drop_vars(meaningless_variables(scenario, cube))
+    used = {dim for variable in cube.data_vars.values() for dim in variable.dims}
+    cube = cube.drop_vars([name for name, c in cube.coords.items() if not set(c.dims) <= used])
     if "judge" in cube.dims:
         from simcore.studies.planning import ranking_recipe
 
