@@ -338,3 +338,13 @@ def test_a_cube_holds_only_the_variables_its_rule_and_judges_give_a_meaning():
     for name in ("top1_error", "rank_error", "untestable_rate", "skipped_rate"):
         assert name in several, name
     assert "mean_extra_items" not in several
+
+
+def test_rates_over_a_handful_of_trials_show_their_denominator_not_an_se():
+    from simcore import report
+
+    few = report.summary(simcore.run({**SCENARIO, "trials": 3}))
+    assert "33.3 (n=3)" in few or "66.7 (n=3)" in few or "0.0 (n=3)" in few
+    assert "(0.0)" not in few and "the rate rests on D < 10 trials" in few
+    many = report.summary(simcore.run(SCENARIO))
+    assert "(n=" not in many.split("(n=D)")[0]

@@ -3,6 +3,8 @@
 import numpy as np
 import yaml
 
+from simcore.studies.synthetic_cube import RATE_ATTRS
+
 RATES = ("wrong_decision_rate", "false_rejection_rate", "false_approval_rate")
 
 
@@ -55,8 +57,16 @@ def _rule_columns(cube):
     return columns
 
 
-def _cell_text(value, se=None, percent=True):
-    """One table cell: a number, or ``a/b/c`` across judges; NaN prints as ``-``."""
+FEW_TRIALS = 10
+"""A rate over fewer trials than this prints its denominator instead of a binomial SE."""
+
+
+def _cell_text(value, se=None, percent=True, denominator=None):
+    """One table cell: a number, or ``a/b/c`` across judges; NaN prints as ``-``.
+
+    With a single value, its SE follows in parentheses, or ``n=D`` when the rate rests on
+    fewer than :data:`FEW_TRIALS` trials (there the binomial SE says little).
+    """
     values = np.atleast_1d(np.asarray(value, dtype=float))
     scale = 100 if percent else 1
     parts = [
@@ -64,7 +74,9 @@ def _cell_text(value, se=None, percent=True):
     ]
     text = "/".join(parts)
     if se is not None and values.size == 1 and np.isfinite(values[0]):
-        text += f" ({scale * float(np.asarray(se)):.1f})"
+        few = denominator is not None and int(np.asarray(denominator)) < FEW_TRIALS
+        spread = f"n={int(np.asarray(denominator))}" if few else f"{scale * float(se):.1f}"
+        text += f" ({spread})"
     return text
 
 
@@ -92,13 +104,22 @@ def long_table(cube):
         cell = cube.isel(dict(zip(dims, index, strict=True)))
         row = [_format_coord(cell[dim].item()) for dim in dims]
         row += [str(int(cell["n_trials"])), _cell_text(cell["n_ref_accept"], percent=False)]
-        row += [_cell_text(cell[name], cell[f"{name}_se"]) for name in RATES]
+        row += [
+            _cell_text(cell[name], cell[f"{name}_se"], denominator=cell[RATE_ATTRS[name][1]])
+            for name in RATES
+        ]
         row += [str(int(cell["n_empty_comparisons"])), str(int(cell["n_degenerate_scores"]))]
         row += [
             _cell_text(cell[name], percent=name.endswith(("_rate", "_error"))) for name in extra
         ]
         rows.append(row)
-    return _render(header, rows)
+    table = _render(header, rows)
+    if any("(n=" in text for row in rows for text in row):
+        table += (
+            f"\n(n=D): the rate rests on D < {FEW_TRIALS} trials of its kind; "
+            "its binomial SE would mean little"
+        )
+    return table
 
 
 def grid_table(cube, variable="wrong_decision_rate"):
