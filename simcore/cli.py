@@ -218,6 +218,7 @@ def _command_advise(args):
             design=args.design,
             trials=args.trials,
             seed=args.seed,
+            progress=None if args.quiet else _phase_printer("advise"),
         )
     except (realdata.DataError, ValueError) as error:
         text = str(error)  # data errors name the file already; others get its name
@@ -226,6 +227,18 @@ def _command_advise(args):
     out = write_outputs(advice, args.out)
     print(summary(advice))
     print(f"\nwritten: {out / 'report.md'}, {out / 'report.png'}, {out / 'next_round.csv'}")
+
+
+def _phase_printer(command):
+    """Return a function printing ``simcore COMMAND [elapsed]: message`` on stderr."""
+    import time
+
+    start = time.monotonic()
+
+    def say(message):
+        print(f"simcore {command} [{time.monotonic() - start:5.1f}s]: {message}", file=sys.stderr)
+
+    return say
 
 
 def _command_tables(args):

@@ -196,6 +196,7 @@ def _add_advise(commands):
     advise.add_argument("--trials", type=int, default=300, help="simulated matrices per risk")
     advise.add_argument("--seed", type=int, default=0, help="root seed of the simulations")
     advise.add_argument("--ordinal", action="store_true", help="the labels are ordered")
+    advise.add_argument("--quiet", action="store_true", help="no progress, only the summary")
 
 
 def _add_inspect(commands):

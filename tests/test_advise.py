@@ -146,8 +146,14 @@ def test_the_cli_writes_the_report_and_an_allocation_of_new_items(tmp_path, caps
         "60",
     ]
     assert main(argv) == 0
-    printed = capsys.readouterr().out
+    captured = capsys.readouterr()
+    printed = captured.out
     assert "judge: omega" in printed and "risk of a wrong verdict" in printed
+    phases = [line for line in captured.err.splitlines() if line.startswith("simcore advise [")]
+    assert len(phases) == 3 and "fitting" in phases[0] and "simulating the risk" in phases[1]
+    assert "comparing the designs within the budget" in phases[2]
+    assert main([*argv, "--quiet"]) == 0
+    assert "simcore advise [" not in capsys.readouterr().err
     for name in ("report.md", "report.png", "next_round.csv"):
         assert (out / name).stat().st_size > 100
     report = (out / "report.md").read_text()

@@ -170,7 +170,7 @@ def curve_grid(grid, available):
     return sorted({min(int(g), unlabelled) for g in grid})
 
 
-def audit_judges(matrix, names, design, grid, n_boot, n_refits, options):
+def audit_judges(matrix, names, design, grid, n_boot, n_refits, options, say=None):
     """Return the :class:`Audit` of the judges ``names``: verdicts, fitted models, risks.
 
     ``design`` and ``grid`` are the risk curves' (the grid is capped by
@@ -182,12 +182,18 @@ def audit_judges(matrix, names, design, grid, n_boot, n_refits, options):
     available = human_labels >= 0
     rule, epsilon, tau, seed = (options[key] for key in ("rule", "epsilon", "tau", "seed"))
     verdict_rows = verdicts(human_labels, judge_labels, names, rule, epsilon, tau)
-    models = {name: fit_judge_model(matrix, name, n_boot, n_refits, seed) for name in names}
+    say = say or (lambda message: None)
+    models, risks = {}, {}
+    for number, name in enumerate(names, start=1):
+        say(f"{name} ({number}/{len(names)}): fitting the latent-class model, {n_boot} refits")
+        models[name] = fit_judge_model(matrix, name, n_boot, n_refits, seed)
     grid = curve_grid(grid, available)
-    risks = {
-        name: judge_risk(model, available, human_labels, name, design, grid, options)
-        for name, model in models.items()
-    }
+    for number, name in enumerate(names, start=1):
+        say(
+            f"{name} ({number}/{len(names)}): simulating the risk of a wrong verdict "
+            f"({options['trials']} matrices at each of {len(grid) + 1} sizes)"
+        )
+        risks[name] = judge_risk(models[name], available, human_labels, name, design, grid, options)
     return Audit(names, options, design, human_labels, available, grid, verdict_rows, models, risks)
 
 
@@ -310,6 +316,7 @@ def advise(
     grid=EXTRA_GRID,
     tau=0.5,
     n_refits=8,
+    progress=None,
 ):
     """Audit ``matrix`` and plan its next round; return an :class:`Advice`.
 
@@ -342,12 +349,19 @@ def advise(
         Items per secondary at which the risk curve is simulated.
     tau : float
         Acceptance threshold.
+    progress : callable, optional
+        Called with a short message as each phase starts (fits, risks, the plan).
 
     Returns
     -------
     Advice
     """
+    say = progress or (lambda message: None)
     names = audited_judges(matrix, judges)
     options = {"rule": rule, "epsilon": epsilon, "tau": tau, "trials": trials, "seed": seed}
-    audit = audit_judges(matrix, names, design, grid, n_boot, n_refits, options)
+    audit = audit_judges(matrix, names, design, grid, n_boot, n_refits, options, say)
+    say(
+        "planning the next round"
+        + (" and comparing the designs within the budget" if budget else "")
+    )
     return plan_next_round(matrix, audit, target, budget)
