@@ -354,10 +354,6 @@ def with_rates(cube):
 
 
 RANKING_NAMES = (
-    "n_top1_wrong",
-    "n_top1_wrong_population",
-    "n_rank_discordant",
-    "n_rank_discordant_population",
     "top1_error",
     "top1_error_se",
     "top1_error_population",
@@ -365,26 +361,19 @@ RANKING_NAMES = (
     "rank_error",
     "rank_error_population",
 )
-"""Variables that rank several judges: left out of a cube with one judge."""
-ALT_TEST_NAMES = (
-    "n_untestable",
-    "untestable_rate",
-    "untestable_rate_se",
-    "n_skipped",
-    "skipped_rate",
-)
-"""Variables of the original alternative annotator test: left out when no cell runs it."""
-INTERVAL_NAMES = (
-    "n_undecided_comparisons",
-    "sum_extra_items",
-    "undecided_per_trial",
-    "mean_extra_items",
-)
-"""Variables of the interval verdict: left out when no cell runs it."""
+"""Rates that rank several judges: left out of a cube with one judge."""
+ALT_TEST_NAMES = ("untestable_rate", "untestable_rate_se", "skipped_rate")
+"""Rates of the original alternative annotator test: left out when no cell runs it."""
+INTERVAL_NAMES = ("undecided_per_trial", "mean_extra_items")
+"""Statistics of the interval verdict: left out when no cell runs it."""
 
 
 def meaningless_variables(scenario, cube):
-    """Names of the variables no cell of ``scenario`` gives a meaning (they would read 0/NaN)."""
+    """Names of the derived rates no cell of ``scenario`` gives a meaning (0 or NaN).
+
+    The stored counts stay (an untestable count of 0 under the point rule is a fact and
+    keeps every cube's count variables alike); only rates that would read as findings go.
+    """
     kinds = {scenario.rule.kind, *dict(scenario.sweep).get("rule", ())}
     names = []
     if "judge" not in cube.dims:
@@ -399,9 +388,10 @@ def meaningless_variables(scenario, cube):
 def derive(scenario, cube):
     """Return ``cube`` with rates, derived statistics and, for planning scenarios, the plan.
 
-    Variables that no cell's rule and judges give a meaning are left out
+    Rates that no cell's rule and judges give a meaning are left out
     (:func:`meaningless_variables`): ranking errors with one judge, the original test's
-    skips with other rules, the interval verdict's undecided comparisons with other rules.
+    skip rates with other rules, the interval verdict's undecided comparisons with other
+    rules; the counts behind them stay.
     """
     cube = with_rates(cube)
     cube = cube.drop_vars(meaningless_variables(scenario, cube))

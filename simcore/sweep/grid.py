@@ -57,6 +57,27 @@ class Connection:
     threads: int | None
 
 
+def _check_address(scheduler):
+    """Raise :class:`SchedulerError` for an address that cannot name a scheduler at all.
+
+    Checked before any client is made, so a typo costs no connection attempt and leaves
+    no half-started event loop behind.
+    """
+    from distributed.comm import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(scheduler)
+        if scheme in ("tcp", "tls"):
+            host, _ = parse_host_port(location)
+            if not host:
+                raise ValueError("no host")
+    except (ValueError, TypeError) as error:
+        raise SchedulerError(
+            f"--scheduler {scheduler}: not a scheduler address ({error}); give one such as "
+            "tcp://host:8786"
+        ) from None
+
+
 @contextlib.contextmanager
 def connect(workers=None, scheduler=None, threads=None):
     """Open the dask client for a run; yield a :class:`Connection`.
@@ -79,6 +100,7 @@ def connect(workers=None, scheduler=None, threads=None):
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
+        _check_address(scheduler)
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError, ValueError, TypeError) as error:
