@@ -172,6 +172,11 @@ def _command_plan(args):
         p_judge=args.p_judge,
         seed=args.seed,
     )
+    if not args.quiet:
+        _phase_printer("plan")(
+            "searching the items per secondary by simulation (bisection on m, probes of 400 "
+            "to 25,600 trials, then a recheck of larger m)"
+        )
     try:
         result = plan.answer(raw, target=args.target, confidence=args.confidence, alpha=args.alpha)
     except ScenarioError as error:

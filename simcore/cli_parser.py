@@ -146,6 +146,7 @@ def _add_plan(commands):
         help="two-sided level of the Gaussian recipe (default 0.05)",
     )
     plan.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
+    plan.add_argument("--quiet", action="store_true", help="no progress, only the answer")
     plan.add_argument(
         "--rank",
         action="store_true",

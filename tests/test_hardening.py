@@ -349,3 +349,22 @@ def test_rates_over_a_handful_of_trials_show_their_denominator_not_an_se():
     assert "(0.0)" not in few and "the rate rests on D < 10 trials" in few
     many = report.summary(simcore.run(SCENARIO))
     assert "(n=" not in many.split("(n=D)")[0]
+
+
+def test_plan_says_what_it_is_doing_unless_quiet(capsys):
+    assert main(["plan", "--margin", "0.1", "--items", "300"]) == 0
+    assert "simcore plan [" in capsys.readouterr().err
+    assert main(["plan", "--margin", "0.1", "--items", "300", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_figures_say_what_a_blank_means(tmp_path):
+    from simcore.studies.figures import BLANK_NOTE, blank_note, plot_cube
+
+    cube = simcore.run(SCENARIO)
+    assert blank_note(cube, ["wrong_decision_rate"]) is None
+    holed = cube.copy(deep=True)
+    holed["wrong_decision_rate"].values[0] = np.nan
+    assert blank_note(holed, ["wrong_decision_rate"]) == BLANK_NOTE
+    plot_cube(holed, tmp_path / "f.png", {"variables": ["wrong_decision_rate"], "x": "rho"})
+    assert (tmp_path / "f.png").stat().st_size > 1000

@@ -301,6 +301,14 @@ def report_figure(advice, path):
     plt.close(figure)
 
 
+VERDICT_COLOURS = (
+    ("clears the bar", "tab:green"),
+    ("fails the bar", "tab:red"),
+    ("undecided", "grey"),
+)
+"""The colour of each comparison's verdict in report.png, as its legend says."""
+
+
 def _draw_intervals(axes, advice):
     """Draw every comparison's d_k with its interval, coloured by verdict, and the bar."""
     position = 0
@@ -325,7 +333,7 @@ def _draw_intervals(axes, advice):
             names.append(f"{row['judge']} vs {advice.humans[k]}")
             position += 1
         position += 0.5
-    axes.axvline(
+    bar = axes.axvline(
         -advice.epsilon,
         color="black",
         linestyle="--",
@@ -336,7 +344,13 @@ def _draw_intervals(axes, advice):
     axes.set_yticklabels(names, fontsize=6)
     axes.invert_yaxis()
     axes.set_xlabel("d_k (judge minus held-out human agreement with the pool), 95% interval")
-    axes.legend(fontsize=7)
+    from matplotlib.lines import Line2D
+
+    verdicts = [
+        Line2D([], [], marker="o", linestyle="", color=colour, label=label)
+        for label, colour in VERDICT_COLOURS
+    ]
+    axes.legend(handles=[*verdicts, bar], fontsize=7)
 
 
 def _draw_risk_curves(axes, advice):

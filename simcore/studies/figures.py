@@ -403,6 +403,17 @@ def _heading(cube, variables, layout, published):
     )
 
 
+BLANK_NOTE = "blank or missing: no trial of that cell defines the value (e.g. no reference accept)"
+"""Said on a figure whose values include NaN, which matplotlib leaves blank."""
+
+
+def blank_note(cube, variables):
+    """Return :data:`BLANK_NOTE` when a drawn variable has NaN values (drawn blank), else None."""
+    if any(bool(cube[name].isnull().any()) for name in variables if name in cube):
+        return BLANK_NOTE
+    return None
+
+
 def plot_cube(cube, out, spec=None):
     """Draw ``cube`` to the PNG ``out`` following ``spec`` (the scenario's ``plot`` block).
 
@@ -443,6 +454,9 @@ def plot_cube(cube, out, spec=None):
         axis.set_axis_off()
     labels = _figure_legend(figure, axes, layout.columns)
     figure.suptitle(_heading(cube, variables, layout, published), fontsize=11)
+    note = blank_note(cube, variables)
+    if note:
+        figure.text(0.005, 0.005, note, fontsize=7, color="dimgrey")
     height = figure.get_figheight()
     figure.tight_layout(rect=(0, (0.5 / height) if labels else 0, 1, 1 - 0.55 / height))
     return _save(figure, out)

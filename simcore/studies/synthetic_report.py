@@ -136,7 +136,11 @@ def grid_table(cube, variable="wrong_decision_rate"):
         for j in range(cube.sizes[column_dim]):
             rate = float(cube[variable][i, j]) * 100
             se = float(cube[f"{variable}_se"][i, j]) * 100
-            text = "-" if np.isnan(rate) else f"{rate:.1f} ± {se:.1f}"
+            trials = int(cube[RATE_ATTRS[variable][1]][i, j]) if variable in RATE_ATTRS else None
+            spread = (
+                f"(n={trials})" if trials is not None and trials < FEW_TRIALS else f"± {se:.1f}"
+            )
+            text = "-" if np.isnan(rate) else f"{rate:.1f} {spread}"
             if published is not None and published[3] == variable:
                 paper = published[0][i, j] * 100 / published[1]
                 if not np.isnan(paper):
