@@ -368,3 +368,25 @@ def test_figures_say_what_a_blank_means(tmp_path):
     assert blank_note(holed, ["wrong_decision_rate"]) == BLANK_NOTE
     plot_cube(holed, tmp_path / "f.png", {"variables": ["wrong_decision_rate"], "x": "rho"})
     assert (tmp_path / "f.png").stat().st_size > 1000
+
+
+def test_the_report_figure_legend_names_the_verdict_colours():
+    from types import SimpleNamespace
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from simcore.advise.report import _draw_intervals
+
+    comparison = {"items": 5, "d": 0.1, "low": 0.0, "high": 0.2, "verdict": "clears"}
+    advice = SimpleNamespace(
+        verdicts=[{"judge": "j", "comparisons": [comparison]}], humans=("h0",), epsilon=0.05
+    )
+    figure, axes = plt.subplots()
+    _draw_intervals(axes, advice)
+    labels = [text.get_text() for text in axes.get_legend().get_texts()]
+    plt.close(figure)
+    assert labels[:3] == ["clears the bar", "fails the bar", "undecided"]
+    assert labels[3].startswith("bar d_k = -eps")
