@@ -172,13 +172,11 @@ def _command_plan(args):
         p_judge=args.p_judge,
         seed=args.seed,
     )
-    if not args.quiet:
-        _phase_printer("plan")(
-            "searching the items per secondary by simulation (bisection on m, probes of 400 "
-            "to 25,600 trials, then a recheck of larger m)"
-        )
+    progress = None if args.quiet else _phase_printer("plan")
     try:
-        result = plan.answer(raw, target=args.target, confidence=args.confidence, alpha=args.alpha)
+        result = plan.answer(
+            raw, target=args.target, confidence=args.confidence, alpha=args.alpha, progress=progress
+        )
     except ScenarioError as error:
         raise plan.with_option_names(error) from None
     print(plan.describe(result, raw, args.target, args.confidence, args.alpha))

@@ -116,8 +116,19 @@ def _cell_at(raw, m):
     return cell
 
 
-def answer(raw, target=0.05, confidence=0.95, alpha=0.05, first_trials=400, max_trials=25_600):
+def answer(
+    raw,
+    target=0.05,
+    confidence=0.95,
+    alpha=0.05,
+    first_trials=400,
+    max_trials=25_600,
+    progress=None,
+):
     """Search the items per secondary for the question ``raw`` (see :func:`question_scenario`).
+
+    ``progress``, if given, is called with a short message once the question is checked and
+    the simulated search starts.
 
     Returns
     -------
@@ -146,6 +157,11 @@ def answer(raw, target=0.05, confidence=0.95, alpha=0.05, first_trials=400, max_
                 "where no number of items separates it from the bar: the decision stays a "
                 "coin toss; plan for a margin away from 0, e.g. --margin 0.02"
             ]
+        )
+    if progress is not None:  # the question is valid: say what the seconds go to
+        progress(
+            "searching the items per secondary by simulation (bisection on m, probes of "
+            f"{first_trials} to {max_trials} trials, then a recheck of larger m)"
         )
     probe = RateProbe(simulate, target, confidence, first_trials, max_trials)
     found = search_items(probe, m_max)
