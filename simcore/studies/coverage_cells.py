@@ -13,7 +13,7 @@ from scipy import stats
 
 from simcore.calibration.statistics import coverage_trials
 from simcore.engine.rng import stable_key, trial_keys
-from simcore.studies.protocol import CellSpec, Layout, Variable, quantize
+from simcore.studies.protocol import CellSpec, Layout, Variable, add_counts, quantize
 
 COUNTS = {
     "n_trials": "trials run",
@@ -105,7 +105,7 @@ def run_coverage_cell(scenario, cell, start, stop):
     total = None
     for first in range(start, stop, TRIALS_PER_BLOCK):
         block = _coverage_block(scenario, cell, first, min(stop, first + TRIALS_PER_BLOCK))
-        total = block if total is None else {name: total[name] + block[name] for name in block}
+        total = add_counts(total, block)
     return total
 
 

@@ -35,6 +35,17 @@ class CubeError(ValueError):
     """A finished cube cannot be shown or drawn as asked (bad input: exit status 2)."""
 
 
+def add_counts(first, second):
+    """Add two count dicts of one cell (trials ``a .. b - 1`` and ``b .. c - 1``).
+
+    ``first`` may be None (nothing counted yet). Every count and sum is additive over
+    trials, and the quantised float sums add exactly, in any order.
+    """
+    if first is None:
+        return second
+    return {name: first[name] + second[name] for name in second}
+
+
 @dataclass(frozen=True)
 class Variable:
     """One per-cell count or sum a study stores.

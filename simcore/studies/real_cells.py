@@ -21,7 +21,7 @@ from simcore.engine.coefficients import coefficient_code
 from simcore.engine.rng import stable_key
 from simcore.model.rule import decide, omega_accepts
 from simcore.realdata.thinning import thin
-from simcore.studies.protocol import CellSpec, Layout, Variable, quantize
+from simcore.studies.protocol import CellSpec, Layout, Variable, add_counts, quantize
 from simcore.studies.synthetic_cell import RELIABLE_ERROR, discordant_pairs
 from simcore.studies.synthetic_cube import DERIVED_ATTRS, agreement_statistics
 
@@ -296,7 +296,7 @@ def run_real_cell(scenario, context, cell, start, stop):
         last = min(stop, first + TRIALS_PER_BLOCK)
         masks = thinned_masks(group, cell.coords, scenario.seed, first, last)
         block = count_block(scenario, group, masks)
-        total = block if total is None else {name: total[name] + block[name] for name in block}
+        total = add_counts(total, block)
     return total
 
 

@@ -24,7 +24,7 @@ from simcore.model.rule import (
     population_passes,
     population_scores,
 )
-from simcore.studies.protocol import QUANTUM, quantize  # noqa: F401  (the sums' grid)
+from simcore.studies.protocol import QUANTUM, add_counts, quantize  # noqa: F401  (QUANTUM)
 
 TRIALS_PER_CALL = 65_536
 """Trials per kernel call: a cell's memory stays bounded however many trials it runs (its
@@ -348,14 +348,6 @@ def _agreement_sums(cell, outputs):
     return {name: np.float64(value) for name, value in sums.items()}
 
 
-def merge_counts(first, second):
-    """Add two cells' counts (trials ``a .. b - 1`` and ``b .. c - 1`` give ``a .. c - 1``).
-
-    Every count and sum is additive over trials; the quantized float sums add exactly.
-    """
-    return {name: first[name] + second[name] for name in first}
-
-
 def run_cell(cell, root_seed, trials, numba_threads=None, start=0):
     """Compute one cell's counts over trials ``start .. trials - 1``.
 
@@ -385,5 +377,5 @@ def run_cell(cell, root_seed, trials, numba_threads=None, start=0):
     for first in range(start, trials, TRIALS_PER_CALL):
         outputs = simulate_cell(cell, root_seed, first, min(trials, first + TRIALS_PER_CALL))
         block = count_outcomes(cell, outputs)
-        counts = block if counts is None else merge_counts(counts, block)
+        counts = add_counts(counts, block)
     return cell.index, counts

@@ -12,6 +12,7 @@ result.
 - ``scheduler="tcp://HOST:PORT"``: an existing dask.distributed cluster.
 """
 
+import collections
 import contextlib
 import logging
 import os
@@ -20,6 +21,7 @@ import time
 from dataclasses import dataclass
 
 from simcore.studies import study_for
+from simcore.studies.protocol import add_counts
 
 CONNECT_TIMEOUT = "30s"
 
@@ -268,15 +270,11 @@ def execute(scenario, context, cells, connection, progress=True, starts=None):
         ): last - first
         for cell, first, last in tasks
     }
-    pending = {
-        cell.index: len(trial_ranges(starts.get(cell.index, 0), scenario.trials)) for cell in cells
-    }
+    pending = collections.Counter(cell.index for cell, _, _ in tasks)
     partial = {}
     for future in as_completed(futures):
         index, counts = future.result()
-        if index in partial:
-            counts = {name: partial[index][name] + counts[name] for name in counts}
-        partial[index] = counts
+        partial[index] = add_counts(partial.get(index), counts)
         pending[index] -= 1
         meter.advance(futures[future], pending[index] == 0)
         if pending[index] == 0:
