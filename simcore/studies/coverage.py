@@ -19,7 +19,6 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import yaml
 
 from simcore.studies import coverage_cells, coverage_report
@@ -32,7 +31,7 @@ from simcore.studies.config import (
     _parse_section,
     unknown_keys,
 )
-from simcore.studies.protocol import CubeError
+from simcore.studies.protocol import CubeError, describe_sweep
 
 SWEPT = ("n_cal", "judge_strength", "theta", "n_production")
 """The cube's dimensions, in order."""
@@ -226,10 +225,7 @@ class CoverageStudy:
 
     def describe(self, scenario):
         """Return the cells, the sweep and the trials, for ``simcore validate``."""
-        dims = ", ".join(f"{name} ({len(values)})" for name, values in scenario.sweep)
-        return (
-            f"{int(np.prod(scenario.shape))} cells, sweep {dims}, {scenario.trials} trials per cell"
-        )
+        return describe_sweep(scenario.sweep, scenario.trials)
 
     def context(self, scenario):
         """Return None: a coverage cell needs nothing but its coordinates."""

@@ -35,6 +35,13 @@ class CubeError(ValueError):
     """A finished cube cannot be shown or drawn as asked (bad input: exit status 2)."""
 
 
+def describe_sweep(sweep, trials):
+    """Return ``N cells, sweep a (3), b (2), T trials per cell`` for ``simcore validate``."""
+    dims = ", ".join(f"{name} ({len(values)})" for name, values in sweep) or "none"
+    cells = int(np.prod([len(values) for _, values in sweep], dtype=np.int64))
+    return f"{cells} cells, sweep {dims}, {trials} trials per cell"
+
+
 def add_counts(first, second):
     """Add two count dicts of one cell (trials ``a .. b - 1`` and ``b .. c - 1``).
 

@@ -256,30 +256,17 @@ def evaluate_group(scenario, matrix):
         Counts and sums with dims ``design``, ``coverage`` and ``judge``, the full-matrix
         reference per judge, and the rates.
     """
-    context = real_cells.RealContext(
-        groups=(real_cells.group_matrix(scenario, matrix),),
-        judges=tuple(matrix.judges),
-        source=str(matrix.source),
-        humans=tuple(matrix.humans),
-        labels=tuple(map(str, matrix.labels)),
-    )
+    context = real_cells.real_context(scenario, matrix)
     layout = STUDY.layout(scenario, context)
-    shape = layout.shape
     data = {
         variable.name: (
-            ("design", "coverage", *variable.extra_dims),
-            np.zeros((*shape, *variable.shape), np.int64 if variable.integer else np.float64),
+            (*layout.dims, *variable.extra_dims),
+            np.zeros((*layout.shape, *variable.shape), np.int64 if variable.integer else float),
         )
         for variable in layout.variables
     }
-    cube = xr.Dataset(
-        data,
-        coords={
-            "design": list(scenario.designs),
-            "coverage": list(scenario.coverages),
-            "judge": list(matrix.judges),
-        },
-    )
+    coords = {dim: list(values) for dim, values, *_ in layout.sweep}
+    cube = xr.Dataset(data, coords={**coords, **layout.coords})
     for cell in STUDY.cells(scenario, context):
         counts = STUDY.run_cell(scenario, context, cell, 0, scenario.trials)
         for name, value in counts.items():

@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 
 from simcore.studies import figures, synthetic_cube, synthetic_memory, synthetic_report
-from simcore.studies.protocol import CubeError
+from simcore.studies.protocol import CubeError, describe_sweep
 from simcore.studies.synthetic_cell import run_cell
 from simcore.studies.synthetic_scenario import scenario_from_dict
 
@@ -30,11 +30,7 @@ class SyntheticStudy:
 
     def describe(self, scenario):
         """Return the cells, the sweep and the trials, for ``simcore validate``."""
-        dims = ", ".join(f"{name} ({len(values)})" for name, values in scenario.sweep) or "none"
-        cells = 1
-        for size in scenario.shape:
-            cells *= size
-        return f"{cells} cells, sweep {dims}, {scenario.trials} trials per cell"
+        return describe_sweep(scenario.sweep, scenario.trials)
 
     def context(self, scenario):
         """Return None: a synthetic cell needs nothing but its own parameters."""

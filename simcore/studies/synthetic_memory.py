@@ -7,25 +7,15 @@ refuse what cannot fit, not an accounting.
 """
 
 import numba
-import numpy as np
 
 from simcore.studies.synthetic_cell import TRIALS_PER_CALL
+from simcore.studies.synthetic_cube import judge_count
 
 
-def judge_count(model):
-    """Judges of a cell's model, read without building its L x L confusion matrices."""
-    if isinstance(model.p_judge, tuple):
-        return len(model.p_judge)
-    if model.confusion_judge is not None and np.ndim(model.confusion_judge) == 3:
-        return len(model.confusion_judge)
-    return 1
-
-
-def cell_bytes(cell, threads):
-    """Return the bytes one synthetic cell allocates with ``threads`` numba threads."""
+def cell_bytes(cell, judges, threads):
+    """Return the bytes one synthetic cell with ``judges`` judges allocates on ``threads``."""
     model = cell.model
     n, humans, labels = model.n_items, model.n_humans, model.n_labels
-    judges = judge_count(model)
     raters = humans + judges
     per_item = 4 * raters + 2 * humans + 8 * 6 + 8 * labels
     tables = 2 * humans * (judges + 1) * labels * labels * 8 + 2 * labels * labels * 8
@@ -38,7 +28,8 @@ def cell_bytes(cell, threads):
 def memory_need(scenario):
     """Return ``(bytes, advice)`` for the scenario's largest cell in this process."""
     threads = int(numba.get_num_threads())
-    need = max(cell_bytes(cell, threads) for cell in scenario.cells())
+    judges = judge_count(scenario)  # read without building any L x L confusion matrix
+    need = max(cell_bytes(cell, judges, threads) for cell in scenario.cells())
     return need, (
         "lower model.n_items or model.n_labels (the pair tables grow with K (J + 1) L^2), "
         "or run fewer numba threads (NUMBA_NUM_THREADS)"
