@@ -172,9 +172,6 @@ def load_matrix(scenario):
         raise ScenarioError([f"{scenario.source}: data: {p}" for p in error.problems]) from None
 
 
-PRIMARY_LAYER_RULE = real_cells.PRIMARY_LAYER_RULE
-
-
 class RealStudy:
     """The real-data study: implements :class:`simcore.studies.protocol.Study`."""
 

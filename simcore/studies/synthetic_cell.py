@@ -24,7 +24,7 @@ from simcore.model.rule import (
     population_passes,
     population_scores,
 )
-from simcore.studies.protocol import QUANTUM, add_counts, quantize  # noqa: F401  (QUANTUM)
+from simcore.studies.protocol import add_counts, quantize
 
 TRIALS_PER_CALL = 65_536
 """Trials per kernel call: a cell's memory stays bounded however many trials it runs (its
