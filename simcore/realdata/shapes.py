@@ -1,0 +1,116 @@
+"""Synthetic annotation matrices with the shapes real data comes in.
+
+Real annotation matrices differ less in their statistics than in their shape: free-text
+labels by the thousand, crowds of hundreds of raters who each label a few percent of the
+items, a dozen humans at partial density, a handful of humans on a long corpus. The
+functions here draw such matrices from the symmetric-channel model (truth uniform over
+``L`` labels; each rater reports the truth with its accuracy, else a uniformly chosen other
+label) and write them in the formats simcore reads, so that loading, running and advising
+can be measured and tested at realistic sizes without shipping anyone's data.
+
+:data:`SHAPES` names the sizes the README's performance notes quote.
+"""
+
+import csv
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+
+SHAPES = {
+    "label_space": dict(n_items=1000, n_humans=50, n_judges=4, n_labels=4400, density=0.1),
+    "crowd": dict(n_items=1000, n_humans=283, n_judges=3, n_labels=5, density=0.02),
+    "partial": dict(n_items=1698, n_humans=13, n_judges=6, n_labels=5, density=0.17),
+    "long": dict(n_items=2552, n_humans=4, n_judges=3, n_labels=3, density=1.0),
+}
+"""Shapes of public matrices simcore was tried on: name -> :func:`draw_matrix` arguments."""
+
+
+def draw_matrix(
+    n_items,
+    n_humans,
+    n_judges,
+    n_labels,
+    density,
+    human_accuracy=0.8,
+    judge_accuracies=None,
+    seed=0,
+):
+    """Draw a sparse annotation matrix from the symmetric-channel model.
+
+    Truth ``y_i ~ Uniform{0..L-1}``; rater r reports ``y_i`` with probability ``p_r`` and
+    each other label with ``(1 - p_r) / (L - 1)``. Each human labels each item with
+    probability ``density``; every item gets at least two human labels (the two drawn
+    from the humans at random when fewer were drawn). Judges label every item.
+
+    Parameters
+    ----------
+    n_items, n_humans, n_judges, n_labels : int
+        n, K, J and L.
+    density : float
+        Each human's chance to label an item, in (0, 1].
+    human_accuracy : float, optional
+        ``p_r`` of every human.
+    judge_accuracies : sequence of float, optional
+        ``p_r`` of each judge; default evenly from ``human_accuracy - 0.15`` to
+        ``human_accuracy + 0.05``.
+    seed : int, optional
+        Seed of :func:`numpy.random.default_rng`.
+
+    Returns
+    -------
+    humans, judges : dict
+        ``{rater name: {item id: label text}}``, humans ``h000 ...`` and judges
+        ``judge0 ...``; items ``item00000 ...``; labels ``l0000 ...``.
+    """
+    rng = np.random.default_rng(seed)
+    if judge_accuracies is None:
+        judge_accuracies = np.linspace(human_accuracy - 0.15, human_accuracy + 0.05, n_judges)
+    truth = rng.integers(n_labels, size=n_items)
+    labelled = rng.random((n_items, n_humans)) < density
+    for i in np.flatnonzero(labelled.sum(axis=1) < 2):
+        labelled[i, rng.choice(n_humans, size=2, replace=False)] = True
+    width = len(str(n_labels - 1))
+    items = [f"item{i:05d}" for i in range(n_items)]
+
+    def reports(accuracy, rows):
+        wrong = rng.random(rows.size) >= accuracy
+        other = (truth[rows] + rng.integers(1, max(n_labels, 2), size=rows.size)) % n_labels
+        codes = np.where(wrong, other, truth[rows])
+        return {items[i]: f"l{code:0{width}d}" for i, code in zip(rows, codes, strict=True)}
+
+    humans = {
+        f"h{r:03d}": reports(human_accuracy, np.flatnonzero(labelled[:, r]))
+        for r in range(n_humans)
+    }
+    every = np.arange(n_items)
+    judges = {f"judge{j}": reports(p, every) for j, p in enumerate(judge_accuracies)}
+    return humans, judges
+
+
+def write_long_csv(humans, judges, path, groups=None):
+    """Write raters as a long ``item,rater,label[,group]`` CSV (gzip when ``path`` ends .gz).
+
+    ``groups`` maps item id to group name; with it, the file has a ``group`` column.
+    """
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "wt", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["item", "rater", "label"] + (["group"] if groups else []))
+        for raters in (humans, judges):
+            for rater, given in raters.items():
+                for item, label in given.items():
+                    row = [item, rater, label]
+                    writer.writerow(row + ([groups[item]] if groups else []))
+    return path
+
+
+def write_alttest_folder(humans, judges, folder):
+    """Write raters as the ``alttest`` JSON pair in ``folder`` (created); return it."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "human_annotations.json").write_text(json.dumps(humans), encoding="utf-8")
+    (folder / "llm_annotations.json").write_text(json.dumps(judges), encoding="utf-8")
+    return folder
