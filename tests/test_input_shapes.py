@@ -291,3 +291,25 @@ def test_inspect_on_five_thousand_labels_and_agreement_from_equality_counts(tmp_
     np.testing.assert_array_equal(agreement.human_agreeing, human_agreeing)
     np.testing.assert_array_equal(agreement.human_pairs, human_pairs)
     assert f"human agreement: {agreeing / pairs:.3f} observed ({agreeing} of {pairs}" in out
+
+
+def test_a_json_file_of_humans_with_a_json_judges_file(tmp_path):
+    humans, judges = small_raters()
+    human_file = tmp_path / "humans.json.gz"
+    human_file.write_bytes(gzip.compress(json.dumps(humans).encode()))
+    judge_file = tmp_path / "judges"  # no suffix: JSON read from the content
+    judge_file.write_text(json.dumps(judges))
+    matrix = load_ratings(human_file, judges_path=judge_file)
+    same_matrix(matrix, load_alttest(write_alttest_folder(humans, judges, tmp_path / "pair")))
+    assert load_ratings(human_file).judges == ()
+
+
+def test_data_block_and_cli_refuse_bad_judges_path_and_separator(tmp_path, capsys):
+    with pytest.raises(DataError) as info:
+        load_data({"path": "x.csv", "judges_path": 3})
+    assert info.value.problems == [
+        "data.judges_path: must be the path of a CSV or JSON file of judge labels (got 3)"
+    ]
+    path = write_long_csv(*small_raters(), tmp_path / "r.csv")
+    assert main(["inspect", str(path), "--group-separator", "__"]) == 2
+    assert f"{path}: group_separator: only for JSON input" in capsys.readouterr().err
