@@ -313,3 +313,11 @@ def test_data_block_and_cli_refuse_bad_judges_path_and_separator(tmp_path, capsy
     path = write_long_csv(*small_raters(), tmp_path / "r.csv")
     assert main(["inspect", str(path), "--group-separator", "__"]) == 2
     assert f"{path}: group_separator: only for JSON input" in capsys.readouterr().err
+
+
+def test_advise_reads_the_judges_file(tmp_path, capsys):
+    human_file, judge_file, _ = split_files(tmp_path)
+    out = tmp_path / "advice"
+    argv = ["advise", str(human_file), "--judges-file", str(judge_file), "--out", str(out)]
+    assert main([*argv, "--judge", "nobody", "--trials", "20", "--quiet"]) == 2
+    assert "unknown judge 'nobody' (judges: judge0, judge1)" in capsys.readouterr().err
