@@ -209,16 +209,20 @@ def _matrix_labels(cells, items, labels, source, problems):
 
 
 def _check_outside_labels(cells, items, labels, code, sources, problems):
-    """Note every label that a rater gives on ``items`` outside the declared ``labels``."""
+    """Note every label that a rater gives on ``items`` outside the declared ``labels``.
+
+    Each rater's own labels are visited (not every item for every rater), so a crowd costs
+    what it labelled; a problem names the first item in ``items`` order (ids are sorted).
+    """
+    item_set = set(items)
     for file, rater, given in cells:
         outside = {}
-        for item in items:
-            label = given.get(item)
-            if label is not None and label not in code:
+        for item, label in given.items():
+            if label not in code and item in item_set:
                 outside.setdefault(label, []).append(item)
-        for label, where in outside.items():
+        for label, where in sorted(outside.items(), key=lambda pair: min(pair[1])):
             problems.append(
-                f"{file}: {rater}[{_item_text(sources, where[0])}]: label outside the declared "
+                f"{file}: {rater}[{_item_text(sources, min(where))}]: label outside the declared "
                 f"labels ({_list_text(labels)}) (got {label!r}"
                 + (f"; on {len(where)} items of {rater})" if len(where) > 1 else ")")
             )

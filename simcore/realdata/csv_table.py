@@ -143,7 +143,7 @@ def _read_rows(rows, header, file):
     ratings, first_row = {}, {}
     problems = []
     for number, row in enumerate(rows[1:], start=2):
-        if not any(cell.strip() for cell in row):
+        if not "".join(row).strip():  # a blank line
             continue
         if len(row) != len(header):
             problems.append(f"{file}: row {number}: expected {len(header)} cells (got {len(row)})")
