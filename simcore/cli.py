@@ -205,12 +205,11 @@ def _command_advise(args):
         for key, value in (("humans", args.humans), ("judges", args.judges))
         if value
     }
-    path = Path(args.data)
     try:
-        if path.suffix == ".csv":
-            matrix = realdata.load_csv(path, ordinal=args.ordinal, **names)
-        else:
-            matrix = realdata.load_alttest(path, ordinal=args.ordinal, **names)
+        matrix = realdata.load_ratings(
+            args.data, ordinal=args.ordinal, judges_path=args.judges_file, **names
+        )
+        realdata.require_judges(matrix, "simcore advise")
         advice = advise(
             matrix,
             judges=args.judge or None,
@@ -270,19 +269,38 @@ def _command_inspect(args):
         for key, value in (("humans", args.humans), ("judges", args.judges))
         if value
     }
+    if args.overlap_csv:
+        checked_output_file(args.overlap_csv, "--overlap-csv")
     try:
         if path.suffix in (".yaml", ".yml"):
-            from simcore import api
-            from simcore.studies.real import load_matrix
-
-            matrix = load_matrix(api.load_any(path))
-        elif path.suffix == ".csv":
-            matrix = realdata.load_csv(path, **names)
+            matrix = _scenario_matrix(path)
         else:
-            matrix = realdata.load_alttest(path, group_separator=args.group_separator, **names)
+            matrix = realdata.load_ratings(
+                path,
+                group_separator=args.group_separator,
+                judges_path=args.judges_file,
+                **names,
+            )
     except realdata.DataError as error:
         raise UsageError(str(error)) from None
     print(realdata.describe_matrix(matrix))
+    if args.overlap_csv:
+        realdata.write_overlap_csv(matrix, args.overlap_csv)
+        print(f"overlap table ({matrix.n_humans} x {matrix.n_humans}): {args.overlap_csv}")
+
+
+def _scenario_matrix(path):
+    """Return the matrix of a ``kind: real`` scenario's data block, judges or not."""
+    from simcore import api
+    from simcore.realdata.matrix import DataError, load_data
+
+    scenario = api.load_any(path)
+    if getattr(scenario, "kind", None) != "real":
+        raise UsageError(f"{path}: inspect reads the data of a kind: real scenario")
+    try:
+        return load_data(scenario.data, need_judges=False)
+    except DataError as error:
+        raise ScenarioError([f"{scenario.source}: data: {p}" for p in error.problems]) from None
 
 
 def _command_calibrate(args):

@@ -175,9 +175,17 @@ def _add_advise(commands):
         "advise",
         help="audit a sparse validation matrix and plan its next annotation round",
     )
-    advise.add_argument("data", help="a folder with the JSON pair, or a CSV file")
+    advise.add_argument(
+        "data", help="a folder with the JSON pair, a CSV file (or .csv.gz), or a JSON of humans"
+    )
     advise.add_argument("--humans", help="comma-separated human ids, primary first")
     advise.add_argument("--judges", help="CSV: comma-separated judge columns")
+    advise.add_argument(
+        "--judges-file",
+        metavar="PATH",
+        help="judge labels in a separate file: long CSV item,rater,label or JSON "
+        "{judge: {item: label}}",
+    )
     advise.add_argument(
         "--judge", action="append", default=[], metavar="NAME", help="judge to audit (repeat)"
     )
@@ -206,11 +214,28 @@ def _add_inspect(commands):
         commands, "inspect", help="density, coverage and overlaps of an annotation matrix"
     )
     inspect.add_argument(
-        "data", help="a folder with the JSON pair, a CSV file, or a real-data scenario"
+        "data",
+        help="a folder with the JSON pair, a CSV file (or .csv.gz), a JSON file of humans, "
+        "or a real-data scenario",
     )
-    inspect.add_argument("--humans", help="comma-separated human ids (CSV: required)")
-    inspect.add_argument("--judges", help="comma-separated judge names (CSV: required)")
+    inspect.add_argument(
+        "--humans", help="comma-separated human ids, primary first (CSV: default every non-judge)"
+    )
+    inspect.add_argument(
+        "--judges", help="comma-separated judge names (CSV: default none, a human-only matrix)"
+    )
+    inspect.add_argument(
+        "--judges-file",
+        metavar="PATH",
+        help="judge labels in a separate file: long CSV item,rater,label or JSON "
+        "{judge: {item: label}}",
+    )
     inspect.add_argument("--group-separator", help="item id separator before the group name")
+    inspect.add_argument(
+        "--overlap-csv",
+        metavar="FILE",
+        help="also write the full K x K table of items labelled by both humans to FILE",
+    )
 
 
 def _add_calibrate(commands):

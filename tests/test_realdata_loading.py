@@ -491,11 +491,13 @@ def test_csv_loads_with_groups(tmp_path):
     np.testing.assert_array_equal(matrix.human_labels, [[0, 0], [1, -1]])
 
 
-def test_csv_requires_humans_and_judges(tmp_path):
+def test_csv_without_rater_lists_is_human_only(tmp_path):
     path = write_long_csv(tmp_path / "r.csv", SMALL_ROWS)
-    problems = problems_of(load_csv, path)
-    one_problem(problems, f"{path}: humans: required for a CSV file (got null)")
-    one_problem(problems, f"{path}: judges: required for a CSV file (got null)")
+    matrix = load_csv(path)  # no judges: every rater is human, most items first
+    assert matrix.humans == ("h1", "j1", "h2") and matrix.judges == ()
+    assert matrix.judge_labels.shape == (2, 0)
+    matrix = load_csv(path, judges=["j1"])  # humans default to every other rater
+    assert matrix.humans == ("h1", "h2") and matrix.judges == ("j1",)
 
 
 def test_csv_missing_file(tmp_path):
@@ -539,12 +541,14 @@ def test_csv_rater_listed_as_both_human_and_judge(tmp_path):
     one_problem(problems, f"{path}: humans: rater listed as both human and judge (got 'h2')")
 
 
-def test_csv_empty_cells_and_group_conflicts(tmp_path):
+def test_csv_empty_cells_and_an_item_id_in_a_second_group(tmp_path):
     rows = [[*row, "g"] for row in SMALL_ROWS] + [["i2", "h2", "", "g"], ["i1", "h1", "1", "k"]]
     path = write_long_csv(tmp_path / "e.csv", rows, group=True)
     problems = problems_of(load_csv, path, humans=["h1", "h2"], judges=["j1"])
     one_problem(problems, f"{path}: row 7: empty label")
-    one_problem(problems, f"{path}: row 8: item 'i1' is in group 'g' on row 2 (got 'k')")
+    # i1 in group k is another item, not a conflict; j1 does not label it
+    one_problem(problems, f"{path}: j1: misses 1 of the 3 items", "e.g. 'i1' in group 'k'")
+    assert len(problems) == 2, problems
 
 
 # --------------------------------------------------------------------------- data block
@@ -588,7 +592,10 @@ def test_load_data_block_problems_are_all_reported():
     }
     problems = problems_of(load_data, block)
     unknown = one_problem(problems, "data.columns: unknown key")
-    assert "(valid keys: format, path, humans, judges, labels, scale, group_separator)" in unknown
+    assert (
+        "(valid keys: format, path, judges_path, humans, judges, labels, scale, group_separator)"
+        in unknown
+    )
     one_problem(problems, "data.format: must be one of alttest, csv (got 'xls')")
     one_problem(problems, "data.path: must be given", "(got null)")
     one_problem(problems, "data.labels: must be a list of distinct label values (got ['a', 'a'])")
@@ -596,10 +603,9 @@ def test_load_data_block_problems_are_all_reported():
     one_problem(problems, "data.group_separator: must be a non-empty string", "(got '')")
 
 
-def test_load_data_csv_needs_raters_and_takes_no_separator():
+def test_load_data_csv_takes_no_separator():
     problems = problems_of(load_data, {"format": "csv", "path": "x.csv", "group_separator": "__"})
-    one_problem(problems, "data.humans: required when format is csv (got null)")
-    one_problem(problems, "data.judges: required when format is csv (got null)")
+    assert len(problems) == 1, problems  # humans and judges are optional
     one_problem(problems, "data.group_separator: only for format alttest", "(got '__')")
 
 

@@ -74,6 +74,13 @@ class AnnotationMatrix:
         int16 ``(n,)`` group code of each item; all 0 when there are no groups (the default).
     group_names : tuple of str
         Names of the groups; ``("all",)`` when there are none (the default).
+    item_ids : tuple of str
+        The user's id of each item, for messages and outputs; the same as ``items`` (the
+        default) unless items are keyed by ``(item, group)`` and an id repeats across
+        groups, when ``items`` holds ``GROUP/ITEM``.
+
+    A matrix with no judge (``judges == ()``, ``judge_labels`` of shape ``(n, 0)``) is
+    human-only: it can be described, but the rule needs a judge (:func:`require_judges`).
 
     Raises
     ------
@@ -93,6 +100,7 @@ class AnnotationMatrix:
     judge_labels: np.ndarray
     groups: np.ndarray = None
     group_names: tuple = (NO_GROUPS,)
+    item_ids: tuple = None
 
     def __post_init__(self):
         problems = []
@@ -105,6 +113,14 @@ class AnnotationMatrix:
             if len(set(values)) != len(values):
                 repeated = sorted({value for value in values if values.count(value) > 1})
                 problems.append(f"{source}: {name}: names must be distinct (got {_got(repeated)})")
+        if self.item_ids is None:
+            setter(self, "item_ids", self.items)
+        setter(self, "item_ids", tuple(str(value) for value in self.item_ids))
+        if len(self.item_ids) != len(self.items):
+            problems.append(
+                f"{source}: item_ids: must give one id per item (got {len(self.item_ids)} "
+                f"for {len(self.items)} items)"
+            )
         setter(self, "ordinal", bool(self.ordinal))
         n = len(self.items)
         if self.groups is None:
@@ -223,4 +239,23 @@ class AnnotationMatrix:
             judge_labels=self.judge_labels[keep],
             groups=np.zeros(int(keep.sum()), dtype=np.int16),
             group_names=(group,),
+            item_ids=tuple(item for item, kept in zip(self.item_ids, keep, strict=True) if kept),
         )
+
+
+def require_judges(matrix, needed_by):
+    """Raise :class:`DataError` when ``matrix`` is human-only; ``needed_by`` names the command.
+
+    The message names the source and says how to give judges: the ``alttest`` folder's
+    ``llm_annotations.json``, a CSV's judges list, or a separate judges file.
+    """
+    if matrix.n_judges:
+        return
+    raise DataError(
+        [
+            f"{matrix.source}: judges: the matrix has no judge ({matrix.n_humans} humans "
+            f"only); {needed_by} needs at least one: give llm_annotations.json in the folder, "
+            "the judges of a CSV file (--judges / data.judges), or a separate judges file "
+            "(--judges-file / data.judges_path) (got [])"
+        ]
+    )

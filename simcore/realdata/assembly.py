@@ -42,6 +42,11 @@ def _names(value, key, source, problems):
     return names
 
 
+def _item_text(sources, item):
+    """Return how a problem message shows ``item``: ``sources["item_text"]``, else ``repr``."""
+    return sources.get("item_text", repr)(item)
+
+
 def _label_sort_key(labels):
     """Return the sort key of the default label order: numeric when every label is a number."""
     numbers = {}
@@ -86,6 +91,7 @@ def _build(
     item_group,
     sources,
     problems,
+    item_ids=None,
 ):
     """Validate the parsed raters and return the :class:`AnnotationMatrix`.
 
@@ -93,8 +99,11 @@ def _build(
     an item id to its group name (None: the item has none) or is None (no groups);
     ``sources`` names the file reported for ``"humans"``, ``"judges"`` and ``"labels"``
     problems, gives ``"groups"`` as ``(file, key, value)`` for items without a group and
-    ``"known"`` as ``{"humans": (description, names), "judges": ...}``. Appends to
-    ``problems`` and raises :class:`DataError` when there are any.
+    ``"known"`` as ``{"humans": (description, names), "judges": ...}`` and, optionally,
+    ``"item_text"``: item id -> how messages show it (default ``repr``). ``item_ids`` maps
+    an item id to the user's id when they differ (items keyed by ``(item, group)``). An
+    empty ``judges`` list gives a human-only matrix. Appends to ``problems`` and raises
+    :class:`DataError` when there are any.
     """
     humans, judges = _chosen_raters(human_data, judge_data, humans, judges, sources, problems)
     items = _rated_items(human_data, judge_data, humans, judges, sources, problems)
@@ -103,8 +112,8 @@ def _build(
     labels = _matrix_labels(cells, items, labels, sources["labels"], problems)
     code = {label: position for position, label in enumerate(labels)}
     if labels:
-        _check_outside_labels(cells, items, labels, code, problems)
-    group_names, group_codes = _group_codes(items, item_group, sources["groups"], problems)
+        _check_outside_labels(cells, items, labels, code, sources, problems)
+    group_names, group_codes = _group_codes(items, item_group, sources, problems)
 
     if problems:
         raise DataError(problems)
@@ -121,11 +130,12 @@ def _build(
         judge_labels=judge_codes,
         groups=group_codes,
         group_names=group_names,
+        item_ids=None if item_ids is None else tuple(item_ids[item] for item in items),
     )
 
 
 def _chosen_raters(human_data, judge_data, humans, judges, sources, problems):
-    """Return the chosen ``(humans, judges)``; note a rater in both, < 2 humans, no judge.
+    """Return the chosen ``(humans, judges)``; note a rater in both or fewer than 2 humans.
 
     By default the humans are ordered by the number of items labelled, most first, ties by
     name, and the judges are every judge in file order.
@@ -160,8 +170,6 @@ def _chosen_raters(human_data, judge_data, humans, judges, sources, problems):
         problems.append(
             f"{sources['humans']}: humans: need at least 2 humans (got {_got(list(humans))})"
         )
-    if not judges:
-        problems.append(f"{sources['judges']}: judges: need at least 1 judge (got [])")
     return humans, judges
 
 
@@ -175,8 +183,8 @@ def _rated_items(human_data, judge_data, humans, judges, sources, problems):
         if missing:
             problems.append(
                 f"{sources['judges']}: {judge}: misses {len(missing)} of the {len(items)} items "
-                f"the humans labelled, e.g. {missing[0]!r} (got {len(items) - len(missing)} "
-                "of them)"
+                f"the humans labelled, e.g. {_item_text(sources, missing[0])} "
+                f"(got {len(items) - len(missing)} of them)"
             )
     return items
 
@@ -200,36 +208,40 @@ def _matrix_labels(cells, items, labels, source, problems):
     return labels
 
 
-def _check_outside_labels(cells, items, labels, code, problems):
-    """Note every label that a rater gives on ``items`` outside the declared ``labels``."""
+def _check_outside_labels(cells, items, labels, code, sources, problems):
+    """Note every label that a rater gives on ``items`` outside the declared ``labels``.
+
+    Each rater's own labels are visited (not every item for every rater), so a crowd costs
+    what it labelled; a problem names the first item in ``items`` order (ids are sorted).
+    """
+    item_set = set(items)
     for file, rater, given in cells:
         outside = {}
-        for item in items:
-            label = given.get(item)
-            if label is not None and label not in code:
+        for item, label in given.items():
+            if label not in code and item in item_set:
                 outside.setdefault(label, []).append(item)
-        for label, where in outside.items():
+        for label, where in sorted(outside.items(), key=lambda pair: min(pair[1])):
             problems.append(
-                f"{file}: {rater}[{where[0]!r}]: label outside the declared labels "
-                f"({_list_text(labels)}) (got {label!r}"
+                f"{file}: {rater}[{_item_text(sources, min(where))}]: label outside the declared "
+                f"labels ({_list_text(labels)}) (got {label!r}"
                 + (f"; on {len(where)} items of {rater})" if len(where) > 1 else ")")
             )
 
 
-def _group_codes(items, item_group, source, problems):
+def _group_codes(items, item_group, sources, problems):
     """Return ``(group_names, group_codes)``; ``((NO_GROUPS,), None)`` without groups.
 
-    ``source`` is the ``(file, key, value)`` reported for items without a group.
+    ``sources["groups"]`` is the ``(file, key, value)`` reported for items without a group.
     """
     group_names, group_codes = (NO_GROUPS,), None
     if item_group is not None and items:
         names = [item_group(item) for item in items]
         lacking = [item for item, name in zip(items, names, strict=True) if name is None]
         if lacking:
-            file, key, value = source
+            file, key, value = sources["groups"]
             problems.append(
                 f"{file}: {key}: {len(lacking)} of the {len(items)} items have no group, "
-                f"e.g. {lacking[0]!r} (got {_got(value)})"
+                f"e.g. {_item_text(sources, lacking[0])} (got {_got(value)})"
             )
         else:
             group_names = tuple(sorted(set(names)))

@@ -1,15 +1,17 @@
 """The ``data`` block of a real-data scenario: its keys, their checks, and the loader it names.
 
 :func:`load_data` checks every key of the block, reports all problems together as
-``data.KEY: what is wrong (got VALUE)``, resolves the path and calls
-:func:`~simcore.realdata.loaders.load_alttest` or :func:`~simcore.realdata.loaders.load_csv`.
+``data.KEY: what is wrong (got VALUE)``, resolves the paths and calls
+:func:`~simcore.realdata.loaders.load_alttest`, :func:`~simcore.realdata.loaders.load_csv`
+or, without a ``format``, :func:`~simcore.realdata.loaders.load_ratings` (format read from
+the path). A real-data scenario runs the rule, so by default the matrix must have a judge.
 """
 
 from pathlib import Path
 
-from simcore.realdata.annotation import DataError, _got
+from simcore.realdata.annotation import DataError, _got, require_judges
 from simcore.realdata.assembly import _declared_labels, _names
-from simcore.realdata.loaders import load_alttest, load_csv
+from simcore.realdata.loaders import load_alttest, load_csv, load_ratings
 
 FORMATS = ("alttest", "csv")
 """Values of the ``format`` key of a scenario's ``data`` block."""
@@ -17,45 +19,73 @@ FORMATS = ("alttest", "csv")
 SCALES = ("nominal", "ordinal")
 """Values of the ``scale`` key of a scenario's ``data`` block."""
 
-DATA_KEYS = ("format", "path", "humans", "judges", "labels", "scale", "group_separator")
+DATA_KEYS = (
+    "format",
+    "path",
+    "judges_path",
+    "humans",
+    "judges",
+    "labels",
+    "scale",
+    "group_separator",
+)
 """Valid keys of a scenario's ``data`` block."""
 
 
-def load_data(block, base=None):
+def load_data(block, base=None, need_judges=True):
     """Load the matrix that a scenario's ``data`` block names.
 
     Parameters
     ----------
     block : dict
-        The ``data`` mapping with the keys ``format`` (``alttest``, the default, or
-        ``csv``), ``path`` (required; a folder for ``alttest``, a file for ``csv``),
-        ``humans`` (primary first; required for ``csv``), ``judges`` (required for
-        ``csv``), ``labels`` (declared label values in order), ``scale`` (``nominal``, the
-        default, or ``ordinal``) and ``group_separator`` (``alttest`` only).
+        The ``data`` mapping with the keys ``format`` (``alttest``, ``csv``, or absent:
+        read from the path, a folder being ``alttest``), ``path`` (required; a folder for
+        ``alttest``, a file for ``csv``, plain or gzip), ``judges_path`` (a separate file of
+        judge labels, CSV or JSON), ``humans`` (primary first), ``judges``, ``labels``
+        (declared label values in order), ``scale`` (``nominal``, the default, or
+        ``ordinal``) and ``group_separator`` (JSON input only).
     base : str or pathlib.Path, optional
-        Folder that a relative ``path`` is resolved against (the scenario file's folder).
-        Default: the current directory.
+        Folder that a relative ``path`` or ``judges_path`` is resolved against (the
+        scenario file's folder). Default: the current directory.
+    need_judges : bool, default True
+        Whether a human-only matrix is refused (the rule needs a judge).
 
     Returns
     -------
     AnnotationMatrix
-        As :func:`load_alttest` or :func:`load_csv` return it.
+        As :func:`load_alttest`, :func:`load_csv` or :func:`load_ratings` return it.
 
     Raises
     ------
     DataError
         Listing every problem in the block as ``data.KEY: what is wrong (got VALUE)``
         (the caller may prefix the scenario file), or, once the block is valid, every problem
-        in the data as the loaders report them.
+        in the data as the loaders report them, or a matrix without judges when
+        ``need_judges``.
     """
     kind, path, names, labels, scale, separator = _checked_block(block)
+    target, judges_path = (_resolved(value, base) for value in (path, block.get("judges_path")))
+    ordinal = scale == "ordinal"
+    humans, judges = names["humans"], names["judges"]
+    if kind == "csv":
+        matrix = load_csv(target, humans, judges, labels, ordinal, judges_path)
+    elif kind == "alttest":
+        matrix = load_alttest(target, humans, judges, labels, ordinal, separator, judges_path)
+    else:
+        matrix = load_ratings(target, humans, judges, labels, ordinal, separator, judges_path)
+    if need_judges:
+        require_judges(matrix, "a real-data scenario")
+    return matrix
+
+
+def _resolved(path, base):
+    """Return ``path`` (None stays None) resolved against ``base`` when relative."""
+    if path is None:
+        return None
     target = Path(path).expanduser()
     if not target.is_absolute() and base is not None:
         target = Path(base) / target
-    ordinal = scale == "ordinal"
-    if kind == "csv":
-        return load_csv(target, names["humans"], names["judges"], labels, ordinal)
-    return load_alttest(target, names["humans"], names["judges"], labels, ordinal, separator)
+    return target
 
 
 def _checked_block(block):
@@ -74,8 +104,8 @@ def _checked_block(block):
             problems.append(
                 f"data.{key}: unknown key (valid keys: {', '.join(DATA_KEYS)}) (got {_got(key)})"
             )
-    kind = block.get("format", "alttest")
-    if kind not in FORMATS:
+    kind = block.get("format")
+    if kind is not None and kind not in FORMATS:
         problems.append(f"data.format: must be one of {', '.join(FORMATS)} (got {_got(kind)})")
     path = block.get("path")
     if not isinstance(path, str) or not path.strip():
@@ -83,7 +113,13 @@ def _checked_block(block):
             f"data.path: must be given, the path of the data (a folder or a CSV file) "
             f"(got {_got(path)})"
         )
-    names = {key: _block_names(block, key, kind, problems) for key in ("humans", "judges")}
+    judges_path = block.get("judges_path")
+    if judges_path is not None and (not isinstance(judges_path, str) or not judges_path.strip()):
+        problems.append(
+            f"data.judges_path: must be the path of a CSV or JSON file of judge labels "
+            f"(got {_got(judges_path)})"
+        )
+    names = {key: _block_names(block, key, problems) for key in ("humans", "judges")}
     labels = block.get("labels")
     if labels is not None and _declared_labels(labels, "data", []) is None:
         problems.append(
@@ -99,12 +135,10 @@ def _checked_block(block):
     return kind, path, names, labels, scale, separator
 
 
-def _block_names(block, key, kind, problems):
+def _block_names(block, key, problems):
     """Return the rater names under ``key`` (None when not given); note a bad value."""
     value = block.get(key)
     if value is None:
-        if kind == "csv":
-            problems.append(f"data.{key}: required when format is csv (got null)")
         return None
     names = _names(value, f"data.{key}", "data", [])
     if names is None:

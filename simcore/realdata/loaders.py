@@ -1,33 +1,37 @@
-"""Loaders of the two input formats: the ``alttest`` JSON pair and the long CSV table.
+"""Loaders of the input formats: the ``alttest`` JSON pair, the long CSV table, any path.
 
-:func:`load_alttest` reads a folder holding ``human_annotations.json`` and
-``llm_annotations.json``; :func:`load_csv` reads a long ``item,rater,label[,group]`` table.
-Both parse their files into ``{rater: {item: label text}}``, collect every problem, and hand
-the raters to :func:`simcore.realdata.assembly._build`. The formats and the rules for items,
-labels and the primary layer are described in :mod:`simcore.realdata.matrix`.
+:func:`load_alttest` reads a folder holding ``human_annotations.json`` and (optionally)
+``llm_annotations.json``; :func:`load_csv` reads a long ``item,rater,label[,group]`` table;
+:func:`load_ratings` picks one of them (or a lone JSON file of humans) from the path. Every
+file may be gzip-compressed (:mod:`simcore.realdata.files`), and the judges may come from a
+separate file (``judges_path``: a long CSV or a JSON ``{judge: {item: label}}``). All parse
+their files into ``{rater: {item: label text}}``, collect every problem, and hand the raters
+to :func:`simcore.realdata.assembly._build`. Without judges the matrix is human-only. The
+formats and the rules for items, labels and the primary layer are described in
+:mod:`simcore.realdata.matrix`.
 """
 
-import csv
 import json
 from pathlib import Path
 
 from simcore.realdata.annotation import DataError, _got
 from simcore.realdata.assembly import _build, _label_text, _names
+from simcore.realdata.csv_table import (  # noqa: F401  (CSV_COLUMNS, MAX_ROW_PROBLEMS re-exported)
+    CSV_COLUMNS,
+    MAX_ROW_PROBLEMS,
+    ItemKeys,
+    read_csv_ratings,
+)
+from simcore.realdata.files import existing_variant, file_format, open_text
 
 HUMAN_FILE = "human_annotations.json"
-"""File name of the human labels in an ``alttest`` folder."""
+"""File name of the human labels in an ``alttest`` folder (``.json.gz`` also read)."""
 
 JUDGE_FILE = "llm_annotations.json"
-"""File name of the judge labels in an ``alttest`` folder."""
-
-CSV_COLUMNS = ("item", "rater", "label", "group")
-"""Columns of the long CSV format; ``group`` is optional."""
-
-MAX_ROW_PROBLEMS = 20
-"""Row-level CSV problems reported one by one before they are summarised."""
+"""File name of the judge labels in an ``alttest`` folder (``.json.gz`` also read)."""
 
 
-# --------------------------------------------------------------------------- alttest
+# --------------------------------------------------------------------------- JSON
 
 
 def _read_json_raters(path, kind, problems):
@@ -36,7 +40,7 @@ def _read_json_raters(path, kind, problems):
         problems.append(f"{path}: file not found (got {_got(str(path))})")
         return None
     try:
-        with path.open(encoding="utf-8") as handle:
+        with open_text(path) as handle:
             raw = json.load(handle)
     except json.JSONDecodeError as error:
         problems.append(
@@ -44,7 +48,7 @@ def _read_json_raters(path, kind, problems):
             f"(got {_got(error.doc[max(0, error.pos - 20) : error.pos + 20])})"
         )
         return None
-    except (OSError, UnicodeDecodeError) as error:
+    except (OSError, EOFError, UnicodeDecodeError) as error:
         problems.append(f"{path}: unreadable: {error} (got {_got(str(path))})")
         return None
     if not isinstance(raw, dict):
@@ -77,34 +81,31 @@ def _alttest_folder(path):
     if not folder.is_dir():
         raise DataError(
             [
-                f"{folder}: path: must be a folder holding {HUMAN_FILE} and {JUDGE_FILE} "
-                f"(got {_got(str(path))})"
+                f"{folder}: path: must be a folder holding {HUMAN_FILE} and {JUDGE_FILE}, "
+                f"or a CSV or JSON file (got {_got(str(path))})"
             ]
         )
     return folder
 
 
-def _read_alttest_raters(folder, problems):
-    """Return ``(human_data, judge_data)`` read from an ``alttest`` folder's two files.
-
-    Raises :class:`DataError` with ``problems`` when either file cannot be read as
-    ``{rater: {item: label}}``.
-    """
-    human_data = _read_json_raters(folder / HUMAN_FILE, "human", problems)
-    judge_data = _read_json_raters(folder / JUDGE_FILE, "judge", problems)
-    if human_data is None or judge_data is None:
-        raise DataError(problems)
-    return human_data, judge_data
-
-
-def load_alttest(path, humans=None, judges=None, labels=None, ordinal=False, group_separator=None):
+def load_alttest(
+    path,
+    humans=None,
+    judges=None,
+    labels=None,
+    ordinal=False,
+    group_separator=None,
+    judges_path=None,
+):
     """Load a folder holding the alternative annotator test's JSON pair.
 
     Parameters
     ----------
     path : str or pathlib.Path
-        Folder holding ``human_annotations.json`` (``{human_id: {item_id: label}}``) and
-        ``llm_annotations.json`` (``{judge_name: {item_id: label}}``).
+        Folder holding ``human_annotations.json`` (``{human_id: {item_id: label}}``) and,
+        optionally, ``llm_annotations.json`` (``{judge_name: {item_id: label}}``); either
+        may be gzip-compressed and may then end in ``.json.gz``. Without the judge file
+        (and without ``judges_path``) the matrix is human-only.
     humans : list of str, optional
         Human ids in primary-layer order (the first is the primary); numbers are read as
         text. Default: every human in the file, ordered by the number of items labelled,
@@ -121,6 +122,9 @@ def load_alttest(path, humans=None, judges=None, labels=None, ordinal=False, gro
     group_separator : str, optional
         When given (e.g. ``"__"``), an item's group is the text after the last separator in
         its id; every item id must contain it. Default: no groups.
+    judges_path : str or pathlib.Path, optional
+        A file holding the judges instead of ``llm_annotations.json``: a long CSV
+        ``item,rater,label`` or a JSON ``{judge: {item: label}}`` (see :func:`load_csv`).
 
     Returns
     -------
@@ -137,11 +141,45 @@ def load_alttest(path, humans=None, judges=None, labels=None, ordinal=False, gro
         declared ones, an item id without the group separator.
     """
     folder = _alttest_folder(path)
-    problems = []
-    human_data, judge_data = _read_alttest_raters(folder, problems)
-    item_group = _separator_item_group(group_separator, folder, problems)
-    return _build(
+    return _load_json_humans(
         folder,
+        existing_variant(folder / HUMAN_FILE),
+        existing_variant(folder / JUDGE_FILE),
+        (humans, judges, labels, ordinal, group_separator, judges_path),
+    )
+
+
+def _load_json_humans(source, human_file, judge_file, options):
+    """Load humans from a JSON file and judges from ``judges_path``, ``judge_file`` or none.
+
+    ``options`` is ``(humans, judges, labels, ordinal, group_separator, judges_path)``;
+    ``judge_file`` (None: no default judge file) is read when it exists or judges are named.
+    """
+    humans, judges, labels, ordinal, group_separator, judges_path = options
+    problems = []
+    human_data = _read_json_raters(human_file, "human", problems)
+    keys = ItemKeys(composite=False)
+    if judges_path is not None:
+        judge_data, judge_file = _read_judges_file(judges_path, keys, source, problems)
+    elif judge_file is not None and (judge_file.is_file() or judges is not None):
+        judge_data = _read_json_raters(judge_file, "judge", problems)
+    else:
+        judge_data, judge_file = {}, human_file
+    if human_data is None or judge_data is None:
+        raise DataError(problems)
+    item_group = _separator_item_group(group_separator, source, problems)
+    sources = {
+        "humans": human_file,
+        "judges": judge_file,
+        "labels": source,
+        "groups": (source, "group_separator", group_separator),
+        "known": {
+            "humans": ("humans in the file", list(human_data)),
+            "judges": ("judges in the file", list(judge_data)),
+        },
+    }
+    return _build(
+        source,
         human_data,
         judge_data,
         humans,
@@ -149,23 +187,9 @@ def load_alttest(path, humans=None, judges=None, labels=None, ordinal=False, gro
         labels,
         ordinal,
         item_group,
-        _alttest_sources(folder, human_data, judge_data, group_separator),
+        sources,
         problems,
     )
-
-
-def _alttest_sources(folder, human_data, judge_data, group_separator):
-    """Return the ``sources`` of :func:`_build` for an ``alttest`` folder and its two files."""
-    return {
-        "humans": folder / HUMAN_FILE,
-        "judges": folder / JUDGE_FILE,
-        "labels": folder,
-        "groups": (folder, "group_separator", group_separator),
-        "known": {
-            "humans": ("humans in the file", list(human_data)),
-            "judges": ("judges in the file", list(judge_data)),
-        },
-    }
 
 
 def _separator_item_group(group_separator, folder, problems):
@@ -190,118 +214,146 @@ def _separator_group(separator):
     return group
 
 
+# --------------------------------------------------------------------------- judges file
+
+
+def _read_judges_file(judges_path, keys, main, problems):
+    """Return ``({judge: {matrix item id: label}}, file)`` read from a separate judges file.
+
+    A CSV judges file is keyed like the main file (``keys``): when item ids repeat across
+    groups in the main file, it needs a ``group`` column too. A JSON judges file maps judge
+    to ``{matrix item id: label}``. Returns ``(None, file)`` after a problem.
+    """
+    file = Path(judges_path).expanduser()
+    if not file.is_file():
+        problems.append(f"{file}: judges_path: file not found (got {_got(str(judges_path))})")
+        return None, file
+    if file_format(file) == "json":
+        return _read_json_raters(file, "judge", problems), file
+    try:
+        ratings, has_group = read_csv_ratings(file, problems)
+    except DataError:
+        return None, file
+    if keys.composite and not has_group:
+        problems.append(
+            f"{file}: header: item ids repeat across groups in {main}, so the judges file "
+            "needs a group column too (got no group column)"
+        )
+        return None, file
+    if not keys.composite:
+        return {
+            rater: {item: label for (item, _), label in given.items()}
+            for rater, given in ratings.items()
+        }, file
+    return keys.rekey(ratings), file
+
+
 # --------------------------------------------------------------------------- csv
 
 
-def load_csv(path, humans=None, judges=None, labels=None, ordinal=False):
+def load_csv(path, humans=None, judges=None, labels=None, ordinal=False, judges_path=None):
     """Load a long CSV table ``item,rater,label`` with an optional ``group`` column.
 
     Parameters
     ----------
     path : str or pathlib.Path
-        The CSV file (UTF-8, a header row first). Repeated (item, rater) rows are allowed
-        when they carry the same label.
-    humans : list of str
+        The CSV file (UTF-8, a header row first), plain or gzip-compressed (detected by
+        content). Repeated (item, rater) rows are allowed when they carry the same label.
+        An item is the pair ``(item, group)``: the same item id in two groups is two
+        items, whose matrix ids are then ``GROUP/ITEM`` (for every item of the file).
+    humans : list of str, optional
         The raters who are human, in primary-layer order (the first is the primary).
-        Required.
-    judges : list of str
-        The raters who are judges. Required. Every rater in the file must be in exactly one
-        of ``humans`` and ``judges``, and every listed rater must appear in the file.
+        Default: every rater of the file who is not a judge, ordered by the number of items
+        labelled, most first, ties by name. With ``judges_path``, humans left out of the
+        list are ignored.
+    judges : list of str, optional
+        The raters who are judges. Default: none (a human-only matrix) or, with
+        ``judges_path``, every rater of that file. Without ``judges_path``, every rater in
+        the file must be in exactly one of ``humans`` and ``judges`` when ``humans`` is
+        given, and every listed rater must appear in the file.
     labels : list, optional
         Declared label values in code order, compared as text. Default: the sorted union of
         the labels given on the matrix's items (numeric order when every label is a number).
     ordinal : bool, default False
         Whether the label order is meaningful.
+    judges_path : str or pathlib.Path, optional
+        A separate file of judge labels: a long CSV ``item,rater,label[,group]`` (plain or
+        gzip) or a JSON ``{judge: {item: label}}``; then every rater of ``path`` is a human.
 
     Returns
     -------
     AnnotationMatrix
         The items are those labelled by at least one human (sorted by id). With a ``group``
-        column, the group names are sorted and each item must have one group.
+        column, the group names are sorted.
 
     Raises
     ------
     DataError
         Listing every problem: a missing or unreadable file, a bad header, empty cells,
-        an (item, rater) pair given twice with different labels, a rater in neither list or
-        in both, a listed rater absent from the file, fewer than 2 humans, a judge who misses
-        items, labels outside the declared ones, an item given two groups.
+        an (item, rater, group) given twice with different labels, a rater in neither list
+        or in both, a listed rater absent from the file, fewer than 2 humans, a judge who
+        misses items, labels outside the declared ones.
     """
     file = Path(path)
     problems = []
-    for key, value in (("humans", humans), ("judges", judges)):
-        if value is None:
-            problems.append(f"{file}: {key}: required for a CSV file (got null)")
-    rows = _read_csv_file(file, path, problems)
-    header = _csv_header(rows, file, problems)
-    ratings, groups, row_problems = _read_rows(rows, header, file)
-    problems += row_problems
-    human_names, judge_names, human_data, judge_data = _csv_raters(
-        ratings, humans, judges, file, problems
-    )
+    keyed, has_group = read_csv_ratings(file, problems)
+    keys = ItemKeys.of(keyed)
+    ratings = keys.rekey(keyed)
+    if judges_path is not None:
+        judge_data, judge_file = _read_judges_file(judges_path, keys, file, problems)
+        if judge_data is None:
+            raise DataError(problems)
+        human_data, human_names = ratings, humans
+        known = {"humans": ratings, "judges": judge_data}
+    else:
+        judge_file = file
+        human_names, judges, human_data, judge_data = _csv_raters(
+            ratings, humans, judges, file, problems
+        )
+        known = {"humans": ratings, "judges": ratings}
+    sources = {
+        "humans": file,
+        "judges": judge_file,
+        "labels": file,
+        "groups": (file, "group", None),
+        "known": {
+            "humans": ("raters in the file", list(known["humans"])),
+            "judges": (
+                "raters in the file" if judge_file == file else f"raters in {judge_file}",
+                list(known["judges"]),
+            ),
+        },
+        "item_text": keys.text,
+    }
     return _build(
         file,
         human_data,
         judge_data,
         human_names,
-        judge_names,
+        judges,
         labels,
         ordinal,
-        groups.get if "group" in header else None,
-        _csv_sources(file, ratings),
+        keys.groups.get if has_group else None,
+        sources,
         problems,
+        item_ids=keys.ids,
     )
-
-
-def _read_csv_file(file, path, problems):
-    """Return the rows of the CSV ``file``; raise :class:`DataError` when there are none."""
-    if not file.is_file():
-        problems.append(f"{file}: path: file not found (got {_got(str(path))})")
-        raise DataError(problems)
-    try:
-        with file.open(newline="", encoding="utf-8-sig") as handle:
-            rows = list(csv.reader(handle))
-    except (OSError, UnicodeDecodeError, csv.Error) as error:
-        problems.append(f"{file}: unreadable: {error} (got {_got(str(path))})")
-        raise DataError(problems) from None
-    if not rows:
-        problems.append(f"{file}: header: the file is empty (got no rows)")
-        raise DataError(problems)
-    return rows
-
-
-def _csv_header(rows, file, problems):
-    """Return the stripped header; raise :class:`DataError` when it is not usable."""
-    header = [column.strip() for column in rows[0]]
-    for column in header:
-        if column not in CSV_COLUMNS:
-            problems.append(
-                f"{file}: header: unknown column (valid: {', '.join(CSV_COLUMNS)}) "
-                f"(got {_got(column)})"
-            )
-    for column in CSV_COLUMNS[:3]:
-        if column not in header:
-            problems.append(
-                f"{file}: header: missing column {column!r} (got {_got(','.join(rows[0]))})"
-            )
-    repeated = sorted({column for column in header if header.count(column) > 1})
-    if repeated:
-        problems.append(f"{file}: header: repeated columns (got {_got(repeated)})")
-    if problems and any(": header: " in problem for problem in problems):
-        raise DataError(problems)
-    return header
 
 
 def _csv_raters(ratings, humans, judges, file, problems):
     """Return ``(human_names, judge_names, human_data, judge_data)`` of a CSV file's raters.
 
-    Raises :class:`DataError` when ``humans`` or ``judges`` is missing or not a list of
+    ``judges`` None means no judge; ``humans`` None means every rater who is not a judge,
+    most labels first, ties by name. Raises :class:`DataError` when either is not a list of
     distinct names; notes every rater of the file that is in neither list.
     """
-    human_names = _names(humans, "humans", file, problems) if humans is not None else None
-    judge_names = _names(judges, "judges", file, problems) if judges is not None else None
+    human_names = _names(humans, "humans", file, problems) if humans is not None else []
+    judge_names = _names(judges, "judges", file, problems) if judges is not None else []
     if human_names is None or judge_names is None:
         raise DataError(problems)
+    if humans is None:
+        others = [name for name in ratings if name not in judge_names]
+        human_names = sorted(others, key=lambda name: (-len(ratings[name]), name))
     listed = set(human_names) | set(judge_names)
     for rater in ratings:
         if rater not in listed:
@@ -316,60 +368,49 @@ def _csv_raters(ratings, humans, judges, file, problems):
     return human_names, judge_names, human_data, judge_data
 
 
-def _csv_sources(file, ratings):
-    """Return the ``sources`` of :func:`_build` for a CSV file: every problem names ``file``."""
-    known = ("raters in the file", list(ratings))
-    return {
-        "humans": file,
-        "judges": file,
-        "labels": file,
-        "groups": (file, "group", None),
-        "known": {"humans": known, "judges": known},
-    }
+# --------------------------------------------------------------------------- any path
 
 
-def _read_rows(rows, header, file):
-    """Return ``({rater: {item: label}}, {item: group}, problems)`` from the CSV rows."""
-    column = {name: position for position, name in enumerate(header)}
-    ratings, first_row, groups, group_row = {}, {}, {}, {}
-    problems = []
-    for number, row in enumerate(rows[1:], start=2):
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
-            problems.append(f"{file}: row {number}: expected {len(header)} cells (got {len(row)})")
-            continue
-        cells = {name: row[position].strip() for name, position in column.items()}
-        empty = [name for name, value in cells.items() if not value]
-        if empty:
-            problems.append(
-                f"{file}: row {number}: empty {', '.join(empty)} (got {_got(','.join(row))})"
-            )
-            continue
-        item, rater, label = cells["item"], cells["rater"], cells["label"]
-        given = ratings.setdefault(rater, {})
-        if item in given and given[item] != label:
-            problems.append(
-                f"{file}: row {number}: rater {rater!r} labels item {item!r} again with a "
-                f"different label (row {first_row[(item, rater)]} has {given[item]!r}) "
-                f"(got {label!r})"
-            )
-        elif item not in given:
-            given[item] = label
-            first_row[(item, rater)] = number
-        if "group" in cells:
-            group = cells["group"]
-            if item in groups and groups[item] != group:
-                problems.append(
-                    f"{file}: row {number}: item {item!r} is in group {groups[item]!r} on row "
-                    f"{group_row[item]} (got {group!r})"
-                )
-            elif item not in groups:
-                groups[item] = group
-                group_row[item] = number
-    if len(problems) > MAX_ROW_PROBLEMS:
-        more = len(problems) - MAX_ROW_PROBLEMS
-        problems = problems[:MAX_ROW_PROBLEMS] + [
-            f"{file}: rows: {more} more row problems like these (got {len(problems)} in all)"
-        ]
-    return ratings, groups, problems
+def load_ratings(
+    path,
+    humans=None,
+    judges=None,
+    labels=None,
+    ordinal=False,
+    group_separator=None,
+    judges_path=None,
+):
+    """Load an annotation matrix from a folder or a file, the format read from the path.
+
+    A folder is an ``alttest`` folder (:func:`load_alttest`); a file is a long CSV table
+    (:func:`load_csv`) when it ends ``.csv`` or ``.csv.gz`` or its (decompressed) content
+    does not start with ``{``, else a JSON file of humans ``{human: {item: label}}`` whose
+    judges, if any, come from ``judges_path``. Gzip is detected by content. The parameters
+    are those of :func:`load_alttest`; ``group_separator`` applies to JSON input only.
+
+    Returns
+    -------
+    AnnotationMatrix
+
+    Raises
+    ------
+    DataError
+        A missing path, a group separator given for a CSV file, or any problem the chosen
+        loader reports.
+    """
+    target = Path(path)
+    if target.is_dir():
+        return load_alttest(target, humans, judges, labels, ordinal, group_separator, judges_path)
+    if not target.is_file():
+        _alttest_folder(target)  # raises: neither a folder nor a file
+    if file_format(target) == "json":
+        options = (humans, judges, labels, ordinal, group_separator, judges_path)
+        return _load_json_humans(target, target, None, options)
+    if group_separator is not None:
+        raise DataError(
+            [
+                f"{target}: group_separator: only for JSON input; a CSV file gives groups "
+                f"in its group column (got {_got(group_separator)})"
+            ]
+        )
+    return load_csv(target, humans, judges, labels, ordinal, judges_path)

@@ -7,7 +7,12 @@ Two input formats are read:
   (``{judge_name: {item_id: label}}``). Labels are strings or numbers; they are compared as
   text (``str(value)``), so ``3`` in one file and ``"3"`` in another are the same label.
 - ``csv``: a long table with the header ``item,rater,label`` and an optional ``group``
-  column; the caller says which raters are humans and which are judges.
+  column; the caller says which raters are judges (every other rater is human). An item is
+  the pair ``(item, group)``: the same id in two groups is two items.
+
+Any file may be gzip-compressed (detected by its content); the judges may come from a
+separate file (``judges_path``, CSV or JSON); a matrix without judges is human-only (it can
+be described; the rule refuses it, :func:`require_judges`).
 
 Both give an :class:`AnnotationMatrix`: items (sorted ids), humans in primary-layer order,
 judges, declared labels, and integer codes ``(n, K)`` for the humans (``-1`` where a human
@@ -34,9 +39,15 @@ name is imported back here, where callers import it from.
 """
 
 # Re-exported: callers import these names from simcore.realdata.matrix.
-from simcore.realdata.annotation import NO_GROUPS, AnnotationMatrix, DataError, _got  # noqa: F401
+from simcore.realdata.annotation import (  # noqa: F401
+    NO_GROUPS,
+    AnnotationMatrix,
+    DataError,
+    _got,
+    require_judges,
+)
 from simcore.realdata.data_block import DATA_KEYS, FORMATS, SCALES, load_data  # noqa: F401
-from simcore.realdata.describe import describe_matrix  # noqa: F401
+from simcore.realdata.describe import describe_matrix, write_overlap_csv  # noqa: F401
 from simcore.realdata.loaders import (  # noqa: F401
     CSV_COLUMNS,
     HUMAN_FILE,
@@ -45,4 +56,5 @@ from simcore.realdata.loaders import (  # noqa: F401
     _read_json_raters,
     load_alttest,
     load_csv,
+    load_ratings,
 )

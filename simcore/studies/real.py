@@ -120,8 +120,10 @@ def real_scenario_from_dict(raw, source, base=None):
     if problems:
         raise ScenarioError(problems)
     name = raw.get("name") or Path(source).stem
-    if base is not None and not Path(data.get("path", "")).is_absolute():
-        data = {**data, "path": str((Path(base) / data.get("path", "")).resolve())}
+    for key in ("path", "judges_path"):  # relative to the scenario file's folder
+        value = data.get(key, "" if key == "path" else None)
+        if base is not None and isinstance(value, str) and not Path(value).is_absolute():
+            data = {**data, key: str((Path(base) / value).resolve())}
     return RealScenario(
         name=name,
         description=raw.get("description"),
