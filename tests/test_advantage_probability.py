@@ -6,11 +6,15 @@ import numpy as np
 import pytest
 from scenario_files import REPO
 
+import simcore
 from simcore.advise.verdict import alt_test_verdict, numeric_label_values, verdicts
 from simcore.engine.alt_test import alt_test_masks
 from simcore.model.alt_test import alternative_annotator_test, by_rejections
 from simcore.realdata.matrix import load_alttest
-from simcore.studies.config import RuleConfig
+from simcore.studies.config import RuleConfig, ScenarioError
+from simcore.studies.protocol import add_counts
+from simcore.studies.real import STUDY
+from simcore.studies.real_alt_test import check_scale
 from simcore.studies.synthetic_cell import rule_parameters
 
 DATA = REPO.parent / "shared" / "data" / "alttest"
@@ -227,3 +231,76 @@ def test_advise_rows_carry_the_advantage_and_the_per_human_tests():
 def test_numeric_scale_refuses_text_labels():
     with pytest.raises(ValueError, match="'Positive'"):
         numeric_label_values(("1", "Positive"))
+
+
+# --------------------------------------------------------------------------- kind: real
+
+
+def wax_alt_test_scenario(trials=8):
+    return {
+        "name": "wax_alt_test",
+        "kind": "real",
+        "data": {"format": "alttest", "path": str(DATA / "wax")},
+        "rule": {"kind": "alt_test", "epsilon": 0.1},
+        "trials": trials,
+        "seed": 7,
+        "sweep": {"design": ["bernoulli"], "coverage": [0.5, 1.0]},
+    }
+
+
+@needs_data
+def test_a_real_run_with_alt_test_reports_the_advantage_probability():
+    cube = simcore.run(wax_alt_test_scenario())
+    matrix = load_alttest(DATA / "wax")
+    rows = verdicts(
+        matrix.human_labels.astype(np.int64),
+        matrix.judge_labels.astype(np.int64),
+        matrix.judges,
+        "alt_test",
+        0.1,
+    )
+    # The full-matrix reference is advise's verdict: winning rate, decision, advantage.
+    for row in rows:
+        judge = cube.sel(judge=row["judge"])
+        assert float(judge["full_omega"]) == row["omega"]
+        assert bool(judge["full_accept"]) == (row["decision"] == "accept")
+        assert float(judge["full_advantage_probability"]) == pytest.approx(
+            row["advantage_probability"], abs=1e-12
+        )
+    # Coverage 1 keeps every label: every trial is the full matrix.
+    full = cube.sel(design="bernoulli", coverage=1.0)
+    assert (full["n_wrong"] == 0).all() and float(full["effective_k"]) == 8
+    np.testing.assert_allclose(
+        full["advantage_probability"], cube["full_advantage_probability"], atol=2**-23
+    )
+    # Thinned to half, the advantage moves but stays a probability, with an SE.
+    half = cube.sel(design="bernoulli", coverage=0.5)
+    assert ((half["advantage_probability"] > 0) & (half["advantage_probability"] < 1)).all()
+    assert (half["advantage_probability_se"] > 0).all()
+    assert cube.attrs["decision_rule"].startswith("alternative annotator test")
+
+
+@needs_data
+def test_alt_test_counts_add_over_blocks_of_trials():
+    study = STUDY
+    scenario = study.parse(wax_alt_test_scenario(trials=6), "wax_alt_test.yaml")
+    context = study.context(scenario)
+    cell = study.cells(scenario, context)[0]
+    whole = study.run_cell(scenario, context, cell, 0, 6)
+    parts = add_counts(
+        study.run_cell(scenario, context, cell, 0, 2), study.run_cell(scenario, context, cell, 2, 6)
+    )
+    for name in ("sum_advantage_probability", "n_humans_tested", "n_wrong", "n_untestable"):
+        np.testing.assert_array_equal(whole[name], parts[name])
+
+
+def test_real_runs_refuse_the_interval_rule_and_uneven_numeric_labels():
+    with pytest.raises(ScenarioError, match="point rule or alt_test"):
+        STUDY.parse({"kind": "real", "data": {"path": "x"}, "rule": {"kind": "interval"}}, "x.yaml")
+    rule = RuleConfig(kind="alt_test", scale="numeric")
+    check_scale(rule, ("1", "2", "3"), "x.yaml")
+    check_scale(rule, ("0", "0.5", "1"), "x.yaml")
+    with pytest.raises(ScenarioError, match="equally spaced"):
+        check_scale(rule, ("1", "2", "4"), "x.yaml")
+    with pytest.raises(ScenarioError, match="'Positive'"):
+        check_scale(rule, ("Negative", "Positive"), "x.yaml")
