@@ -8,6 +8,7 @@ from scenario_files import REPO
 
 import simcore
 from simcore.advise.verdict import alt_test_verdict, numeric_label_values, verdicts
+from simcore.cli import main
 from simcore.engine.alt_test import alt_test_masks
 from simcore.model.alt_test import alternative_annotator_test, by_rejections
 from simcore.realdata.matrix import load_alttest
@@ -15,6 +16,7 @@ from simcore.studies.config import RuleConfig, ScenarioError
 from simcore.studies.protocol import add_counts
 from simcore.studies.real import STUDY
 from simcore.studies.real_alt_test import check_scale
+from simcore.studies.real_tables import summary
 from simcore.studies.synthetic_cell import rule_parameters
 
 DATA = REPO.parent / "shared" / "data" / "alttest"
@@ -278,6 +280,7 @@ def test_a_real_run_with_alt_test_reports_the_advantage_probability():
     assert ((half["advantage_probability"] > 0) & (half["advantage_probability"] < 1)).all()
     assert (half["advantage_probability_se"] > 0).all()
     assert cube.attrs["decision_rule"].startswith("alternative annotator test")
+    assert "advantage probability (alt_test)" in summary(cube)
 
 
 @needs_data
@@ -304,3 +307,44 @@ def test_real_runs_refuse_the_interval_rule_and_uneven_numeric_labels():
         check_scale(rule, ("1", "2", "4"), "x.yaml")
     with pytest.raises(ScenarioError, match="'Positive'"):
         check_scale(rule, ("Negative", "Positive"), "x.yaml")
+
+
+@needs_data
+def test_advise_alt_test_report_shows_the_per_human_tests(tmp_path, capsys):
+    out = tmp_path / "advice"
+    argv = [
+        "advise",
+        str(DATA / "cebab_stars"),
+        "--rule",
+        "alt_test",
+        "--scale",
+        "numeric",
+        "--eps",
+        "0.1",
+        "--judge",
+        "mistral-v03",
+        "--trials",
+        "20",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "mistral-v03: winning rate 5/10 = 0.500, advantage probability 0.829" in printed
+    report = (out / "report.md").read_text()
+    assert "| mistral-v03 | 5/10 = 0.500 | 0.829 | accept |" in report
+    assert "| judge | held-out human | items | p-value | BY decision | advantage |" in report
+    rows = [line for line in report.splitlines() if line.startswith("| mistral-v03 | w")]
+    assert len(rows) == 10
+    assert sum(line.split(" | ")[4] == "win" for line in rows) == 5
+    assert "minus the RMSE of the label values" in report
+    assert "| judge | held-out human | d_k |" not in report  # the point rule's table
+
+
+def test_advise_numeric_scale_on_text_labels_is_bad_input(tmp_path, capsys):
+    if not DATA.is_dir():
+        pytest.skip("../shared/data/alttest is absent")
+    argv = ["advise", str(DATA / "cebab_aspects"), "--rule", "alt_test", "--scale", "numeric"]
+    assert main([*argv, "--out", str(tmp_path / "a"), "--trials", "20", "--quiet"]) == 2
+    assert "--scale numeric" in capsys.readouterr().err

@@ -171,3 +171,38 @@ def derive_alt_test(cube):
         long_name="advantage probability on the full matrix", units="1"
     )
     return cube
+
+
+def advantage_table(name, matrix):
+    """Return the Markdown table of each judge's advantage probability in one matrix.
+
+    Columns: the full matrix's winning rate and advantage probability, then per design and
+    coverage the mean advantage over trials ± its SE.
+    """
+    columns = [
+        (design, coverage)
+        for design in matrix["design"].values
+        for coverage in matrix["coverage"].values
+    ]
+    lines = [
+        f"{name}: advantage probability (alt_test), full matrix and mean ± SE over trials",
+        "",
+        "| judge | full winning rate | full advantage | "
+        + " | ".join(f"{design} {float(coverage):g}" for design, coverage in columns)
+        + " |",
+        "|---|---|---|" + "---|" * len(columns),
+    ]
+    for judge in matrix["judge"].values:
+        row = matrix.sel(judge=judge)
+        cells = []
+        for design, coverage in columns:
+            cell = row.sel(design=design, coverage=coverage)
+            cells.append(
+                f"{float(cell['advantage_probability']):.3f} ± "
+                f"{float(cell['advantage_probability_se']):.3f}"
+            )
+        lines.append(
+            f"| {judge} | {float(row['full_omega']):.3f} "
+            f"| {float(row['full_advantage_probability']):.3f} | " + " | ".join(cells) + " |"
+        )
+    return "\n".join(lines)
