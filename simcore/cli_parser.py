@@ -195,6 +195,13 @@ def _add_advise(commands):
         default="point",
         help="decision rule: P's point comparison or the original alternative annotator test",
     )
+    advise.add_argument(
+        "--scale",
+        choices=("categorical", "numeric"),
+        default="categorical",
+        help="alt_test: per-item score is accuracy (categorical) or minus the RMSE of the "
+        "label values (numeric)",
+    )
     advise.add_argument("--eps", type=float, default=0.05, help="tolerance eps")
     advise.add_argument("--target", type=float, default=0.05, help="largest acceptable risk")
     advise.add_argument("--budget", type=int, help="total new labels to spend")

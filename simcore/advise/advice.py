@@ -33,6 +33,7 @@ from simcore.advise.next_round import extend_mask
 from simcore.advise.risk import judge_risk, monte_carlo_se, refits, simulate_risk
 from simcore.advise.verdict import (
     comparison_intervals,  # noqa: F401  (re-exported)
+    numeric_label_values,
     verdicts,
 )
 from simcore.model.designs import DESIGNS
@@ -170,18 +171,25 @@ def curve_grid(grid, available):
     return sorted({min(int(g), unlabelled) for g in grid})
 
 
-def audit_judges(matrix, names, design, grid, n_boot, n_refits, options, say=None):
+def audit_judges(
+    matrix, names, design, grid, n_boot, n_refits, options, say=None, scale="categorical"
+):
     """Return the :class:`Audit` of the judges ``names``: verdicts, fitted models, risks.
 
     ``design`` and ``grid`` are the risk curves' (the grid is capped by
-    :func:`curve_grid`); ``n_boot`` and ``n_refits`` go to :func:`fit_judge_model`.
+    :func:`curve_grid`); ``n_boot`` and ``n_refits`` go to :func:`fit_judge_model`;
+    ``scale`` is the alternative annotator test's per-item score (``numeric``: the label
+    values, :func:`simcore.advise.verdict.numeric_label_values`).
     """
     human_labels = np.asarray(matrix.human_labels, dtype=np.int64)
     columns = [matrix.judges.index(name) for name in names]
     judge_labels = np.asarray(matrix.judge_labels, dtype=np.int64)[:, columns]
     available = human_labels >= 0
     rule, epsilon, tau, seed = (options[key] for key in ("rule", "epsilon", "tau", "seed"))
-    verdict_rows = verdicts(human_labels, judge_labels, names, rule, epsilon, tau)
+    values = numeric_label_values(matrix.labels) if scale == "numeric" else None
+    verdict_rows = verdicts(
+        human_labels, judge_labels, names, rule, epsilon, tau, scale=scale, label_values=values
+    )
     say = say or (lambda message: None)
     models, risks = {}, {}
     for number, name in enumerate(names, start=1):
@@ -317,6 +325,7 @@ def advise(
     tau=0.5,
     n_refits=8,
     progress=None,
+    scale="categorical",
 ):
     """Audit ``matrix`` and plan its next round; return an :class:`Advice`.
 
@@ -351,6 +360,10 @@ def advise(
         Acceptance threshold.
     progress : callable, optional
         Called with a short message as each phase starts (fits, risks, the plan).
+    scale : str
+        ``alt_test``'s per-item score: ``categorical`` (accuracy) or ``numeric`` (minus
+        the RMSE of the label values; every label must be a number). The verdict uses
+        it; the risk simulations score categorically.
 
     Returns
     -------
@@ -359,7 +372,7 @@ def advise(
     say = progress or (lambda message: None)
     names = audited_judges(matrix, judges)
     options = {"rule": rule, "epsilon": epsilon, "tau": tau, "trials": trials, "seed": seed}
-    audit = audit_judges(matrix, names, design, grid, n_boot, n_refits, options, say)
+    audit = audit_judges(matrix, names, design, grid, n_boot, n_refits, options, say, scale)
     say(
         "planning the next round"
         + (" and comparing the designs within the budget" if budget else "")

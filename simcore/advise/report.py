@@ -51,6 +51,8 @@ def report_markdown(advice):
 
 def _verdict_section(advice):
     """Return section 1: each judge's verdict, then its comparisons with their intervals."""
+    if advice.rule == "alt_test":
+        return _alt_test_section(advice)
     lines = [
         "## 1. The verdict on the data as it is",
         "",
@@ -76,6 +78,57 @@ def _verdict_section(advice):
                 f"| {row['judge']} | {advice.humans[k]} | {_number(comparison['d'])} "
                 f"| [{_number(comparison['low'])}, {_number(comparison['high'])}] "
                 f"| {comparison['items']} | {comparison['pairs']} | {comparison['verdict']} |"
+            )
+    return lines
+
+
+def _winning_rate(row):
+    """Return ``wins/tested = rate`` with three decimals (7/13 and 8/13 read apart)."""
+    if not row["tested"]:
+        return "no human tested"
+    return f"{row['wins']}/{row['tested']} = {row['omega']:.3f}"
+
+
+def _alt_test_section(advice):
+    """Return section 1 under ``--rule alt_test``: winning rate, advantage, per-human tests."""
+    scale = advice.verdicts[0]["scale"] if advice.verdicts else "categorical"
+    score = "accuracy" if scale == "categorical" else "minus the RMSE of the label values"
+    lines = [
+        "## 1. The verdict on the data as it is",
+        "",
+        "The alternative annotator test (Calderon, Reichart & Dror, ACL 2025): items with "
+        "fewer than 2 human labels dropped; for each held-out human with at least 30 items, "
+        f"per item the judge's and the human's {score} against the other humans; "
+        "d_i = [human >= judge] - [judge >= human]; one-sided t-test of mean(d) >= eps "
+        f"(eps {advice.epsilon:g}); Benjamini-Yekutieli at q = 0.05 over the tested humans. "
+        "A rejected human is a win for the judge. Winning rate = wins / humans tested "
+        "(pass iff >= 0.5). Advantage probability = the mean over the tested humans of the "
+        "share of items on which the judge scores at least as well as the human (higher is "
+        "better; for comparing judges).",
+        "",
+        "| judge | winning rate (wins/tested) | advantage probability | decision |",
+        "|---|---|---|---|",
+    ]
+    for row in advice.verdicts:
+        lines.append(
+            f"| {row['judge']} | {_winning_rate(row)} "
+            f"| {_number(row['advantage_probability'])} | {row['decision']} |"
+        )
+    lines += [
+        "",
+        "| judge | held-out human | items | p-value | BY decision | advantage |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in advice.verdicts:
+        for h, test in enumerate(row["alt_test"]):
+            if test["tested"]:
+                decision = "win" if test["won"] else "no win"
+                pvalue = f"{test['pvalue']:.3g}"
+            else:
+                decision, pvalue = "skipped (< 30 items)", "n/a"
+            lines.append(
+                f"| {row['judge']} | {advice.humans[h]} | {test['items']} | {pvalue} "
+                f"| {decision} | {_number(test['advantage'])} |"
             )
     return lines
 
@@ -391,10 +444,16 @@ def summary(advice):
     for row in advice.verdicts:
         rate, se = advice.risk_now[row["judge"]]
         model_se = advice.risk_model_se[row["judge"]]
+        verdict = (
+            f"winning rate {_winning_rate(row)}, advantage probability "
+            f"{_number(row['advantage_probability'])}, {row['decision']}"
+            if advice.rule == "alt_test"
+            else f"omega {row['omega']:.2f}, {row['decision']} (interval verdict "
+            f"{row['interval_verdict']}, effective K {row['effective_k']})"
+        )
         lines.append(
-            f"{row['judge']}: omega {row['omega']:.2f}, {row['decision']} (interval verdict "
-            f"{row['interval_verdict']}, effective K {row['effective_k']}); risk of a wrong "
-            f"verdict {_percent(rate, se)} (model SE {100 * model_se:.1f})"
+            f"{row['judge']}: {verdict}; risk of a wrong verdict {_percent(rate, se)} "
+            f"(model SE {100 * model_se:.1f})"
         )
     if advice.misfits:
         lines.append(

@@ -3,7 +3,9 @@
 Per judge, every leave-one-out comparison ``d_k`` with its item-cluster confidence interval
 and the pairs behind it (:func:`comparison_intervals`), omega, the effective K (comparisons
 with at least two items), the point rule's decision and the interval verdict
-(:func:`verdicts`, SPEC §5); the alternative annotator test's counts (SPEC §5b).
+(:func:`verdicts`, SPEC §5); the alternative annotator test (SPEC §5b): per human its
+p-value, Benjamini-Yekutieli decision and advantage, per judge the winning rate and the
+advantage probability (:func:`alt_test_verdict`).
 """
 
 import math
@@ -11,7 +13,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from simcore.engine import kernels
+from simcore.model.alt_test import alternative_annotator_test
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, decide_counts
 
 DECISIONS = {ACCEPT: "accept", REJECT: "reject", INCONCLUSIVE: "inconclusive"}
@@ -113,23 +115,78 @@ def comparison_row(difference, pairs, epsilon, z):
     }
 
 
-def alt_test_verdict(human_labels, judge_labels, epsilon, min_items=30, level=0.05):
-    """Return ``(wins, tested)`` per judge from the alternative annotator test (SPEC §5b)."""
-    n_humans = human_labels.shape[1]
-    labels = np.concatenate([np.maximum(human_labels, 0), judge_labels], axis=1).astype(np.int16)
-    mask = human_labels >= 0
-    wins, tested, _, _ = kernels.alternative_annotator_test(
-        labels, mask, n_humans, epsilon, 2, min_items, level, False
+def alt_test_verdict(
+    human_labels,
+    judge_labels,
+    epsilon,
+    min_items=30,
+    level=0.05,
+    scale="categorical",
+    label_values=None,
+):
+    """Return the alternative annotator test's :class:`~simcore.model.alt_test.AltTestResult`.
+
+    SPEC §5b as the authors publish it (:func:`simcore.model.alt_test.alternative_annotator_test`):
+    items with fewer than 2 human labels dropped, humans with fewer than ``min_items``
+    items skipped, Benjamini-Yekutieli at ``level``; per judge the winning rate and the
+    advantage probability, per human the p-value, the BY decision and the advantage.
+    """
+    return alternative_annotator_test(
+        human_labels, judge_labels, epsilon, 2, min_items, level, scale, label_values
     )
-    return np.asarray(wins, dtype=np.int64), int(tested)
 
 
-def verdicts(human_labels, judge_labels, judge_names, rule, epsilon, tau=0.5, confidence=0.95):
-    """Return one row per judge: omega, effective K, decision, interval verdict, comparisons."""
+def numeric_label_values(labels):
+    """Return the labels' numeric values (for ``scale: numeric``), or raise naming a bad one."""
+    values = []
+    for label in labels:
+        try:
+            values.append(float(label))
+        except ValueError:
+            raise ValueError(
+                f"--scale numeric: every label must be a number (got {label!r})"
+            ) from None
+    return np.array(values)
+
+
+def alt_test_rows(result, judge):
+    """Return one dict per human: items, tested, p-value, BY win and advantage of ``judge``."""
+    return [
+        {
+            "items": int(result.items[h]),
+            "tested": bool(result.tested[h]),
+            "pvalue": float(result.pvalues[judge, h]),
+            "won": bool(result.won[judge, h]),
+            "advantage": float(result.advantage[judge, h]),
+        }
+        for h in range(len(result.items))
+    ]
+
+
+def verdicts(
+    human_labels,
+    judge_labels,
+    judge_names,
+    rule,
+    epsilon,
+    tau=0.5,
+    confidence=0.95,
+    scale="categorical",
+    label_values=None,
+):
+    """Return one row per judge: omega, effective K, decision, interval verdict, comparisons.
+
+    With ``rule == "alt_test"`` omega is the winning rate (wins / humans tested), the row
+    also holds ``wins``, ``tested``, ``advantage_probability`` and ``alt_test`` (per human,
+    :func:`alt_test_rows`), and ``scale`` / ``label_values`` choose the per-item score.
+    """
     comparisons = comparison_intervals(human_labels, judge_labels, epsilon, confidence)
     n_humans = human_labels.shape[1]
     if rule == "alt_test":
-        wins, tested = alt_test_verdict(human_labels, judge_labels, epsilon)
+        result = alt_test_verdict(
+            human_labels, judge_labels, epsilon, scale=scale, label_values=label_values
+        )
+        wins, tested = result.wins, result.n_tested
     rows = []
     for judge, name in enumerate(judge_names):
         rows_k = comparisons[judge]
@@ -137,12 +194,20 @@ def verdicts(human_labels, judge_labels, judge_names, rule, epsilon, tau=0.5, co
         clears = sum(row["verdict"] == "clears" for row in rows_k)
         fails = sum(row["verdict"] == "fails" for row in rows_k)
         effective = sum(row["items"] >= 2 for row in rows_k)
+        extra = {}
         if rule == "alt_test":
             omega = wins[judge] / tested if tested else math.nan
             decision = decide_counts(
                 wins[judge], tested - wins[judge], tested, tau, kind="alt_test"
             )
             effective = tested
+            extra = {
+                "wins": int(wins[judge]),
+                "tested": int(tested),
+                "advantage_probability": float(result.advantage_probability[judge]),
+                "scale": scale,
+                "alt_test": alt_test_rows(result, judge),
+            }
         else:
             omega = passes / n_humans
             decision = decide(passes, n_humans, tau)
@@ -155,6 +220,7 @@ def verdicts(human_labels, judge_labels, judge_names, rule, epsilon, tau=0.5, co
                 "decision": DECISIONS[int(decision)],
                 "interval_verdict": DECISIONS[int(interval)],
                 "comparisons": rows_k,
+                **extra,
             }
         )
     return rows

@@ -11,6 +11,7 @@ simulations run the test through :func:`simcore.engine.decide.decide_rows`;
 import math
 
 import numpy as np
+from numba import prange
 
 from simcore.engine._jit import jit
 from simcore.engine.layout import (
@@ -20,6 +21,7 @@ from simcore.engine.layout import (
     RULE_MIN_ITEMS,
     RULE_NUMERIC,
     RULE_Q,
+    TRIAL_CHUNK,
 )
 from simcore.engine.stats_kernels import benjamini_yekutieli_rejections, one_sided_t_pvalue
 
@@ -51,17 +53,28 @@ def _item_score(labels, mask, use_mask, i, candidate_label, exclude, n_humans, n
 
 @jit
 def alt_test_scratch(n_judges, n_humans):
-    """Return the alternative annotator test's scratch: p-values, an order, sums."""
-    return np.empty((n_judges, n_humans)), np.empty(n_humans), np.empty((n_judges, 2))
+    """Return the alternative annotator test's scratch: p-values, an order, sums, advantages.
+
+    ``(pvalues (J, K), order (K,), sums (J, 3), advantage (J, K))``: after
+    :func:`alt_test`, ``pvalues[c, h]`` and ``advantage[c, h]`` hold judge ``c``'s p-value
+    and advantage over human ``h`` (NaN where ``h`` was skipped).
+    """
+    return (
+        np.empty((n_judges, n_humans)),
+        np.empty(n_humans),
+        np.empty((n_judges, 3)),
+        np.empty((n_judges, n_humans)),
+    )
 
 
 @jit
 def _held_out_differences(labels, mask, weights, use_mask, n_humans, h, min_humans, numeric, sums):
     """Sum every judge's differences ``d_i`` on held-out human ``h``'s items; return the count.
 
-    ``sums[c]`` receives ``(sum d_i, sum d_i**2)`` for judge ``c`` over the items ``h``
-    labelled that at least ``min_humans`` humans labelled, each row counted ``weights[i]``
-    times; the count is the number of such items.
+    ``sums[c]`` receives ``(sum d_i, sum d_i**2, sum W_j(i))`` for judge ``c`` over the
+    items ``h`` labelled that at least ``min_humans`` humans labelled, each row counted
+    ``weights[i]`` times, with ``W_j(i) = [s_judge >= s_h]`` (the advantage's numerator);
+    the count is the number of such items.
     """
     n_items = labels.shape[0]
     n_judges = labels.shape[1] - n_humans
@@ -86,6 +99,8 @@ def _held_out_differences(labels, mask, weights, use_mask, n_humans, h, min_huma
             d = (1.0 if human >= judge else 0.0) - (1.0 if judge >= human else 0.0)
             sums[c, 0] += weight * d
             sums[c, 1] += weight * d * d
+            if judge >= human:
+                sums[c, 2] += weight
     return count
 
 
@@ -117,12 +132,13 @@ def alt_test(labels, mask, weights, use_mask, n_humans, rule, scratch, wins, ski
     ``< eps``. A human with fewer than ``min_items`` items is skipped. Benjamini-Yekutieli at
     ``level`` over the tested humans' p-values: each rejection is a win for the judge.
     ``wins[c]`` receives judge ``c``'s wins; ``pvalues[c, h]`` the p-value of judge ``c``
-    against human ``h`` (NaN for a skipped human). ``rule`` is the kernel's rule array
-    (eps, minimum humans per item and items per human, BY level, numeric scores);
-    ``scratch`` is ``(pvalues (J, K), order (K,), sums (J, 2))``
+    against human ``h`` and ``advantage[c, h]`` its advantage ``mean_i [s_judge >= s_h]``
+    (both NaN for a skipped human). ``rule`` is the kernel's rule array (eps, minimum
+    humans per item and items per human, BY level, numeric scores); ``scratch`` is
+    ``(pvalues (J, K), order (K,), sums (J, 3), advantage (J, K))``
     (:func:`alt_test_scratch`). Row ``i`` stands for ``weights[i]`` identical items.
     """
-    pvalues, order, sums = scratch
+    pvalues, order, sums, advantage = scratch
     epsilon = rule[RULE_EPSILON]
     min_humans = int(rule[RULE_MIN_HUMANS])
     min_items = int(rule[RULE_MIN_ITEMS])
@@ -138,9 +154,11 @@ def alt_test(labels, mask, weights, use_mask, n_humans, rule, scratch, wins, ski
             skipped[h] = 1
             for c in range(n_judges):
                 pvalues[c, h] = np.nan
+                advantage[c, h] = np.nan
             continue
         for c in range(n_judges):
             pvalues[c, h] = one_sided_t_pvalue(count, sums[c, 0], sums[c, 1], epsilon)
+            advantage[c, h] = sums[c, 2] / count
         tested += 1
     _judge_wins(pvalues, skipped, tested, rule[RULE_Q], order, wins)
     return tested
@@ -192,3 +210,65 @@ def alternative_annotator_test(
     tested = alt_test(labels, mask, weights, True, n_humans, rule, scratch, wins, skipped)
     pvalues = scratch[0]
     return wins, tested, skipped, pvalues
+
+
+@jit
+def mean_advantage(advantage, skipped, tested, out):
+    """Write each judge's advantage probability (mean over the tested humans) into ``out``.
+
+    ``advantage`` and ``skipped`` as :func:`alt_test` leaves them; NaN when no human is
+    tested.
+    """
+    n_judges, n_humans = advantage.shape
+    for c in range(n_judges):
+        total = 0.0
+        for h in range(n_humans):
+            if skipped[h] == 0:
+                total += advantage[c, h]
+        out[c] = total / tested if tested > 0 else np.nan
+
+
+@jit(parallel=True)
+def alt_test_masks(labels, masks, n_humans, rule):
+    """Run the alternative annotator test on one label matrix under many masks.
+
+    The real-data protocol's entry point for ``rule.kind: alt_test``: trial ``t`` keeps
+    the human labels ``masks[t]``, and the test runs as :func:`alt_test` does.
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        int16 ``(n, K + J)``, humans first; unobserved entries may hold any code.
+    masks : numpy.ndarray
+        bool ``(T, n, K)``.
+    n_humans : int
+        K.
+    rule : numpy.ndarray
+        The kernel's rule array (eps, minimums, BY level, numeric scores).
+
+    Returns
+    -------
+    wins : numpy.ndarray
+        int16 ``(T, J)``: humans each judge wins against.
+    tested : numpy.ndarray
+        int16 ``(T,)``: humans tested.
+    advantage : numpy.ndarray
+        float64 ``(T, J)``: advantage probability, the mean over the tested humans of the
+        share of items on which the judge scores at least as well (NaN with none tested).
+    """
+    n_trials = masks.shape[0]
+    n_judges = labels.shape[1] - n_humans
+    wins = np.zeros((n_trials, n_judges), dtype=np.int16)
+    tested = np.zeros(n_trials, dtype=np.int16)
+    advantage = np.zeros((n_trials, n_judges), dtype=np.float64)
+    n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
+    for chunk in prange(n_chunks):
+        scratch = alt_test_scratch(n_judges, n_humans)
+        skipped = np.zeros(n_humans, dtype=np.int8)
+        weights = np.ones(labels.shape[0], dtype=np.int64)
+        for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
+            tested[t] = alt_test(
+                labels, masks[t], weights, True, n_humans, rule, scratch, wins[t], skipped
+            )
+            mean_advantage(scratch[3], skipped, tested[t], advantage[t])
+    return wins, tested, advantage

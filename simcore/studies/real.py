@@ -24,7 +24,7 @@ import yaml
 
 from simcore.model.designs import DESIGNS
 from simcore.realdata.matrix import DataError, load_data
-from simcore.studies import real_cells
+from simcore.studies import real_alt_test, real_cells
 from simcore.studies.config import (
     MAX_TRIALS,
     OutputConfig,
@@ -108,9 +108,10 @@ def real_scenario_from_dict(raw, source, base=None):
             problems.append(f"{source}: {key}: {problem} (got {_describe(raw.get(key))})")
         scalars[key] = value
     designs, coverages = _parse_sweep(raw.get("sweep") or {}, problems, source)
-    if rule.kind != "point":
+    if rule.kind not in ("point", "alt_test"):
         problems.append(
-            f"{source}: rule.kind: the real-data protocol runs the point rule (got {rule.kind!r})"
+            f"{source}: rule.kind: the real-data protocol runs the point rule or alt_test "
+            f"(got {rule.kind!r})"
         )
     data = raw.get("data")
     if not isinstance(data, dict):
@@ -214,7 +215,10 @@ class RealStudy:
 
     def derive(self, scenario, context, cube):
         """Add the full-matrix reference, then the rates (:func:`real_cells.derive_real`)."""
-        return real_cells.derive_real(real_cells.with_reference(cube, context))
+        cube = real_cells.derive_real(real_cells.with_reference(cube, context))
+        if scenario.rule.kind == "alt_test":
+            cube = real_alt_test.derive_alt_test(cube)
+        return cube
 
     def summary(self, cube):
         """Return the per-judge table (:func:`simcore.studies.real_tables.summary`)."""

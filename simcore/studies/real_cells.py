@@ -21,6 +21,7 @@ from simcore.engine.coefficients import coefficient_code
 from simcore.engine.rng import stable_key
 from simcore.model.rule import decide, omega_accepts
 from simcore.realdata.thinning import thin
+from simcore.studies import real_alt_test
 from simcore.studies.protocol import CellSpec, Layout, Variable, add_counts, quantize
 from simcore.studies.synthetic_cell import RELIABLE_ERROR, discordant_pairs
 from simcore.studies.synthetic_cube import DERIVED_ATTRS, agreement_statistics
@@ -124,6 +125,12 @@ def real_context(scenario, matrix):
     groups = tuple(
         group_matrix(scenario, matrix.subset(name) if len(names) > 1 else matrix) for name in names
     )
+    if scenario.rule.kind == "alt_test":
+        real_alt_test.check_scale(scenario.rule, matrix.labels, scenario.source)
+        groups = tuple(
+            group._replace(**real_alt_test.alt_test_reference(scenario.rule, group))
+            for group in groups
+        )
     judges, humans = tuple(matrix.judges), tuple(matrix.humans)
     labels = tuple(map(str, matrix.labels))
     return RealContext(
@@ -182,6 +189,8 @@ def real_layout(scenario, context):
     ]
     variables += [Variable(name, text, units) for name, (text, units) in PER_CELL.items()]
     variables += [Variable(name, text, "1", False) for name, text in SUMS.items()]
+    if scenario.rule.kind == "alt_test":
+        variables += real_alt_test.alt_test_variables(n_judges)
     coords = {"judge": xr.Variable("judge", list(context.judges), {"long_name": "judge"})}
     attrs = {
         "data_source": context.source,
@@ -192,6 +201,8 @@ def real_layout(scenario, context):
         "judge_classes": "pass: full-matrix omega >= 0.6; reject: < 0.5; borderline: else "
         "(judge_class codes 0 reject, 1 borderline, 2 pass)",
     }
+    if scenario.rule.kind == "alt_test":
+        attrs.update(real_alt_test.ATTRS)
     return Layout(sweep=tuple(sweep), variables=tuple(variables), coords=coords, attrs=attrs)
 
 
@@ -296,6 +307,8 @@ def run_real_cell(scenario, context, cell, start, stop):
         last = min(stop, first + TRIALS_PER_BLOCK)
         masks = thinned_masks(group, cell.coords, scenario.seed, first, last)
         block = count_block(scenario, group, masks)
+        if scenario.rule.kind == "alt_test":
+            block = real_alt_test.alt_test_counts(scenario.rule, group, masks, block)
         total = add_counts(total, block)
     return total
 

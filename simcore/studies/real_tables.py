@@ -8,6 +8,8 @@ approval over reject judges, wrong decisions over all judges.
 import numpy as np
 import xarray as xr
 
+from simcore.studies.real_alt_test import advantage_table
+
 PUBLISHED_TABLE3 = {
     # P §4.2, coverage 0.05, means over 40 judge-matrix pairs
     "bernoulli": {
@@ -181,6 +183,8 @@ def summary(cube):
             )
         )
         parts.append(f"{name}: full-matrix omega: {judges}")
+        if "advantage_probability" in matrix:
+            parts.append(advantage_table(name, matrix))
     parts.append(table3([cube]))
     parts.append(table2([cube]))
     return "\n\n".join(parts)
