@@ -222,6 +222,7 @@ def _command_advise(args):
             trials=args.trials,
             seed=args.seed,
             progress=None if args.quiet else _phase_printer("advise"),
+            model=args.model,
         )
     except (realdata.DataError, ValueError) as error:
         text = str(error)  # data errors name the file already; others get its name

@@ -28,9 +28,9 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore.advise.diagnostics import agreement_diagnostics, poor_fit
-from simcore.advise.fit import fit_matrix
+from simcore.advise.models import fit_matrix, matrix_columns
 from simcore.advise.next_round import extend_mask
-from simcore.advise.risk import judge_risk, monte_carlo_se, refits, simulate_risk
+from simcore.advise.risk import judge_risk, monte_carlo_se, simulate_risk
 from simcore.advise.verdict import (
     comparison_intervals,  # noqa: F401  (re-exported)
     verdicts,
@@ -60,24 +60,24 @@ class JudgeModel:
         return poor_fit(self.diagnostics)
 
 
-def fit_judge_model(matrix, judge, n_boot=30, n_refits=8, seed=0):
-    """Fit the humans and one judge (:func:`simcore.advise.fit.fit_matrix`); check and refit it.
+def fit_judge_model(matrix, judge, n_boot=30, n_refits=8, seed=0, model="auto"):
+    """Fit the humans and one judge (:func:`simcore.advise.models.fit_matrix`); check it.
 
     One model per judge: the judges' errors are often correlated with each other (they
     agree beyond what a conditionally independent model allows), so fitting several judges
     together lets them outvote the humans on the latent label. The judge's own labels do
     enter the E-step: leaving them out would estimate its confusion matrix against a soft
     latent label, which attenuates it (the likelihood must include every rater fitted).
+    The model spread's refits are the first ``n_refits`` bootstrap refits (at least that
+    many are drawn), so nothing is fitted twice.
     """
-    fit, errors, rater_names = fit_matrix(matrix, judges=[judge], n_boot=n_boot, seed=seed)
-    column = matrix.judges.index(judge)
-    labels = np.concatenate(
-        [np.maximum(matrix.human_labels, 0), matrix.judge_labels[:, [column]]], axis=1
-    ).astype(np.int64)
-    observed = np.concatenate([matrix.available, np.ones((matrix.n_items, 1), bool)], axis=1)
+    n_boot = max(n_boot, n_refits, 2)
+    fit, errors, rater_names, fits = fit_matrix(
+        matrix, judges=[judge], n_boot=n_boot, seed=seed, model=model, with_refits=True
+    )
+    labels, observed, _ = matrix_columns(matrix, [judge])
     diagnostics = agreement_diagnostics(labels, observed, fit, rater_names)
-    fits = refits(labels, observed, matrix.n_labels, matrix.n_humans, fit, n_refits, seed)
-    return JudgeModel(fit, errors, tuple(rater_names), diagnostics, fits)
+    return JudgeModel(fit, errors, tuple(rater_names), diagnostics, fits[:n_refits])
 
 
 @dataclass
@@ -170,11 +170,15 @@ def curve_grid(grid, available):
     return sorted({min(int(g), unlabelled) for g in grid})
 
 
-def audit_judges(matrix, names, design, grid, n_boot, n_refits, options, say=None):
+def audit_judges(
+    matrix, names, design, grid, n_boot, n_refits, options, say=None, model="auto", target=None
+):
     """Return the :class:`Audit` of the judges ``names``: verdicts, fitted models, risks.
 
     ``design`` and ``grid`` are the risk curves' (the grid is capped by
-    :func:`curve_grid`); ``n_boot`` and ``n_refits`` go to :func:`fit_judge_model`.
+    :func:`curve_grid`); ``n_boot``, ``n_refits`` and ``model`` go to
+    :func:`fit_judge_model`; ``target`` shortens the curves
+    (:func:`simcore.advise.risk.risk_curve`).
     """
     human_labels = np.asarray(matrix.human_labels, dtype=np.int64)
     columns = [matrix.judges.index(name) for name in names]
@@ -186,14 +190,16 @@ def audit_judges(matrix, names, design, grid, n_boot, n_refits, options, say=Non
     models, risks = {}, {}
     for number, name in enumerate(names, start=1):
         say(f"{name} ({number}/{len(names)}): fitting the latent-class model, {n_boot} refits")
-        models[name] = fit_judge_model(matrix, name, n_boot, n_refits, seed)
+        models[name] = fit_judge_model(matrix, name, n_boot, n_refits, seed, model)
     grid = curve_grid(grid, available)
     for number, name in enumerate(names, start=1):
         say(
             f"{name} ({number}/{len(names)}): simulating the risk of a wrong verdict "
             f"({options['trials']} matrices at each of {len(grid) + 1} sizes)"
         )
-        risks[name] = judge_risk(models[name], available, human_labels, name, design, grid, options)
+        risks[name] = judge_risk(
+            models[name], available, human_labels, name, design, grid, options, target
+        )
     return Audit(names, options, design, human_labels, available, grid, verdict_rows, models, risks)
 
 
@@ -223,7 +229,7 @@ def budget_row(audit, design, per_secondary):
     """
     risks = [
         simulate_risk(
-            model.fit.confusions,
+            model.fit.raters,
             model.fit.prevalence,
             audit.available,
             0,
@@ -317,6 +323,7 @@ def advise(
     tau=0.5,
     n_refits=8,
     progress=None,
+    model="auto",
 ):
     """Audit ``matrix`` and plan its next round; return an :class:`Advice`.
 
@@ -351,6 +358,9 @@ def advise(
         Acceptance threshold.
     progress : callable, optional
         Called with a short message as each phase starts (fits, risks, the plan).
+    model : str
+        ``auto`` (default), ``dawid-skene`` or ``one-coin``
+        (:func:`simcore.advise.models.choose_model`).
 
     Returns
     -------
@@ -359,7 +369,7 @@ def advise(
     say = progress or (lambda message: None)
     names = audited_judges(matrix, judges)
     options = {"rule": rule, "epsilon": epsilon, "tau": tau, "trials": trials, "seed": seed}
-    audit = audit_judges(matrix, names, design, grid, n_boot, n_refits, options, say)
+    audit = audit_judges(matrix, names, design, grid, n_boot, n_refits, options, say, model, target)
     say(
         "planning the next round"
         + (" and comparing the designs within the budget" if budget else "")
