@@ -30,7 +30,7 @@ import numpy as np
 from simcore.advise.diagnostics import agreement_diagnostics, poor_fit
 from simcore.advise.models import fit_matrix, matrix_columns
 from simcore.advise.next_round import extend_mask
-from simcore.advise.risk import judge_risk, monte_carlo_se, simulate_risk
+from simcore.advise.risk import judge_risk, labels_everything, monte_carlo_se, simulate_risk
 from simcore.advise.verdict import (
     comparison_intervals,  # noqa: F401  (re-exported)
     verdicts,
@@ -106,6 +106,7 @@ class Advice:
     proposal: np.ndarray
     items: tuple
     co_labelled: np.ndarray
+    reach: object = None
 
     @property
     def misfits(self):
@@ -215,6 +216,48 @@ def recommended_extra(curves, target):
     return -1 if any(n < 0 for n in needed) else max(needed)
 
 
+class Reach(NamedTuple):
+    """Whether the target can be reached short of labelling the whole corpus.
+
+    Attributes
+    ----------
+    reachable : bool
+        Some grid size below every item labelled brings every judge under the target.
+    best : dict
+        Judge -> ``(extra, risk, se)``: its lowest simulated risk short of every item
+        labelled (with every item labelled the sparse verdict is the dense one).
+    beyond_corpus : dict
+        Judge -> its recipe's ``m_cert`` when that exceeds the corpus's items: then no
+        labelling of this corpus certifies the binding comparison.
+    n_items : int
+        Items in the corpus.
+    """
+
+    reachable: bool
+    best: dict
+    beyond_corpus: dict
+    n_items: int
+
+
+def reachability(audit, curves, recommended):
+    """Return the :class:`Reach` of the audit's curves and recipes."""
+    available, design = audit.available, audit.curve_design
+    reachable = recommended >= 0 and not labels_everything(available, design, recommended)
+    best = {}
+    for name, curve in curves.items():
+        short = [
+            i for i, e in enumerate(curve.extra) if not labels_everything(available, design, e)
+        ]
+        if short:
+            index = min(short, key=curve.rate)
+            best[name] = (curve.extra[index], curve.rate(index), curve.se(index))
+    n_items = available.shape[0]
+    beyond = {
+        name: risk.recipe[2] for name, risk in audit.risks.items() if risk.recipe[2] > n_items
+    }
+    return Reach(reachable, best, beyond, n_items)
+
+
 def budget_comparison(audit, budget):
     """Return one :func:`budget_row` per design, ``budget // (K - 1)`` items per secondary."""
     per_secondary = max(1, budget // max(1, audit.available.shape[1] - 1))
@@ -253,17 +296,18 @@ def budget_row(audit, design, per_secondary):
     }
 
 
-def next_round_size(budget_rows, design, recommended, grid):
+def next_round_size(budget_rows, design, recommended, reachable):
     """Return the proposal's ``(design, extra)``.
 
     With a budget, its best design (lowest worst-judge risk, then mean risk) at the
-    budget's items per secondary; without, ``design`` at the recommended size, or at the
-    grid's largest value when no grid value is enough.
+    budget's items per secondary; without, ``design`` at the recommended size, or nothing
+    (0) when the target is not reachable short of labelling the whole corpus
+    (:func:`reachability`): proposing the whole corpus is no plan.
     """
     if budget_rows:
         best = min(budget_rows, key=lambda row: (row["risk"], row["mean_risk"]))
         return best["design"], best["extra"]
-    return design, (recommended if recommended >= 0 else grid[-1])
+    return design, (recommended if reachable else 0)
 
 
 def plan_next_round(matrix, audit, target, budget):
@@ -275,7 +319,8 @@ def plan_next_round(matrix, audit, target, budget):
     curves = {name: risk.curve for name, risk in audit.risks.items()}
     recommended = recommended_extra(curves.values(), target)
     budget_rows = budget_comparison(audit, budget) if budget else []
-    design, extra = next_round_size(budget_rows, audit.curve_design, recommended, audit.grid)
+    reach = reachability(audit, curves, recommended)
+    design, extra = next_round_size(budget_rows, audit.curve_design, recommended, reach.reachable)
     rng = np.random.default_rng(np.random.SeedSequence([audit.options["seed"], 20_261_130]))
     available = audit.available
     proposal = extend_mask(rng, design, extra, audit.human_labels, available, matrix.n_labels)
@@ -302,6 +347,7 @@ def plan_next_round(matrix, audit, target, budget):
         proposal=proposal,
         items=tuple(matrix.items),
         co_labelled=(available[:, 1:] & available[:, :1]).sum(axis=0),
+        reach=reach,
     )
 
 

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from simcore.advise.channels import is_one_coin
+
 
 def _percent(rate, se):
     if math.isnan(rate):
@@ -96,8 +98,9 @@ def _trust_section(advice):
 def _model_table(advice):
     """Return the table of each judge's model: accuracies ± SE, margin, largest misfit."""
     lines = [
-        "One model per judge, fitted to the humans and that judge (Dawid-Skene EM). "
-        "Accuracy = sum over labels of prevalence x the confusion matrix's diagonal, "
+        f"One model per judge, fitted to the humans and that judge ({_model_kind(advice)}). "
+        "Accuracy = sum over labels of prevalence x the confusion matrix's diagonal "
+        "(one-coin: the probability of reporting the true label), "
         "± bootstrap SE over items. The fitted margin is that of the binding comparison "
         "(held-out human k closest to the bar): P(judge = r) - P(k = r) + eps with pool "
         "rater r the primary (human 1 when k is the primary).",
@@ -122,6 +125,17 @@ def _model_table(advice):
         margin = advice.recipes[name][0]
         lines.append(f"| {name} | {accuracy} | {margin:+.3f} | {misfit} |")
     return lines
+
+
+def _model_kind(advice):
+    """Return which latent-class model the judges' fits are, in words."""
+    fits = [model.fit for model in advice.models.values()]
+    if fits and all(is_one_coin(fit.raters) for fit in fits):
+        return (
+            f"one-coin EM: one accuracy per rater, errors spread evenly over the other "
+            f"{len(advice.labels) - 1} labels"
+        )
+    return "Dawid-Skene EM: one confusion matrix per rater"
 
 
 def _misfit_note(advice):
@@ -151,7 +165,7 @@ def _risk_now_table(advice):
         "item) would give, simulated under the fitted model at the data's overlap structure "
         "(± Monte Carlo SE):",
         "",
-        "| judge | risk now | model SE |",
+        "| judge | risk now | model SE (percentage points) |",
         "|---|---|---|",
     ]
     for name, (rate, se) in advice.risk_now.items():
@@ -159,7 +173,8 @@ def _risk_now_table(advice):
         lines.append(f"| {name} | {_percent(rate, se)} | {100 * model_se:.1f} |")
     lines += [
         "",
-        "Model SE: the spread of the risk when the judge's model is refitted to "
+        "Model SE, in percentage points of risk: the spread of the risk when the judge's "
+        "model is refitted to "
         f"{len(next(iter(advice.models.values())).refits)} bootstrap resamples of the items "
         "(Monte Carlo noise removed).",
     ]
@@ -190,9 +205,22 @@ def _curve_table(advice):
     curves = list(advice.curves.values())
     lines = ["| extra items per secondary | " + " | ".join(c.judge for c in curves) + " |"]
     lines.append("|---|" + "---|" * len(curves))
-    for index, extra in enumerate(curves[0].extra):
-        cells = [_percent(c.rate(index), c.se(index)) for c in curves]
+    sizes = sorted({extra for curve in curves for extra in curve.extra})
+    for extra in sizes:
+        cells = [
+            _percent(c.rate(c.extra.index(extra)), c.se(c.extra.index(extra)))
+            if extra in c.extra
+            else "—"
+            for c in curves
+        ]
         lines.append(f"| {extra} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "— : not simulated; the curve stops once the risk is under the target with 95% "
+        "confidence. Points after the risk now stop early once their side of the target "
+        "is settled, so their SEs differ.",
+        "",
+    ]
     return lines
 
 
@@ -213,6 +241,8 @@ def _needed_table(advice):
         recipe = f"{advice.humans[held_out]}, {margin:+.3f}, {sigma2:.3f}, " + (
             "none (margin 0)" if m_cert < 0 else f"{m_cert}"
         )
+        if advice.reach is not None and curve.judge in advice.reach.beyond_corpus:
+            recipe += f" (more than the corpus's {advice.reach.n_items} items)"
         lines.append(f"| {curve.judge} | {shown}; {careful} | {recipe} |")
     co_labelled = ", ".join(
         f"{advice.humans[h + 1]}: {int(c)}" for h, c in enumerate(advice.co_labelled)
@@ -228,7 +258,9 @@ def _needed_table(advice):
 
 
 def _recommendation(advice):
-    """Return the recommended items per secondary, or why no grid value is enough."""
+    """Return the recommended items per secondary, or why the target is out of reach."""
+    if advice.reach is not None and not advice.reach.reachable:
+        return "**Recommendation:** " + unreachable_text(advice) + "."
     if advice.recommended_extra >= 0:
         return (
             f"**Recommendation:** {advice.recommended_extra} more items per secondary "
@@ -241,6 +273,25 @@ def _recommendation(advice):
         f"secondary brings every judge's risk under {advice.target:g}; label the "
         "proposal and re-run advise, or accept a larger risk."
     )
+
+
+def unreachable_text(advice):
+    """Return the plain statement that the target is out of reach, with the best risks."""
+    reach = advice.reach
+    best = "; ".join(
+        f"{name} {_percent(rate, se)} at {extra} items per secondary"
+        for name, (extra, rate, se) in reach.best.items()
+    )
+    text = (
+        f"target risk {advice.target:g} not reachable by labelling this corpus short of "
+        f"every item ({reach.n_items} items): best achievable risk {best}; with every item "
+        "labelled the verdict is the dense one, so no next round is proposed"
+    )
+    if reach.beyond_corpus:
+        text += "; the Gaussian recipe needs more co-labelled items than the corpus has (" + (
+            ", ".join(f"{name}: {m}" for name, m in reach.beyond_corpus.items()) + ")"
+        )
+    return text
 
 
 def _budget_table(advice):
@@ -272,6 +323,14 @@ def _allocation_section(advice):
         f"{advice.humans[h]}: {int(advice.proposal[:, h].sum())}"
         for h in range(1, len(advice.humans))
     )
+    if advice.reach is not None and not advice.reach.reachable and not advice.proposal.any():
+        return [
+            "",
+            "## 4. The allocation",
+            "",
+            "`next_round.csv` lists no items: " + unreachable_text(advice) + ".",
+            "",
+        ]
     return [
         "",
         "## 4. The allocation",
@@ -394,14 +453,16 @@ def summary(advice):
         lines.append(
             f"{row['judge']}: omega {row['omega']:.2f}, {row['decision']} (interval verdict "
             f"{row['interval_verdict']}, effective K {row['effective_k']}); risk of a wrong "
-            f"verdict {_percent(rate, se)} (model SE {100 * model_se:.1f})"
+            f"verdict {_percent(rate, se)} (model SE {100 * model_se:.1f} percentage points)"
         )
     if advice.misfits:
         lines.append(
             f"the fitted models fit {len(advice.misfits)} rater pair(s) poorly: "
             "treat the risks as rough (see report.md)"
         )
-    if advice.recommended_extra >= 0:
+    if advice.reach is not None and not advice.reach.reachable:
+        lines.append(unreachable_text(advice))
+    elif advice.recommended_extra >= 0:
         lines.append(
             f"items needed: {advice.recommended_extra} per secondary by "
             f"{advice.curve_design} bring every judge's risk under {advice.target:g}"
