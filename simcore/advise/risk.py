@@ -313,6 +313,16 @@ def recipe(raters, prevalence, n_humans, judge, epsilon, alpha=0.05):
 # --------------------------------------------------------------------------- one judge
 
 
+def spread_trials(trials):
+    """Draws per refit for the model spread: ``max(40, trials // 6)``.
+
+    Eight refits at 50 draws cost 400 draws, fewer than the curve's; the binomial noise
+    they add is subtracted (:func:`model_spread`), so fewer draws widen the estimate's own
+    scatter but do not bias it upwards.
+    """
+    return max(40, trials // 6)
+
+
 class JudgeRisk(NamedTuple):
     """One judge's risk now, its curve over extra items, its model SE and its recipe."""
 
@@ -328,7 +338,7 @@ def judge_risk(model, available, labels, judge_name, design, grid, options, targ
     ``model`` is a :class:`simcore.advise.advice.JudgeModel` (the humans, then the judge);
     ``options`` hold the rule, ``epsilon``, ``tau``, ``trials`` and ``seed``. The risk now
     is the curve's point at 0 extra items (NaN when the grid lacks it); the model SE comes
-    from ``max(50, trials // 3)`` draws under each refit (:func:`model_spread`). ``target``
+    from :func:`spread_trials` draws under each refit (:func:`model_spread`). ``target``
     shortens the curve (:func:`risk_curve`).
     """
     fit = model.fit
@@ -351,7 +361,7 @@ def judge_risk(model, available, labels, judge_name, design, grid, options, targ
         model.refits,
         available,
         0,
-        trials=max(50, options["trials"] // 3),
+        trials=spread_trials(options["trials"]),
         seed=options["seed"],
         rule=options["rule"],
         epsilon=options["epsilon"],
