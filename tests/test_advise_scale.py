@@ -11,9 +11,7 @@ import pytest
 from simcore.advise import channels
 from simcore.advise.advice import advise
 from simcore.advise.models import bootstrap_refits, choose_model
-from simcore.advise.one_coin import fit_one_coin
 from simcore.advise.report import summary, write_outputs
-from simcore.engine.rng import trial_keys
 from simcore.realdata.matrix import load_csv
 from simcore.realdata.shapes import draw_matrix, write_long_csv
 
@@ -70,7 +68,10 @@ def test_the_one_coin_closed_forms_match_the_confusion_matrices():
     coin = channels.OneCoin(np.array([0.9, 0.6, 0.75]), 4)
     prevalence = np.array([0.4, 0.3, 0.2, 0.1])
     confusions = np.stack(
-        [np.full((4, 4), e) + np.eye(4) * (a - e) for a, e in zip(coin.accuracies, coin.errors)]
+        [
+            np.full((4, 4), e) + np.eye(4) * (a - e)
+            for a, e in zip(coin.accuracies, coin.errors, strict=True)
+        ]
     )
     np.testing.assert_allclose(
         channels.pair_agreement(coin, prevalence), channels.pair_agreement(confusions, prevalence)
