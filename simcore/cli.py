@@ -183,8 +183,8 @@ def _command_plan(args):
 
 
 def _command_advise(args):
-    from simcore.advise.advice import advise
-    from simcore.advise.report import summary, write_outputs
+    from simcore.advise.advice import advise_groups
+    from simcore.advise.groups import group_summary, write_group_outputs
     from simcore.model.designs import DESIGNS
     from simcore.realdata import matrix as realdata
 
@@ -210,9 +210,12 @@ def _command_advise(args):
         if path.suffix == ".csv":
             matrix = realdata.load_csv(path, ordinal=args.ordinal, **names)
         else:
-            matrix = realdata.load_alttest(path, ordinal=args.ordinal, **names)
-        advice = advise(
+            matrix = realdata.load_alttest(
+                path, ordinal=args.ordinal, group_separator=args.group_separator, **names
+            )
+        advice = advise_groups(
             matrix,
+            pool_groups=args.pool_groups,
             judges=args.judge or None,
             rule=args.rule,
             epsilon=args.eps,
@@ -228,9 +231,15 @@ def _command_advise(args):
         text = str(error)  # data errors name the file already; others get its name
         message = text if text.startswith(str(args.data)) else f"{args.data}: {text}"
         raise UsageError(message) from None
-    out = write_outputs(advice, args.out)
-    print(summary(advice))
-    print(f"\nwritten: {out / 'report.md'}, {out / 'report.png'}, {out / 'next_round.csv'}")
+    out = write_group_outputs(advice, args.out)
+    print(group_summary(advice))
+    figures = (
+        ["report.png"]
+        if len(advice) == 1
+        else [f"report_{n}.png" for n in range(1, len(advice) + 1)]
+    )
+    written = ", ".join(str(out / name) for name in ["report.md", *figures, "next_round.csv"])
+    print(f"\nwritten: {written}")
 
 
 def _phase_printer(command):

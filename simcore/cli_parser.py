@@ -204,6 +204,15 @@ def _add_advise(commands):
         default="auto",
         help="latent-class model: auto is one-coin above 10 labels, else Dawid-Skene",
     )
+    advise.add_argument(
+        "--group-separator",
+        help="alttest folder: item id separator before the group name (CSV: a group column)",
+    )
+    advise.add_argument(
+        "--pool-groups",
+        action="store_true",
+        help="audit all groups together instead of each group on its own",
+    )
 
 
 def _add_inspect(commands):

@@ -185,3 +185,28 @@ def test_an_unreachable_target_is_said_plainly_and_proposes_nothing(tmp_path):
     assert "model SE (percentage points)" in report
     with (out / "next_round.csv").open() as handle:
         assert list(csv.reader(handle)) == [["human", "item", "design"]]
+
+
+def test_groups_are_audited_one_by_one_or_pooled(tmp_path, capsys):
+    from simcore.cli import main
+
+    humans, judges = draw_matrix(160, 3, 1, 3, 0.5, seed=4)
+    items = sorted({item for given in judges.values() for item in given})
+    groups = {item: ("first" if index % 2 else "second") for index, item in enumerate(items)}
+    data = write_long_csv(humans, judges, tmp_path / "grouped.csv", groups=groups)
+    argv = ["advise", str(data), "--humans", "h000,h001,h002", "--judges", "judge0"]
+    argv += ["--trials", "20", "--target", "0.2", "--quiet"]
+    assert main([*argv, "--out", str(tmp_path / "apart")]) == 0
+    printed = capsys.readouterr().out
+    assert "[first]" in printed and "[second]" in printed
+    report = (tmp_path / "apart" / "report.md").read_text()
+    assert "## Group `first`" in report and "## Group `second`" in report
+    assert report.count("### 1. The verdict") == 2
+    assert (tmp_path / "apart" / "report_2.png").stat().st_size > 100
+    with (tmp_path / "apart" / "next_round.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert all(groups[row["item"]] == row["group"] for row in rows)
+    assert main([*argv, "--pool-groups", "--out", str(tmp_path / "pooled")]) == 0
+    assert "[first]" not in capsys.readouterr().out
+    pooled = (tmp_path / "pooled" / "report.md").read_text()
+    assert "## Group" not in pooled and "## 1. The verdict" in pooled

@@ -421,3 +421,30 @@ def advise(
         + (" and comparing the designs within the budget" if budget else "")
     )
     return plan_next_round(matrix, audit, target, budget)
+
+
+def advise_groups(matrix, pool_groups=False, progress=None, **options):
+    """Return ``{group: Advice}``: each group of ``matrix`` audited on its own, or pooled.
+
+    A matrix without groups, or ``pool_groups``, gives one :class:`Advice` under the name
+    :data:`simcore.realdata.matrix.NO_GROUPS` (``all``) or the single group's name; otherwise
+    every group (:attr:`~simcore.realdata.matrix.AnnotationMatrix.group_names`) is advised
+    on its items alone (:meth:`~simcore.realdata.matrix.AnnotationMatrix.subset`), with the
+    same options (:func:`advise`). A group's errors are prefixed by its name.
+    """
+    names = matrix.group_names
+    if pool_groups or len(names) == 1:
+        return {
+            names[0] if len(names) == 1 else "all groups": advise(
+                matrix, progress=progress, **options
+            )
+        }
+    say = progress or (lambda message: None)
+    results = {}
+    for number, name in enumerate(names, start=1):
+        say(f"group {name} ({number}/{len(names)})")
+        try:
+            results[name] = advise(matrix.subset(name), progress=progress, **options)
+        except ValueError as error:
+            raise ValueError(f"group {name!r}: {error}") from None
+    return results

@@ -19,15 +19,23 @@ def _number(value, digits=3):
     return "n/a" if value is None or math.isnan(value) else f"{value:.{digits}f}"
 
 
+def next_round_rows(advice):
+    """Return ``[human, item, design]`` rows: the items each secondary is to label next."""
+    rows = np.argwhere(advice.proposal)
+    return [
+        [advice.humans[human], advice.items[item], advice.design]
+        for human in range(1, len(advice.humans))
+        for item in sorted(rows[rows[:, 1] == human][:, 0])
+    ]
+
+
 def write_next_round(advice, path):
     """Write ``human,item,design`` rows: the items each secondary is to label next."""
-    rows = np.argwhere(advice.proposal)
+    rows = next_round_rows(advice)
     with Path(path).open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["human", "item", "design"])
-        for human in range(1, len(advice.humans)):
-            for item in sorted(rows[rows[:, 1] == human][:, 0]):
-                writer.writerow([advice.humans[human], advice.items[item], advice.design])
+        writer.writerows(rows)
     return len(rows)
 
 
