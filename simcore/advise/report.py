@@ -222,12 +222,16 @@ def _curve_table(advice):
             for c in curves
         ]
         lines.append(f"| {extra} | " + " | ".join(cells) + " |")
+    if any(len(curve.extra) < len(sizes) for curve in curves):
+        lines += [
+            "",
+            "— : not simulated; the curve stops once the risk is under the target with 95% "
+            "confidence.",
+        ]
     lines += [
         "",
-        "— : not simulated; the curve stops once the risk is under the target with 95% "
-        "confidence. Points after the risk now stop early once their side of the target "
-        "is settled, so their SEs differ.",
-        "",
+        "Points after the risk now stop early once their side of the target is settled, so "
+        "their SEs differ; where every secondary labels every item the risk is 0 exactly.",
     ]
     return lines
 
@@ -286,18 +290,22 @@ def _recommendation(advice):
 def unreachable_text(advice):
     """Return the plain statement that the target is out of reach, with the best risks."""
     reach = advice.reach
+    blocking = {
+        name: best for name, best in reach.best.items() if best[1] > advice.target
+    } or reach.best
     best = "; ".join(
         f"{name} {_percent(rate, se)} at {extra} items per secondary"
-        for name, (extra, rate, se) in reach.best.items()
+        for name, (extra, rate, se) in blocking.items()
     )
     text = (
         f"target risk {advice.target:g} not reachable by labelling this corpus short of "
         f"every item ({reach.n_items} items): best achievable risk {best}; with every item "
         "labelled the verdict is the dense one, so no next round is proposed"
     )
-    if reach.beyond_corpus:
+    beyond = {name: m for name, m in reach.beyond_corpus.items() if name in blocking}
+    if beyond:
         text += "; the Gaussian recipe needs more co-labelled items than the corpus has (" + (
-            ", ".join(f"{name}: {m}" for name, m in reach.beyond_corpus.items()) + ")"
+            ", ".join(f"{name}: {m}" for name, m in beyond.items()) + ")"
         )
     return text
 
