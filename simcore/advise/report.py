@@ -299,7 +299,8 @@ def unreachable_text(advice):
     )
     text = (
         f"target risk {advice.target:g} not reachable by labelling this corpus short of "
-        f"every item ({reach.n_items} items): best achievable risk {best}; with every item "
+        f"every item ({reach.n_items} items, at the sizes simulated): best achievable risk "
+        f"{best}; with every item "
         "labelled the verdict is the dense one, so no next round is proposed"
     )
     beyond = {name: m for name, m in reach.beyond_corpus.items() if name in blocking}
