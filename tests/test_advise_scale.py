@@ -210,3 +210,37 @@ def test_groups_are_audited_one_by_one_or_pooled(tmp_path, capsys):
     assert "[first]" not in capsys.readouterr().out
     pooled = (tmp_path / "pooled" / "report.md").read_text()
     assert "## Group" not in pooled and "## 1. The verdict" in pooled
+
+
+DRAW_SCRIPT = """
+import warnings
+import numpy as np
+warnings.simplefilter("ignore", RuntimeWarning)  # uint64 wrap-around in NumPy scalars
+from simcore.advise import channels
+sequence = np.random.SeedSequence(4)
+confusions = np.array([[[0.7, 0.3], [0.2, 0.8]], [[0.5, 0.5], [0.1, 0.9]]])
+labels, _ = channels.draw_labels(confusions, np.array([0.4, 0.6]), 3, 7, sequence)
+print(labels.ravel().tolist())
+coin = channels.OneCoin(np.array([0.6, 0.2, 0.5]), 9)
+labels, _ = channels.draw_labels(coin, None, 3, 7, sequence)
+print(labels.ravel().tolist())
+"""
+
+
+def test_the_label_draws_are_the_same_compiled_and_in_plain_python():
+    import os
+    import subprocess
+    import sys
+
+    outputs = [
+        subprocess.run(
+            [sys.executable, "-c", DRAW_SCRIPT],
+            env={**os.environ, "NUMBA_DISABLE_JIT": flag},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        ).stdout
+        for flag in ("0", "1")
+    ]
+    assert outputs[0] == outputs[1] and outputs[0].count("\n") == 2
