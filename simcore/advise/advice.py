@@ -193,13 +193,14 @@ def audit_judges(
         say(f"{name} ({number}/{len(names)}): fitting the latent-class model, {n_boot} refits")
         models[name] = fit_judge_model(matrix, name, n_boot, n_refits, seed, model)
     grid = curve_grid(grid, available)
+    pools = {}  # proposals shared by every judge (simcore.advise.risk.simulate_risk)
     for number, name in enumerate(names, start=1):
         say(
             f"{name} ({number}/{len(names)}): simulating the risk of a wrong verdict "
             f"({options['trials']} matrices at each of {len(grid) + 1} sizes)"
         )
         risks[name] = judge_risk(
-            models[name], available, human_labels, name, design, grid, options, target
+            models[name], available, human_labels, name, design, grid, options, target, pools
         )
     return Audit(names, options, design, human_labels, available, grid, verdict_rows, models, risks)
 
@@ -261,10 +262,11 @@ def reachability(audit, curves, recommended):
 def budget_comparison(audit, budget):
     """Return one :func:`budget_row` per design, ``budget // (K - 1)`` items per secondary."""
     per_secondary = max(1, budget // max(1, audit.available.shape[1] - 1))
-    return [budget_row(audit, candidate, per_secondary) for candidate in DESIGNS]
+    pools = {}
+    return [budget_row(audit, candidate, per_secondary, pools) for candidate in DESIGNS]
 
 
-def budget_row(audit, design, per_secondary):
+def budget_row(audit, design, per_secondary, pools=None):
     """Return the risk when each secondary labels ``per_secondary`` more items by ``design``.
 
     The row holds the worst audited judge's risk with its Monte Carlo SE, and the mean risk
@@ -279,6 +281,7 @@ def budget_row(audit, design, per_secondary):
             design=design,
             extra=per_secondary,
             labels=audit.human_labels,
+            pools=pools,
             **audit.options,
         )
         for model in audit.models.values()

@@ -95,6 +95,7 @@ def simulate_risk(
     labels=None,
     batch=100,
     target=None,
+    pools=None,
 ):
     """Estimate how often the sparse verdict differs from the dense one under the fitted model.
 
@@ -118,7 +119,8 @@ def simulate_risk(
     seed : int
         Seed of the draws: labels from the counter-based streams of
         ``SeedSequence([seed, judge, extra])`` (:func:`simcore.advise.channels.draw_labels`),
-        proposals from a generator on ``SeedSequence([seed, judge, extra, 1])``.
+        proposals from a generator on ``SeedSequence([seed, extra, 1])`` (the same for every
+        judge, so that they can share ``pools``).
     design : str, optional
         With ``extra > 0``: each draw first proposes ``extra`` more items per secondary by
         this design (a pool of :data:`MASK_POOL` proposals, :func:`proposal_pool`), and the
@@ -133,6 +135,9 @@ def simulate_risk(
         Stop early, after a whole batch, once the 95% Wilson interval of the risk lies
         entirely on one side of ``target`` (the comparison with the target is settled).
         Default: run all ``trials``.
+    pools : dict, optional
+        Proposal pools shared between calls, keyed by ``(design, extra)``: the proposals
+        depend on the real labels only, so every judge can use the same ones. Filled here.
 
     Returns
     -------
@@ -146,8 +151,11 @@ def simulate_risk(
     n_labels = len(prevalence)
     chosen = judge_raters(raters, n_humans, judge)
     sequence = np.random.SeedSequence([seed, judge, extra])
-    rng = np.random.default_rng(np.random.SeedSequence([seed, judge, extra, 1]))
-    pool = proposal_pool(rng, available, design, extra, labels, n_labels)
+    pools = {} if pools is None else pools
+    if (design, extra, seed) not in pools:
+        rng = np.random.default_rng(np.random.SeedSequence([seed, extra, 1]))
+        pools[design, extra, seed] = proposal_pool(rng, available, design, extra, labels, n_labels)
+    pool = pools[design, extra, seed]
     wrong = 0
     done = 0
     while done < trials and not settled(wrong, done, target):
@@ -332,14 +340,17 @@ class JudgeRisk(NamedTuple):
     recipe: tuple
 
 
-def judge_risk(model, available, labels, judge_name, design, grid, options, target=None):
+def judge_risk(
+    model, available, labels, judge_name, design, grid, options, target=None, pools=None
+):
     """Simulate one judge's risks under its fitted model (:class:`JudgeRisk`).
 
     ``model`` is a :class:`simcore.advise.advice.JudgeModel` (the humans, then the judge);
     ``options`` hold the rule, ``epsilon``, ``tau``, ``trials`` and ``seed``. The risk now
     is the curve's point at 0 extra items (NaN when the grid lacks it); the model SE comes
     from :func:`spread_trials` draws under each refit (:func:`model_spread`). ``target``
-    shortens the curve (:func:`risk_curve`).
+    shortens the curve (:func:`risk_curve`); ``pools`` shares proposals between judges
+    (:func:`simulate_risk`).
     """
     fit = model.fit
     n_humans = available.shape[1]
