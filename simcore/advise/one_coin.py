@@ -97,9 +97,9 @@ def _e_step(prevalence, accuracies, entries, n_items):
     n_labels = len(prevalence)
     log_right = np.log(accuracies)
     log_wrong = np.log((1.0 - accuracies) / (n_labels - 1))
+    base = np.bincount(items, weights=log_wrong[raters], minlength=n_items)
     with np.errstate(divide="ignore"):
-        log_joint = np.tile(np.log(prevalence), (n_items, 1))
-    log_joint += np.bincount(items, weights=log_wrong[raters], minlength=n_items)[:, None]
+        log_joint = np.add.outer(base, np.log(prevalence))  # one (n, L) pass
     np.add.at(log_joint, (items, labels), (log_right - log_wrong)[raters])
     peak = log_joint.max(axis=1, keepdims=True)
     np.subtract(log_joint, peak, out=log_joint)
