@@ -84,15 +84,3 @@ def draw_one_coin_labels(keys, accuracies, n_labels, n_items, out):
                 else:
                     wrong += 1
                     out[t, i, r] = wrong
-
-
-def draw_confusion_reference(rng, truth_p, confusions, n_trials, n_items):
-    """NumPy reference of :func:`draw_confusion_labels`'s distribution (not its stream)."""
-    n_raters, n_labels, _ = confusions.shape
-    truth = rng.choice(n_labels, size=(n_trials, n_items), p=truth_p)
-    labels = np.empty((n_trials, n_items, n_raters), dtype=np.int16)
-    for r in range(n_raters):
-        cumulative = np.cumsum(confusions[r], axis=1)[truth]
-        u = rng.random((n_trials, n_items, 1))
-        labels[:, :, r] = np.minimum((u >= cumulative).sum(axis=-1), n_labels - 1)
-    return labels
