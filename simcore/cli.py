@@ -199,6 +199,11 @@ def _command_advise(args):
             raise UsageError(f"{option}: {text} (got {value})")
     if args.budget is not None and args.budget < 1:
         raise UsageError(f"--budget: must be >= 1 (got {args.budget})")
+    if args.group_separator is not None and Path(args.data).suffix == ".csv":
+        raise UsageError(
+            f"--group-separator: only for an alttest folder; a CSV gives groups in a group "
+            f"column (got {args.group_separator!r} with {args.data})"
+        )
     checked_output_folder(args.out, "--out")  # before the minutes of computation
     names = {
         key: value.split(",")

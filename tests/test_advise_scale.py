@@ -244,3 +244,26 @@ def test_the_label_draws_are_the_same_compiled_and_in_plain_python():
         for flag in ("0", "1")
     ]
     assert outputs[0] == outputs[1] and outputs[0].count("\n") == 2
+
+
+def test_an_alttest_folder_is_grouped_by_its_item_ids(tmp_path, capsys):
+    from simcore.cli import main
+    from simcore.realdata.shapes import write_alttest_folder
+
+    humans, judges = draw_matrix(120, 3, 1, 3, 0.6, seed=6)
+
+    def grouped(raters):
+        return {
+            rater: {f"{item}__{'ab'[int(item[-1]) % 2]}": label for item, label in given.items()}
+            for rater, given in raters.items()
+        }
+
+    folder = write_alttest_folder(grouped(humans), grouped(judges), tmp_path / "folder")
+    argv = ["advise", str(folder), "--humans", "h000,h001,h002", "--trials", "20", "--quiet"]
+    assert main([*argv, "--group-separator", "__", "--out", str(tmp_path / "out")]) == 0
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "## Group `a`" in report and "## Group `b`" in report
+    csv_data = write_long_csv(humans, judges, tmp_path / "m.csv")
+    bad = ["advise", str(csv_data), "--humans", "h000,h001,h002", "--judges", "judge0"]
+    assert main([*bad, "--group-separator", "__", "--out", str(tmp_path / "x")]) == 2
+    assert "--group-separator: only for an alttest folder" in capsys.readouterr().err
