@@ -185,25 +185,9 @@ def _command_plan(args):
 def _command_advise(args):
     from simcore.advise.advice import advise_groups
     from simcore.advise.groups import group_summary, write_group_outputs
-    from simcore.model.designs import DESIGNS
     from simcore.realdata import matrix as realdata
 
-    checks = (
-        (args.eps, 0.0 <= args.eps <= 1.0, "--eps", "must be in [0, 1]"),
-        (args.target, 0.0 < args.target < 1.0, "--target", "must be in (0, 1)"),
-        (args.trials, args.trials >= 20, "--trials", "must be >= 20"),
-        (args.design, args.design in DESIGNS, "--design", f"must be one of {', '.join(DESIGNS)}"),
-    )
-    for value, ok, option, text in checks:
-        if not ok:
-            raise UsageError(f"{option}: {text} (got {value})")
-    if args.budget is not None and args.budget < 1:
-        raise UsageError(f"--budget: must be >= 1 (got {args.budget})")
-    if args.group_separator is not None and Path(args.data).suffix == ".csv":
-        raise UsageError(
-            f"--group-separator: only for an alttest folder; a CSV gives groups in a group "
-            f"column (got {args.group_separator!r} with {args.data})"
-        )
+    _check_advise_options(args)
     checked_output_folder(args.out, "--out")  # before the minutes of computation
     names = {
         key: value.split(",")
@@ -245,6 +229,28 @@ def _command_advise(args):
     )
     written = ", ".join(str(out / name) for name in ["report.md", *figures, "next_round.csv"])
     print(f"\nwritten: {written}")
+
+
+def _check_advise_options(args):
+    """Refuse advise options out of range, before any work."""
+    from simcore.model.designs import DESIGNS
+
+    checks = (
+        (args.eps, 0.0 <= args.eps <= 1.0, "--eps", "must be in [0, 1]"),
+        (args.target, 0.0 < args.target < 1.0, "--target", "must be in (0, 1)"),
+        (args.trials, args.trials >= 20, "--trials", "must be >= 20"),
+        (args.design, args.design in DESIGNS, "--design", f"must be one of {', '.join(DESIGNS)}"),
+    )
+    for value, ok, option, text in checks:
+        if not ok:
+            raise UsageError(f"{option}: {text} (got {value})")
+    if args.budget is not None and args.budget < 1:
+        raise UsageError(f"--budget: must be >= 1 (got {args.budget})")
+    if args.group_separator is not None and Path(args.data).suffix == ".csv":
+        raise UsageError(
+            f"--group-separator: only for an alttest folder; a CSV gives groups in a group "
+            f"column (got {args.group_separator!r} with {args.data})"
+        )
 
 
 def _phase_printer(command):
