@@ -183,10 +183,59 @@ def _command_plan(args):
 
 
 def _command_advise(args):
-    from simcore.advise.advice import advise
-    from simcore.advise.report import summary, write_outputs
-    from simcore.model.designs import DESIGNS
+    from simcore.advise.advice import advise_groups
+    from simcore.advise.groups import group_summary, write_group_outputs
     from simcore.realdata import matrix as realdata
+
+    _check_advise_options(args)
+    checked_output_folder(args.out, "--out")  # before the minutes of computation
+    names = {
+        key: value.split(",")
+        for key, value in (("humans", args.humans), ("judges", args.judges))
+        if value
+    }
+    try:
+        matrix = realdata.load_ratings(
+            args.data,
+            ordinal=args.ordinal,
+            group_separator=args.group_separator,
+            judges_path=args.judges_file,
+            **names,
+        )
+        realdata.require_judges(matrix, "simcore advise")
+        advice = advise_groups(
+            matrix,
+            pool_groups=args.pool_groups,
+            judges=args.judge or None,
+            rule=args.rule,
+            epsilon=args.eps,
+            target=args.target,
+            budget=args.budget,
+            design=args.design,
+            trials=args.trials,
+            seed=args.seed,
+            progress=None if args.quiet else _phase_printer("advise"),
+            model=args.model,
+            scale=args.scale,
+        )
+    except (realdata.DataError, ValueError) as error:
+        text = str(error)  # data errors name the file already; others get its name
+        message = text if text.startswith(str(args.data)) else f"{args.data}: {text}"
+        raise UsageError(message) from None
+    out = write_group_outputs(advice, args.out)
+    print(group_summary(advice))
+    figures = (
+        ["report.png"]
+        if len(advice) == 1
+        else [f"report_{n}.png" for n in range(1, len(advice) + 1)]
+    )
+    written = ", ".join(str(out / name) for name in ["report.md", *figures, "next_round.csv"])
+    print(f"\nwritten: {written}")
+
+
+def _check_advise_options(args):
+    """Refuse advise options out of range, before any work."""
+    from simcore.model.designs import DESIGNS
 
     checks = (
         (args.eps, 0.0 <= args.eps <= 1.0, "--eps", "must be in [0, 1]"),
@@ -199,37 +248,11 @@ def _command_advise(args):
             raise UsageError(f"{option}: {text} (got {value})")
     if args.budget is not None and args.budget < 1:
         raise UsageError(f"--budget: must be >= 1 (got {args.budget})")
-    checked_output_folder(args.out, "--out")  # before the minutes of computation
-    names = {
-        key: value.split(",")
-        for key, value in (("humans", args.humans), ("judges", args.judges))
-        if value
-    }
-    try:
-        matrix = realdata.load_ratings(
-            args.data, ordinal=args.ordinal, judges_path=args.judges_file, **names
+    if args.group_separator is not None and not Path(args.data).is_dir():
+        raise UsageError(
+            f"--group-separator: only for an alttest folder; a CSV gives groups in a group "
+            f"column (got {args.group_separator!r} with {args.data})"
         )
-        realdata.require_judges(matrix, "simcore advise")
-        advice = advise(
-            matrix,
-            judges=args.judge or None,
-            rule=args.rule,
-            epsilon=args.eps,
-            target=args.target,
-            budget=args.budget,
-            design=args.design,
-            trials=args.trials,
-            seed=args.seed,
-            progress=None if args.quiet else _phase_printer("advise"),
-            scale=args.scale,
-        )
-    except (realdata.DataError, ValueError) as error:
-        text = str(error)  # data errors name the file already; others get its name
-        message = text if text.startswith(str(args.data)) else f"{args.data}: {text}"
-        raise UsageError(message) from None
-    out = write_outputs(advice, args.out)
-    print(summary(advice))
-    print(f"\nwritten: {out / 'report.md'}, {out / 'report.png'}, {out / 'next_round.csv'}")
 
 
 def _phase_printer(command):

@@ -213,6 +213,21 @@ def _add_advise(commands):
     advise.add_argument("--seed", type=int, default=0, help="root seed of the simulations")
     advise.add_argument("--ordinal", action="store_true", help="the labels are ordered")
     advise.add_argument("--quiet", action="store_true", help="no progress, only the summary")
+    advise.add_argument(
+        "--model",
+        choices=("auto", "dawid-skene", "one-coin"),
+        default="auto",
+        help="latent-class model: auto is one-coin above 10 labels, else Dawid-Skene",
+    )
+    advise.add_argument(
+        "--group-separator",
+        help="alttest folder: item id separator before the group name (CSV: a group column)",
+    )
+    advise.add_argument(
+        "--pool-groups",
+        action="store_true",
+        help="audit all groups together instead of each group on its own",
+    )
 
 
 def _add_inspect(commands):

@@ -9,13 +9,12 @@ from simcore.advise.fit import (
     FitErrors,
     ModelFit,
     agreement_diagnostics,
-    bootstrap_fit,
     fit_dawid_skene,
-    fit_matrix,
     fitted_agreement,
     majority_posterior,
     poor_fit,
 )
+from simcore.advise.models import bootstrap_fit, fit_matrix
 from simcore.model.generative import symmetric_confusion
 from simcore.realdata.matrix import AnnotationMatrix, DataError, load_alttest
 

@@ -28,9 +28,9 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore.advise.diagnostics import agreement_diagnostics, poor_fit
-from simcore.advise.fit import fit_matrix
+from simcore.advise.models import fit_matrix, matrix_columns
 from simcore.advise.next_round import extend_mask
-from simcore.advise.risk import judge_risk, monte_carlo_se, refits, simulate_risk
+from simcore.advise.risk import judge_risk, labels_everything, monte_carlo_se, simulate_risk
 from simcore.advise.verdict import (
     comparison_intervals,  # noqa: F401  (re-exported)
     numeric_label_values,
@@ -61,24 +61,24 @@ class JudgeModel:
         return poor_fit(self.diagnostics)
 
 
-def fit_judge_model(matrix, judge, n_boot=30, n_refits=8, seed=0):
-    """Fit the humans and one judge (:func:`simcore.advise.fit.fit_matrix`); check and refit it.
+def fit_judge_model(matrix, judge, n_boot=30, n_refits=8, seed=0, model="auto"):
+    """Fit the humans and one judge (:func:`simcore.advise.models.fit_matrix`); check it.
 
     One model per judge: the judges' errors are often correlated with each other (they
     agree beyond what a conditionally independent model allows), so fitting several judges
     together lets them outvote the humans on the latent label. The judge's own labels do
     enter the E-step: leaving them out would estimate its confusion matrix against a soft
     latent label, which attenuates it (the likelihood must include every rater fitted).
+    The model spread's refits are the first ``n_refits`` bootstrap refits (at least that
+    many are drawn), so nothing is fitted twice.
     """
-    fit, errors, rater_names = fit_matrix(matrix, judges=[judge], n_boot=n_boot, seed=seed)
-    column = matrix.judges.index(judge)
-    labels = np.concatenate(
-        [np.maximum(matrix.human_labels, 0), matrix.judge_labels[:, [column]]], axis=1
-    ).astype(np.int64)
-    observed = np.concatenate([matrix.available, np.ones((matrix.n_items, 1), bool)], axis=1)
+    n_boot = max(n_boot, n_refits, 2)
+    fit, errors, rater_names, fits = fit_matrix(
+        matrix, judges=[judge], n_boot=n_boot, seed=seed, model=model, with_refits=True
+    )
+    labels, observed, _ = matrix_columns(matrix, [judge])
     diagnostics = agreement_diagnostics(labels, observed, fit, rater_names)
-    fits = refits(labels, observed, matrix.n_labels, matrix.n_humans, fit, n_refits, seed)
-    return JudgeModel(fit, errors, tuple(rater_names), diagnostics, fits)
+    return JudgeModel(fit, errors, tuple(rater_names), diagnostics, fits[:n_refits])
 
 
 @dataclass
@@ -107,6 +107,7 @@ class Advice:
     proposal: np.ndarray
     items: tuple
     co_labelled: np.ndarray
+    reach: object = None
 
     @property
     def misfits(self):
@@ -172,14 +173,26 @@ def curve_grid(grid, available):
 
 
 def audit_judges(
-    matrix, names, design, grid, n_boot, n_refits, options, say=None, scale="categorical"
+    matrix,
+    names,
+    design,
+    grid,
+    n_boot,
+    n_refits,
+    options,
+    say=None,
+    model="auto",
+    target=None,
+    scale="categorical",
 ):
     """Return the :class:`Audit` of the judges ``names``: verdicts, fitted models, risks.
 
     ``design`` and ``grid`` are the risk curves' (the grid is capped by
-    :func:`curve_grid`); ``n_boot`` and ``n_refits`` go to :func:`fit_judge_model`;
-    ``scale`` is the alternative annotator test's per-item score (``numeric``: the label
-    values, :func:`simcore.advise.verdict.numeric_label_values`).
+    :func:`curve_grid`); ``n_boot``, ``n_refits`` and ``model`` go to
+    :func:`fit_judge_model`; ``target`` shortens the curves
+    (:func:`simcore.advise.risk.risk_curve`); ``scale`` is the alternative annotator
+    test's per-item score (``numeric``: the label values,
+    :func:`simcore.advise.verdict.numeric_label_values`).
     """
     human_labels = np.asarray(matrix.human_labels, dtype=np.int64)
     columns = [matrix.judges.index(name) for name in names]
@@ -194,14 +207,17 @@ def audit_judges(
     models, risks = {}, {}
     for number, name in enumerate(names, start=1):
         say(f"{name} ({number}/{len(names)}): fitting the latent-class model, {n_boot} refits")
-        models[name] = fit_judge_model(matrix, name, n_boot, n_refits, seed)
+        models[name] = fit_judge_model(matrix, name, n_boot, n_refits, seed, model)
     grid = curve_grid(grid, available)
+    pools = {}  # proposals shared by every judge (simcore.advise.risk.simulate_risk)
     for number, name in enumerate(names, start=1):
         say(
             f"{name} ({number}/{len(names)}): simulating the risk of a wrong verdict "
             f"({options['trials']} matrices at each of {len(grid) + 1} sizes)"
         )
-        risks[name] = judge_risk(models[name], available, human_labels, name, design, grid, options)
+        risks[name] = judge_risk(
+            models[name], available, human_labels, name, design, grid, options, target, pools
+        )
     return Audit(names, options, design, human_labels, available, grid, verdict_rows, models, risks)
 
 
@@ -217,13 +233,56 @@ def recommended_extra(curves, target):
     return -1 if any(n < 0 for n in needed) else max(needed)
 
 
+class Reach(NamedTuple):
+    """Whether the target can be reached short of labelling the whole corpus.
+
+    Attributes
+    ----------
+    reachable : bool
+        Some grid size below every item labelled brings every judge under the target.
+    best : dict
+        Judge -> ``(extra, risk, se)``: its lowest simulated risk short of every item
+        labelled (with every item labelled the sparse verdict is the dense one).
+    beyond_corpus : dict
+        Judge -> its recipe's ``m_cert`` when that exceeds the corpus's items: then no
+        labelling of this corpus certifies the binding comparison.
+    n_items : int
+        Items in the corpus.
+    """
+
+    reachable: bool
+    best: dict
+    beyond_corpus: dict
+    n_items: int
+
+
+def reachability(audit, curves, recommended):
+    """Return the :class:`Reach` of the audit's curves and recipes."""
+    available, design = audit.available, audit.curve_design
+    reachable = recommended >= 0 and not labels_everything(available, design, recommended)
+    best = {}
+    for name, curve in curves.items():
+        short = [
+            i for i, e in enumerate(curve.extra) if not labels_everything(available, design, e)
+        ]
+        if short:
+            index = min(short, key=curve.rate)
+            best[name] = (curve.extra[index], curve.rate(index), curve.se(index))
+    n_items = available.shape[0]
+    beyond = {
+        name: risk.recipe[2] for name, risk in audit.risks.items() if risk.recipe[2] > n_items
+    }
+    return Reach(reachable, best, beyond, n_items)
+
+
 def budget_comparison(audit, budget):
     """Return one :func:`budget_row` per design, ``budget // (K - 1)`` items per secondary."""
     per_secondary = max(1, budget // max(1, audit.available.shape[1] - 1))
-    return [budget_row(audit, candidate, per_secondary) for candidate in DESIGNS]
+    pools = {}
+    return [budget_row(audit, candidate, per_secondary, pools) for candidate in DESIGNS]
 
 
-def budget_row(audit, design, per_secondary):
+def budget_row(audit, design, per_secondary, pools=None):
     """Return the risk when each secondary labels ``per_secondary`` more items by ``design``.
 
     The row holds the worst audited judge's risk with its Monte Carlo SE, and the mean risk
@@ -231,13 +290,14 @@ def budget_row(audit, design, per_secondary):
     """
     risks = [
         simulate_risk(
-            model.fit.confusions,
+            model.fit.raters,
             model.fit.prevalence,
             audit.available,
             0,
             design=design,
             extra=per_secondary,
             labels=audit.human_labels,
+            pools=pools,
             **audit.options,
         )
         for model in audit.models.values()
@@ -255,17 +315,18 @@ def budget_row(audit, design, per_secondary):
     }
 
 
-def next_round_size(budget_rows, design, recommended, grid):
+def next_round_size(budget_rows, design, recommended, reachable):
     """Return the proposal's ``(design, extra)``.
 
     With a budget, its best design (lowest worst-judge risk, then mean risk) at the
-    budget's items per secondary; without, ``design`` at the recommended size, or at the
-    grid's largest value when no grid value is enough.
+    budget's items per secondary; without, ``design`` at the recommended size, or nothing
+    (0) when the target is not reachable short of labelling the whole corpus
+    (:func:`reachability`): proposing the whole corpus is no plan.
     """
     if budget_rows:
         best = min(budget_rows, key=lambda row: (row["risk"], row["mean_risk"]))
         return best["design"], best["extra"]
-    return design, (recommended if recommended >= 0 else grid[-1])
+    return design, (recommended if reachable else 0)
 
 
 def plan_next_round(matrix, audit, target, budget):
@@ -277,7 +338,8 @@ def plan_next_round(matrix, audit, target, budget):
     curves = {name: risk.curve for name, risk in audit.risks.items()}
     recommended = recommended_extra(curves.values(), target)
     budget_rows = budget_comparison(audit, budget) if budget else []
-    design, extra = next_round_size(budget_rows, audit.curve_design, recommended, audit.grid)
+    reach = reachability(audit, curves, recommended)
+    design, extra = next_round_size(budget_rows, audit.curve_design, recommended, reach.reachable)
     rng = np.random.default_rng(np.random.SeedSequence([audit.options["seed"], 20_261_130]))
     available = audit.available
     proposal = extend_mask(rng, design, extra, audit.human_labels, available, matrix.n_labels)
@@ -304,6 +366,7 @@ def plan_next_round(matrix, audit, target, budget):
         proposal=proposal,
         items=tuple(matrix.items),
         co_labelled=(available[:, 1:] & available[:, :1]).sum(axis=0),
+        reach=reach,
     )
 
 
@@ -325,6 +388,7 @@ def advise(
     tau=0.5,
     n_refits=8,
     progress=None,
+    model="auto",
     scale="categorical",
 ):
     """Audit ``matrix`` and plan its next round; return an :class:`Advice`.
@@ -360,6 +424,9 @@ def advise(
         Acceptance threshold.
     progress : callable, optional
         Called with a short message as each phase starts (fits, risks, the plan).
+    model : str
+        ``auto`` (default), ``dawid-skene`` or ``one-coin``
+        (:func:`simcore.advise.models.choose_model`).
     scale : str
         ``alt_test``'s per-item score: ``categorical`` (accuracy) or ``numeric`` (minus
         the RMSE of the label values; every label must be a number). The verdict uses
@@ -372,9 +439,38 @@ def advise(
     say = progress or (lambda message: None)
     names = audited_judges(matrix, judges)
     options = {"rule": rule, "epsilon": epsilon, "tau": tau, "trials": trials, "seed": seed}
-    audit = audit_judges(matrix, names, design, grid, n_boot, n_refits, options, say, scale)
+    audit = audit_judges(
+        matrix, names, design, grid, n_boot, n_refits, options, say, model, target, scale
+    )
     say(
         "planning the next round"
         + (" and comparing the designs within the budget" if budget else "")
     )
     return plan_next_round(matrix, audit, target, budget)
+
+
+def advise_groups(matrix, pool_groups=False, progress=None, **options):
+    """Return ``{group: Advice}``: each group of ``matrix`` audited on its own, or pooled.
+
+    A matrix without groups, or ``pool_groups``, gives one :class:`Advice` under the name
+    :data:`simcore.realdata.matrix.NO_GROUPS` (``all``) or the single group's name; otherwise
+    every group (:attr:`~simcore.realdata.matrix.AnnotationMatrix.group_names`) is advised
+    on its items alone (:meth:`~simcore.realdata.matrix.AnnotationMatrix.subset`), with the
+    same options (:func:`advise`). A group's errors are prefixed by its name.
+    """
+    names = matrix.group_names
+    if pool_groups or len(names) == 1:
+        return {
+            names[0] if len(names) == 1 else "all groups": advise(
+                matrix, progress=progress, **options
+            )
+        }
+    say = progress or (lambda message: None)
+    results = {}
+    for number, name in enumerate(names, start=1):
+        say(f"group {name} ({number}/{len(names)})")
+        try:
+            results[name] = advise(matrix.subset(name), progress=progress, **options)
+        except ValueError as error:
+            raise ValueError(f"group {name!r}: {error}") from None
+    return results

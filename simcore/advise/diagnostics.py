@@ -9,7 +9,7 @@ significant and large. The fit itself is :mod:`simcore.advise.fit`'s.
 
 import numpy as np
 
-from simcore.model.generative import pair_tables
+from simcore.advise.channels import pair_agreement
 
 
 def fitted_agreement(fit):
@@ -17,18 +17,17 @@ def fitted_agreement(fit):
 
     Parameters
     ----------
-    fit : simcore.advise.fit.ModelFit
+    fit : simcore.advise.fit.ModelFit or simcore.advise.one_coin.OneCoinFit
         A fitted model.
 
     Returns
     -------
     numpy.ndarray
-        float64 ``(R, R)``: ``sum_y prevalence[y] sum_l C_a[y, l] C_b[y, l]``, the trace of
-        the pair table of raters ``a`` and ``b`` (:func:`simcore.model.generative.pair_tables`); the
-        diagonal is NaN.
+        float64 ``(R, R)``: ``sum_y prevalence[y] sum_l C_a[y, l] C_b[y, l]``
+        (:func:`simcore.advise.channels.pair_agreement`; in closed form for one-coin, never
+        an ``L x L`` table); the diagonal is NaN.
     """
-    tables = pair_tables(fit.confusions, fit.prevalence)
-    agreement = np.trace(tables, axis1=2, axis2=3).copy()
+    agreement = np.array(pair_agreement(fit.raters, fit.prevalence), dtype=np.float64)
     np.fill_diagonal(agreement, np.nan)
     return agreement
 

@@ -161,7 +161,7 @@ def predicted_risks(before, matrix, judges, trials, seed, epsilon):
     for name in judges:
         model = before.models[name]
         wrong, count = simulate_risk(
-            model.fit.confusions,
+            model.fit.raters,
             model.fit.prevalence,
             available,
             0,

@@ -37,6 +37,7 @@ matrices (the identity is kept whenever it is among the best assignments); see
 from typing import NamedTuple
 
 import numpy as np
+from scipy import sparse
 from scipy.optimize import linear_sum_assignment
 
 from simcore.advise.diagnostics import (  # noqa: F401  (re-exported)
@@ -44,7 +45,6 @@ from simcore.advise.diagnostics import (  # noqa: F401  (re-exported)
     fitted_agreement,
     poor_fit,
 )
-from simcore.realdata.matrix import DataError
 
 ALIGNMENT_TOLERANCE = 1e-12
 """Slack under which the identity counts as a best label assignment."""
@@ -83,6 +83,11 @@ class ModelFit(NamedTuple):
     converged: bool
     permutation: np.ndarray
 
+    @property
+    def raters(self):
+        """The channels: the confusions ``(R, L, L)`` (see :mod:`simcore.advise.channels`)."""
+        return self.confusions
+
 
 class FitErrors(NamedTuple):
     """Bootstrap standard errors of a :class:`ModelFit` (sample SD over the refits).
@@ -93,13 +98,13 @@ class FitErrors(NamedTuple):
         float64 ``(R,)``.
     prevalence : numpy.ndarray
         float64 ``(L,)``.
-    confusions : numpy.ndarray
-        float64 ``(R, L, L)``.
+    confusions : numpy.ndarray or None
+        float64 ``(R, L, L)``; None for a one-coin fit.
     """
 
     accuracies: np.ndarray
     prevalence: np.ndarray
-    confusions: np.ndarray
+    confusions: np.ndarray | None
 
 
 # --------------------------------------------------------------------------- EM pieces
@@ -157,27 +162,43 @@ def majority_posterior(labels, observed, n_labels):
     return top / top.sum(axis=1, keepdims=True)
 
 
-def _m_step(posterior, one_hot, smoothing):
-    """Return ``(prevalence, confusions)`` from the posterior and the label indicators."""
+def _rater_label_rows(codes, observed, n_labels):
+    """Return the sparse ``(R L, n)`` indicator: row ``r L + l`` marks the items r labelled l."""
+    items, raters = np.nonzero(observed)
+    rows = raters * n_labels + codes[items, raters]
+    ones = np.ones(len(items))
+    shape = (codes.shape[1] * n_labels, codes.shape[0])
+    return sparse.csr_matrix((ones, (rows, items)), shape=shape)
+
+
+def _m_step(posterior, indicator, smoothing):
+    """Return ``(prevalence, confusions)`` from the posterior and the label indicators.
+
+    ``counts[r, y, l] = sum_i post[i, y] [label_ir = l]`` is the sparse product of the
+    ``(R L, n)`` indicator (:func:`_rater_label_rows`) with the posterior: O(labels x L),
+    never an ``(n, R, L)`` array.
+    """
     n_labels = posterior.shape[1]
     prevalence = posterior.mean(axis=0)
-    counts = np.einsum("iy,irl->ryl", posterior, one_hot) + smoothing
+    by_label = np.asarray(indicator @ posterior)  # (R L, L): row r L + l, column y
+    counts = by_label.reshape(-1, n_labels, n_labels).transpose(0, 2, 1) + smoothing
     totals = counts.sum(axis=2, keepdims=True)
     uniform = np.full_like(counts, 1.0 / n_labels)
     confusions = np.divide(counts, totals, out=uniform, where=totals > 0)
     return prevalence, confusions
 
 
-def _e_step(prevalence, confusions, codes, observed):
-    """Return ``(posterior, log_likelihood)`` under the given parameters."""
+def _e_step(prevalence, confusions, indicator):
+    """Return ``(posterior, log_likelihood)`` under the given parameters.
+
+    ``log_joint[i, y] = log prevalence[y] + sum_r log confusions[r, y, label_ir]`` over the
+    observed labels is one sparse product: the transposed ``(R L, n)`` indicator
+    (:func:`_rater_label_rows`) times ``log confusions`` laid out as ``(R L, L)``.
+    """
+    n_raters, n_labels, _ = confusions.shape
     with np.errstate(divide="ignore"):
-        log_joint = np.broadcast_to(np.log(prevalence), (codes.shape[0], len(prevalence)))
-        log_joint = log_joint.copy()
-        log_confusions = np.log(confusions)
-    for rater in range(codes.shape[1]):
-        # log_confusions[rater].T[l, y] = log P(report l | truth y); rows picked per item.
-        contribution = log_confusions[rater].T[codes[:, rater]]
-        log_joint += np.where(observed[:, rater, None], contribution, 0.0)
+        log_confusions = np.log(confusions).transpose(0, 2, 1).reshape(n_raters * n_labels, -1)
+        log_joint = np.asarray(indicator.T @ log_confusions) + np.log(prevalence)
     peak = log_joint.max(axis=1, keepdims=True)
     weights = np.exp(log_joint - peak)
     totals = weights.sum(axis=1, keepdims=True)
@@ -261,7 +282,7 @@ def _starting_posterior(initial_posterior, codes, observed, n_labels):
     return posterior
 
 
-def _run_em(posterior, one_hot, codes, observed, smoothing, tolerance, max_iterations):
+def _run_em(posterior, indicator, smoothing, tolerance, max_iterations):
     """Alternate M- and E-steps from ``posterior`` until the stopping rule or the last iteration.
 
     Returns ``(prevalence, confusions, posterior, log_likelihood, iterations, converged)``,
@@ -272,8 +293,8 @@ def _run_em(posterior, one_hot, codes, observed, smoothing, tolerance, max_itera
     iterations = 0
     while iterations < max_iterations:
         iterations += 1
-        prevalence, confusions = _m_step(posterior, one_hot, smoothing)
-        posterior, log_likelihood = _e_step(prevalence, confusions, codes, observed)
+        prevalence, confusions = _m_step(posterior, indicator, smoothing)
+        posterior, log_likelihood = _e_step(prevalence, confusions, indicator)
         if abs(log_likelihood - previous) < tolerance * abs(log_likelihood):
             converged = True
             break
@@ -281,7 +302,7 @@ def _run_em(posterior, one_hot, codes, observed, smoothing, tolerance, max_itera
     return prevalence, confusions, posterior, log_likelihood, iterations, converged
 
 
-# --------------------------------------------------------------------------- public fits
+# --------------------------------------------------------------------------- the fit
 
 
 def fit_dawid_skene(
@@ -352,10 +373,10 @@ def fit_dawid_skene(
     codes, observed = _check_input(labels, observed, n_labels)
     n_labels = int(n_labels)
     n_humans = _check_settings(max_iterations, tolerance, smoothing, n_humans, codes.shape[1])
-    one_hot = _one_hot(codes, observed, n_labels).astype(np.float64)
+    indicator = _rater_label_rows(codes, observed, n_labels)
     posterior = _starting_posterior(initial_posterior, codes, observed, n_labels)
     prevalence, confusions, posterior, log_likelihood, iterations, converged = _run_em(
-        posterior, one_hot, codes, observed, smoothing, tolerance, max_iterations
+        posterior, indicator, smoothing, tolerance, max_iterations
     )
     prevalence, confusions, posterior, permutation = align_labels(
         prevalence, confusions, posterior, n_humans
@@ -370,109 +391,3 @@ def fit_dawid_skene(
         converged=converged,
         permutation=permutation,
     )
-
-
-def bootstrap_fit(labels, observed, n_labels, n_boot=30, seed=0, **kwargs):
-    """Fit the model and estimate standard errors by resampling items.
-
-    Parameters
-    ----------
-    labels, observed, n_labels
-        As for :func:`fit_dawid_skene`.
-    n_boot : int, default 30
-        Number of bootstrap resamples (>= 2).
-    seed : int, default 0
-        Seed of :func:`numpy.random.default_rng` that draws the resamples.
-    **kwargs
-        Passed to every :func:`fit_dawid_skene` call (``max_iterations``, ``tolerance``,
-        ``smoothing``, ``n_humans``; ``initial_posterior`` applies to the full-data fit).
-
-    Returns
-    -------
-    fit : ModelFit
-        The fit on all the data.
-    errors : FitErrors
-        Sample standard deviations (``ddof=1``) over the ``n_boot`` refits.
-
-    Notes
-    -----
-    Each resample draws ``n`` items with replacement. Its refit starts from the full-data
-    fit's posterior of the drawn items (not from the majority vote), so the refit begins
-    next to the full-data solution, with the same class order, and cannot drift to a
-    permuted one; the humans-based alignment is then applied as for any fit. Refits that
-    stop at ``max_iterations`` are kept.
-    """
-    if int(n_boot) != n_boot or n_boot < 2:
-        raise ValueError(f"n_boot: must be an integer >= 2 (got {n_boot!r})")
-    codes, observed = _check_input(labels, observed, n_labels)
-    fit = fit_dawid_skene(codes, observed, n_labels, **kwargs)
-    kwargs.pop("initial_posterior", None)
-    rng = np.random.default_rng(seed)
-    n_items = codes.shape[0]
-    accuracies, prevalences, confusions = [], [], []
-    for _ in range(int(n_boot)):
-        drawn = rng.integers(0, n_items, size=n_items)
-        refit = fit_dawid_skene(
-            codes[drawn],
-            observed[drawn],
-            n_labels,
-            initial_posterior=fit.posterior[drawn],
-            **kwargs,
-        )
-        accuracies.append(refit.accuracies)
-        prevalences.append(refit.prevalence)
-        confusions.append(refit.confusions)
-    errors = FitErrors(
-        accuracies=np.std(accuracies, axis=0, ddof=1),
-        prevalence=np.std(prevalences, axis=0, ddof=1),
-        confusions=np.std(confusions, axis=0, ddof=1),
-    )
-    return fit, errors
-
-
-def fit_matrix(matrix, judges=None, n_boot=30, seed=0):
-    """Fit the model to an annotation matrix, humans then judges, with bootstrap errors.
-
-    Parameters
-    ----------
-    matrix : simcore.realdata.matrix.AnnotationMatrix
-        The labels.
-    judges : sequence of str, optional
-        Names of the judges to include, in this order. Default: all of them.
-    n_boot : int, default 30
-        Bootstrap resamples (see :func:`bootstrap_fit`).
-    seed : int, default 0
-        Bootstrap seed.
-
-    Returns
-    -------
-    fit : ModelFit
-        Fitted on all humans and the chosen judges; label alignment uses the humans.
-    errors : FitErrors
-        Bootstrap standard errors.
-    rater_names : tuple of str
-        The column names: the humans, then the chosen judges.
-
-    Raises
-    ------
-    DataError
-        When a requested judge is not in the matrix.
-    """
-    chosen = list(matrix.judges) if judges is None else [str(name) for name in judges]
-    unknown = [name for name in chosen if name not in matrix.judges]
-    if unknown:
-        raise DataError(
-            [
-                f"{matrix.source}: judges: unknown judge (valid: {', '.join(matrix.judges)}) "
-                f"(got {name!r})"
-                for name in unknown
-            ]
-        )
-    columns = [matrix.judges.index(name) for name in chosen]
-    judge_labels = matrix.judge_labels[:, columns]
-    labels = np.concatenate([matrix.human_labels, judge_labels], axis=1).astype(np.int64)
-    observed = np.concatenate([matrix.available, np.ones(judge_labels.shape, dtype=bool)], axis=1)
-    fit, errors = bootstrap_fit(
-        labels, observed, matrix.n_labels, n_boot=n_boot, seed=seed, n_humans=matrix.n_humans
-    )
-    return fit, errors, tuple(matrix.humans) + tuple(chosen)

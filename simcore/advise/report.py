@@ -6,6 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
+from simcore.advise.channels import is_one_coin
+from simcore.advise.report_figure import report_figure
+
 
 def _percent(rate, se):
     if math.isnan(rate):
@@ -17,15 +20,23 @@ def _number(value, digits=3):
     return "n/a" if value is None or math.isnan(value) else f"{value:.{digits}f}"
 
 
+def next_round_rows(advice):
+    """Return ``[human, item, design]`` rows: the items each secondary is to label next."""
+    rows = np.argwhere(advice.proposal)
+    return [
+        [advice.humans[human], advice.items[item], advice.design]
+        for human in range(1, len(advice.humans))
+        for item in sorted(rows[rows[:, 1] == human][:, 0])
+    ]
+
+
 def write_next_round(advice, path):
     """Write ``human,item,design`` rows: the items each secondary is to label next."""
-    rows = np.argwhere(advice.proposal)
+    rows = next_round_rows(advice)
     with Path(path).open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["human", "item", "design"])
-        for human in range(1, len(advice.humans)):
-            for item in sorted(rows[rows[:, 1] == human][:, 0]):
-                writer.writerow([advice.humans[human], advice.items[item], advice.design])
+        writer.writerows(rows)
     return len(rows)
 
 
@@ -149,8 +160,9 @@ def _trust_section(advice):
 def _model_table(advice):
     """Return the table of each judge's model: accuracies ± SE, margin, largest misfit."""
     lines = [
-        "One model per judge, fitted to the humans and that judge (Dawid-Skene EM). "
-        "Accuracy = sum over labels of prevalence x the confusion matrix's diagonal, "
+        f"One model per judge, fitted to the humans and that judge ({_model_kind(advice)}). "
+        "Accuracy = sum over labels of prevalence x the confusion matrix's diagonal "
+        "(one-coin: the probability of reporting the true label), "
         "± bootstrap SE over items. The fitted margin is that of the binding comparison "
         "(held-out human k closest to the bar): P(judge = r) - P(k = r) + eps with pool "
         "rater r the primary (human 1 when k is the primary).",
@@ -175,6 +187,17 @@ def _model_table(advice):
         margin = advice.recipes[name][0]
         lines.append(f"| {name} | {accuracy} | {margin:+.3f} | {misfit} |")
     return lines
+
+
+def _model_kind(advice):
+    """Return which latent-class model the judges' fits are, in words."""
+    fits = [model.fit for model in advice.models.values()]
+    if fits and all(is_one_coin(fit.raters) for fit in fits):
+        return (
+            f"one-coin EM: one accuracy per rater, errors spread evenly over the other "
+            f"{len(advice.labels) - 1} labels"
+        )
+    return "Dawid-Skene EM: one confusion matrix per rater"
 
 
 def _misfit_note(advice):
@@ -204,7 +227,7 @@ def _risk_now_table(advice):
         "item) would give, simulated under the fitted model at the data's overlap structure "
         "(± Monte Carlo SE):",
         "",
-        "| judge | risk now | model SE |",
+        "| judge | risk now | model SE (percentage points) |",
         "|---|---|---|",
     ]
     for name, (rate, se) in advice.risk_now.items():
@@ -212,7 +235,8 @@ def _risk_now_table(advice):
         lines.append(f"| {name} | {_percent(rate, se)} | {100 * model_se:.1f} |")
     lines += [
         "",
-        "Model SE: the spread of the risk when the judge's model is refitted to "
+        "Model SE, in percentage points of risk: the spread of the risk when the judge's "
+        "model is refitted to "
         f"{len(next(iter(advice.models.values())).refits)} bootstrap resamples of the items "
         "(Monte Carlo noise removed).",
     ]
@@ -243,9 +267,26 @@ def _curve_table(advice):
     curves = list(advice.curves.values())
     lines = ["| extra items per secondary | " + " | ".join(c.judge for c in curves) + " |"]
     lines.append("|---|" + "---|" * len(curves))
-    for index, extra in enumerate(curves[0].extra):
-        cells = [_percent(c.rate(index), c.se(index)) for c in curves]
+    sizes = sorted({extra for curve in curves for extra in curve.extra})
+    for extra in sizes:
+        cells = [
+            _percent(c.rate(c.extra.index(extra)), c.se(c.extra.index(extra)))
+            if extra in c.extra
+            else "—"
+            for c in curves
+        ]
         lines.append(f"| {extra} | " + " | ".join(cells) + " |")
+    if any(len(curve.extra) < len(sizes) for curve in curves):
+        lines += [
+            "",
+            "— : not simulated; the curve stops once the risk is under the target with 95% "
+            "confidence.",
+        ]
+    lines += [
+        "",
+        "Points after the risk now stop early once their side of the target is settled, so "
+        "their SEs differ; where every secondary labels every item the risk is 0 exactly.",
+    ]
     return lines
 
 
@@ -266,6 +307,8 @@ def _needed_table(advice):
         recipe = f"{advice.humans[held_out]}, {margin:+.3f}, {sigma2:.3f}, " + (
             "none (margin 0)" if m_cert < 0 else f"{m_cert}"
         )
+        if advice.reach is not None and curve.judge in advice.reach.beyond_corpus:
+            recipe += f" (more than the corpus's {advice.reach.n_items} items)"
         lines.append(f"| {curve.judge} | {shown}; {careful} | {recipe} |")
     co_labelled = ", ".join(
         f"{advice.humans[h + 1]}: {int(c)}" for h, c in enumerate(advice.co_labelled)
@@ -281,7 +324,9 @@ def _needed_table(advice):
 
 
 def _recommendation(advice):
-    """Return the recommended items per secondary, or why no grid value is enough."""
+    """Return the recommended items per secondary, or why the target is out of reach."""
+    if advice.reach is not None and not advice.reach.reachable:
+        return "**Recommendation:** " + unreachable_text(advice) + "."
     if advice.recommended_extra >= 0:
         return (
             f"**Recommendation:** {advice.recommended_extra} more items per secondary "
@@ -294,6 +339,30 @@ def _recommendation(advice):
         f"secondary brings every judge's risk under {advice.target:g}; label the "
         "proposal and re-run advise, or accept a larger risk."
     )
+
+
+def unreachable_text(advice):
+    """Return the plain statement that the target is out of reach, with the best risks."""
+    reach = advice.reach
+    blocking = {
+        name: best for name, best in reach.best.items() if best[1] > advice.target
+    } or reach.best
+    best = "; ".join(
+        f"{name} {_percent(rate, se)} at {extra} items per secondary"
+        for name, (extra, rate, se) in blocking.items()
+    )
+    text = (
+        f"target risk {advice.target:g} not reachable by labelling this corpus short of "
+        f"every item ({reach.n_items} items, at the sizes simulated): best achievable risk "
+        f"{best}; with every item "
+        "labelled the verdict is the dense one, so no next round is proposed"
+    )
+    beyond = {name: m for name, m in reach.beyond_corpus.items() if name in blocking}
+    if beyond:
+        text += "; the Gaussian recipe needs more co-labelled items than the corpus has (" + (
+            ", ".join(f"{name}: {m}" for name, m in beyond.items()) + ")"
+        )
+    return text
 
 
 def _budget_table(advice):
@@ -325,6 +394,14 @@ def _allocation_section(advice):
         f"{advice.humans[h]}: {int(advice.proposal[:, h].sum())}"
         for h in range(1, len(advice.humans))
     )
+    if advice.reach is not None and not advice.reach.reachable and not advice.proposal.any():
+        return [
+            "",
+            "## 4. The allocation",
+            "",
+            "`next_round.csv` lists no items: " + unreachable_text(advice) + ".",
+            "",
+        ]
     return [
         "",
         "## 4. The allocation",
@@ -334,98 +411,6 @@ def _allocation_section(advice):
         "yet.",
         "",
     ]
-
-
-# --------------------------------------------------------------------------- the figure
-
-
-def report_figure(advice, path):
-    """Draw the d_k intervals against the bar and the risk against extra items."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
-    _draw_intervals(left, advice)
-    _draw_risk_curves(right, advice)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-
-
-VERDICT_COLOURS = (
-    ("clears the bar", "tab:green"),
-    ("fails the bar", "tab:red"),
-    ("undecided", "grey"),
-)
-"""The colour of each comparison's verdict in report.png, as its legend says."""
-
-
-def _draw_intervals(axes, advice):
-    """Draw every comparison's d_k with its interval, coloured by verdict, and the bar."""
-    position = 0
-    ticks, names = [], []
-    for row in advice.verdicts:
-        for k, comparison in enumerate(row["comparisons"]):
-            if comparison["items"] == 0:
-                continue
-            colour = {"clears": "tab:green", "fails": "tab:red"}.get(comparison["verdict"], "grey")
-            axes.errorbar(
-                comparison["d"],
-                position,
-                xerr=[
-                    [comparison["d"] - comparison["low"]],
-                    [comparison["high"] - comparison["d"]],
-                ],
-                fmt="o",
-                color=colour,
-                markersize=4,
-            )
-            ticks.append(position)
-            names.append(f"{row['judge']} vs {advice.humans[k]}")
-            position += 1
-        position += 0.5
-    bar = axes.axvline(
-        -advice.epsilon,
-        color="black",
-        linestyle="--",
-        linewidth=1,
-        label=f"bar d_k = -eps = {-advice.epsilon:g}",
-    )
-    axes.set_yticks(ticks)
-    axes.set_yticklabels(names, fontsize=6)
-    axes.invert_yaxis()
-    axes.set_xlabel("d_k (judge minus held-out human agreement with the pool), 95% interval")
-    from matplotlib.lines import Line2D
-
-    verdicts = [
-        Line2D([], [], marker="o", linestyle="", color=colour, label=label)
-        for label, colour in VERDICT_COLOURS
-    ]
-    axes.legend(handles=[*verdicts, bar], fontsize=7)
-
-
-def _draw_risk_curves(axes, advice):
-    """Draw every judge's risk against extra items per secondary, and the target."""
-    for curve in advice.curves.values():
-        extra = np.array(curve.extra, dtype=float)
-        rates = np.array([curve.rate(i) for i in range(len(extra))])
-        errors = np.array([curve.se(i) for i in range(len(extra))])
-        axes.errorbar(
-            np.maximum(extra, 1),
-            rates,
-            yerr=errors,
-            marker="o",
-            markersize=3,
-            label=curve.judge,
-            capsize=2,
-        )
-    axes.axhline(advice.target, color="grey", linewidth=1, label=f"target {advice.target:g}")
-    axes.set_xscale("log")
-    axes.set_xlabel(f"extra items per secondary ({advice.curve_design}; 0 drawn at 1)")
-    axes.set_ylabel("risk: sparse verdict differs from dense")
-    axes.legend(fontsize=7)
 
 
 def write_outputs(advice, directory):
@@ -453,14 +438,16 @@ def summary(advice):
         )
         lines.append(
             f"{row['judge']}: {verdict}; risk of a wrong verdict {_percent(rate, se)} "
-            f"(model SE {100 * model_se:.1f})"
+            f"(model SE {100 * model_se:.1f} percentage points)"
         )
     if advice.misfits:
         lines.append(
             f"the fitted models fit {len(advice.misfits)} rater pair(s) poorly: "
             "treat the risks as rough (see report.md)"
         )
-    if advice.recommended_extra >= 0:
+    if advice.reach is not None and not advice.reach.reachable:
+        lines.append(unreachable_text(advice))
+    elif advice.recommended_extra >= 0:
         lines.append(
             f"items needed: {advice.recommended_extra} per secondary by "
             f"{advice.curve_design} bring every judge's risk under {advice.target:g}"

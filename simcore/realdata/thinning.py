@@ -52,10 +52,10 @@ def choose_stratified(rng, candidates, strata, take, coverage_count=None):
     """Choose ``take`` of ``candidates`` by proportional allocation over ``strata``."""
     chosen = []
     sizes = np.bincount(strata[candidates], minlength=strata.max() + 1)
-    for stratum, count in enumerate(proportional_allocation(sizes, take)):
+    allocation = proportional_allocation(sizes, take)
+    for stratum in np.flatnonzero(allocation):  # the strata that get items: at most take
+        count = allocation[stratum]
         members = candidates[strata[candidates] == stratum]
-        if count == 0:
-            continue
         if coverage_count is None:
             chosen.append(rng.choice(members, size=count, replace=False))
             continue
