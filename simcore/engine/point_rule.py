@@ -89,7 +89,7 @@ def _side_margins(n_humans, n_judges, n_labels):
     )
 
 
-@jit
+@jit(inline=True)  # once per trial; inlined, its tuple arguments cost nothing
 def _clear(side):
     """Zero one side's margins."""
     totals, traces, rows, cols = side
@@ -99,7 +99,7 @@ def _clear(side):
     cols[:] = 0
 
 
-@jit
+@jit(inline=True)  # runs per row and held-out human
 def _row_counts(labels, mask, i, n_humans, counts, distinct, side):
     """Count row ``i``'s human labels (``side`` 0: labelling humans, 1: all) into ``counts``.
 
@@ -121,7 +121,7 @@ def _row_counts(labels, mask, i, n_humans, counts, distinct, side):
     return n_distinct, n_counted
 
 
-@jit
+@jit(inline=True)  # runs per row and held-out human
 def _add_pool(
     labels,
     mask,
@@ -151,29 +151,33 @@ def _add_pool(
         position += 1
 
 
-@jit
-def _add_comparisons(labels, i, n_humans, k, weight, pool, counts, distinct, n_distinct, margins):
+@jit(inline=True)  # runs per row and held-out human
+def _add_comparisons(
+    labels, i, n_humans, k, weight, pool, counts, distinct, side, n_distinct, margins
+):
     """Add the pairs of held-out human ``k`` on row ``i``: every candidate x ``pool`` others.
 
-    ``counts`` holds the row's pool label counts including ``k``'s own label, which is
-    taken off here; cost ``O(labels present + J)``.
+    ``counts[side]`` holds the row's pool label counts including ``k``'s own label, which
+    is taken off here; cost ``O(labels present + J)``. (Indexing ``counts`` and
+    ``distinct`` by ``side`` rather than passing row views avoids a reference count per
+    call.)
     """
     totals, traces, rows, cols = margins
     n_judges = rows.shape[1] - 1
     own = labels[i, k]
     totals[k] += weight * pool
     for d in range(n_distinct):
-        label = distinct[d]
-        cols[k, label] += weight * (counts[label] - (1 if label == own else 0))
+        label = distinct[side, d]
+        cols[k, label] += weight * (counts[side, label] - (1 if label == own else 0))
     for c in range(n_judges):
         label = labels[i, n_humans + c]
         rows[k, c, label] += weight * pool
-        traces[k, c] += weight * (counts[label] - (1 if label == own else 0))
+        traces[k, c] += weight * (counts[side, label] - (1 if label == own else 0))
     rows[k, n_judges, own] += weight * pool
-    traces[k, n_judges] += weight * (counts[own] - 1)
+    traces[k, n_judges] += weight * (counts[side, own] - 1)
 
 
-@jit
+@jit(inline=True)  # once per trial; inlined, its tuple arguments cost nothing
 def _fill_margins(labels, mask, weights, n_humans, tables, dense):
     """Accumulate the margins of every comparison and of the human pool into ``tables``.
 
@@ -183,7 +187,7 @@ def _fill_margins(labels, mask, weights, n_humans, tables, dense):
     for ``weights[i]`` identical items. ``tables`` is :func:`pair_tables`; the dense side
     is filled only when ``dense``.
     """
-    sparse, dense_side, pool_sums, pool_margins, counts, distinct = tables
+    sparse, dense_side, pool_sums, pool_margins = tables[0], tables[1], tables[2], tables[3]
     _clear(sparse)
     _clear(dense_side)
     pool_sums[:] = 0
@@ -192,44 +196,52 @@ def _fill_margins(labels, mask, weights, n_humans, tables, dense):
         weight = weights[i]
         if weight == 0:
             continue
-        for side in range(2 if dense else 1):
-            n_distinct, n_counted = _row_counts(labels, mask, i, n_humans, counts, distinct, side)
-            _add_pool(
+        _add_row(labels, mask, i, n_humans, weight, 0, sparse, tables)
+        if dense:
+            _add_row(labels, mask, i, n_humans, weight, 1, dense_side, tables)
+
+
+@jit(inline=True)  # runs per row
+def _add_row(labels, mask, i, n_humans, weight, side, margins, tables):
+    """Add row ``i``'s pairs to one side's margins (``side`` 0: sparse, 1: dense)."""
+    pool_sums, pool_margins, counts, distinct = tables[2], tables[3], tables[4], tables[5]
+    n_distinct, n_counted = _row_counts(labels, mask, i, n_humans, counts, distinct, side)
+    _add_pool(
+        labels,
+        mask,
+        i,
+        n_humans,
+        weight,
+        counts,
+        distinct,
+        side,
+        n_distinct,
+        n_counted,
+        pool_sums,
+        pool_margins,
+    )
+    if n_counted > 1:
+        for k in range(n_humans):
+            if side == 0 and not mask[i, k]:
+                continue
+            _add_comparisons(
                 labels,
-                mask,
                 i,
                 n_humans,
+                k,
                 weight,
+                n_counted - 1,
                 counts,
                 distinct,
                 side,
                 n_distinct,
-                n_counted,
-                pool_sums,
-                pool_margins,
+                margins,
             )
-            if n_counted > 1:
-                margins = sparse if side == 0 else dense_side
-                for k in range(n_humans):
-                    if side == 0 and not mask[i, k]:
-                        continue
-                    _add_comparisons(
-                        labels,
-                        i,
-                        n_humans,
-                        k,
-                        weight,
-                        n_counted - 1,
-                        counts[side],
-                        distinct[side],
-                        n_distinct,
-                        margins,
-                    )
-            for d in range(n_distinct):
-                counts[side, distinct[side, d]] = 0
+    for d in range(n_distinct):
+        counts[side, distinct[side, d]] = 0
 
 
-@jit
+@jit(inline=True)  # once per trial; inlined, its tuple arguments cost nothing
 def _count_passes(margins, n_labels, epsilon, coefficient, min_pairs, n_pass, counters, columns):
     """Write each judge's passed comparisons into ``n_pass``; count empty, thin, degenerate.
 
@@ -277,7 +289,7 @@ def _count_passes(margins, n_labels, epsilon, coefficient, min_pairs, n_pass, co
                 n_pass[c] += 1
 
 
-@jit
+@jit(inline=True)  # once per trial; inlined, its tuple arguments cost nothing
 def _pool_estimate(tables, side, coefficient, values, counters, value_column, undefined_column):
     """Score the human pool's pairs; an empty or degenerate pool is counted undefined."""
     pool_sums, pool_margins = tables[2], tables[3]
