@@ -208,7 +208,8 @@ def real_layout(scenario, context):
 def memory_need(context):
     """Return ``(bytes, advice)`` for the largest group.
 
-    A block of masks, the labels, and per numba thread the rule's pair margins
+    A block of masks, the labels, the sequential designs' per-item label counts
+    (``n x L``), and per numba thread the rule's pair margins
     (:func:`simcore.engine.point_rule.margins_bytes`), which grow linearly in L.
     """
     import numba
@@ -221,6 +222,7 @@ def memory_need(context):
             need,
             TRIALS_PER_BLOCK * n * group.n_humans * 2
             + n * raters * 4
+            + n * group.n_labels * 8  # the sequential designs' label counts per item
             + threads * margins_bytes(group.n_humans, raters - group.n_humans, group.n_labels),
         )
     return need, (
