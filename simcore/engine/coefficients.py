@@ -125,6 +125,49 @@ def table_score(table, coefficient):
     return _chance_corrected(table.shape[0], total, trace, cross, pooled, coefficient)
 
 
+@jit
+def marginal_score(total, trace, rows, cols, n_labels, coefficient):
+    """Score a comparison from its margins, exactly as :func:`table_score` scores its table.
+
+    Every coefficient depends on the table only through ``N`` (``total``), the trace ``T``
+    and the row and column sums ``r_c`` (``rows``) and ``k_c`` (``cols``): with
+    ``P = sum_c r_c k_c`` and ``S = sum_c (r_c + k_c)**2`` the formulas are those of
+    :func:`table_score`, evaluated with the same integer arithmetic and the same single
+    division, so for the margins of an integer table the result is bit-identical. The
+    rule keeps margins (``O(L)`` per comparison) rather than ``(L, L)`` tables.
+
+    Parameters
+    ----------
+    total, trace : int
+        ``N`` and ``T``.
+    rows, cols : numpy.ndarray
+        int64 ``(L,)``: the candidate's and the pool's label counts over the pairs.
+    n_labels : int
+        ``L`` (AC1's ``1 / (L - 1)``).
+    coefficient : int
+        Coefficient code, the position in :data:`COEFFICIENTS`.
+
+    Returns
+    -------
+    score : float
+        The coefficient; 0.0 for an empty comparison and at a zero denominator.
+    degenerate : bool
+        As :func:`table_score`.
+    """
+    if total == 0:
+        return 0.0, False
+    if coefficient == OBSERVED:
+        return trace / total, False
+    cross = 0
+    pooled = 0
+    for c in range(n_labels):
+        row = rows[c]
+        col = cols[c]
+        cross += row * col
+        pooled += (row + col) * (row + col)
+    return _chance_corrected(n_labels, total, trace, cross, pooled, coefficient)
+
+
 @jit(inline=True)  # table_score runs in the rule's inner loop
 def _table_sums(table):
     """Return ``(N, T, P, S)`` of a table: pairs, trace, ``sum r_c k_c``, ``sum (r_c + k_c)**2``."""

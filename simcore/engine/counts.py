@@ -24,8 +24,9 @@ label (the rules never read the truth), giving one weighted *row* per (mask patt
 pattern). A trial never holds more rows than items. The rows are decided by the same rule
 code as the items engine (:func:`simcore.engine.decide.decide_rows`), each weighted by its item
 count, so the engines compute identical statistics from a given set of counts and differ
-only in how those counts are drawn. Each trial draws from its own counter-based stream, so
-results do not depend on threads or batching.
+only in how those counts are drawn (including the comparisons made under
+``rule.min_pairs``, which the weighted pair margins count exactly). Each trial draws from
+its own counter-based stream, so results do not depend on threads or batching.
 """
 
 import numpy as np

@@ -23,7 +23,10 @@ from simcore.engine.layout import (
     RULE_COEFFICIENT,
     RULE_EPSILON,
     RULE_KIND,
+    RULE_MIN_PAIRS,
     SHARED,
+    THIN,
+    THIN_DENSE,
     UNDECIDED,
 )
 from simcore.engine.point_rule import decide_trial, pair_tables, ranking_scores
@@ -40,7 +43,8 @@ def trial_outputs(n_trials, n_humans, n_judges):
         rule: passes and fails; alt_test: humans won and not won; interval: comparisons
         that clear and fail the bar with confidence).
     tested : numpy.ndarray
-        int16 ``(T,)``: comparisons made (K; alt_test: the humans tested).
+        int16 ``(T,)``: comparisons made (point rule: K less those with fewer than
+        ``rule.min_pairs`` pairs; alt_test: the humans tested).
     reference_favour : numpy.ndarray
         int16 ``(T, J)``: the same on the dense matrix (the interval verdict's reference is
         the point rule's).
@@ -144,12 +148,12 @@ def decide_rows(labels, mask, weights, n_humans, rule, scratch, t, outputs):
     _point_rule(
         labels, mask, weights, n_humans, rule, tables, point, counters[t], values[t], ranking[t]
     )
-    reference_tested[t] = n_humans
-    tested[t] = n_humans
+    reference_tested[t] = n_humans - counters[t, THIN_DENSE]
+    tested[t] = n_humans - counters[t, THIN]
     for c in range(n_judges):
         reference_favour[t, c] = point[1, c]
         favour[t, c] = point[0, c]
-        against[t, c] = n_humans - point[0, c]
+        against[t, c] = tested[t] - point[0, c]
     if kind == ALT_TEST:
         tested[t] = alt_test(
             labels, mask, weights, True, n_humans, rule, alt_scratch, favour[t], skipped[t]
@@ -172,14 +176,18 @@ def decide_rows(labels, mask, weights, n_humans, rule, scratch, t, outputs):
 def _point_rule(labels, mask, weights, n_humans, rule, tables, point, counters, values, ranking):
     """Run the point rule on one trial; with two judges or more, rank them too.
 
-    ``point`` ``(2, J)`` receives each judge's passes, sparse and dense; ``counters``,
+    ``point`` ``(2, J)`` receives each judge's passes, sparse and dense (comparisons with
+    fewer than ``rule[RULE_MIN_PAIRS]`` pairs are left out and counted in ``THIN``,
+    ``THIN_DENSE``); ``counters``,
     ``values`` and ``ranking`` ``(2, J)`` are the trial's rows of the outputs.
     """
-    epsilon = rule[RULE_EPSILON]
     coefficient = int(rule[RULE_COEFFICIENT])
+    min_pairs = int(rule[RULE_MIN_PAIRS])
+    rule_values = (rule[RULE_EPSILON], coefficient, min_pairs)
     decide_trial(
-        labels, mask, weights, n_humans, epsilon, coefficient, tables, point, counters, values
+        labels, mask, weights, n_humans, rule_values, True, tables, point, counters, values
     )
     if labels.shape[1] - n_humans > 1:  # a ranking needs two judges
-        ranking_scores(tables[0], coefficient, ranking[0])
-        ranking_scores(tables[1], coefficient, ranking[1])
+        n_labels = tables[4].shape[1]
+        ranking_scores(tables[0], n_labels, coefficient, min_pairs, ranking[0])
+        ranking_scores(tables[1], n_labels, coefficient, min_pairs, ranking[1])

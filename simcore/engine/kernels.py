@@ -47,6 +47,7 @@ from simcore.engine.layout import (
     RULE_KIND,
     RULE_MIN_HUMANS,
     RULE_MIN_ITEMS,
+    RULE_MIN_PAIRS,
     RULE_NUMERIC,
     RULE_Q,
     RULE_Z,
@@ -56,6 +57,8 @@ from simcore.engine.layout import (
     SHARED,
     SHARED_PANEL,
     STRAT,
+    THIN,
+    THIN_DENSE,
     TIE_TOLERANCE,
     TRIAL_CHUNK,
     UNDECIDED,
@@ -87,6 +90,7 @@ __all__ = [
     "RULE_KIND",
     "RULE_MIN_HUMANS",
     "RULE_MIN_ITEMS",
+    "RULE_MIN_PAIRS",
     "RULE_NUMERIC",
     "RULE_Q",
     "RULE_Z",
@@ -96,6 +100,8 @@ __all__ = [
     "SHARED",
     "SHARED_PANEL",
     "STRAT",
+    "THIN",
+    "THIN_DENSE",
     "TIE_TOLERANCE",
     "TRIAL_CHUNK",
     "UNDECIDED",
@@ -154,7 +160,8 @@ def simulate(
     rule : numpy.ndarray
         float64 ``(N_RULE,)``: kind (:data:`POINT`, :data:`ALT_TEST`, :data:`INTERVAL`),
         eps, coefficient code, z of the interval verdict, the alternative annotator test's
-        minimum humans per item and items per human, its BY level, and 1 for numeric labels.
+        minimum humans per item and items per human, its BY level, 1 for numeric labels,
+        and the point rule's fewest pairs for a comparison to count (``rule.min_pairs``).
 
     Returns
     -------

@@ -19,7 +19,9 @@ BERNOULLI, EXACT_M, SHARED_PANEL, STRAT, SEQ_REFINED, SEQ_COVERAGE = range(6)
 # Columns of the per-trial integer counters returned by simulate/evaluate.
 EMPTY, DEGENERATE, DEGENERATE_DENSE, SHARED, POOL_UNDEFINED, POOL_UNDEFINED_DENSE = range(6)
 UNDECIDED = 6
-N_COUNTERS = 7
+# Comparisons with fewer than ``rule.min_pairs`` pairs, left out of omega (sparse, dense).
+THIN, THIN_DENSE = 7, 8
+N_COUNTERS = 9
 # Columns of the per-trial float values.
 POOL_SPARSE, POOL_DENSE, PAIRWISE_OVERLAP, EXTRA_ITEMS = range(4)
 N_VALUES = 4
@@ -36,8 +38,9 @@ POINT, ALT_TEST, INTERVAL = range(3)
     RULE_MIN_ITEMS,
     RULE_Q,
     RULE_NUMERIC,
-) = range(8)
-N_RULE = 8
+    RULE_MIN_PAIRS,
+) = range(9)
+N_RULE = 9
 
 TRIAL_CHUNK = 64
 """Trials per parallel task: each task allocates its scratch once for this many trials."""

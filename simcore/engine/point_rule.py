@@ -1,19 +1,32 @@
-"""The point rule: pair tables, passes against the held-out humans, the pool's agreement.
+"""The point rule: pair margins, passes against the held-out humans, the pool's agreement.
 
-For each held-out human ``k``, :func:`_fill_tables` counts the pairs of every candidate
-(each judge, and ``k`` itself) with the other humans' labels, on the sparse matrix (the
-labels that exist) and on the dense one (every label, as if each human had labelled
-every item); :func:`_count_passes` compares each judge's table with the human's. The
-human pool's own agreement and each judge's mean score (the ranking) come from the same
-tables. :func:`evaluate` and :func:`evaluate_masks` run the rule on given matrices; the
-simulations reach it through :func:`simcore.engine.decide.decide_rows`.
+Every agreement coefficient of a comparison is a function of its pair count ``N``, the
+number of agreeing pairs ``T`` and the label counts of its two sides (the row and column
+sums of its ``(L, L)`` pair table; :func:`simcore.engine.coefficients.marginal_score`), so
+the rule keeps those margins, never the ``L x L`` table. For held-out human ``k`` every
+candidate (each judge, and ``k`` itself) is compared on the same pairs: the pool side's
+label counts ``cols[k]`` and the pair count ``totals[k]`` are shared, and each candidate
+``c`` has its own label counts ``rows[k, c]`` and agreeing pairs ``traces[k, c]``. Memory
+is ``O(K (J + 1) L)``; a row (item) costs ``O(K (labels among its humans + J))``.
+
+:func:`_fill_margins` counts the pairs of every candidate with the other humans' labels,
+on the sparse matrix (the labels that exist) and on the dense one (every label, as if
+each human had labelled every item); :func:`_count_passes` compares each judge with the
+human. The human pool's own agreement and each judge's mean score (the ranking) come
+from the same margins. :func:`evaluate` and :func:`evaluate_masks` run the rule on given
+matrices; the simulations reach it through :func:`simcore.engine.decide.decide_rows`.
+
+A comparison with fewer than ``min_pairs`` pairs is left out of omega (counted in the
+``THIN`` counter column): it is neither for nor against the judge, and the comparisons
+made (the effective K) shrink by one. With ``min_pairs = 0`` (the paper's convention) an
+empty comparison passes (both scores are 0) and every comparison is made.
 """
 
 import numpy as np
 from numba import prange
 
 from simcore.engine._jit import jit
-from simcore.engine.coefficients import OBSERVED, table_score
+from simcore.engine.coefficients import OBSERVED, marginal_score
 from simcore.engine.layout import (
     DEGENERATE,
     DEGENERATE_DENSE,
@@ -25,120 +38,270 @@ from simcore.engine.layout import (
     POOL_UNDEFINED,
     POOL_UNDEFINED_DENSE,
     SCORE_TOLERANCE,
+    THIN,
+    THIN_DENSE,
     TIE_TOLERANCE,
     TRIAL_CHUNK,
 )
 
 
 @jit
-def _fill_tables(labels, mask, weights, n_humans, tables):
-    """Accumulate the pair tables of every comparison and of the human pool into ``tables``.
+def pair_tables(n_humans, n_judges, n_labels):
+    """Return the rule's scratch margins, allocated once per task; ``O(K (J + 1) L)`` int64.
 
-    ``tables[k, c, a, b]`` counts pairs of held-out human ``k`` whose candidate label is
-    ``a`` and pool label is ``b``; candidate ``c < J`` is judge ``c`` and ``c = J`` is
-    human ``k`` itself. ``pool[a, b]`` counts every pair of humans ``q < r`` who both
-    labelled an item, oriented (``q``'s label, ``r``'s label). Row ``i`` stands for
-    ``weights[i]`` identical items (1 per item for the items engine, a category count for
-    the counts engine). ``tables`` is :func:`pair_tables`.
+    ``(sparse, dense, pool_sums, pool_margins, label_counts, distinct)``: ``sparse`` and
+    ``dense`` are each ``(totals (K,), traces (K, J + 1), rows (K, J + 1, L), cols (K, L))``
+    (candidate ``c < J`` is judge ``c``, ``c = J`` the held-out human); ``pool_sums``
+    ``(2, 2)`` holds the human pool's pairs and agreeing pairs and ``pool_margins``
+    ``(2, 2, L)`` its label counts (first and second human of a pair), sparse then dense;
+    ``label_counts`` ``(2, L)`` and ``distinct`` ``(2, K)`` are one row's label counts (all
+    humans, labelling humans) and the labels present, in which :func:`_fill_margins` works.
     """
-    sparse_tables, dense_tables, sparse_pool, dense_pool, label_counts = tables
-    n_items = labels.shape[0]
-    n_judges = labels.shape[1] - n_humans
-    n_labels = dense_tables.shape[2]
-    sparse_tables[:] = 0
-    dense_tables[:] = 0
-    sparse_pool[:] = 0
-    dense_pool[:] = 0
-    # Per row, count the humans' labels (all of them, and those who labelled the item): the
-    # pool of held-out human k holds every other human, so its label counts are these minus
-    # k's own label, and a table row gains them at once: O(K L (J + 1)) per row, not
-    # O(K^2 (J + 1)).
-    every = label_counts[0]
-    labelled = label_counts[1]
-    for i in range(n_items):
-        weight = weights[i]
-        if weight == 0:
-            continue
-        every[:] = 0
-        labelled[:] = 0
-        for r in range(n_humans):
-            label = labels[i, r]
-            # the pool's pairs (q < r): r's label against the labels of the humans before it
-            for a in range(n_labels):
-                dense_pool[a, label] += weight * every[a]
-                if mask[i, r]:
-                    sparse_pool[a, label] += weight * labelled[a]
-            every[label] += 1
-            if mask[i, r]:
-                labelled[label] += 1
-        for k in range(n_humans):
-            own = labels[i, k]
-            observed = mask[i, k]
-            for b in range(n_labels):
-                dense_pairs = weight * (every[b] - (1 if own == b else 0))
-                sparse_pairs = weight * (labelled[b] - (1 if own == b else 0)) if observed else 0
-                if dense_pairs > 0:
-                    for c in range(n_judges):
-                        dense_tables[k, c, labels[i, n_humans + c], b] += dense_pairs
-                    dense_tables[k, n_judges, own, b] += dense_pairs
-                if sparse_pairs > 0:
-                    for c in range(n_judges):
-                        sparse_tables[k, c, labels[i, n_humans + c], b] += sparse_pairs
-                    sparse_tables[k, n_judges, own, b] += sparse_pairs
+    return (
+        _side_margins(n_humans, n_judges, n_labels),
+        _side_margins(n_humans, n_judges, n_labels),
+        np.empty((2, 2), dtype=np.int64),
+        np.empty((2, 2, n_labels), dtype=np.int64),
+        np.zeros((2, n_labels), dtype=np.int64),
+        np.empty((2, n_humans), dtype=np.int64),
+    )
+
+
+def margins_bytes(n_humans, n_judges, n_labels):
+    """Bytes of :func:`pair_tables` for K humans, J judges and L labels: linear in L.
+
+    Per side (sparse, dense) ``K (1 + (J + 1) (1 + L) + L)`` int64 (totals, traces, rows,
+    cols); the pool's ``4 + 4 L``; a row's label counts ``2 L`` and labels present
+    ``2 K``: ``8 (2 K (1 + (J + 1) (1 + L) + L) + 4 + 6 L + 2 K)`` bytes in all.
+    """
+    side = n_humans * (1 + (n_judges + 1) * (1 + n_labels) + n_labels)
+    return 8 * (2 * side + 4 + 6 * n_labels + 2 * n_humans)
 
 
 @jit
-def _count_passes(tables, epsilon, coefficient, n_pass, counters, empty_column, degenerate_column):
-    """Write each judge's passed comparisons into ``n_pass``; count empty and degenerate.
+def _side_margins(n_humans, n_judges, n_labels):
+    """Return ``(totals, traces, rows, cols)`` of one side (sparse or dense)."""
+    return (
+        np.empty(n_humans, dtype=np.int64),
+        np.empty((n_humans, n_judges + 1), dtype=np.int64),
+        np.empty((n_humans, n_judges + 1, n_labels), dtype=np.int64),
+        np.empty((n_humans, n_labels), dtype=np.int64),
+    )
 
-    Observed agreement compares on counts, ``judge_agree - human_agree + eps n_pairs >=
-    -TIE_TOLERANCE``; other coefficients compare scores with a 1e-12 tolerance.
+
+@jit(inline=True)  # once per trial; inlined, its tuple arguments cost nothing
+def _clear(side):
+    """Zero one side's margins."""
+    totals, traces, rows, cols = side
+    totals[:] = 0
+    traces[:] = 0
+    rows[:] = 0
+    cols[:] = 0
+
+
+@jit(inline=True)  # runs per row and held-out human
+def _row_counts(labels, mask, i, n_humans, counts, distinct, side):
+    """Count row ``i``'s human labels (``side`` 0: labelling humans, 1: all) into ``counts``.
+
+    Lists the labels present in ``distinct[side]`` and returns how many there are and how
+    many humans count. The pool's pairs ``q < r`` are NOT added here (see
+    :func:`_add_pool`).
     """
-    n_humans = tables.shape[0]
-    n_judges = tables.shape[1] - 1
-    n_labels = tables.shape[2]
+    n_distinct = 0
+    n_counted = 0
+    for r in range(n_humans):
+        if side == 0 and not mask[i, r]:
+            continue
+        label = labels[i, r]
+        if counts[side, label] == 0:
+            distinct[side, n_distinct] = label
+            n_distinct += 1
+        counts[side, label] += 1
+        n_counted += 1
+    return n_distinct, n_counted
+
+
+@jit(inline=True)  # runs per row and held-out human
+def _add_pool(
+    labels,
+    mask,
+    i,
+    n_humans,
+    weight,
+    counts,
+    distinct,
+    side,
+    n_distinct,
+    n_counted,
+    pool_sums,
+    pool_margins,
+):
+    """Add row ``i``'s pairs of humans ``q < r`` (oriented ``q``'s label, ``r``'s label)."""
+    pool_sums[side, 0] += weight * (n_counted * (n_counted - 1) // 2)
+    for d in range(n_distinct):
+        count = counts[side, distinct[side, d]]
+        pool_sums[side, 1] += weight * (count * (count - 1) // 2)
+    position = 0
+    for r in range(n_humans):
+        if side == 0 and not mask[i, r]:
+            continue
+        label = labels[i, r]
+        pool_margins[side, 0, label] += weight * (n_counted - 1 - position)
+        pool_margins[side, 1, label] += weight * position
+        position += 1
+
+
+@jit(inline=True)  # runs per row and held-out human
+def _add_comparisons(
+    labels, i, n_humans, k, weight, pool, counts, distinct, side, n_distinct, margins
+):
+    """Add the pairs of held-out human ``k`` on row ``i``: every candidate x ``pool`` others.
+
+    ``counts[side]`` holds the row's pool label counts including ``k``'s own label, which
+    is taken off here; cost ``O(labels present + J)``. (Indexing ``counts`` and
+    ``distinct`` by ``side`` rather than passing row views avoids a reference count per
+    call.)
+    """
+    totals, traces, rows, cols = margins
+    n_judges = rows.shape[1] - 1
+    own = labels[i, k]
+    totals[k] += weight * pool
+    for d in range(n_distinct):
+        label = distinct[side, d]
+        cols[k, label] += weight * (counts[side, label] - (1 if label == own else 0))
+    for c in range(n_judges):
+        label = labels[i, n_humans + c]
+        rows[k, c, label] += weight * pool
+        traces[k, c] += weight * (counts[side, label] - (1 if label == own else 0))
+    rows[k, n_judges, own] += weight * pool
+    traces[k, n_judges] += weight * (counts[side, own] - 1)
+
+
+@jit(inline=True)  # once per trial; inlined, its tuple arguments cost nothing
+def _fill_margins(labels, mask, weights, n_humans, tables, dense):
+    """Accumulate the margins of every comparison and of the human pool into ``tables``.
+
+    Comparison ``k``'s pairs are ``(i, q)`` for every row ``i`` that ``k`` labelled (dense:
+    every row) and every other human ``q`` who labelled it (dense: every other human). The
+    pool's pairs are every two humans ``q < r`` who both labelled a row. Row ``i`` stands
+    for ``weights[i]`` identical items. ``tables`` is :func:`pair_tables`; the dense side
+    is filled only when ``dense``.
+    """
+    sparse, dense_side, pool_sums, pool_margins = tables[0], tables[1], tables[2], tables[3]
+    _clear(sparse)
+    _clear(dense_side)
+    pool_sums[:] = 0
+    pool_margins[:] = 0
+    for i in range(labels.shape[0]):
+        weight = weights[i]
+        if weight == 0:
+            continue
+        _add_row(labels, mask, i, n_humans, weight, 0, sparse, tables)
+        if dense:
+            _add_row(labels, mask, i, n_humans, weight, 1, dense_side, tables)
+
+
+@jit(inline=True)  # runs per row
+def _add_row(labels, mask, i, n_humans, weight, side, margins, tables):
+    """Add row ``i``'s pairs to one side's margins (``side`` 0: sparse, 1: dense)."""
+    pool_sums, pool_margins, counts, distinct = tables[2], tables[3], tables[4], tables[5]
+    n_distinct, n_counted = _row_counts(labels, mask, i, n_humans, counts, distinct, side)
+    _add_pool(
+        labels,
+        mask,
+        i,
+        n_humans,
+        weight,
+        counts,
+        distinct,
+        side,
+        n_distinct,
+        n_counted,
+        pool_sums,
+        pool_margins,
+    )
+    if n_counted > 1:
+        for k in range(n_humans):
+            if side == 0 and not mask[i, k]:
+                continue
+            _add_comparisons(
+                labels,
+                i,
+                n_humans,
+                k,
+                weight,
+                n_counted - 1,
+                counts,
+                distinct,
+                side,
+                n_distinct,
+                margins,
+            )
+    for d in range(n_distinct):
+        counts[side, distinct[side, d]] = 0
+
+
+@jit(inline=True)  # once per trial; inlined, its tuple arguments cost nothing
+def _count_passes(margins, n_labels, epsilon, coefficient, min_pairs, n_pass, counters, columns):
+    """Write each judge's passed comparisons into ``n_pass``; count empty, thin, degenerate.
+
+    ``columns`` = ``(empty, thin, degenerate)`` counter columns (-1: not counted). A
+    comparison with fewer than ``min_pairs`` pairs is left out (thin); an empty one that
+    is not left out passes. Observed agreement compares on counts, ``judge_agree -
+    human_agree + eps n_pairs >= -TIE_TOLERANCE``; other coefficients compare scores with a
+    1e-12 tolerance.
+    """
+    totals, traces, rows, cols = margins
+    empty_column, thin_column, degenerate_column = columns
+    n_humans = rows.shape[0]
+    n_judges = rows.shape[1] - 1
     for c in range(n_judges):
         n_pass[c] = 0
     for k in range(n_humans):
-        total = 0
-        human_agree = 0
-        for a in range(n_labels):
-            human_agree += tables[k, n_judges, a, a]
-            for b in range(n_labels):
-                total += tables[k, n_judges, a, b]
+        total = totals[k]
+        if total == 0 and empty_column >= 0:
+            counters[empty_column] += 1
+        if total < min_pairs:
+            counters[thin_column] += 1
+            continue
         if total == 0:
-            if empty_column >= 0:
-                counters[empty_column] += 1
             for c in range(n_judges):
                 n_pass[c] += 1
             continue
+        human_agree = traces[k, n_judges]
         if coefficient == OBSERVED:
             for c in range(n_judges):
-                judge_agree = 0
-                for a in range(n_labels):
-                    judge_agree += tables[k, c, a, a]
-                if judge_agree - human_agree + epsilon * total >= -TIE_TOLERANCE:
+                if traces[k, c] - human_agree + epsilon * total >= -TIE_TOLERANCE:
                     n_pass[c] += 1
             continue
-        human_score, human_degenerate = table_score(tables[k, n_judges], coefficient)
+        human_score, human_degenerate = marginal_score(
+            total, human_agree, rows[k, n_judges], cols[k], n_labels, coefficient
+        )
         if human_degenerate:
             counters[degenerate_column] += 1
         for c in range(n_judges):
-            judge_score, judge_degenerate = table_score(tables[k, c], coefficient)
+            judge_score, judge_degenerate = marginal_score(
+                total, traces[k, c], rows[k, c], cols[k], n_labels, coefficient
+            )
             if judge_degenerate:
                 counters[degenerate_column] += 1
             if judge_score - human_score + epsilon >= -SCORE_TOLERANCE:
                 n_pass[c] += 1
 
 
-@jit
-def _pool_estimate(pool, coefficient, values, counters, value_column, undefined_column):
-    """Score the human pool's table; an empty or degenerate table is counted undefined."""
-    total = 0
-    for a in range(pool.shape[0]):
-        for b in range(pool.shape[1]):
-            total += pool[a, b]
-    score, degenerate = table_score(pool, coefficient)
+@jit(inline=True)  # once per trial; inlined, its tuple arguments cost nothing
+def _pool_estimate(tables, side, coefficient, values, counters, value_column, undefined_column):
+    """Score the human pool's pairs; an empty or degenerate pool is counted undefined."""
+    pool_sums, pool_margins = tables[2], tables[3]
+    total = pool_sums[side, 0]
+    score, degenerate = marginal_score(
+        total,
+        pool_sums[side, 1],
+        pool_margins[side, 0],
+        pool_margins[side, 1],
+        pool_margins.shape[2],
+        coefficient,
+    )
     values[value_column] = score
     if total == 0 or degenerate:
         counters[undefined_column] += 1
@@ -146,47 +309,60 @@ def _pool_estimate(pool, coefficient, values, counters, value_column, undefined_
 
 @jit
 def decide_trial(
-    labels, mask, weights, n_humans, epsilon, coefficient, tables, passes, counters, values
+    labels, mask, weights, n_humans, rule_values, dense, tables, passes, counters, values
 ):
-    """Run the rule and the pool estimate on one trial, sparse and dense."""
-    _fill_tables(labels, mask, weights, n_humans, tables)
-    sparse_tables, dense_tables, sparse_pool, dense_pool, _ = tables
-    _count_passes(sparse_tables, epsilon, coefficient, passes[0], counters, EMPTY, DEGENERATE)
-    _count_passes(dense_tables, epsilon, coefficient, passes[1], counters, -1, DEGENERATE_DENSE)
-    _pool_estimate(sparse_pool, coefficient, values, counters, POOL_SPARSE, POOL_UNDEFINED)
-    _pool_estimate(dense_pool, coefficient, values, counters, POOL_DENSE, POOL_UNDEFINED_DENSE)
+    """Run the rule and the pool estimate on one trial, sparse (and dense when ``dense``).
 
-
-@jit
-def pair_tables(n_humans, n_judges, n_labels):
-    """Return the rule's scratch tables, allocated once per task.
-
-    Sparse and dense comparison tables, sparse and dense pool tables, and the per-row label
-    counts (all humans, labelling humans) :func:`_fill_tables` works in.
+    ``rule_values`` is ``(epsilon, coefficient, min_pairs)``; ``passes`` ``(2, J)``
+    receives each judge's passes, sparse then dense. The comparisons made are ``K`` less
+    the ``THIN`` (``THIN_DENSE``) counter.
     """
-    sparse_tables = np.empty((n_humans, n_judges + 1, n_labels, n_labels), dtype=np.int64)
-    dense_tables = np.empty_like(sparse_tables)
-    sparse_pool = np.empty((n_labels, n_labels), dtype=np.int64)
-    dense_pool = np.empty_like(sparse_pool)
-    label_counts = np.empty((2, n_labels), dtype=np.int64)
-    return sparse_tables, dense_tables, sparse_pool, dense_pool, label_counts
+    epsilon, coefficient, min_pairs = rule_values
+    _fill_margins(labels, mask, weights, n_humans, tables, dense)
+    n_labels = tables[4].shape[1]
+    _count_passes(
+        tables[0],
+        n_labels,
+        epsilon,
+        coefficient,
+        min_pairs,
+        passes[0],
+        counters,
+        (EMPTY, THIN, DEGENERATE),
+    )
+    _pool_estimate(tables, 0, coefficient, values, counters, POOL_SPARSE, POOL_UNDEFINED)
+    if dense:
+        _count_passes(
+            tables[1],
+            n_labels,
+            epsilon,
+            coefficient,
+            min_pairs,
+            passes[1],
+            counters,
+            (-1, THIN_DENSE, DEGENERATE_DENSE),
+        )
+        _pool_estimate(tables, 1, coefficient, values, counters, POOL_DENSE, POOL_UNDEFINED_DENSE)
 
 
 @jit
-def ranking_scores(tables, coefficient, out):
-    """Write each judge's mean score over the non-empty comparisons (0 if all are empty)."""
-    n_humans = tables.shape[0]
-    n_judges = tables.shape[1] - 1
+def ranking_scores(margins, n_labels, coefficient, min_pairs, out):
+    """Write each judge's mean score over the comparisons made (0 if there are none).
+
+    A comparison is made when it has at least ``max(min_pairs, 1)`` pairs.
+    """
+    totals, traces, rows, cols = margins
+    n_humans = rows.shape[0]
+    n_judges = rows.shape[1] - 1
+    least = max(min_pairs, 1)
     for c in range(n_judges):
         total = 0.0
         count = 0
         for k in range(n_humans):
-            pairs = 0
-            for a in range(tables.shape[2]):
-                for b in range(tables.shape[3]):
-                    pairs += tables[k, c, a, b]
-            if pairs > 0:
-                total += table_score(tables[k, c], coefficient)[0]
+            if totals[k] >= least:
+                total += marginal_score(
+                    totals[k], traces[k, c], rows[k, c], cols[k], n_labels, coefficient
+                )[0]
                 count += 1
         out[c] = total / count if count > 0 else 0.0
 
@@ -195,17 +371,20 @@ def ranking_scores(tables, coefficient, out):
 
 
 @jit(parallel=True)
-def evaluate(labels, mask, n_humans, n_labels, epsilon, coefficient):
+def evaluate(labels, mask, n_humans, n_labels, epsilon, coefficient, min_pairs=0):
     """Run the rule on given label tensors: ``(T, n, R)`` labels and ``(T, n, K)`` mask.
 
-    Returns ``passes``, ``counters`` and ``values`` in the layout of the simulation's
-    (:func:`simcore.engine.decide.trial_outputs`; the overlap columns are left at 0).
+    Returns ``passes`` ``(T, 2, J)`` (sparse, dense), ``counters`` and ``values`` in the
+    layout of the simulation's (:func:`simcore.engine.decide.trial_outputs`; the overlap
+    columns are left at 0). Comparisons made: ``K - counters[:, THIN]`` (dense:
+    ``THIN_DENSE``); with ``min_pairs = 0``, K.
     """
     n_trials = labels.shape[0]
     n_judges = labels.shape[2] - n_humans
     passes = np.zeros((n_trials, 2, n_judges), dtype=np.int16)
     counters = np.zeros((n_trials, N_COUNTERS), dtype=np.int32)
     values = np.zeros((n_trials, N_VALUES), dtype=np.float64)
+    rule_values = (float(epsilon), int(coefficient), int(min_pairs))
     n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
     for chunk in prange(n_chunks):
         tables = pair_tables(n_humans, n_judges, n_labels)
@@ -216,8 +395,8 @@ def evaluate(labels, mask, n_humans, n_labels, epsilon, coefficient):
                 mask[t],
                 weights,
                 n_humans,
-                epsilon,
-                coefficient,
+                rule_values,
+                True,
                 tables,
                 passes[t],
                 counters[t],
@@ -227,8 +406,11 @@ def evaluate(labels, mask, n_humans, n_labels, epsilon, coefficient):
 
 
 @jit(parallel=True)
-def evaluate_masks(labels, masks, n_humans, n_labels, epsilon, coefficient):
+def evaluate_masks(labels, masks, n_humans, n_labels, epsilon, coefficient, min_pairs=0):
     """Run the rule on one label matrix under many masks (real data thinned per trial).
+
+    Only the sparse side is computed (the masks are the data; there is no dense matrix).
+    Scratch per parallel task is :func:`pair_tables`, ``O(K (J + 1) L)``.
 
     Parameters
     ----------
@@ -242,6 +424,8 @@ def evaluate_masks(labels, masks, n_humans, n_labels, epsilon, coefficient):
         Tolerance eps.
     coefficient : int
         Agreement coefficient code.
+    min_pairs : int
+        A comparison with fewer pairs is left out of omega (0: none is).
 
     Returns
     -------
@@ -252,7 +436,10 @@ def evaluate_masks(labels, masks, n_humans, n_labels, epsilon, coefficient):
     pool : numpy.ndarray
         float64 ``(T,)``: the human pool's agreement under the mask.
     ranking : numpy.ndarray
-        float64 ``(T, J)``: each judge's mean score over the non-empty comparisons.
+        float64 ``(T, J)``: each judge's mean score over the comparisons made.
+    tested : numpy.ndarray
+        int16 ``(T,)``: comparisons made, ``K - counters[:, THIN]`` (omega = passes /
+        tested; 0 means no comparison was left).
     """
     n_trials = masks.shape[0]
     n_judges = labels.shape[1] - n_humans
@@ -260,6 +447,7 @@ def evaluate_masks(labels, masks, n_humans, n_labels, epsilon, coefficient):
     counters = np.zeros((n_trials, N_COUNTERS), dtype=np.int32)
     values = np.zeros((n_trials, N_VALUES), dtype=np.float64)
     ranking = np.zeros((n_trials, n_judges), dtype=np.float64)
+    rule_values = (float(epsilon), int(coefficient), int(min_pairs))
     n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
     for chunk in prange(n_chunks):
         tables = pair_tables(n_humans, n_judges, n_labels)
@@ -270,12 +458,13 @@ def evaluate_masks(labels, masks, n_humans, n_labels, epsilon, coefficient):
                 masks[t],
                 weights,
                 n_humans,
-                epsilon,
-                coefficient,
+                rule_values,
+                False,
                 tables,
                 passes[t],
                 counters[t],
                 values[t],
             )
-            ranking_scores(tables[0], coefficient, ranking[t])
-    return passes[:, 0], counters, values[:, POOL_SPARSE].copy(), ranking
+            ranking_scores(tables[0], n_labels, rule_values[1], rule_values[2], ranking[t])
+    tested = (n_humans - counters[:, THIN]).astype(np.int16)
+    return passes[:, 0], counters, values[:, POOL_SPARSE].copy(), ranking, tested

@@ -13,6 +13,12 @@ Exact ties pass. With observed agreement the comparison is made on counts,
 A comparison with no pairs passes (both scores are 0) and is counted as empty. Other
 coefficients compare scores, ``S_j - S_h + eps >= -SCORE_TOLERANCE``.
 
+``min_pairs`` (``rule.min_pairs``, default 0): a comparison with fewer pairs says nothing
+about the judge and is left out of omega, neither for nor against; then ``omega = passes /
+tested`` with ``tested`` the comparisons made (the effective K), and a judge with no
+comparison left is inconclusive. With ``min_pairs = 0`` every comparison is made and an
+empty one passes (the paper's convention); ``min_pairs = 1`` leaves out the empty ones.
+
 This module holds the plain NumPy implementation (the test oracle for the kernels), the
 aggregation of passes into decisions, and the analytic ``population`` reference.
 """
@@ -44,9 +50,15 @@ class LeaveOneOutResult:
     passes : numpy.ndarray
         ``T_k``, bool, shape ``(J, K)``.
     omega : numpy.ndarray
-        Share of comparisons passed, shape ``(J,)``.
+        Share of the comparisons made that the judge passes, shape ``(J,)`` (0 when none
+        is made).
     accept : numpy.ndarray
-        ``omega >= tau``, bool, shape ``(J,)``.
+        ``omega >= tau`` with a comparison made, bool, shape ``(J,)``.
+    made : numpy.ndarray
+        Comparisons with at least ``min_pairs`` pairs, bool, shape ``(K,)``.
+    decision : numpy.ndarray
+        int8 :data:`REJECT`, :data:`ACCEPT` or :data:`INCONCLUSIVE` (no comparison made),
+        shape ``(J,)``.
     """
 
     judge_score: np.ndarray
@@ -55,6 +67,13 @@ class LeaveOneOutResult:
     passes: np.ndarray
     omega: np.ndarray
     accept: np.ndarray
+    made: np.ndarray
+    decision: np.ndarray
+
+    @property
+    def tested(self):
+        """Comparisons made (the effective K)."""
+        return int(self.made.sum())
 
     @property
     def difference(self):
@@ -71,11 +90,15 @@ class RuleCounts(NamedTuple):
     """Per-trial outcome of the rule on a batch: what the kernels return, in NumPy."""
 
     n_pass: np.ndarray
-    """``(T, J)`` comparisons each judge passes (``omega * K``)."""
+    """``(T, J)`` comparisons each judge passes (``omega * tested``)."""
     n_empty: np.ndarray
     """``(T,)`` comparisons with no eligible pair."""
     n_degenerate: np.ndarray
     """``(T,)`` scores whose coefficient had a zero denominator (judges' and humans')."""
+    n_tested: np.ndarray
+    """``(T,)`` comparisons made: those with at least ``min_pairs`` pairs."""
+    n_thin: np.ndarray
+    """``(T,)`` comparisons left out, with fewer than ``min_pairs`` pairs."""
 
 
 def comparison_tables(labels, mask, n_humans, n_labels):
@@ -114,12 +137,13 @@ def comparison_tables(labels, mask, n_humans, n_labels):
     return judge_tables, human_tables, pool_table
 
 
-def comparison_passes(judge_tables, human_tables, epsilon, coefficient="observed"):
+def comparison_passes(judge_tables, human_tables, epsilon, coefficient="observed", min_pairs=0):
     """Return ``T_k`` for every judge and comparison from the pair tables.
 
     Observed agreement compares counts (ties pass up to :data:`TIE_TOLERANCE`); other
     coefficients compare scores, ``S_j - S_h + eps >= -1e-12``. An empty comparison
-    passes.
+    passes. A comparison with fewer than ``min_pairs`` pairs is not made
+    (:func:`comparisons_made`) and does not pass; its degenerate scores are not counted.
 
     Returns
     -------
@@ -129,6 +153,7 @@ def comparison_passes(judge_tables, human_tables, epsilon, coefficient="observed
         int64 ``(...)``: non-empty scores with a zero denominator.
     """
     n_pairs = human_tables.sum(axis=(-2, -1))  # (..., K)
+    made = comparisons_made(human_tables, min_pairs)
     empty = n_pairs == 0
     if coefficient == "observed":
         human_agree = np.trace(human_tables, axis1=-2, axis2=-1)
@@ -141,13 +166,34 @@ def comparison_passes(judge_tables, human_tables, epsilon, coefficient="observed
         judge_score, judge_degenerate = score_table(judge_tables, code)
         human_score, human_degenerate = score_table(human_tables, code)
         passes = judge_score - human_score[..., None, :] + epsilon >= -SCORE_TOLERANCE
-        degenerate = (judge_degenerate & ~empty[..., None, :]).sum(axis=(-2, -1)) + (
-            human_degenerate & ~empty
+        counted = made & ~empty
+        degenerate = (judge_degenerate & counted[..., None, :]).sum(axis=(-2, -1)) + (
+            human_degenerate & counted
         ).sum(axis=-1)
-    return passes | empty[..., None, :], degenerate
+    return (passes | empty[..., None, :]) & made[..., None, :], degenerate
 
 
-def count_passes(labels, mask, n_humans, epsilon, coefficient="observed", n_labels=None):
+def comparisons_made(human_tables, min_pairs=0):
+    """Return which comparisons are made: those with at least ``min_pairs`` pairs.
+
+    Parameters
+    ----------
+    human_tables : numpy.ndarray
+        ``(..., K, L, L)`` pair tables of the held-out humans (:func:`comparison_tables`).
+    min_pairs : int
+        Fewest pairs for a comparison to count (0: every comparison is made).
+
+    Returns
+    -------
+    numpy.ndarray
+        bool ``(..., K)``.
+    """
+    return human_tables.sum(axis=(-2, -1)) >= min_pairs
+
+
+def count_passes(
+    labels, mask, n_humans, epsilon, coefficient="observed", n_labels=None, min_pairs=0
+):
     """Run the rule on a batch of trials with NumPy: the oracle for the kernels.
 
     Parameters
@@ -160,6 +206,8 @@ def count_passes(labels, mask, n_humans, epsilon, coefficient="observed", n_labe
         Agreement coefficient (:data:`simcore.engine.coefficients.COEFFICIENTS`).
     n_labels : int, optional
         L; by default one more than the largest label.
+    min_pairs : int
+        Comparisons with fewer pairs are left out (``rule.min_pairs``).
 
     Returns
     -------
@@ -167,13 +215,22 @@ def count_passes(labels, mask, n_humans, epsilon, coefficient="observed", n_labe
     """
     n_labels = n_labels or max(int(labels.max()) + 1, 2)
     judge_tables, human_tables, _ = comparison_tables(labels, mask, n_humans, n_labels)
-    passes, degenerate = comparison_passes(judge_tables, human_tables, epsilon, coefficient)
+    passes, degenerate = comparison_passes(
+        judge_tables, human_tables, epsilon, coefficient, min_pairs
+    )
     n_empty = (human_tables.sum(axis=(-2, -1)) == 0).sum(axis=-1)
-    return RuleCounts(passes.sum(axis=-1), n_empty, degenerate)
+    n_tested = comparisons_made(human_tables, min_pairs).sum(axis=-1)
+    return RuleCounts(passes.sum(axis=-1), n_empty, degenerate, n_tested, n_humans - n_tested)
 
 
 def leave_one_out(
-    human_labels, judge_labels, epsilon=0.05, tau=0.5, coefficient="observed", n_labels=None
+    human_labels,
+    judge_labels,
+    epsilon=0.05,
+    tau=0.5,
+    coefficient="observed",
+    n_labels=None,
+    min_pairs=0,
 ):
     """Run the leave-one-out rule on one label matrix.
 
@@ -192,6 +249,8 @@ def leave_one_out(
         Agreement coefficient (:data:`simcore.engine.coefficients.COEFFICIENTS`).
     n_labels : int, optional
         L; by default one more than the largest label.
+    min_pairs : int
+        Comparisons with fewer pairs are left out of omega (``rule.min_pairs``).
 
     Returns
     -------
@@ -209,16 +268,21 @@ def leave_one_out(
     judge_tables, human_tables, _ = (
         a[0] for a in comparison_tables(labels, mask, n_humans, n_labels)
     )
-    passes, _ = comparison_passes(judge_tables, human_tables, epsilon, coefficient)
+    passes, _ = comparison_passes(judge_tables, human_tables, epsilon, coefficient, min_pairs)
     code = coefficient_code(coefficient)
-    omega = passes.mean(axis=-1)
+    made = comparisons_made(human_tables, min_pairs)
+    tested = int(made.sum())
+    n_pass = passes.sum(axis=-1)
+    decision = decide(n_pass, n_humans, tau, tested=tested)
     return LeaveOneOutResult(
         judge_score=score_table(judge_tables, code)[0],
         human_score=score_table(human_tables, code)[0],
         n_pairs=human_tables.sum(axis=(-2, -1)),
         passes=passes,
-        omega=omega,
-        accept=omega_accepts(passes.sum(axis=-1), n_humans, tau),
+        omega=n_pass / max(tested, 1),
+        accept=decision == ACCEPT,
+        made=made,
+        decision=decision,
     )
 
 
@@ -253,7 +317,9 @@ def decide_counts(favour, against, tested, tau, strict=False, inconclusive=None,
     inconclusive : tuple of float, optional
         Point rule: ``omega`` in ``[low, high)`` is inconclusive.
     kind : str
-        ``point``, ``alt_test`` (no human tested: reject) or ``interval`` (reject when the
+        ``point`` (no comparison made, ``tested = 0``: inconclusive, which only
+        ``rule.min_pairs`` can cause), ``alt_test`` (no human tested: reject) or
+        ``interval`` (reject when the
         comparisons that fail with confidence make ``tau`` unreachable; inconclusive when
         neither accept nor reject is certain).
 
@@ -270,6 +336,8 @@ def decide_counts(favour, against, tested, tau, strict=False, inconclusive=None,
         reachable = tested - np.asarray(against)
         undecided = ~accept & omega_accepts(reachable, tested, tau, strict)
         decision[undecided] = INCONCLUSIVE
+    if kind == "point":
+        decision[tested == 0] = INCONCLUSIVE
     if inconclusive is not None:
         low, high = inconclusive
         in_band = (favour >= low * tested - TIE_TOLERANCE) & (
@@ -279,13 +347,13 @@ def decide_counts(favour, against, tested, tau, strict=False, inconclusive=None,
     return decision
 
 
-def decide(n_pass, n_humans, tau, inconclusive=None, strict=False):
+def decide(n_pass, n_humans, tau, inconclusive=None, strict=False, tested=None):
     """Turn the point rule's comparisons passed into decisions (:func:`decide_counts`).
 
     Parameters
     ----------
     n_pass : array_like
-        Comparisons passed (``omega * K``).
+        Comparisons passed (``omega * tested``).
     n_humans : int
         K.
     tau : float
@@ -295,6 +363,9 @@ def decide(n_pass, n_humans, tau, inconclusive=None, strict=False):
         decision is accept/reject by ``tau``.
     strict : bool
         Strict inequality.
+    tested : array_like, optional
+        Comparisons made (broadcast against ``n_pass``; default K): ``omega = n_pass /
+        tested``, and none made (0) is inconclusive.
 
     Returns
     -------
@@ -302,7 +373,8 @@ def decide(n_pass, n_humans, tau, inconclusive=None, strict=False):
         int8 codes :data:`REJECT`, :data:`ACCEPT` or :data:`INCONCLUSIVE`.
     """
     n_pass = np.asarray(n_pass)
-    return decide_counts(n_pass, n_humans - n_pass, n_humans, tau, strict, inconclusive)
+    tested = n_humans if tested is None else np.asarray(tested)
+    return decide_counts(n_pass, tested - n_pass, tested, tau, strict, inconclusive)
 
 
 def population_scores(pair_probabilities, n_humans, weights, coefficient="observed"):

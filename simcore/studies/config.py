@@ -264,6 +264,31 @@ class RuleConfig:
         "(categorical) or minus the RMSE of the label codes (numeric)",
         choices=("categorical", "numeric"),
     )
+    min_pairs: int = _field(
+        0,
+        "int",
+        "point rule: a leave-one-out comparison with fewer pairs is left out of omega "
+        "(0: every comparison counts, an empty one passes, the paper's convention)",
+        minimum=0,
+    )
+
+
+RULE_KEYS_WRITTEN_WHEN_SET = {"min_pairs": 0}
+"""Rule keys added after stores were published, with their defaults: a scenario writes them
+only when set, so a scenario that does not set them keeps its YAML text and content hash."""
+
+
+def rule_dict(rule, plain=lambda value: value):
+    """Return the rule's fields as a mapping (``plain`` converts each value).
+
+    Keys of :data:`RULE_KEYS_WRITTEN_WHEN_SET` at their default are left out: older
+    scenarios never wrote them, and their YAML text and content hash stay as they were.
+    """
+    return {
+        field.name: plain(getattr(rule, field.name))
+        for field in dataclasses.fields(rule)
+        if RULE_KEYS_WRITTEN_WHEN_SET.get(field.name, object()) != getattr(rule, field.name)
+    }
 
 
 @dataclass(frozen=True)

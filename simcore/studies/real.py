@@ -33,6 +33,7 @@ from simcore.studies.config import (
     _convert,
     _describe,
     _parse_section,
+    rule_dict,
     unknown_keys,
 )
 
@@ -64,7 +65,7 @@ class RealScenario:
             "description": self.description,
             "kind": "real",
             "data": self.data,
-            "rule": {k: v for k, v in dataclasses.asdict(self.rule).items()},
+            "rule": rule_dict(self.rule),
             "trials": self.trials,
             "seed": self.seed,
             "sweep": {"design": list(self.designs), "coverage": list(self.coverages)},

@@ -18,8 +18,9 @@ import xarray as xr
 
 from simcore.engine import kernels
 from simcore.engine.coefficients import coefficient_code
+from simcore.engine.point_rule import margins_bytes
 from simcore.engine.rng import stable_key
-from simcore.model.rule import decide, omega_accepts
+from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide
 from simcore.realdata.thinning import thin
 from simcore.studies import real_alt_test
 from simcore.studies.protocol import CellSpec, Layout, Variable, add_counts, quantize
@@ -88,16 +89,18 @@ def group_matrix(scenario, matrix):
     human_codes = np.maximum(matrix.human_labels, 0)
     labels = np.concatenate([human_codes, matrix.judge_labels], axis=1).astype(np.int16)
     rule = scenario.rule
-    full_pass, counters, pool, ranking = kernels.evaluate_masks(
+    full_pass, counters, pool, ranking, tested = kernels.evaluate_masks(
         labels,
         matrix.available[None],
         n_humans,
         matrix.n_labels,
         rule.epsilon,
         coefficient_code(rule.coefficient),
+        rule.min_pairs,
     )
     full_pass = full_pass[0].astype(np.int64)
-    full_omega = full_pass / n_humans
+    full_tested = int(tested[0])
+    full_omega = full_pass / max(full_tested, 1)
     judge_class = np.where(
         full_omega >= PASS_OMEGA, 2, np.where(full_omega < REJECT_OMEGA, 0, 1)
     ).astype(np.int8)
@@ -110,7 +113,7 @@ def group_matrix(scenario, matrix):
         n_humans=n_humans,
         n_labels=matrix.n_labels,
         full_omega=full_omega,
-        full_accept=omega_accepts(full_pass, n_humans, rule.tau),
+        full_accept=decide(full_pass, n_humans, rule.tau, tested=full_tested) == ACCEPT,
         judge_class=judge_class,
         full_ranking=ranking[0],
         full_agreement=float(pool[0]) if defined else np.nan,
@@ -148,6 +151,7 @@ PER_JUDGE = {
     "n_false_reject": "trials in which a pass judge is rejected",
     "n_false_accept": "trials in which a reject judge is accepted",
     "n_accept": "trials whose thinned decision accepts the judge",
+    "n_inconclusive": "trials with no comparison made (every one under rule.min_pairs pairs)",
 }
 PER_CELL = {
     "n_top1_wrong": ("trials whose top-ranked judge differs from the full matrix's", "count"),
@@ -163,6 +167,12 @@ PER_CELL = {
         "trials whose thinned human-pool agreement is within 0.05 of the full one",
         "count",
     ),
+    "n_empty_comparisons": ("leave-one-out comparisons with no pair, summed over trials", "count"),
+    "n_thin_comparisons": (
+        "comparisons with fewer than rule.min_pairs pairs, left out of omega, summed over trials",
+        "count",
+    ),
+    "n_tested": ("comparisons made (the effective K), summed over trials", "count"),
 }
 SUMS = {
     "sum_agreement_estimate": "sum of the thinned human-pool agreement over defined trials",
@@ -209,8 +219,9 @@ def real_layout(scenario, context):
 def memory_need(context):
     """Return ``(bytes, advice)`` for the largest group.
 
-    A block of masks, the labels, and the rule's pair tables (K x (J + 1) x L x L counts,
-    twice) per numba thread.
+    A block of masks, the labels, the sequential designs' per-item label counts
+    (``n x L``), and per numba thread the rule's pair margins
+    (:func:`simcore.engine.point_rule.margins_bytes`), which grow linearly in L.
     """
     import numba
 
@@ -218,12 +229,17 @@ def memory_need(context):
     need = 0
     for group in context.groups:
         n, raters = group.labels.shape
-        humans, labels = group.n_humans, group.n_labels
-        tables = 2 * humans * (raters - humans + 1) * labels * labels * 8
-        need = max(need, TRIALS_PER_BLOCK * n * humans * 2 + n * raters * 4 + threads * tables)
+        need = max(
+            need,
+            TRIALS_PER_BLOCK * n * group.n_humans * 2
+            + n * raters * 4
+            + n * group.n_labels * 8  # the sequential designs' label counts per item
+            + threads * margins_bytes(group.n_humans, raters - group.n_humans, group.n_labels),
+        )
     return need, (
-        f"the matrix has {max(g.n_labels for g in context.groups)} labels and the rule's "
-        "pair tables grow with their square; merge rare labels or label fewer categories"
+        f"the matrix has {max(g.n_items for g in context.groups)} items, "
+        f"{max(g.n_humans for g in context.groups)} humans and "
+        f"{max(g.n_labels for g in context.groups)} labels; thin it or split it into groups"
     )
 
 
@@ -262,23 +278,30 @@ def thinned_masks(group, coords, root_seed, start, stop):
 def count_block(scenario, group, masks):
     """Decide every judge under each mask; return the block's counts and sums."""
     rule = scenario.rule
-    passes, counters, pool, ranking = kernels.evaluate_masks(
+    passes, counters, pool, ranking, tested = kernels.evaluate_masks(
         group.labels,
         masks,
         group.n_humans,
         group.n_labels,
         rule.epsilon,
         coefficient_code(rule.coefficient),
+        rule.min_pairs,
     )
-    accept = decide(passes, group.n_humans, rule.tau) == 1
+    decision = decide(passes, group.n_humans, rule.tau, tested=tested[:, None])
+    accept = decision == ACCEPT
+    decided = decision != INCONCLUSIVE
     counts = {
         "n_trials": np.int64(len(masks)),
-        "n_wrong": (accept != group.full_accept).sum(axis=0),
-        "n_false_reject": ((group.judge_class == 2) & ~accept).sum(axis=0),
+        "n_wrong": (decided & (accept != group.full_accept)).sum(axis=0),
+        "n_false_reject": ((group.judge_class == 2) & (decision == REJECT)).sum(axis=0),
         "n_false_accept": ((group.judge_class == 0) & accept).sum(axis=0),
         "n_accept": accept.sum(axis=0),
+        "n_inconclusive": (~decided).sum(axis=0),
         "n_top1_wrong": (np.argmax(ranking, axis=1) != np.argmax(group.full_ranking)).sum(),
         "n_rank_discordant": discordant_pairs(ranking, group.full_ranking).sum(),
+        "n_empty_comparisons": counters[:, kernels.EMPTY].sum(),
+        "n_thin_comparisons": counters[:, kernels.THIN].sum(),
+        "n_tested": tested.astype(np.int64).sum(),
     }
     defined = (counters[:, kernels.POOL_UNDEFINED] == 0) & np.isfinite(group.full_agreement)
     estimate = quantize(pool[defined])
@@ -329,6 +352,7 @@ def with_reference(cube, context):
         full_agreement=per_group("full_agreement", ()),
         n_items=per_group("n_items", ()),
         density=per_group("density", ()),
+        n_humans=per_group("n_humans", ()),
     )
     return cube
 
@@ -396,8 +420,34 @@ def derive_real(cube):
         cube[name] = value.assign_attrs(
             long_name=long_name.replace("sparse", "thinned"), units=units
         )
+    if "n_tested" in cube:  # stores made before rule.min_pairs lack these counts
+        _comparison_shares(cube)
     cube["agreement_reliability"] = cube["n_agreement_reliable"] / cube["n_trials"]
     cube["agreement_reliability"].attrs.update(
         long_name="share of trials within 0.05 of the full human-pool agreement", units="1"
     )
     return cube
+
+
+def _comparison_shares(cube):
+    """Add the shares of empty and thin comparisons, the effective K and inconclusive rate."""
+    trials = cube["n_trials"].astype(float).where(cube["n_trials"] > 0)
+    comparisons = trials * cube["n_humans"]
+    shares = {
+        "empty_comparison_share": (
+            "n_empty_comparisons",
+            "share of leave-one-out comparisons with no pair",
+        ),
+        "thin_comparison_share": (
+            "n_thin_comparisons",
+            "share of comparisons left out of omega (fewer than rule.min_pairs pairs)",
+        ),
+    }
+    for name, (count, long_name) in shares.items():
+        cube[name] = (cube[count] / comparisons).assign_attrs(long_name=long_name, units="1")
+    cube["effective_k"] = (cube["n_tested"] / trials).assign_attrs(
+        long_name="mean number of comparisons made (the effective K)", units="count"
+    )
+    cube["inconclusive_rate"] = (cube["n_inconclusive"] / trials).assign_attrs(
+        long_name="share of trials with no comparison made (decision inconclusive)", units="1"
+    )

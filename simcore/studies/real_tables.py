@@ -7,6 +7,7 @@ approval over reject judges, wrong decisions over all judges.
 
 import numpy as np
 import xarray as xr
+import yaml
 
 from simcore.studies.real_alt_test import advantage_table
 
@@ -185,9 +186,76 @@ def summary(cube):
         parts.append(f"{name}: full-matrix omega: {judges}")
         if "advantage_probability" in matrix:
             parts.append(advantage_table(name, matrix))
+    if "n_tested" in cube:  # stores made before rule.min_pairs lack the counts
+        parts.append(comparison_report(cube))
     parts.append(table3([cube]))
     parts.append(table2([cube]))
     return "\n\n".join(parts)
+
+
+SPARSE_WARNING_SHARE = 0.10
+"""Warn when more than this share of a cell's comparisons is empty (or left out)."""
+
+
+def _min_pairs(cube):
+    """Return the run's ``rule.min_pairs`` from the scenario the cube records (0 if unset)."""
+    scenario = yaml.safe_load(cube.attrs.get("scenario", "") or "{}") or {}
+    return int((scenario.get("rule") or {}).get("min_pairs", 0))
+
+
+def _worst(share):
+    """Return the largest share and the cell it is in, as ``(value, "design d, coverage c")``."""
+    flat = share.stack(cell=share.dims)
+    position = int(np.nanargmax(flat.values))
+    cell = flat.isel(cell=position)
+    where = ", ".join(
+        f"{dim} {cell[dim].values.item():g}"
+        if dim == "coverage"
+        else f"{dim} {cell[dim].values.item()}"
+        for dim in share.dims
+    )
+    return float(flat.values[position]), where
+
+
+def comparison_report(cube):
+    """Lines on the leave-one-out comparisons: empty and left-out shares, the effective K.
+
+    A held-out human who shares no item with the pool (an empty comparison) says nothing
+    about a judge; by the paper's convention it passes. When more than
+    :data:`SPARSE_WARNING_SHARE` of a cell's comparisons are empty and ``rule.min_pairs``
+    is 0, a WARNING line suggests ``rule.min_pairs: 1``; with ``min_pairs`` set, it warns
+    when more than that share is left out (the effective K shrinks).
+    """
+    min_pairs = _min_pairs(cube)
+    comparisons = cube["n_trials"] * cube["n_humans"]
+    total = float(comparisons.sum())
+    empty = cube["n_empty_comparisons"] / comparisons.where(comparisons > 0)
+    thin = cube["n_thin_comparisons"] / comparisons.where(comparisons > 0)
+    humans = int(cube["n_humans"].max())
+    effective = float(cube["n_tested"].sum()) / max(float(cube["n_trials"].sum()), 1.0)
+    lines = [
+        f"Leave-one-out comparisons (K = {humans} per trial): "
+        f"{100 * float(cube['n_empty_comparisons'].sum()) / max(total, 1):.1f}% have no pair; "
+        f"rule.min_pairs = {min_pairs} leaves out "
+        f"{100 * float(cube['n_thin_comparisons'].sum()) / max(total, 1):.1f}%; "
+        f"mean effective K {effective:.2f}."
+    ]
+    worst_empty, where_empty = _worst(empty)
+    worst_thin, where_thin = _worst(thin)
+    if min_pairs == 0 and worst_empty > SPARSE_WARNING_SHARE:
+        lines.append(
+            f"WARNING: {100 * worst_empty:.1f}% of the comparisons at {where_empty} have no "
+            "pair (the held-out human shares no item with the other humans); by the paper's "
+            "convention each passes, which pushes every judge towards accept. Set "
+            "rule.min_pairs: 1 to leave them out of omega (see README, rule.min_pairs)."
+        )
+    elif min_pairs > 0 and worst_thin > SPARSE_WARNING_SHARE:
+        lines.append(
+            f"WARNING: {100 * worst_thin:.1f}% of the comparisons at {where_thin} have fewer "
+            f"than {min_pairs} pairs and are left out of omega; the effective K shrinks and a "
+            "trial with none left is inconclusive."
+        )
+    return "\n".join(lines)
 
 
 def pooled_cube(cube):

@@ -135,6 +135,7 @@ def rule_parameters(rule):
     parameters[kernels.RULE_MIN_ITEMS] = rule.min_items_per_human
     parameters[kernels.RULE_Q] = rule.q
     parameters[kernels.RULE_NUMERIC] = 1.0 if rule.scale == "numeric" else 0.0
+    parameters[kernels.RULE_MIN_PAIRS] = rule.min_pairs
     return parameters
 
 

@@ -19,7 +19,7 @@ from simcore.engine.rng import stable_key
 from simcore.model.designs import DESIGNS
 from simcore.model.generative import Skew, prevalence_vector, rater_confusions
 from simcore.model.recipes import judge_accuracy_for_margin
-from simcore.studies.config import MAX_TRIALS, OutputConfig, RuleConfig, _field, _plain
+from simcore.studies.config import MAX_TRIALS, OutputConfig, RuleConfig, _field, _plain, rule_dict
 
 REFERENCES = ("dense", "population")
 ENGINES = ("auto", "items", "counts")
@@ -181,6 +181,7 @@ SWEEPABLE = {
     "strict": ("rule", "strict"),
     "rule": ("rule", "kind"),
     "min_items_per_human": ("rule", "min_items_per_human"),
+    "min_pairs": ("rule", "min_pairs"),
     "reference": (None, "reference"),
     "engine": (None, "engine"),
 }
@@ -320,7 +321,7 @@ class Scenario:
             "description": self.description,
             "model": section(self.model),
             "design": section(self.design),
-            "rule": section(self.rule),
+            "rule": rule_dict(self.rule, _plain),
             "reference": self.reference,
             "engine": self.engine,
             "trials": self.trials,

@@ -30,8 +30,16 @@ STORED_ATTRS = {
     "n_false_accept": ("trials with reference reject and sparse accept", "count"),
     "n_inconclusive": ("trials whose sparse decision is inconclusive", "count"),
     "n_accept": ("trials whose sparse decision accepts the judge", "count"),
-    "n_tested": ("comparisons made, summed over trials (alt_test: humans tested)", "count"),
-    "n_untestable": ("trials in which alt_test could test no human", "count"),
+    "n_tested": (
+        "comparisons made, summed over trials (alt_test: humans tested; point rule: those "
+        "with at least rule.min_pairs pairs)",
+        "count",
+    ),
+    "n_untestable": (
+        "trials in which alt_test could test no human (point rule: no comparison had "
+        "rule.min_pairs pairs)",
+        "count",
+    ),
     "n_undecided_comparisons": (
         "interval verdict: comparisons neither clearing nor failing "
         "the bar with confidence, summed over trials",
@@ -80,7 +88,10 @@ STORED_ATTRS = {
     "sum_agreement_reference": ("sum of the dense human-pool agreement over defined trials", "1"),
     "sum_agreement_error": ("sum of sparse minus dense human-pool agreement", "1"),
     "sum_agreement_error_sq": ("sum of its squares", "1"),
-    "omega_hist": ("trials by number of comparisons the judge passes (omega * n_humans)", "count"),
+    "omega_hist": (
+        "trials by number of comparisons the judge passes (omega * comparisons made)",
+        "count",
+    ),
     "sum_coverage": ("sum over trials of each secondary's share of the items", "1"),
 }
 """long_name and units of every stored count and sum."""
@@ -107,7 +118,7 @@ RATE_ATTRS = {
     "untestable_rate": (
         "n_untestable",
         "n_trials",
-        "share of trials in which alt_test tested no human",
+        "share of trials in which alt_test tested no human (point rule: no comparison made)",
     ),
     "top1_error": (
         "n_top1_wrong",
@@ -173,6 +184,7 @@ SWEEP_ATTRS = {
     "epsilon": ("tolerance eps", "1"),
     "tau": ("acceptance threshold on omega", "1"),
     "strict": ("accept only when omega > tau", "1"),
+    "min_pairs": ("point rule: fewest pairs for a comparison to count (rule.min_pairs)", "count"),
     "rule": ("decision rule", ""),
     "min_items_per_human": ("alt_test: fewest items for a human to be tested", "count"),
     "reference": ("reference decision", ""),
@@ -224,7 +236,8 @@ def layout(scenario):
         "omega": _axis(
             "omega",
             np.arange(max_humans + 1),
-            "comparisons passed (omega = value / n_humans)",
+            "comparisons passed (omega = value / comparisons made, n_humans unless "
+            "rule.min_pairs leaves some out)",
             "count",
         ),
         "secondary": _axis(
@@ -378,8 +391,10 @@ def meaningless_variables(scenario, cube):
     names = []
     if "judge" not in cube.dims:
         names += RANKING_NAMES
+    min_pairs = {scenario.rule.min_pairs, *dict(scenario.sweep).get("min_pairs", ())}
     if "alt_test" not in kinds:
-        names += ALT_TEST_NAMES
+        # untestable under the point rule: every comparison left out by rule.min_pairs
+        names += ALT_TEST_NAMES if min_pairs == {0} else ALT_TEST_NAMES[2:]
     if "interval" not in kinds:
         names += INTERVAL_NAMES
     return [name for name in names if name in cube]

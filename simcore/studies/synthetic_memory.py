@@ -1,13 +1,14 @@
 """What a synthetic cell allocates: kernel scratch per numba thread and per-trial outputs.
 
 The estimate follows the kernels' allocations (labels and masks of the corpus, the merge
-and design scratch, the rule's pair tables of K x (J + 1) x L x L counts twice, the counts
-engine's pattern histogram) and the outputs of one block of trials; it is an estimate to
-refuse what cannot fit, not an accounting.
+and design scratch, the rule's pair margins of K x (J + 1) x L counts twice, the
+confusion matrices, the counts engine's pattern histogram) and the outputs of one block
+of trials; it is an estimate to refuse what cannot fit, not an accounting.
 """
 
 import numba
 
+from simcore.engine.point_rule import margins_bytes
 from simcore.studies.synthetic_cell import TRIALS_PER_CALL
 from simcore.studies.synthetic_cube import judge_count
 
@@ -18,7 +19,7 @@ def cell_bytes(cell, judges, threads):
     n, humans, labels = model.n_items, model.n_humans, model.n_labels
     raters = humans + judges
     per_item = 4 * raters + 2 * humans + 8 * 6 + 8 * labels
-    tables = 2 * humans * (judges + 1) * labels * labels * 8 + 2 * labels * labels * 8
+    tables = margins_bytes(humans, judges, labels) + 8 * raters * labels * labels  # confusions
     patterns = 16 * min(labels**raters, 2**20)  # the counts engine's histogram, at most
     per_thread = n * per_item + tables + patterns
     outputs = TRIALS_PER_CALL * (24 * judges + 9 * humans + 64)  # one call's outputs
@@ -31,6 +32,6 @@ def memory_need(scenario):
     judges = judge_count(scenario)  # read without building any L x L confusion matrix
     need = max(cell_bytes(cell, judges, threads) for cell in scenario.cells())
     return need, (
-        "lower model.n_items or model.n_labels (the pair tables grow with K (J + 1) L^2), "
+        "lower model.n_items or model.n_labels (the confusion matrices grow with L^2), "
         "or run fewer numba threads (NUMBA_NUM_THREADS)"
     )

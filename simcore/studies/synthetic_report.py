@@ -43,14 +43,16 @@ def _plot_variables(cube):
 
 
 def _rule_columns(cube):
-    """Columns that only some rules fill: alt_test's effective K, inconclusive shares."""
+    """Return the columns only some rules fill: effective K, inconclusive shares.
+
+    Effective K shows for alt_test and for a point rule with ``rule.min_pairs`` set.
+    """
     scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
-    kinds = {
-        (scenario.get("rule") or {}).get("kind"),
-        *((scenario.get("sweep") or {}).get("rule") or []),
-    }
+    rule, sweep = scenario.get("rule") or {}, scenario.get("sweep") or {}
+    kinds = {rule.get("kind"), *(sweep.get("rule") or [])}
+    min_pairs = {rule.get("min_pairs", 0), *(sweep.get("min_pairs") or [])}
     columns = []
-    if "alt_test" in kinds:
+    if "alt_test" in kinds or min_pairs != {0}:
         columns.append("effective_k")
     if "inconclusive_rate" in cube and bool((cube["n_inconclusive"] > 0).any()):
         columns.append("inconclusive_rate")

@@ -215,6 +215,14 @@ class _CellProblems:
                 rule.coefficient,
                 ("rule.kind", "rule.coefficient"),
             )
+        if rule.kind != "point" and rule.min_pairs > 0:
+            self.problem(
+                self.where("min_pairs", "rule.min_pairs"),
+                f"belongs to the point rule; {rule.kind} has its own minimum "
+                "(alt_test: rule.min_items_per_human; interval: none), set it to 0",
+                rule.min_pairs,
+                ("rule.kind", "rule.min_pairs"),
+            )
         if rule.kind != "point" and rule.inconclusive is not None:
             self.problem(
                 "rule.inconclusive",
