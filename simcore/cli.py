@@ -217,6 +217,7 @@ def _command_advise(args):
             progress=None if args.quiet else _phase_printer("advise"),
             model=args.model,
             scale=args.scale,
+            min_pairs=args.min_pairs,
         )
     except (realdata.DataError, ValueError) as error:
         text = str(error)  # data errors name the file already; others get its name
@@ -248,6 +249,11 @@ def _check_advise_options(args):
             raise UsageError(f"{option}: {text} (got {value})")
     if args.budget is not None and args.budget < 1:
         raise UsageError(f"--budget: must be >= 1 (got {args.budget})")
+    if args.min_pairs < 0 or (args.min_pairs > 0 and args.rule != "point"):
+        raise UsageError(
+            f"--min-pairs: must be >= 0, and 0 with --rule alt_test, which skips humans with "
+            f"fewer than 30 items instead (got {args.min_pairs} with --rule {args.rule})"
+        )
     if args.group_separator is not None and not Path(args.data).is_dir():
         raise UsageError(
             f"--group-separator: only for an alttest folder; a CSV gives groups in a group "

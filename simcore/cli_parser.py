@@ -203,6 +203,12 @@ def _add_advise(commands):
         "label values (numeric)",
     )
     advise.add_argument("--eps", type=float, default=0.05, help="tolerance eps")
+    advise.add_argument(
+        "--min-pairs",
+        type=int,
+        default=0,
+        help="point rule: leave out comparisons with fewer pairs (0: an empty one passes)",
+    )
     advise.add_argument("--target", type=float, default=0.05, help="largest acceptable risk")
     advise.add_argument("--budget", type=int, help="total new labels to spend")
     advise.add_argument(

@@ -108,6 +108,7 @@ class Advice:
     items: tuple
     co_labelled: np.ndarray
     reach: object = None
+    min_pairs: int = 0
 
     @property
     def misfits(self):
@@ -201,7 +202,15 @@ def audit_judges(
     rule, epsilon, tau, seed = (options[key] for key in ("rule", "epsilon", "tau", "seed"))
     values = numeric_label_values(matrix.labels) if scale == "numeric" else None
     verdict_rows = verdicts(
-        human_labels, judge_labels, names, rule, epsilon, tau, scale=scale, label_values=values
+        human_labels,
+        judge_labels,
+        names,
+        rule,
+        epsilon,
+        tau,
+        scale=scale,
+        label_values=values,
+        min_pairs=options["min_pairs"],
     )
     say = say or (lambda message: None)
     models, risks = {}, {}
@@ -367,6 +376,7 @@ def plan_next_round(matrix, audit, target, budget):
         items=tuple(matrix.items),
         co_labelled=(available[:, 1:] & available[:, :1]).sum(axis=0),
         reach=reach,
+        min_pairs=audit.options.get("min_pairs", 0),
     )
 
 
@@ -390,6 +400,7 @@ def advise(
     progress=None,
     model="auto",
     scale="categorical",
+    min_pairs=0,
 ):
     """Audit ``matrix`` and plan its next round; return an :class:`Advice`.
 
@@ -431,6 +442,11 @@ def advise(
         ``alt_test``'s per-item score: ``categorical`` (accuracy) or ``numeric`` (minus
         the RMSE of the label values; every label must be a number). The verdict uses
         it; the risk simulations score categorically.
+    min_pairs : int
+        The point rule leaves out a comparison with fewer pairs (``rule.min_pairs``): 0,
+        the paper's convention, lets an empty comparison pass; with 1 or more, omega is
+        over the comparisons kept (the effective K) and none kept is inconclusive. In the
+        verdict and in every simulated matrix.
 
     Returns
     -------
@@ -439,6 +455,7 @@ def advise(
     say = progress or (lambda message: None)
     names = audited_judges(matrix, judges)
     options = {"rule": rule, "epsilon": epsilon, "tau": tau, "trials": trials, "seed": seed}
+    options["min_pairs"] = min_pairs
     audit = audit_judges(
         matrix, names, design, grid, n_boot, n_refits, options, say, model, target, scale
     )

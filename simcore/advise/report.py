@@ -75,6 +75,7 @@ def _verdict_section(advice):
             f"| {row['judge']} | {row['omega']:.2f} | {row['effective_k']} | {row['decision']} "
             f"| {row['interval_verdict']} |"
         )
+    lines += ["", *sparse_comparison_lines(advice)]
     lines += [
         "",
         "Each comparison: d_k = the judge's minus held-out human k's agreement with the other "
@@ -90,6 +91,40 @@ def _verdict_section(advice):
                 f"| [{_number(comparison['low'])}, {_number(comparison['high'])}] "
                 f"| {comparison['items']} | {comparison['pairs']} | {comparison['verdict']} |"
             )
+    return lines
+
+
+SPARSE_WARNING_SHARE = 0.10
+"""Warn when more than this share of the leave-one-out comparisons has no pair."""
+
+
+def sparse_comparison_lines(advice):
+    """Return the lines on empty and left-out comparisons, with a warning when they are many.
+
+    A held-out human who shares no item with another human has a comparison with no pair;
+    by the paper's convention it passes, for every judge, so in a crowd of sparse raters
+    omega says more about the overlap than about the judge.
+    """
+    if advice.rule == "alt_test" or not advice.verdicts:
+        return []
+    row = advice.verdicts[0]  # the pairs depend on who labelled what, not on the judge
+    n_humans = len(row["comparisons"])
+    empty, left_out = row["empty"], row["left_out"]
+    lines = [
+        f"Comparisons with no pair: {empty} of {n_humans} ({empty / n_humans:.0%}); "
+        + (
+            f"left out by min_pairs {advice.min_pairs}: {left_out}, so omega is over "
+            f"{n_humans - left_out} comparisons."
+            if advice.min_pairs > 0
+            else "each passes by the paper's convention (min_pairs 0)."
+        )
+    ]
+    if advice.min_pairs == 0 and empty > SPARSE_WARNING_SHARE * n_humans:
+        lines.append(
+            f"WARNING: {empty / n_humans:.0%} of the comparisons have no pair and pass for "
+            "every judge whatever its labels; --min-pairs 1 (or more) leaves them out of "
+            "omega."
+        )
     return lines
 
 
@@ -440,6 +475,7 @@ def summary(advice):
             f"{row['judge']}: {verdict}; risk of a wrong verdict {_percent(rate, se)} "
             f"(model SE {100 * model_se:.1f} percentage points)"
         )
+    lines += [line for line in sparse_comparison_lines(advice) if line.startswith("WARNING")]
     if advice.misfits:
         lines.append(
             f"the fitted models fit {len(advice.misfits)} rater pair(s) poorly: "

@@ -58,8 +58,12 @@ def sparse_masks(pool, first_trial, n_trials):
     return pool[(first_trial + np.arange(n_trials)) % len(pool)]
 
 
-def _decisions(labels, mask, n_humans, n_labels, rule, epsilon, tau):
-    """Sparse and dense decisions of every drawn trial, ``(T,)`` each."""
+def _decisions(labels, mask, n_humans, n_labels, rule, epsilon, tau, min_pairs=0):
+    """Sparse and dense decisions of every drawn trial, ``(T,)`` each.
+
+    The point rule leaves out comparisons with fewer than ``min_pairs`` pairs (omega over
+    the comparisons kept; none kept is inconclusive).
+    """
     n_trials = labels.shape[0]
     if rule == "alt_test":
         sparse = np.empty(n_trials, dtype=np.int8)
@@ -74,10 +78,15 @@ def _decisions(labels, mask, n_humans, n_labels, rule, epsilon, tau):
                     int(wins[0]), tested - int(wins[0]), tested, tau, kind="alt_test"
                 )
         return sparse, dense
-    passes, _, _ = kernels.evaluate(
-        labels, mask, n_humans, n_labels, epsilon, coefficient_code("observed")
+    passes, counters, _ = kernels.evaluate(
+        labels, mask, n_humans, n_labels, epsilon, coefficient_code("observed"), min_pairs
     )
-    return decide(passes[:, 0, 0], n_humans, tau), decide(passes[:, 1, 0], n_humans, tau)
+    sparse_tested = n_humans - counters[:, kernels.THIN]
+    dense_tested = n_humans - counters[:, kernels.THIN_DENSE]
+    return (
+        decide(passes[:, 0, 0], n_humans, tau, tested=sparse_tested),
+        decide(passes[:, 1, 0], n_humans, tau, tested=dense_tested),
+    )
 
 
 def simulate_risk(
@@ -96,6 +105,7 @@ def simulate_risk(
     batch=100,
     target=None,
     pools=None,
+    min_pairs=0,
 ):
     """Estimate how often the sparse verdict differs from the dense one under the fitted model.
 
@@ -138,6 +148,8 @@ def simulate_risk(
     pools : dict, optional
         Proposal pools shared between calls, keyed by ``(design, extra)``: the proposals
         depend on the real labels only, so every judge can use the same ones. Filled here.
+    min_pairs : int
+        The point rule's ``rule.min_pairs`` (:func:`_decisions`).
 
     Returns
     -------
@@ -162,7 +174,7 @@ def simulate_risk(
         size = min(batch, trials - done)
         drawn, codes = channels.draw_labels(chosen, prevalence, size, n_items, sequence, done)
         mask = sparse_masks(pool, done, size)
-        sparse, dense = _decisions(drawn, mask, n_humans, codes, rule, epsilon, tau)
+        sparse, dense = _decisions(drawn, mask, n_humans, codes, rule, epsilon, tau, min_pairs)
         wrong += int((sparse != dense).sum())
         done += size
     return wrong, done
@@ -377,5 +389,6 @@ def judge_risk(
         rule=options["rule"],
         epsilon=options["epsilon"],
         tau=options["tau"],
+        min_pairs=options.get("min_pairs", 0),
     )
     return JudgeRisk(curve, now, model_se, binding)

@@ -173,8 +173,14 @@ def verdicts(
     confidence=0.95,
     scale="categorical",
     label_values=None,
+    min_pairs=0,
 ):
     """Return one row per judge: omega, effective K, decision, interval verdict, comparisons.
+
+    The point rule leaves out a comparison with fewer than ``min_pairs`` pairs: omega is
+    ``passes / tested`` over the comparisons kept, inconclusive when none is kept; with
+    ``min_pairs = 0`` (the paper's convention) every comparison is kept and an empty one
+    passes. Each row counts its ``empty`` comparisons (no pair) and those ``left_out``.
 
     With ``rule == "alt_test"`` omega is the winning rate (wins / humans tested), the row
     also holds ``wins``, ``tested``, ``advantage_probability`` and ``alt_test`` (per human,
@@ -209,8 +215,13 @@ def verdicts(
                 "alt_test": alt_test_rows(result, judge),
             }
         else:
-            omega = passes / n_humans
-            decision = decide(passes, n_humans, tau)
+            kept = [row for row in rows_k if row["pairs"] >= min_pairs]
+            passes = sum(row["passes"] for row in kept)
+            omega = passes / len(kept) if kept else math.nan
+            decision = decide(passes, n_humans, tau, tested=len(kept))
+            extra = {"tested": len(kept)}
+        extra["empty"] = sum(row["pairs"] == 0 for row in rows_k)
+        extra["left_out"] = n_humans - len(kept) if rule != "alt_test" else 0
         interval = decide_counts(clears, fails, n_humans, tau, kind="interval")
         rows.append(
             {

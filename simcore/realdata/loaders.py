@@ -88,6 +88,19 @@ def _alttest_folder(path):
     return folder
 
 
+def _read_alttest_raters(folder, problems):
+    """Return ``(human_data, judge_data)`` read from an ``alttest`` folder's two files.
+
+    Either file may be gzip-compressed. Raises :class:`DataError` with ``problems`` when
+    either cannot be read as ``{rater: {item: label}}``.
+    """
+    human_data = _read_json_raters(existing_variant(folder / HUMAN_FILE), "human", problems)
+    judge_data = _read_json_raters(existing_variant(folder / JUDGE_FILE), "judge", problems)
+    if human_data is None or judge_data is None:
+        raise DataError(problems)
+    return human_data, judge_data
+
+
 def load_alttest(
     path,
     humans=None,
