@@ -219,6 +219,11 @@ def _add_advise(commands):
     advise.add_argument("--seed", type=int, default=0, help="root seed of the simulations")
     advise.add_argument("--ordinal", action="store_true", help="the labels are ordered")
     advise.add_argument("--quiet", action="store_true", help="no progress, only the summary")
+    _add_advise_model_options(advise)
+
+
+def _add_advise_model_options(advise):
+    """Add advise's options on the fitted model and on groups."""
     advise.add_argument(
         "--model",
         choices=("auto", "dawid-skene", "one-coin"),

@@ -146,3 +146,38 @@ def test_min_pairs_turns_a_crowd_accept_into_the_reject_its_pairs_support():
     assert (convention["decision"], convention["omega"]) == ("accept", 0.5)
     left_out = crowd_verdict(humans, judge, 1)
     assert (left_out["decision"], left_out["omega"], left_out["tested"]) == ("reject", 0.0, 2)
+
+
+def test_advise_warns_when_many_comparisons_are_empty_and_min_pairs_leaves_them_out(tmp_path):
+    from types import SimpleNamespace
+
+    from simcore.advise.report import sparse_comparison_lines
+
+    humans = [[0, -1, -1, -1], [-1, 1, -1, -1], [-1, -1, 0, -1], [-1, -1, -1, 1]]
+    rows = verdicts(np.array(humans), np.array([[1], [0], [1], [0]]), ["judge"], "point", 0.05)
+    lines = sparse_comparison_lines(SimpleNamespace(rule="point", verdicts=rows, min_pairs=0))
+    assert lines[0].startswith("Comparisons with no pair: 4 of 4 (100%)")
+    assert lines[1].startswith("WARNING: 100% of the comparisons have no pair")
+    rows = verdicts(
+        np.array(humans), np.array([[1], [0], [1], [0]]), ["judge"], "point", 0.05, min_pairs=1
+    )
+    lines = sparse_comparison_lines(SimpleNamespace(rule="point", verdicts=rows, min_pairs=1))
+    assert lines == [
+        "Comparisons with no pair: 4 of 4 (100%); left out by min_pairs 1: 4, so omega is "
+        "over 0 comparisons."
+    ]
+
+
+def test_advise_min_pairs_reaches_the_report(tmp_path):
+    from simcore.cli import main
+
+    humans, judges = draw_matrix(
+        n_items=80, n_humans=12, n_judges=1, n_labels=3, density=0.15, seed=5
+    )
+    data = write_long_csv(humans, judges, tmp_path / "crowd.csv")
+    out = tmp_path / "advice"
+    arguments = ["advise", str(data), "--judges", "judge0", "--trials", "20", "--quiet"]
+    assert main([*arguments, "--min-pairs", "40", "--out", str(out)]) == 0
+    report = (out / "report.md").read_text()
+    assert "left out by min_pairs 40" in report
+    assert main([*arguments, "--rule", "alt_test", "--min-pairs", "1"]) == 2

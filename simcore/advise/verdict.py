@@ -163,6 +163,20 @@ def alt_test_rows(result, judge):
     ]
 
 
+def point_verdict(comparisons, tau, min_pairs=0):
+    """Return ``(omega, decision, counts)`` of the point rule over one judge's comparisons.
+
+    Comparisons with fewer than ``min_pairs`` pairs are left out: ``omega = passes /
+    tested`` over those kept, inconclusive when none is (SPEC §5; ``rule.min_pairs``).
+    ``counts`` holds ``tested`` and ``left_out``.
+    """
+    kept = [row for row in comparisons if row["pairs"] >= min_pairs]
+    passes = sum(row["passes"] for row in kept)
+    omega = passes / len(kept) if kept else math.nan
+    decision = decide(passes, len(comparisons), tau, tested=len(kept))
+    return omega, decision, {"tested": len(kept), "left_out": len(comparisons) - len(kept)}
+
+
 def verdicts(
     human_labels,
     judge_labels,
@@ -196,11 +210,9 @@ def verdicts(
     rows = []
     for judge, name in enumerate(judge_names):
         rows_k = comparisons[judge]
-        passes = sum(row["passes"] for row in rows_k)
         clears = sum(row["verdict"] == "clears" for row in rows_k)
         fails = sum(row["verdict"] == "fails" for row in rows_k)
         effective = sum(row["items"] >= 2 for row in rows_k)
-        extra = {}
         if rule == "alt_test":
             omega = wins[judge] / tested if tested else math.nan
             decision = decide_counts(
@@ -213,15 +225,11 @@ def verdicts(
                 "advantage_probability": float(result.advantage_probability[judge]),
                 "scale": scale,
                 "alt_test": alt_test_rows(result, judge),
+                "left_out": 0,
             }
         else:
-            kept = [row for row in rows_k if row["pairs"] >= min_pairs]
-            passes = sum(row["passes"] for row in kept)
-            omega = passes / len(kept) if kept else math.nan
-            decision = decide(passes, n_humans, tau, tested=len(kept))
-            extra = {"tested": len(kept)}
+            omega, decision, extra = point_verdict(rows_k, tau, min_pairs)
         extra["empty"] = sum(row["pairs"] == 0 for row in rows_k)
-        extra["left_out"] = n_humans - len(kept) if rule != "alt_test" else 0
         interval = decide_counts(clears, fails, n_humans, tau, kind="interval")
         rows.append(
             {
