@@ -267,3 +267,53 @@ def test_an_alttest_folder_is_grouped_by_its_item_ids(tmp_path, capsys):
     bad = ["advise", str(csv_data), "--humans", "h000,h001,h002", "--judges", "judge0"]
     assert main([*bad, "--group-separator", "__", "--out", str(tmp_path / "x")]) == 2
     assert "--group-separator: only for an alttest folder" in capsys.readouterr().err
+
+
+def dense_one_coin(codes, observed, n_labels, iterations, smoothing=0.01):
+    """One-coin EM written densely over ``(n, L)``, the reference for the sparse steps."""
+    n_items, n_raters = codes.shape
+    votes = np.zeros((n_items, n_labels))
+    for i, r in zip(*np.nonzero(observed), strict=True):
+        votes[i, codes[i, r]] += 1
+    posterior = votes == votes.max(axis=1, keepdims=True)
+    posterior = posterior / posterior.sum(axis=1, keepdims=True)
+    for _ in range(iterations):
+        prevalence = (posterior.sum(axis=0) + smoothing) / (n_items + n_labels * smoothing)
+        right = np.array(
+            [posterior[observed[:, r], codes[observed[:, r], r]].sum() for r in range(n_raters)]
+        )
+        accuracies = np.clip(
+            (right + smoothing) / (observed.sum(axis=0) + 2 * smoothing), 1e-12, 1 - 1e-12
+        )
+        log_joint = np.tile(np.log(prevalence), (n_items, 1))
+        for i, r in zip(*np.nonzero(observed), strict=True):
+            wrong = np.log((1 - accuracies[r]) / (n_labels - 1))
+            log_joint[i] += wrong
+            log_joint[i, codes[i, r]] += np.log(accuracies[r]) - wrong
+        peak = log_joint.max(axis=1, keepdims=True)
+        total = np.exp(log_joint - peak).sum(axis=1, keepdims=True)
+        posterior = np.exp(log_joint - peak) / total
+        log_likelihood = float((peak + np.log(total)).sum())
+    return prevalence, accuracies, posterior, log_likelihood
+
+
+@pytest.mark.parametrize("n_labels", [2, 7, 300])
+def test_sparse_one_coin_steps_equal_the_dense_em(n_labels):
+    from simcore.advise.one_coin import fit_one_coin
+
+    rng = np.random.default_rng(n_labels)
+    truth = rng.integers(n_labels, size=60)
+    observed = rng.random((60, 6)) < 0.6
+    observed[:, 0] = True
+    wrong = rng.random((60, 6)) > 0.7
+    codes = np.where(
+        wrong, (truth[:, None] + rng.integers(1, n_labels, (60, 6))) % n_labels, truth[:, None]
+    )
+    fit = fit_one_coin(codes, observed, n_labels, max_iterations=25, tolerance=0.0)
+    prevalence, accuracies, posterior, log_likelihood = dense_one_coin(
+        codes, observed, n_labels, fit.iterations
+    )
+    np.testing.assert_allclose(fit.prevalence, prevalence, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(fit.accuracies, accuracies, rtol=1e-10)
+    np.testing.assert_allclose(fit.posterior, posterior, rtol=1e-9, atol=1e-13)
+    assert fit.log_likelihood == pytest.approx(log_likelihood, rel=1e-12)
