@@ -51,11 +51,16 @@ def mode_strata(labels, collected, primary_labels, n_labels):
 def choose_stratified(rng, candidates, strata, take, coverage_count=None):
     """Choose ``take`` of ``candidates`` by proportional allocation over ``strata``."""
     chosen = []
-    sizes = np.bincount(strata[candidates], minlength=strata.max() + 1)
+    own = strata[candidates]
+    sizes = np.bincount(own, minlength=strata.max() + 1)
     allocation = proportional_allocation(sizes, take)
+    # candidates grouped by stratum, in their own order within a stratum: O(n log n) once,
+    # instead of a pass over every candidate per stratum (thousands of free-text strata)
+    by_stratum = candidates[np.argsort(own, kind="stable")]
+    starts = np.concatenate(([0], np.cumsum(sizes)))
     for stratum in np.flatnonzero(allocation):  # the strata that get items: at most take
         count = allocation[stratum]
-        members = candidates[strata[candidates] == stratum]
+        members = by_stratum[starts[stratum] : starts[stratum + 1]]
         if coverage_count is None:
             chosen.append(rng.choice(members, size=count, replace=False))
             continue
