@@ -8,7 +8,7 @@ SCENARIOS := scenarios
 # --scheduler ADDRESS). An interrupted target resumes where it stopped when run again.
 RUN_FLAGS ?=
 
-.PHONY: install test test-slow lint bench fig2 panels designs variance planning real asymmetry rules ranking coverage advise-example clean
+.PHONY: install test test-slow lint bench bench-shapes fig2 panels designs variance planning real asymmetry rules ranking coverage advise-example clean
 
 install: $(STAMP)
 
@@ -33,6 +33,11 @@ lint: $(STAMP)
 bench: $(STAMP)
 	cd benchmarks && ../$(BIN)/python throughput.py
 	cd benchmarks && ../$(BIN)/python memory.py
+
+# Wall time and peak memory of inspect, a kind: real run and advise on every data shape of
+# simcore/realdata/shapes.py (a few minutes; writes benchmarks/shapes.json).
+bench-shapes: $(STAMP)
+	cd benchmarks && ../$(BIN)/python shapes.py
 
 fig2: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/fig2.yaml $(RUN_FLAGS) --out results/fig2.zarr
