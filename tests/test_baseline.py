@@ -96,3 +96,11 @@ def test_wrong_decisions_counts_sparse_against_dense(baseline):
 def test_unknown_design_is_refused(baseline):
     with pytest.raises(ValueError, match="strat"):
         baseline.draw(np.random.default_rng(0), 2, 10, 3, 0.85, 0.85, "strat", 0.1, 2)
+
+
+def test_exact_m_keeps_exactly_m_when_keys_tie(baseline):
+    keys = np.array([[0.5, 0.5, 0.5, 0.1, 0.9], [0.2, 0.3, 0.1, 0.7, 0.6]], dtype=np.float32)
+    chosen = baseline._exactly_m(keys, 2)
+    np.testing.assert_array_equal(chosen.sum(axis=-1), [2, 2])
+    assert chosen[0, 3] and chosen[1, 0] and chosen[1, 2]
+    assert not baseline._exactly_m(keys, 0).any()
