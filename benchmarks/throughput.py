@@ -1,12 +1,14 @@
 """Throughput of simcore's engine against the plain NumPy baseline, measured in one run.
 
-For n in {500, 2000, 8000}, K in {4, 10} and the bernoulli and exact_m designs (p_judge
-0.85, rho 0.05 or m = 0.05 n, dense reference), trials per second of the baseline
-(``benchmarks/baseline.py``, one thread) and of simcore's two engines (``items``: every item
-drawn; ``counts``: category counts drawn) on 1 and 2 numba threads:
-medians of 5 repetitions after a warm-up (compilation excluded; it is measured apart, with a
-cold and a warm numba cache). Also times ``simcore run`` of Figure 2 and of the planning
-table end to end. Writes the ``throughput`` section of ``benchmarks/results.json``.
+For n in {500, 2000, 8000}, K in {4, 10} and the bernoulli and exact_m designs (p_human and
+p_judge 0.85, rho 0.05 or m = 0.05 n, dense reference), trials per second of the baseline
+(``benchmarks/baseline.py``: the lean vectorised NumPy rule, single-threaded by construction:
+elementwise operations and row sums, no BLAS) and of simcore's two engines (``items``: every
+item drawn; ``counts``: category counts drawn) on 1 and 2 numba threads, with their ratios to
+the baseline: medians of 5 repetitions after a warm-up (compilation excluded; it is measured
+apart, with a cold and a warm numba cache). Also times ``simcore --help`` (start-up) and
+``make fig2`` and ``make planning`` end to end (``simcore run`` then ``simcore plot``, warm
+numba cache). Writes the ``throughput`` section of ``benchmarks/results.json``.
 
 The machine is shared and noisy: compare the ratios, not the absolute rates.
 """
@@ -47,17 +49,24 @@ def timed(function, repeats=REPEATS):
 
 
 def baseline_rate(n_items, n_humans, design):
-    """Trials per second of the NumPy baseline (batches small enough to stay in memory)."""
-    batch = max(1, int(2_000_000 // (n_items * n_humans * n_humans)))
-    trials = max(batch, 4 * batch)
+    """Trials per second of the NumPy baseline, in batches of about 256k items per rater."""
+    batch = max(16, 262_144 // n_items)
     rng = np.random.default_rng(0)
     m = int(0.05 * n_items)
 
-    def run():
-        for _ in range(trials // batch):
-            wrong_decisions(rng, batch, n_items, n_humans, 0.85, 0.85, design, 0.05, m)
+    def one_batch():
+        wrong_decisions(rng, batch, n_items, n_humans, 0.85, 0.85, design, 0.05, m)
 
-    return trials / timed(run)
+    # Enough batches for about 0.3 s a repetition, judged from the warm-up batch.
+    start = time.perf_counter()
+    one_batch()
+    n_batches = max(2, round(0.3 / max(time.perf_counter() - start, 1e-6)))
+
+    def run():
+        for _ in range(n_batches):
+            one_batch()
+
+    return n_batches * batch / timed(run)
 
 
 def engine_rate(n_items, n_humans, design, threads, engine):
@@ -112,63 +121,99 @@ def compile_seconds():
     return {"cold_cache_seconds": round(runs[0], 1), "warm_cache_seconds": round(runs[1], 1)}
 
 
-def end_to_end(name):
-    """Wall seconds of ``simcore run scenarios/NAME.yaml`` into a fresh store."""
-    with tempfile.TemporaryDirectory() as folder:
+def simcore_command():
+    """The ``simcore`` console script beside this Python, else ``python -m simcore``."""
+    script = Path(sys.executable).parent / "simcore"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "simcore"]
+
+
+def wall_seconds(commands, cwd, repeats):
+    """Median wall seconds of running ``commands`` one after the other, ``repeats`` times."""
+    times = []
+    for _ in range(repeats):
         start = time.perf_counter()
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "simcore",
-                "run",
-                str(REPO / "scenarios" / f"{name}.yaml"),
-                "--out",
-                str(Path(folder) / "out.zarr"),
-                "--quiet",
-            ],
-            check=True,
-            cwd=folder,  # tables a scenario writes land in the temporary folder
-        )
-        return round(time.perf_counter() - start, 1)
+        for command in commands:
+            subprocess.run(command, check=True, cwd=cwd, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="n = 500 only, no end-to-end")
-    args = parser.parse_args()
-    sizes = [500] if args.quick else [500, 2000, 8000]
-    rows = []
-    header = f"{'n':>5} {'K':>3} {'design':>9} {'numpy/s':>8}"
-    for engine in ENGINES:
-        header += f" {engine + ' 1t/s':>12} {'x numpy':>7} {'2t/1t':>5}"
-    print(header)
-    for n_items in sizes:
-        for n_humans in (4, 10):
-            for design in ("bernoulli", "exact_m"):
-                base = baseline_rate(n_items, n_humans, design)
-                row = {
-                    "n_items": n_items,
-                    "n_humans": n_humans,
-                    "design": design,
-                    "numpy_trials_per_second": round(base),
-                }
-                line = f"{n_items:>5} {n_humans:>3} {design:>9} {base:>8.0f}"
-                for engine in ENGINES:
-                    one = engine_rate(n_items, n_humans, design, 1, engine)
-                    two = engine_rate(n_items, n_humans, design, 2, engine)
-                    row[engine] = {
-                        "trials_per_second_1_thread": round(one),
-                        "trials_per_second_2_threads": round(two),
-                        "ratio_to_numpy_1_thread": round(one / base, 2),
-                        "ratio_to_numpy_2_threads": round(two / base, 2),
-                        "thread_scaling": round(two / one, 2),
-                    }
-                    line += f" {one:>12.0f} {one / base:>7.1f} {two / one:>5.2f}"
-                rows.append(row)
-                print(line, flush=True)
+def start_up_seconds(repeats=REPEATS):
+    """Median wall seconds of ``simcore --help`` (import and parser, nothing run)."""
+    return round(wall_seconds([[*simcore_command(), "--help"]], REPO, repeats), 2)
+
+
+def end_to_end(name, repeats=REPEATS):
+    """Median wall seconds of ``make NAME``'s work: ``simcore run`` then ``simcore plot``.
+
+    Each repetition writes a fresh store (``--overwrite``); one untimed run first warms
+    the numba cache and the file system.
+    """
+    with tempfile.TemporaryDirectory() as folder:
+        store = str(Path(folder) / "out.zarr")
+        run = [
+            *simcore_command(),
+            "run",
+            str(REPO / "scenarios" / f"{name}.yaml"),
+            "--out",
+            store,
+            "--overwrite",
+            "--quiet",
+        ]
+        plot = [*simcore_command(), "plot", store, "--out", str(Path(folder) / "out.png")]
+        # cwd: tables a scenario writes land in the temporary folder
+        wall_seconds([run], folder, 1)
+        return round(wall_seconds([run, plot], folder, repeats), 1)
+
+
+def measure_setting(n_items, n_humans, design, engines):
+    """Baseline and engine rates of one (n, K, design), with the ratios to the baseline."""
+    base = baseline_rate(n_items, n_humans, design)
+    row = {
+        "n_items": n_items,
+        "n_humans": n_humans,
+        "design": design,
+        "numpy_trials_per_second": round(base),
+    }
+    for engine in engines:
+        one = engine_rate(n_items, n_humans, design, 1, engine)
+        two = engine_rate(n_items, n_humans, design, 2, engine)
+        row[engine] = {
+            "trials_per_second_1_thread": round(one),
+            "trials_per_second_2_threads": round(two),
+            "ratio_to_numpy_1_thread": round(one / base, 2),
+            "ratio_to_numpy_2_threads": round(two / base, 2),
+            "thread_scaling": round(two / one, 2),
+        }
+    return row
+
+
+def table_header(engines):
+    """Markdown header of the throughput table."""
+    columns = ["n", "K", "design", "NumPy trials/s"]
+    for engine in engines:
+        columns += [f"{engine} 1t", "x NumPy", f"{engine} 2t", "x NumPy"]
+    return "| " + " | ".join(columns) + " |\n|" + "---|" * len(columns)
+
+
+def table_line(row, engines):
+    """Markdown line of one measured setting."""
+    cells = [row["n_items"], row["n_humans"], row["design"], row["numpy_trials_per_second"]]
+    for engine in engines:
+        rates = row[engine]
+        cells += [
+            rates["trials_per_second_1_thread"],
+            rates["ratio_to_numpy_1_thread"],
+            rates["trials_per_second_2_threads"],
+            rates["ratio_to_numpy_2_threads"],
+        ]
+    return "| " + " | ".join(str(cell) for cell in cells) + " |"
+
+
+def cost_growth(rows, engines):
+    """Per-trial cost at n = 8000 over n = 500 (1 thread), per engine, K and design."""
     growth = {}
-    for engine in ENGINES:
+    for engine in engines:
         for n_humans in (4, 10):
             for design in ("bernoulli", "exact_m"):
                 rate = {
@@ -177,22 +222,54 @@ def main():
                     if row["n_humans"] == n_humans and row["design"] == design
                 }
                 if 500 in rate and 8000 in rate:
-                    key = f"{engine} K={n_humans} {design}"
-                    growth[key] = round(rate[500] / rate[8000], 2)
-    if growth:
-        print(f"per-trial cost at n = 8000 / n = 500 (1 thread): {growth}")
+                    growth[f"{engine} K={n_humans} {design}"] = round(rate[500] / rate[8000], 2)
+    return growth
+
+
+def parse_arguments():
+    """Which settings and extras to measure."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="n = 500 only, no end-to-end")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[500, 2000, 8000])
+    parser.add_argument("--humans", type=int, nargs="+", default=[4, 10])
+    parser.add_argument("--designs", nargs="+", default=["bernoulli", "exact_m"])
+    parser.add_argument("--engines", nargs="+", default=list(ENGINES), choices=ENGINES)
+    parser.add_argument("--no-compile", action="store_true", help="skip the compile timing")
+    parser.add_argument("--no-end-to-end", action="store_true", help="skip start-up and make")
+    args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.no_end_to_end = [500], True
+    return args
+
+
+def main():
+    args = parse_arguments()
+    rows = []
+    print(table_header(args.engines), flush=True)
+    for n_items in args.sizes:
+        for n_humans in args.humans:
+            for design in args.designs:
+                rows.append(measure_setting(n_items, n_humans, design, args.engines))
+                print(table_line(rows[-1], args.engines), flush=True)
     results = {
         "settings": rows,
-        "cost_growth_500_to_8000": growth,
-        "compile": compile_seconds(),
+        "cost_growth_500_to_8000": cost_growth(rows, args.engines),
         "simcore_version": simcore.__version__,
         "numba_version": numba.__version__,
         "numpy_version": np.__version__,
     }
-    print(f"first call: {results['compile']}")
-    if not args.quick:
+    if results["cost_growth_500_to_8000"]:
+        print(
+            f"per-trial cost at n = 8000 / n = 500 (1 thread): {results['cost_growth_500_to_8000']}"
+        )
+    if not args.no_compile:
+        results["compile"] = compile_seconds()
+        print(f"first call: {results['compile']}")
+    if not args.no_end_to_end:
+        results["start_up_seconds"] = start_up_seconds()
+        print(f"simcore --help: {results['start_up_seconds']} s", flush=True)
         results["end_to_end_seconds"] = {name: end_to_end(name) for name in ("fig2", "planning")}
-        print(f"end to end (simcore run): {results['end_to_end_seconds']}")
+        print(f"make fig2 / make planning (run + plot, warm): {results['end_to_end_seconds']}")
     save_section("throughput", results)
 
 
