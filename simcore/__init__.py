@@ -2,11 +2,33 @@
 
 Public API: :func:`run` a scenario into a cube, :func:`load_scenario` to read and validate
 a scenario file, and :mod:`simcore.testing` for assertion helpers on cubes.
+
+The names are imported on first use (PEP 562), so ``import simcore.cli`` does not pull in
+numba, xarray, zarr and dask before a command needs them.
 """
 
+import importlib
+
 from simcore._version import __version__
-from simcore.api import load_any as load_scenario  # noqa: E402  (synthetic or real-data)
-from simcore.api import run  # noqa: E402
-from simcore.studies.config import ScenarioError  # noqa: E402
 
 __all__ = ["ScenarioError", "__version__", "load_scenario", "run"]
+
+_LAZY = {
+    "load_scenario": ("simcore.api", "load_any"),  # synthetic or real-data
+    "run": ("simcore.api", "run"),
+    "ScenarioError": ("simcore.studies.config", "ScenarioError"),
+}
+
+
+def __getattr__(name):
+    """Import a public name of :data:`_LAZY` on first access."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'simcore' has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -11,10 +11,9 @@ import traceback
 from pathlib import Path
 
 from simcore.cli_parser import parse_arguments
-from simcore.studies.config import ScenarioError
-from simcore.sweep.files import checked_output_file, checked_output_folder
-from simcore.sweep.grid import SchedulerError
-from simcore.sweep.store import StoreError, read_attrs
+
+# Everything else (numba, xarray, zarr, scipy, matplotlib, dask) is imported inside the
+# command that needs it, so `simcore --help` and a mistyped option answer at once.
 
 FIGURE_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".tif", ".tiff", ".eps", ".webp")
 """File types ``simcore plot`` writes (matplotlib's, by suffix)."""
@@ -57,6 +56,8 @@ def _command_run(args):
 def _open_finished(path):
     import xarray as xr
 
+    from simcore.sweep.store import read_attrs
+
     attrs = read_attrs(path)
     if attrs is None:
         raise UsageError(f"{path}: no simcore store there")
@@ -93,6 +94,7 @@ def _command_plot(args):
 
     from simcore.studies import study_for
     from simcore.studies.protocol import CubeError
+    from simcore.sweep.files import checked_output_file
 
     cube = _open_finished(args.store)
     scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
@@ -126,6 +128,7 @@ def _command_plan(args):
     from simcore import plan
     from simcore.model.generative import pair_agreement
     from simcore.model.recipes import ranking_items
+    from simcore.studies.config import ScenarioError
 
     p_human = args.p_human if args.p_human is not None else 0.85
     if args.human_agreement is not None:
@@ -186,6 +189,7 @@ def _command_advise(args):
     from simcore.advise.advice import advise_groups
     from simcore.advise.groups import group_summary, write_group_outputs
     from simcore.realdata import matrix as realdata
+    from simcore.sweep.files import checked_output_folder
 
     _check_advise_options(args)
     checked_output_folder(args.out, "--out")  # before the minutes of computation
@@ -292,6 +296,7 @@ def _command_tables(args):
 
 def _command_inspect(args):
     from simcore.realdata import matrix as realdata
+    from simcore.sweep.files import checked_output_file
 
     path = Path(args.data)
     names = {
@@ -323,6 +328,7 @@ def _scenario_matrix(path):
     """Return the matrix of a ``kind: real`` scenario's data block, judges or not."""
     from simcore import api
     from simcore.realdata.matrix import DataError, load_data
+    from simcore.studies.config import ScenarioError
 
     scenario = api.load_any(path)
     if getattr(scenario, "kind", None) != "real":
@@ -374,6 +380,10 @@ COMMANDS = {
 def main(argv=None):
     """Run the command line; return the exit status."""
     args = parse_arguments(argv)
+    from simcore.studies.config import ScenarioError
+    from simcore.sweep.grid import SchedulerError
+    from simcore.sweep.store import StoreError
+
     try:
         COMMANDS[args.command](args)
     except (ScenarioError, StoreError, SchedulerError, UsageError) as error:
