@@ -11,14 +11,24 @@ import itertools
 import textwrap
 from dataclasses import dataclass
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+from simcore.studies.synthetic_cube import RATE_ATTRS
+from simcore.studies.synthetic_report import published_values
 
-from simcore.studies.synthetic_cube import RATE_ATTRS  # noqa: E402
-from simcore.studies.synthetic_report import published_values  # noqa: E402
+
+def _pyplot():
+    """``matplotlib.pyplot`` on the Agg backend, imported when a figure is drawn.
+
+    Not at module import: ``simcore run`` loads this study module but draws nothing, and
+    matplotlib would add a few tenths of a second to every run's start-up.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def _label(value):
@@ -158,7 +168,7 @@ def _scalar(axis, panel, variable, spec):
 
 def _save(figure, out):
     figure.savefig(out, dpi=110)
-    plt.close(figure)
+    _pyplot().close(figure)
     return out
 
 
@@ -168,7 +178,7 @@ def _planning_rates(axis, cube, target, largest):
     m = cube["m"].values
     margins = cube["population_margin"].values
     shade = (margins - margins.min()) / max(np.ptp(margins), 1e-12)
-    colours = plt.get_cmap("coolwarm_r")(shade)
+    colours = _pyplot().get_cmap("coolwarm_r")(shade)
     for position, margin in enumerate(margins):
         cell = cube.isel({judge_dim: position})
         rate = cell["wrong_decision_rate"].values * 100
@@ -256,7 +266,7 @@ def plot_planning(cube, out):
     """
     target = float(cube["min_items"].attrs["target"]) * 100
     largest = int(cube["m"].values.max())
-    figure, (left, right) = plt.subplots(1, 2, figsize=(14, 5.5))
+    figure, (left, right) = _pyplot().subplots(1, 2, figsize=(14, 5.5))
     _planning_rates(left, cube, target, largest)
     _planning_items(right, cube, target, largest)
     figure.suptitle(
@@ -438,7 +448,7 @@ def plot_cube(cube, out, spec=None):
         return plot_planning(cube, out)
     variables = list(spec["variables"])
     layout = _layout(cube, variables, spec)
-    figure, axes = plt.subplots(
+    figure, axes = _pyplot().subplots(
         layout.rows,
         layout.columns,
         figsize=(layout.width * layout.columns, 4.4 * layout.rows),
