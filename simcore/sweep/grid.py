@@ -53,7 +53,7 @@ class SchedulerError(ValueError):
 
 @dataclass
 class Connection:
-    """An open dask client and the numba threads each task should use."""
+    """An open dask client (None: run in this process) and the numba threads per task."""
 
     client: object
     threads: int | None
@@ -94,11 +94,18 @@ def connect(workers=None, scheduler=None, threads=None):
         Numba threads per task; by default all cores in-process, ``cores // workers`` on a
         local cluster, and each worker's own setting on a remote scheduler.
 
+    Without ``workers`` or ``scheduler`` no cluster is started: the tasks run one after the
+    other in this process (each on all numba threads), which spares a small sweep the
+    start-up of dask.distributed (its import and an in-process scheduler and worker).
+
     Raises
     ------
     SchedulerError
         When no scheduler answers at ``scheduler`` within :data:`CONNECT_TIMEOUT`.
     """
+    if workers is None and scheduler is None:
+        yield Connection(None, threads)
+        return
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
@@ -118,15 +125,12 @@ def connect(workers=None, scheduler=None, threads=None):
         "dashboard_address": "127.0.0.1:0",
         "silence_logs": logging.ERROR,
     }
-    if workers is None:
-        cluster = LocalCluster(n_workers=1, processes=False, **local)
-    else:
-        refuse_inside_a_spawned_import()
-        try:
-            cluster = LocalCluster(n_workers=workers, processes=True, host="127.0.0.1", **local)
-        except RuntimeError as error:
-            raise RuntimeError(WORKERS_FAILED) from error
-        threads = threads or max(1, (os.cpu_count() or 1) // workers)
+    refuse_inside_a_spawned_import()
+    try:
+        cluster = LocalCluster(n_workers=workers, processes=True, host="127.0.0.1", **local)
+    except RuntimeError as error:
+        raise RuntimeError(WORKERS_FAILED) from error
+    threads = threads or max(1, (os.cpu_count() or 1) // workers)
     with cluster, Client(cluster) as client:
         yield Connection(client, threads)
 
@@ -241,8 +245,6 @@ def execute(scenario, context, cells, connection, progress=True, starts=None):
         ``(cell.index, counts)``, in completion order; counts cover trials
         ``start .. scenario.trials - 1``.
     """
-    from distributed import as_completed
-
     cells = list(cells)
     starts = starts or {}
     tasks = [
@@ -251,8 +253,31 @@ def execute(scenario, context, cells, connection, progress=True, starts=None):
         for first, last in trial_ranges(starts.get(cell.index, 0), scenario.trials)
     ]
     meter = Progress(len(cells), sum(last - first for _, first, last in tasks), progress)
+    pending = collections.Counter(cell.index for cell, _, _ in tasks)
+    partial = {}
+    for (index, counts), trials in _finished_tasks(scenario, context, tasks, connection):
+        partial[index] = add_counts(partial.get(index), counts)
+        pending[index] -= 1
+        meter.advance(trials, pending[index] == 0)
+        if pending[index] == 0:
+            yield index, partial.pop(index)
+
+
+def _finished_tasks(scenario, context, tasks, connection):
+    """Yield ``((cell index, counts), trials)`` of each task as it finishes.
+
+    In this process (``connection.client`` None) in the order given; on dask as the
+    futures complete.
+    """
     if not tasks:
         return
+    if connection.client is None:
+        for cell, first, last in tasks:
+            task = run_task(scenario.kind, scenario, context, cell, first, last, connection.threads)
+            yield task, last - first
+        return
+    from distributed import as_completed
+
     shared = context
     if context is not None:
         shared = connection.client.scatter(context, broadcast=True, hash=False)
@@ -270,12 +295,5 @@ def execute(scenario, context, cells, connection, progress=True, starts=None):
         ): last - first
         for cell, first, last in tasks
     }
-    pending = collections.Counter(cell.index for cell, _, _ in tasks)
-    partial = {}
     for future in as_completed(futures):
-        index, counts = future.result()
-        partial[index] = add_counts(partial.get(index), counts)
-        pending[index] -= 1
-        meter.advance(futures[future], pending[index] == 0)
-        if pending[index] == 0:
-            yield index, partial.pop(index)
+        yield future.result(), futures[future]
