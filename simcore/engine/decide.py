@@ -24,7 +24,11 @@ from simcore.engine.layout import (
     RULE_EPSILON,
     RULE_KIND,
     RULE_MIN_PAIRS,
+    RULE_SKIP,
     SHARED,
+    SKIP_AGREEMENT,
+    SKIP_OVERLAP,
+    SKIP_RANKING,
     THIN,
     THIN_DENSE,
     UNDECIDED,
@@ -121,13 +125,17 @@ def _overlap_statistics(mask, weights, coverage_row, values, counters):
 
 
 @jit
-def decide_rows(labels, mask, weights, n_humans, rule, scratch, t, outputs):
+def decide_rows(labels, mask, weights, dense_rows, n_humans, rule, scratch, t, outputs):
     """Run the cell's rule on one drawn trial and write trial ``t`` of ``outputs``.
 
     Row ``i`` of ``labels`` ``(rows, R)`` and ``mask`` ``(rows, K)`` stands for
     ``weights[i]`` identical items: one item each for the items engine, one category of
     items for the counts engine. Both engines share this function, so they decide alike.
-    ``scratch`` is :func:`rule_scratch`; ``outputs`` is :func:`trial_outputs`.
+    The point rule's dense side reads ``dense_rows`` ``(labels, weights)``: the same rows,
+    or the counts engine's rows merged by label pattern (same sums, fewer rows).
+    ``scratch`` is :func:`rule_scratch`; ``outputs`` is :func:`trial_outputs`. The bits of
+    ``rule[RULE_SKIP]`` leave out what the cell does not ask for (its columns stay 0): the
+    overlap statistics, the pool's agreement, the ranking; the rest is computed alike.
     """
     (
         favour,
@@ -144,9 +152,19 @@ def decide_rows(labels, mask, weights, n_humans, rule, scratch, t, outputs):
     tables, point, wins, alt_scratch, reference_skipped, interval_sums = scratch
     kind = int(rule[RULE_KIND])
     n_judges = labels.shape[1] - n_humans
-    _overlap_statistics(mask, weights, coverage[t], values[t], counters[t])
+    skip = int(rule[RULE_SKIP])
+    if not skip & SKIP_OVERLAP:
+        _overlap_statistics(mask, weights, coverage[t], values[t], counters[t])
     _point_rule(
-        labels, mask, weights, n_humans, rule, tables, point, counters[t], values[t], ranking[t]
+        (labels, mask, weights),
+        dense_rows,
+        n_humans,
+        rule,
+        tables,
+        point,
+        counters[t],
+        values[t],
+        ranking[t],
     )
     reference_tested[t] = n_humans - counters[t, THIN_DENSE]
     tested[t] = n_humans - counters[t, THIN]
@@ -173,21 +191,37 @@ def decide_rows(labels, mask, weights, n_humans, rule, scratch, t, outputs):
 
 
 @jit
-def _point_rule(labels, mask, weights, n_humans, rule, tables, point, counters, values, ranking):
+def _point_rule(rows, dense_rows, n_humans, rule, tables, point, counters, values, ranking):
     """Run the point rule on one trial; with two judges or more, rank them too.
 
+    ``rows`` is ``(labels, mask, weights)``, ``dense_rows`` as in :func:`decide_rows`.
     ``point`` ``(2, J)`` receives each judge's passes, sparse and dense (comparisons with
     fewer than ``rule[RULE_MIN_PAIRS]`` pairs are left out and counted in ``THIN``,
     ``THIN_DENSE``); ``counters``,
-    ``values`` and ``ranking`` ``(2, J)`` are the trial's rows of the outputs.
+    ``values`` and ``ranking`` ``(2, J)`` are the trial's rows of the outputs. The pool's
+    agreement and the ranking are left out when ``rule[RULE_SKIP]`` says so.
     """
     coefficient = int(rule[RULE_COEFFICIENT])
     min_pairs = int(rule[RULE_MIN_PAIRS])
     rule_values = (rule[RULE_EPSILON], coefficient, min_pairs)
+    skip = int(rule[RULE_SKIP])
+    pool = not skip & SKIP_AGREEMENT
+    labels, mask, weights = rows
     decide_trial(
-        labels, mask, weights, n_humans, rule_values, True, tables, point, counters, values
+        labels,
+        mask,
+        weights,
+        dense_rows,
+        n_humans,
+        rule_values,
+        True,
+        tables,
+        point,
+        counters,
+        values,
+        pool,
     )
-    if labels.shape[1] - n_humans > 1:  # a ranking needs two judges
+    if labels.shape[1] - n_humans > 1 and not skip & SKIP_RANKING:  # needs two judges
         n_labels = tables[4].shape[1]
         ranking_scores(tables[0], n_labels, coefficient, min_pairs, ranking[0])
         ranking_scores(tables[1], n_labels, coefficient, min_pairs, ranking[1])
