@@ -207,20 +207,8 @@ def _point_rule(rows, dense_rows, n_humans, rule, tables, point, counters, value
     skip = int(rule[RULE_SKIP])
     pool = not skip & SKIP_AGREEMENT
     labels, mask, weights = rows
-    decide_trial(
-        labels,
-        mask,
-        weights,
-        dense_rows,
-        n_humans,
-        rule_values,
-        True,
-        tables,
-        point,
-        counters,
-        values,
-        pool,
-    )
+    arguments = (n_humans, rule_values, True, tables, point, counters, values, pool)
+    decide_trial(labels, mask, weights, dense_rows, *arguments)
     if labels.shape[1] - n_humans > 1 and not skip & SKIP_RANKING:  # needs two judges
         n_labels = tables[4].shape[1]
         ranking_scores(tables[0], n_labels, coefficient, min_pairs, ranking[0])
