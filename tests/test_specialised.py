@@ -129,3 +129,37 @@ def test_outputs_key_default_and_validation():
         scenario_from_dict({**raw, "outputs": ["speed"]})
     with pytest.raises(ScenarioError, match="outputs"):
         scenario_from_dict({**raw, "outputs": "agreement"})
+
+
+def overlap_reference(mask, weights):
+    """Coverage, mean pairwise overlap and shared flag, pair by pair (O(K^2) per row)."""
+    n_humans = mask.shape[1]
+    coverage = [weights[mask[:, s]].sum() / weights.sum() for s in range(1, n_humans)]
+    pairs = [(a, b) for a in range(1, n_humans) for b in range(a + 1, n_humans)]
+    both = [weights[mask[:, a] & mask[:, b]].sum() for a, b in pairs]
+    shared = not any(((mask[:, a] != mask[:, b]) & (weights > 0)).any() for a, b in pairs)
+    overlap = sum(both) / len(pairs) if pairs else np.nan
+    return np.array(coverage), overlap, int(shared)
+
+
+@pytest.mark.parametrize("n_humans", (1, 2, 3, 4, 7))
+def test_overlap_statistics_match_the_pairwise_count(n_humans):
+    from simcore.engine.decide import _overlap_statistics
+
+    rng = np.random.default_rng(n_humans)
+    for case in range(200):
+        rows = int(rng.integers(1, 12))
+        mask = rng.random((rows, n_humans)) < (0.5 if case % 3 else 0.05)
+        if case % 4 == 0:  # a shared panel: every secondary copies the first
+            mask[:, 1:] = mask[:, [min(1, n_humans - 1)]]
+        mask[:, 0] = True
+        weights = rng.integers(0, 5, rows).astype(np.int64)
+        weights[0] += 1
+        coverage = np.zeros(n_humans - 1)
+        values = np.zeros(kernels.N_VALUES)
+        counters = np.zeros(kernels.N_COUNTERS, dtype=np.int32)
+        _overlap_statistics(mask, weights, coverage, values, counters)
+        expected_coverage, overlap, shared = overlap_reference(mask, weights)
+        np.testing.assert_array_equal(coverage, expected_coverage)
+        np.testing.assert_array_equal(values[kernels.PAIRWISE_OVERLAP], overlap)
+        assert counters[kernels.SHARED] == shared

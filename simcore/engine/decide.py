@@ -97,29 +97,34 @@ def rule_scratch(n_humans, n_judges, n_labels):
 def _overlap_statistics(mask, weights, coverage_row, values, counters):
     """Record each secondary's coverage, the mean pairwise overlap and a shared panel.
 
-    Row ``i`` of ``mask`` stands for ``weights[i]`` items.
+    Row ``i`` of ``mask`` stands for ``weights[i]`` items. A row labelled by ``c``
+    secondaries adds ``c (c - 1) / 2`` to the pairs' shared items, so the cost is
+    ``O(K)`` per row, not ``O(K^2)``; the panel is shared when every non-empty row's
+    secondaries are all in or all out.
     """
     n_rows, n_humans = mask.shape
     n_items = 0
     for i in range(n_rows):
         n_items += weights[i]
     for secondary in range(1, n_humans):
-        count = 0
-        for i in range(n_rows):
-            if mask[i, secondary]:
-                count += weights[i]
-        coverage_row[secondary - 1] = count / n_items
+        coverage_row[secondary - 1] = 0.0
     total = 0
-    pairs = 0
     shared = True
-    for a in range(1, n_humans):
-        for b in range(a + 1, n_humans):
-            pairs += 1
-            for i in range(n_rows):
-                if mask[i, a] and mask[i, b]:
-                    total += weights[i]
-                if mask[i, a] != mask[i, b] and weights[i] > 0:
-                    shared = False
+    for i in range(n_rows):
+        labelling = 0
+        for secondary in range(1, n_humans):
+            if mask[i, secondary]:
+                labelling += 1
+        if labelling > 0:
+            for secondary in range(1, n_humans):
+                if mask[i, secondary]:
+                    coverage_row[secondary - 1] += weights[i]
+            if labelling < n_humans - 1 and weights[i] > 0:
+                shared = False
+        total += weights[i] * (labelling * (labelling - 1) // 2)
+    for secondary in range(1, n_humans):
+        coverage_row[secondary - 1] = coverage_row[secondary - 1] / n_items
+    pairs = (n_humans - 1) * (n_humans - 2) // 2
     values[PAIRWISE_OVERLAP] = total / pairs if pairs > 0 else np.nan
     counters[SHARED] = 1 if shared else 0
 
