@@ -311,6 +311,39 @@ def _append_rows(
 
 
 @jit
+def merge_labels(row_sizes, row_labels, rows, n_labels, histogram, touched, merged):
+    """Merge rows ``0 .. rows - 1`` by their labels alone; return the number of merged rows.
+
+    The dense matrix ignores which humans labelled a row, so rows of different mask groups
+    with the same labels add the same pairs: the point rule's dense side reads the merged
+    rows (at most ``min(rows, L ** R)``, whatever ``n``) and gets the same integer sums.
+    ``histogram`` and ``touched`` are the all-zero code scratch of :func:`draw_rows` (left
+    zero); ``merged`` = ``(sizes, labels)`` receives the merged rows.
+    """
+    merged_sizes, merged_labels = merged
+    n_raters = row_labels.shape[1]
+    n_touched = 0
+    for row in range(rows):
+        code = 0
+        for rater in range(n_raters):
+            code = code * n_labels + row_labels[row, rater]
+        if histogram[code] == 0:
+            touched[n_touched] = row  # the first row with these labels
+            n_touched += 1
+        histogram[code] += row_sizes[row]
+    for entry in range(n_touched):
+        first = touched[entry]
+        code = 0
+        for rater in range(n_raters):
+            label = row_labels[first, rater]
+            merged_labels[entry, rater] = label
+            code = code * n_labels + label
+        merged_sizes[entry] = histogram[code]
+        histogram[code] = 0
+    return n_touched
+
+
+@jit
 def _model_tables(confusion, prevalence):
     """Return the CDFs and conditional shares :func:`draw_rows` reads (once per cell)."""
     return (
@@ -366,15 +399,20 @@ def simulate_counts(trial_keys, n_items, n_humans, confusion, prevalence, design
         scratch = _engine_scratch(n_items, n_raters, n_humans, n_labels)
         decide_scratch = rule_scratch(n_humans, n_judges, n_labels)
         row_sizes, row_labels, row_masks = scratch[6], scratch[7], scratch[8]
+        merged = (np.empty_like(row_sizes), np.empty_like(row_labels))
         for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
             seed_state(trial_keys[t], state)
             rows = draw_rows(
                 state, n_items, n_humans, tables, design, rho, m, scratch, log_factorials
             )
+            dense = merge_labels(
+                row_sizes, row_labels, rows, n_labels, scratch[3], scratch[4], merged
+            )
             decide_rows(
                 row_labels[:rows],
                 row_masks[:rows],
                 row_sizes[:rows],
+                (merged[1][:dense], merged[0][:dense]),
                 n_humans,
                 rule,
                 decide_scratch,

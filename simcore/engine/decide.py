@@ -24,7 +24,11 @@ from simcore.engine.layout import (
     RULE_EPSILON,
     RULE_KIND,
     RULE_MIN_PAIRS,
+    RULE_SKIP,
     SHARED,
+    SKIP_AGREEMENT,
+    SKIP_OVERLAP,
+    SKIP_RANKING,
     THIN,
     THIN_DENSE,
     UNDECIDED,
@@ -93,41 +97,50 @@ def rule_scratch(n_humans, n_judges, n_labels):
 def _overlap_statistics(mask, weights, coverage_row, values, counters):
     """Record each secondary's coverage, the mean pairwise overlap and a shared panel.
 
-    Row ``i`` of ``mask`` stands for ``weights[i]`` items.
+    Row ``i`` of ``mask`` stands for ``weights[i]`` items. A row labelled by ``c``
+    secondaries adds ``c (c - 1) / 2`` to the pairs' shared items, so the cost is
+    ``O(K)`` per row, not ``O(K^2)``; the panel is shared when every non-empty row's
+    secondaries are all in or all out.
     """
     n_rows, n_humans = mask.shape
     n_items = 0
     for i in range(n_rows):
         n_items += weights[i]
     for secondary in range(1, n_humans):
-        count = 0
-        for i in range(n_rows):
-            if mask[i, secondary]:
-                count += weights[i]
-        coverage_row[secondary - 1] = count / n_items
+        coverage_row[secondary - 1] = 0.0
     total = 0
-    pairs = 0
     shared = True
-    for a in range(1, n_humans):
-        for b in range(a + 1, n_humans):
-            pairs += 1
-            for i in range(n_rows):
-                if mask[i, a] and mask[i, b]:
-                    total += weights[i]
-                if mask[i, a] != mask[i, b] and weights[i] > 0:
-                    shared = False
+    for i in range(n_rows):
+        labelling = 0
+        for secondary in range(1, n_humans):
+            if mask[i, secondary]:
+                labelling += 1
+        if labelling > 0:
+            for secondary in range(1, n_humans):
+                if mask[i, secondary]:
+                    coverage_row[secondary - 1] += weights[i]
+            if labelling < n_humans - 1 and weights[i] > 0:
+                shared = False
+        total += weights[i] * (labelling * (labelling - 1) // 2)
+    for secondary in range(1, n_humans):
+        coverage_row[secondary - 1] = coverage_row[secondary - 1] / n_items
+    pairs = (n_humans - 1) * (n_humans - 2) // 2
     values[PAIRWISE_OVERLAP] = total / pairs if pairs > 0 else np.nan
     counters[SHARED] = 1 if shared else 0
 
 
 @jit
-def decide_rows(labels, mask, weights, n_humans, rule, scratch, t, outputs):
+def decide_rows(labels, mask, weights, dense_rows, n_humans, rule, scratch, t, outputs):
     """Run the cell's rule on one drawn trial and write trial ``t`` of ``outputs``.
 
     Row ``i`` of ``labels`` ``(rows, R)`` and ``mask`` ``(rows, K)`` stands for
     ``weights[i]`` identical items: one item each for the items engine, one category of
     items for the counts engine. Both engines share this function, so they decide alike.
-    ``scratch`` is :func:`rule_scratch`; ``outputs`` is :func:`trial_outputs`.
+    The point rule's dense side reads ``dense_rows`` ``(labels, weights)``: the same rows,
+    or the counts engine's rows merged by label pattern (same sums, fewer rows).
+    ``scratch`` is :func:`rule_scratch`; ``outputs`` is :func:`trial_outputs`. The bits of
+    ``rule[RULE_SKIP]`` leave out what the cell does not ask for (its columns stay 0): the
+    overlap statistics, the pool's agreement, the ranking; the rest is computed alike.
     """
     (
         favour,
@@ -144,9 +157,19 @@ def decide_rows(labels, mask, weights, n_humans, rule, scratch, t, outputs):
     tables, point, wins, alt_scratch, reference_skipped, interval_sums = scratch
     kind = int(rule[RULE_KIND])
     n_judges = labels.shape[1] - n_humans
-    _overlap_statistics(mask, weights, coverage[t], values[t], counters[t])
+    skip = int(rule[RULE_SKIP])
+    if not skip & SKIP_OVERLAP:
+        _overlap_statistics(mask, weights, coverage[t], values[t], counters[t])
     _point_rule(
-        labels, mask, weights, n_humans, rule, tables, point, counters[t], values[t], ranking[t]
+        (labels, mask, weights),
+        dense_rows,
+        n_humans,
+        rule,
+        tables,
+        point,
+        counters[t],
+        values[t],
+        ranking[t],
     )
     reference_tested[t] = n_humans - counters[t, THIN_DENSE]
     tested[t] = n_humans - counters[t, THIN]
@@ -173,21 +196,25 @@ def decide_rows(labels, mask, weights, n_humans, rule, scratch, t, outputs):
 
 
 @jit
-def _point_rule(labels, mask, weights, n_humans, rule, tables, point, counters, values, ranking):
+def _point_rule(rows, dense_rows, n_humans, rule, tables, point, counters, values, ranking):
     """Run the point rule on one trial; with two judges or more, rank them too.
 
+    ``rows`` is ``(labels, mask, weights)``, ``dense_rows`` as in :func:`decide_rows`.
     ``point`` ``(2, J)`` receives each judge's passes, sparse and dense (comparisons with
     fewer than ``rule[RULE_MIN_PAIRS]`` pairs are left out and counted in ``THIN``,
     ``THIN_DENSE``); ``counters``,
-    ``values`` and ``ranking`` ``(2, J)`` are the trial's rows of the outputs.
+    ``values`` and ``ranking`` ``(2, J)`` are the trial's rows of the outputs. The pool's
+    agreement and the ranking are left out when ``rule[RULE_SKIP]`` says so.
     """
     coefficient = int(rule[RULE_COEFFICIENT])
     min_pairs = int(rule[RULE_MIN_PAIRS])
     rule_values = (rule[RULE_EPSILON], coefficient, min_pairs)
-    decide_trial(
-        labels, mask, weights, n_humans, rule_values, True, tables, point, counters, values
-    )
-    if labels.shape[1] - n_humans > 1:  # a ranking needs two judges
+    skip = int(rule[RULE_SKIP])
+    pool = not skip & SKIP_AGREEMENT
+    labels, mask, weights = rows
+    arguments = (n_humans, rule_values, True, tables, point, counters, values, pool)
+    decide_trial(labels, mask, weights, dense_rows, *arguments)
+    if labels.shape[1] - n_humans > 1 and not skip & SKIP_RANKING:  # needs two judges
         n_labels = tables[4].shape[1]
         ranking_scores(tables[0], n_labels, coefficient, min_pairs, ranking[0])
         ranking_scores(tables[1], n_labels, coefficient, min_pairs, ranking[1])

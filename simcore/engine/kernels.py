@@ -237,6 +237,7 @@ def _decide_items(
             row_labels[:rows],
             row_masks[:rows],
             row_sizes[:rows],
+            (row_labels[:rows], row_sizes[:rows]),
             n_humans,
             rule,
             decide_scratch,
@@ -244,7 +245,8 @@ def _decide_items(
             outputs,
         )
     else:
-        decide_rows(labels, mask, weights, n_humans, rule, decide_scratch, t, outputs)
+        dense_rows = (labels, weights)
+        decide_rows(labels, mask, weights, dense_rows, n_humans, rule, decide_scratch, t, outputs)
 
 
 @jit

@@ -39,8 +39,13 @@ POINT, ALT_TEST, INTERVAL = range(3)
     RULE_Q,
     RULE_NUMERIC,
     RULE_MIN_PAIRS,
-) = range(9)
-N_RULE = 9
+    RULE_SKIP,
+) = range(10)
+N_RULE = 10
+
+# Bits of ``rule[RULE_SKIP]``: per-trial outputs a cell does not ask for, left uncomputed
+# (their columns stay 0). 0 computes everything.
+SKIP_OVERLAP, SKIP_AGREEMENT, SKIP_RANKING = 1, 2, 4
 
 TRIAL_CHUNK = 64
 """Trials per parallel task: each task allocates its scratch once for this many trials."""

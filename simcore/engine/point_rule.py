@@ -178,14 +178,16 @@ def _add_comparisons(
 
 
 @jit(inline=True)  # once per trial; inlined, its tuple arguments cost nothing
-def _fill_margins(labels, mask, weights, n_humans, tables, dense):
+def _fill_margins(labels, mask, weights, dense_rows, n_humans, tables, dense, pool):
     """Accumulate the margins of every comparison and of the human pool into ``tables``.
 
     Comparison ``k``'s pairs are ``(i, q)`` for every row ``i`` that ``k`` labelled (dense:
     every row) and every other human ``q`` who labelled it (dense: every other human). The
     pool's pairs are every two humans ``q < r`` who both labelled a row. Row ``i`` stands
     for ``weights[i]`` identical items. ``tables`` is :func:`pair_tables`; the dense side
-    is filled only when ``dense``.
+    is filled only when ``dense``, the pool's only when ``pool``. The dense side reads
+    ``dense_rows`` = ``(labels, weights)``: the same rows, or the rows merged by their
+    labels alone (the dense matrix ignores the mask), which gives the same integer sums.
     """
     sparse, dense_side, pool_sums, pool_margins = tables[0], tables[1], tables[2], tables[3]
     _clear(sparse)
@@ -196,30 +198,40 @@ def _fill_margins(labels, mask, weights, n_humans, tables, dense):
         weight = weights[i]
         if weight == 0:
             continue
-        _add_row(labels, mask, i, n_humans, weight, 0, sparse, tables)
-        if dense:
-            _add_row(labels, mask, i, n_humans, weight, 1, dense_side, tables)
+        _add_row(labels, mask, i, n_humans, weight, 0, sparse, tables, pool)
+    if dense:
+        dense_labels, dense_weights = dense_rows
+        for i in range(dense_labels.shape[0]):
+            weight = dense_weights[i]
+            if weight == 0:
+                continue
+            # side 1 never reads the mask
+            _add_row(dense_labels, mask, i, n_humans, weight, 1, dense_side, tables, pool)
 
 
 @jit(inline=True)  # runs per row
-def _add_row(labels, mask, i, n_humans, weight, side, margins, tables):
-    """Add row ``i``'s pairs to one side's margins (``side`` 0: sparse, 1: dense)."""
+def _add_row(labels, mask, i, n_humans, weight, side, margins, tables, pool):
+    """Add row ``i``'s pairs to one side's margins (``side`` 0: sparse, 1: dense).
+
+    The pool's pairs are added only when ``pool``.
+    """
     pool_sums, pool_margins, counts, distinct = tables[2], tables[3], tables[4], tables[5]
     n_distinct, n_counted = _row_counts(labels, mask, i, n_humans, counts, distinct, side)
-    _add_pool(
-        labels,
-        mask,
-        i,
-        n_humans,
-        weight,
-        counts,
-        distinct,
-        side,
-        n_distinct,
-        n_counted,
-        pool_sums,
-        pool_margins,
-    )
+    if pool:
+        _add_pool(
+            labels,
+            mask,
+            i,
+            n_humans,
+            weight,
+            counts,
+            distinct,
+            side,
+            n_distinct,
+            n_counted,
+            pool_sums,
+            pool_margins,
+        )
     if n_counted > 1:
         for k in range(n_humans):
             if side == 0 and not mask[i, k]:
@@ -309,16 +321,48 @@ def _pool_estimate(tables, side, coefficient, values, counters, value_column, un
 
 @jit
 def decide_trial(
-    labels, mask, weights, n_humans, rule_values, dense, tables, passes, counters, values
+    labels,
+    mask,
+    weights,
+    dense_rows,
+    n_humans,
+    rule_values,
+    dense,
+    tables,
+    passes,
+    counters,
+    values,
+    pool=True,
 ):
     """Run the rule and the pool estimate on one trial, sparse (and dense when ``dense``).
 
     ``rule_values`` is ``(epsilon, coefficient, min_pairs)``; ``passes`` ``(2, J)``
     receives each judge's passes, sparse then dense. The comparisons made are ``K`` less
-    the ``THIN`` (``THIN_DENSE``) counter.
+    the ``THIN`` (``THIN_DENSE``) counter. Without ``pool`` the human pool's agreement is
+    not estimated (its values and counters are left as they are); the passes do not
+    depend on it. The dense side reads ``dense_rows`` ``(labels, weights)``
+    (:func:`_fill_margins`). Each combination of the two flags runs its own inlined copy
+    with the flags constant: a flag read inside the per-row loops cost 4 us a trial.
     """
+    rows = (labels, mask, weights, dense_rows)
+    outputs = (tables, passes, counters, values)
+    if dense and pool:
+        _decide(rows, n_humans, rule_values, True, True, outputs)
+    elif dense:
+        _decide(rows, n_humans, rule_values, True, False, outputs)
+    elif pool:
+        _decide(rows, n_humans, rule_values, False, True, outputs)
+    else:
+        _decide(rows, n_humans, rule_values, False, False, outputs)
+
+
+@jit(inline=True)  # one copy per flag combination, the flags constant in each
+def _decide(rows, n_humans, rule_values, dense, pool, outputs):
+    """Run the body of :func:`decide_trial` with constant ``dense`` and ``pool``."""
+    labels, mask, weights, dense_rows = rows
+    tables, passes, counters, values = outputs
     epsilon, coefficient, min_pairs = rule_values
-    _fill_margins(labels, mask, weights, n_humans, tables, dense)
+    _fill_margins(labels, mask, weights, dense_rows, n_humans, tables, dense, pool)
     n_labels = tables[4].shape[1]
     _count_passes(
         tables[0],
@@ -330,7 +374,8 @@ def decide_trial(
         counters,
         (EMPTY, THIN, DEGENERATE),
     )
-    _pool_estimate(tables, 0, coefficient, values, counters, POOL_SPARSE, POOL_UNDEFINED)
+    if pool:
+        _pool_estimate(tables, 0, coefficient, values, counters, POOL_SPARSE, POOL_UNDEFINED)
     if dense:
         _count_passes(
             tables[1],
@@ -342,7 +387,10 @@ def decide_trial(
             counters,
             (-1, THIN_DENSE, DEGENERATE_DENSE),
         )
-        _pool_estimate(tables, 1, coefficient, values, counters, POOL_DENSE, POOL_UNDEFINED_DENSE)
+        if pool:
+            _pool_estimate(
+                tables, 1, coefficient, values, counters, POOL_DENSE, POOL_UNDEFINED_DENSE
+            )
 
 
 @jit
@@ -394,6 +442,7 @@ def evaluate(labels, mask, n_humans, n_labels, epsilon, coefficient, min_pairs=0
                 labels[t],
                 mask[t],
                 weights,
+                (labels[t], weights),
                 n_humans,
                 rule_values,
                 True,
@@ -457,6 +506,7 @@ def evaluate_masks(labels, masks, n_humans, n_labels, epsilon, coefficient, min_
                 labels,
                 masks[t],
                 weights,
+                (labels, weights),
                 n_humans,
                 rule_values,
                 False,

@@ -12,6 +12,7 @@ from scipy import stats
 from simcore.engine import kernels
 from simcore.engine.coefficients import coefficient_code
 from simcore.engine.counts import simulate_counts
+from simcore.engine.layout import RULE_SKIP, SKIP_AGREEMENT, SKIP_OVERLAP, SKIP_RANKING
 from simcore.engine.rng import trial_keys
 from simcore.model.designs import design_code, pair_weights
 from simcore.model.generative import pair_tables, prevalence_vector
@@ -25,6 +26,10 @@ from simcore.model.rule import (
     population_scores,
 )
 from simcore.studies.protocol import add_counts, quantize
+from simcore.studies.synthetic_config import OUTPUTS
+
+SKIP_BITS = {"agreement": SKIP_AGREEMENT, "overlap": SKIP_OVERLAP, "ranking": SKIP_RANKING}
+"""The ``RULE_SKIP`` bit of each output of :data:`OUTPUTS`."""
 
 TRIALS_PER_CALL = 65_536
 """Trials per kernel call: a cell's memory stays bounded however many trials it runs (its
@@ -124,8 +129,12 @@ def kernel_arguments(cell):
     )
 
 
-def rule_parameters(rule):
-    """Return the kernel's rule array (:data:`simcore.engine.kernels.N_RULE` entries)."""
+def rule_parameters(rule, outputs=OUTPUTS):
+    """Return the kernel's rule array (:data:`simcore.engine.kernels.N_RULE` entries).
+
+    ``outputs`` (a subset of :data:`~simcore.studies.synthetic_config.OUTPUTS`) sets the
+    ``RULE_SKIP`` bits of those left out, which the kernels then do not compute.
+    """
     parameters = np.zeros(kernels.N_RULE)
     parameters[kernels.RULE_KIND] = ("point", "alt_test", "interval").index(rule.kind)
     parameters[kernels.RULE_EPSILON] = rule.epsilon
@@ -136,6 +145,7 @@ def rule_parameters(rule):
     parameters[kernels.RULE_Q] = rule.q
     parameters[kernels.RULE_NUMERIC] = 1.0 if rule.scale == "numeric" else 0.0
     parameters[kernels.RULE_MIN_PAIRS] = rule.min_pairs
+    parameters[RULE_SKIP] = sum(bit for name, bit in SKIP_BITS.items() if name not in outputs)
     return parameters
 
 
@@ -203,7 +213,7 @@ def simulate_cell(cell, root_seed, start, stop):
     trial count only.
     """
     keys = trial_keys(cell_sequence(root_seed, cell), start, stop)
-    rule = rule_parameters(cell.rule)
+    rule = rule_parameters(cell.rule, cell.outputs)
     if cell.kernel_engine == "counts":
         return TrialOutputs(*simulate_counts(keys, *counts_engine_arguments(cell), rule))
     return TrialOutputs(*kernels.simulate(keys, *kernel_arguments(cell), rule))
@@ -228,7 +238,8 @@ def count_outcomes(cell, outputs):
     dict
         :data:`COUNT_NAMES` (int64; those in :data:`JUDGE_COUNT_NAMES` as ``(J,)`` arrays),
         :data:`SUM_NAMES` (float64), ``omega_hist`` ``(J, K + 1)``, ``sum_coverage`` per
-        secondary and ``n_skipped`` per human.
+        secondary and ``n_skipped`` per human. The statistics of an output the cell does not
+        ask for (:data:`OUTPUTS`) are not computed: their sums are NaN, their counts 0.
     """
     result = _decision_counts(cell, outputs)
     result.update(_trial_counts(cell, outputs))
@@ -241,6 +252,8 @@ def count_outcomes(cell, outputs):
         ]
     ).astype(np.int64)
     result["sum_coverage"] = quantize(outputs.coverage).sum(axis=0)
+    if "overlap" not in cell.outputs:
+        result["sum_coverage"] = np.full(outputs.coverage.shape[1], np.nan)
     result["n_skipped"] = outputs.skipped.astype(np.int64).sum(axis=0)
     return result
 
@@ -312,8 +325,8 @@ def _trial_counts(cell, outputs):
         "n_empty_comparisons": counters[:, kernels.EMPTY].sum(),
         "n_degenerate_scores": counters[:, kernels.DEGENERATE].sum(),
         "n_shared_panel": counters[:, kernels.SHARED].sum(),
-        "n_agreement_defined": _agreement_defined(outputs).sum(),
-        "n_agreement_reliable": (np.abs(error) <= RELIABLE_ERROR).sum(),
+        "n_agreement_defined": 0,
+        "n_agreement_reliable": 0,
         "n_tested": outputs.tested.astype(np.int64).sum(),
         "n_untestable": (outputs.tested == 0).sum(),
         "n_undecided_comparisons": counters[:, kernels.UNDECIDED].sum(),
@@ -322,7 +335,10 @@ def _trial_counts(cell, outputs):
         "n_rank_discordant": 0,
         "n_rank_discordant_population": 0,
     }
-    if ranking.shape[2] > 1:
+    if "agreement" in cell.outputs:
+        scalars["n_agreement_defined"] = _agreement_defined(outputs).sum()
+        scalars["n_agreement_reliable"] = (np.abs(error) <= RELIABLE_ERROR).sum()
+    if ranking.shape[2] > 1 and "ranking" in cell.outputs:
         truth_rank = population_ranking(cell)
         best = np.argmax(ranking[:, 0], axis=1)
         scalars["n_top1_wrong"] = (best != np.argmax(ranking[:, 1], axis=1)).sum()
@@ -346,6 +362,10 @@ def _agreement_sums(cell, outputs):
         "sum_agreement_error_sq": quantize(error**2).sum(),
         "sum_extra_items": np.ceil(values[:, kernels.EXTRA_ITEMS]).sum(),
     }
+    left_out = {"agreement": "sum_agreement", "overlap": "sum_pairwise_overlap"}
+    for output, prefix in left_out.items():
+        if output not in cell.outputs:
+            sums.update({name: np.nan for name in sums if name.startswith(prefix)})
     return {name: np.float64(value) for name, value in sums.items()}
 
 

@@ -160,7 +160,11 @@ _SECTIONS = {
     "output": OutputConfig,
     "plot": PlotConfig,
 }
-_VALID_TOP_KEYS = (*_SECTIONS, *_TOP_SCALARS, "sweep", "published", "planning")
+_VALID_TOP_KEYS = (*_SECTIONS, *_TOP_SCALARS, "sweep", "published", "planning", "outputs")
+
+OUTPUTS = ("agreement", "overlap", "ranking")
+"""Per-trial statistics a scenario may ask for beyond the decisions (``outputs:``; all by
+default): the human pool's agreement, the secondaries' coverage and overlap, the ranking."""
 
 SWEEPABLE = {
     "p_judge": ("model", "p_judge"),
@@ -208,6 +212,7 @@ class Cell:
     rule: RuleConfig
     reference: str
     engine: str = "auto"
+    outputs: tuple = OUTPUTS
 
     @property
     def kernel_engine(self):
@@ -299,6 +304,7 @@ class Scenario:
     published: dict | None = None
     planning: PlanningConfig | None = None
     source: str = "<scenario>"
+    outputs: tuple = OUTPUTS
 
     @property
     def dims(self):
@@ -334,6 +340,8 @@ class Scenario:
             data["published"] = self.published
         if self.planning is not None:
             data["planning"] = section(self.planning)
+        if self.outputs != OUTPUTS:  # the default leaves hashes of existing stores alone
+            data["outputs"] = list(self.outputs)
         return data
 
     def to_yaml(self):
@@ -380,6 +388,7 @@ def counts_engine_applies(cell):
 def _resolve_cell(scenario, index, coords):
     sections = {"model": {}, "design": {}, "rule": {}}
     top = {"reference": scenario.reference, "engine": scenario.engine}
+    top["outputs"] = scenario.outputs
     for name, value in coords.items():
         section, key = SWEEPABLE[name]
         if section is None:

@@ -22,6 +22,7 @@ from simcore.studies.synthetic_config import (
     _SWEEP_KINDS,
     _TOP_SCALARS,
     _VALID_TOP_KEYS,
+    OUTPUTS,
     SWEEPABLE,
     PlanningConfig,
     RunConfig,
@@ -74,6 +75,19 @@ def _parse_sweep(raw, problems, source):
             )
         sweep.append((name, tuple(converted)))
     return tuple(sweep)
+
+
+def _parse_outputs(raw, problems, source):
+    """Return the requested per-trial outputs (``outputs:``) in :data:`OUTPUTS` order."""
+    if raw is None:
+        return OUTPUTS
+    if not isinstance(raw, list) or any(item not in OUTPUTS for item in raw):
+        problems.append(
+            f"{source}: outputs: must be a list drawn from {', '.join(OUTPUTS)} "
+            f"(got {_describe(raw)})"
+        )
+        return OUTPUTS
+    return tuple(name for name in OUTPUTS if name in raw)
 
 
 def _parse_published(raw, sweep, problems, source):
@@ -396,7 +410,13 @@ def scenario_from_dict(raw, source="<scenario>"):
             )
     published = _parse_published(raw.get("published"), sweep, problems, source)
     scenario = Scenario(
-        **sections, **scalars, sweep=sweep, published=published, planning=planning, source=source
+        **sections,
+        **scalars,
+        sweep=sweep,
+        published=published,
+        planning=planning,
+        source=source,
+        outputs=_parse_outputs(raw.get("outputs", None), problems, source),
     )
     problems.extend(_cross_field_problems(scenario, problems, source))
     if not any(": plot." in problem or ": sweep" in problem for problem in problems):
