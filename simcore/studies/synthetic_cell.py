@@ -7,7 +7,6 @@ extended.
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 from simcore.engine import kernels
 from simcore.engine.coefficients import coefficient_code
@@ -135,6 +134,8 @@ def rule_parameters(rule, outputs=OUTPUTS):
     ``outputs`` (a subset of :data:`~simcore.studies.synthetic_config.OUTPUTS`) sets the
     ``RULE_SKIP`` bits of those left out, which the kernels then do not compute.
     """
+    from scipy import stats  # 0.45 s to import: only when a cell is built, not at start-up
+
     parameters = np.zeros(kernels.N_RULE)
     parameters[kernels.RULE_KIND] = ("point", "alt_test", "interval").index(rule.kind)
     parameters[kernels.RULE_EPSILON] = rule.epsilon
