@@ -16,9 +16,14 @@ SCRIPT = textwrap.dedent("""
     cdf = np.array([0.5, 0.8, 1.0])
     for design in range(6):
         for kind, coefficient in [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (2, 0)]:
-            # kind, eps, coefficient, z, min humans, min items, BY level, numeric, min pairs
+            # kind, eps, coefficient, z, min humans, min items, BY level, numeric, min pairs,
+            # outputs skipped (bits: overlap 1, agreement 2, ranking 4)
             min_pairs = 2 if kind == 0 and design % 3 == 0 else 0
-            rule = np.array([kind, 0.05, coefficient, 1.96, 2, 3, 0.05, design % 2, min_pairs])
+            skip = (design + coefficient) % 8
+            rule = np.array(
+                [kind, 0.05, coefficient, 1.96, 2, 3, 0.05, design % 2, min_pairs, skip]
+            )
+            assert len(rule) == kernels.N_RULE  # compiled code would read past its end
             out = kernels.simulate(keys, 12, 3, confusion, cdf, 2, 0.1, design, 0.3, 4, rule)
             print(design, kind, coefficient, *(o.ravel().tolist() for o in out))
 """)
