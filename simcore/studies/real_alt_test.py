@@ -6,21 +6,21 @@ matrix and on every thinned one. The full-matrix reference is the test's decisio
 matrix as collected: ``full_omega`` is the winning rate (wins / humans tested), judges are
 classed by it as under the point rule (pass >= 0.6, reject < 0.5), and the judges are
 ranked by their advantage probability, the authors' measure for comparing judges. Per
-trial the test's decision replaces the point rule's in the wrong-decision, false-rejection,
-false-approval and acceptance counts and in the ranking errors; the human pool's agreement
-statistics stay those of :func:`simcore.studies.real_cells.count_block`. The cube gains the
-humans tested, the trials with no human tested, and the quantised sums of each judge's
-advantage probability, from which :func:`derive_alt_test` derives its mean over trials and
-standard error beside the full-matrix value.
+trial the test's decision and ranking (:func:`alt_test_block`) are what
+:func:`simcore.studies.real_cells.count_block` counts in place of the point rule's; the
+human pool's agreement statistics are the point rule kernel's, as under the point rule.
+The cube gains the humans tested, the trials with no human tested, and the quantised sums
+of each judge's advantage probability, from which :func:`derive_alt_test` derives its mean
+over trials and standard error beside the full-matrix value.
 """
 
 import numpy as np
 
 from simcore.engine.alt_test import alt_test_masks
-from simcore.model.rule import ACCEPT, decide_counts
+from simcore.model.rule import ACCEPT, REJECT, decide_counts
 from simcore.studies.config import ScenarioError
 from simcore.studies.protocol import Variable, quantize
-from simcore.studies.synthetic_cell import discordant_pairs, rule_parameters
+from simcore.studies.synthetic_cell import rule_parameters
 
 PER_CELL = {
     "n_humans_tested": "humans the alternative annotator test tested, summed over trials",
@@ -107,39 +107,26 @@ def alt_test_reference(rule, group):
     }
 
 
-def alt_test_counts(rule, group, masks, counts):
-    """Replace the point rule's decision counts in ``counts`` by the alt_test's; add its own.
+def alt_test_block(rule, group, masks):
+    """Return ``(decision, ranking, unranked, counts)`` of the alt_test under each mask.
 
-    ``counts`` is :func:`simcore.studies.real_cells.count_block`'s dict for the same
-    ``masks``. A trial with no human tested rejects every judge, ranks them all equal (so
-    its top-1 counts as wrong and every judge pair as misordered) and adds nothing to the
-    advantage sums.
+    ``decision`` ``(T, J)`` codes and ``ranking`` ``(T, J)`` (the advantage probability)
+    for :func:`simcore.studies.real_cells.decision_counts`; ``unranked`` marks the trials
+    with no human tested, which reject every judge, rank them all equal and add nothing to
+    the advantage sums; ``counts`` holds the test's own counts and sums.
     """
     _, tested, advantage, accept = run_alt_test(rule, group, masks)
     defined = tested > 0
-    ranking = np.where(defined[:, None], advantage, 0.0)
-    reference = np.nan_to_num(group.full_ranking, nan=0.0)
-    top1_wrong = (np.argmax(ranking, axis=1) != np.argmax(reference)) | ~defined
     estimate = quantize(advantage[defined])
-    counts = dict(counts)
-    counts.update(
-        {
-            "n_wrong": (accept != group.full_accept).sum(axis=0),
-            "n_false_reject": ((group.judge_class == 2) & ~accept).sum(axis=0),
-            "n_false_accept": ((group.judge_class == 0) & accept).sum(axis=0),
-            "n_accept": accept.sum(axis=0),
-            "n_top1_wrong": top1_wrong.sum(),
-            "n_rank_discordant": discordant_pairs(ranking, reference).sum(),
-            "n_humans_tested": tested.sum(),
-            "n_untestable": (~defined).sum(),
-            "sum_advantage_probability": estimate.sum(axis=0),
-            "sum_advantage_probability_sq": quantize(estimate**2).sum(axis=0),
-        }
-    )
-    return {
-        name: np.asarray(value, np.float64 if name.startswith("sum_") else np.int64)
-        for name, value in counts.items()
+    counts = {
+        "n_humans_tested": tested.sum(),
+        "n_untestable": (~defined).sum(),
+        "sum_advantage_probability": estimate.sum(axis=0),
+        "sum_advantage_probability_sq": quantize(estimate**2).sum(axis=0),
     }
+    decision = np.where(accept, ACCEPT, REJECT).astype(np.int8)
+    ranking = np.where(defined[:, None], advantage, 0.0)
+    return decision, ranking, ~defined, counts
 
 
 def derive_alt_test(cube):

@@ -276,7 +276,13 @@ def thinned_masks(group, coords, root_seed, start, stop):
 
 
 def count_block(scenario, group, masks):
-    """Decide every judge under each mask; return the block's counts and sums."""
+    """Decide every judge under each mask; return the block's counts and sums.
+
+    The point rule's kernel runs always: it gives the comparisons made and the human pool's
+    agreement, and, under the point rule, the decisions and the ranking. Under the
+    alternative annotator test those come from the test instead
+    (:func:`simcore.studies.real_alt_test.alt_test_block`).
+    """
     rule = scenario.rule
     passes, counters, pool, ranking, tested = kernels.evaluate_masks(
         group.labels,
@@ -287,38 +293,59 @@ def count_block(scenario, group, masks):
         coefficient_code(rule.coefficient),
         rule.min_pairs,
     )
-    decision = decide(passes, group.n_humans, rule.tau, tested=tested[:, None])
-    accept = decision == ACCEPT
-    decided = decision != INCONCLUSIVE
     counts = {
         "n_trials": np.int64(len(masks)),
+        "n_empty_comparisons": counters[:, kernels.EMPTY].sum(),
+        "n_thin_comparisons": counters[:, kernels.THIN].sum(),
+        "n_tested": tested.astype(np.int64).sum(),
+    }
+    if rule.kind == "alt_test":
+        decision, ranking, unranked, extra = real_alt_test.alt_test_block(rule, group, masks)
+        counts.update(extra)
+    else:
+        decision = decide(passes, group.n_humans, rule.tau, tested=tested[:, None])
+        unranked = np.zeros(len(masks), dtype=bool)
+    counts.update(decision_counts(group, decision, ranking, unranked))
+    defined = (counters[:, kernels.POOL_UNDEFINED] == 0) & np.isfinite(group.full_agreement)
+    counts.update(agreement_counts(group, pool[defined]))
+    return {
+        name: np.asarray(value, np.float64 if name.startswith("sum_") else np.int64)
+        for name, value in counts.items()
+    }
+
+
+def decision_counts(group, decision, ranking, unranked):
+    """Return the wrong, false and inconclusive decisions and the ranking errors of a block.
+
+    ``decision`` ``(T, J)`` codes; ``ranking`` ``(T, J)`` scores; ``unranked`` ``(T,)``
+    marks trials with no ranking (every judge tied), whose top-1 counts as wrong.
+    """
+    accept = decision == ACCEPT
+    decided = decision != INCONCLUSIVE
+    reference = np.nan_to_num(group.full_ranking, nan=0.0)
+    top1_wrong = (np.argmax(ranking, axis=1) != np.argmax(reference)) | unranked
+    return {
         "n_wrong": (decided & (accept != group.full_accept)).sum(axis=0),
         "n_false_reject": ((group.judge_class == 2) & (decision == REJECT)).sum(axis=0),
         "n_false_accept": ((group.judge_class == 0) & accept).sum(axis=0),
         "n_accept": accept.sum(axis=0),
         "n_inconclusive": (~decided).sum(axis=0),
-        "n_top1_wrong": (np.argmax(ranking, axis=1) != np.argmax(group.full_ranking)).sum(),
-        "n_rank_discordant": discordant_pairs(ranking, group.full_ranking).sum(),
-        "n_empty_comparisons": counters[:, kernels.EMPTY].sum(),
-        "n_thin_comparisons": counters[:, kernels.THIN].sum(),
-        "n_tested": tested.astype(np.int64).sum(),
+        "n_top1_wrong": top1_wrong.sum(),
+        "n_rank_discordant": discordant_pairs(ranking, reference).sum(),
     }
-    defined = (counters[:, kernels.POOL_UNDEFINED] == 0) & np.isfinite(group.full_agreement)
-    estimate = quantize(pool[defined])
+
+
+def agreement_counts(group, pool):
+    """Return the human pool's agreement counts and sums over the trials where it is defined."""
+    estimate = quantize(pool)
     error = estimate - quantize(group.full_agreement)
-    counts.update(
-        {
-            "n_agreement_defined": defined.sum(),
-            "n_agreement_reliable": (np.abs(error) <= RELIABLE_ERROR).sum(),
-            "sum_agreement_estimate": estimate.sum(),
-            "sum_agreement_estimate_sq": quantize(estimate**2).sum(),
-            "sum_agreement_error": error.sum(),
-            "sum_agreement_error_sq": quantize(error**2).sum(),
-        }
-    )
     return {
-        name: np.asarray(value, np.float64 if name.startswith("sum_") else np.int64)
-        for name, value in counts.items()
+        "n_agreement_defined": len(pool),
+        "n_agreement_reliable": (np.abs(error) <= RELIABLE_ERROR).sum(),
+        "sum_agreement_estimate": estimate.sum(),
+        "sum_agreement_estimate_sq": quantize(estimate**2).sum(),
+        "sum_agreement_error": error.sum(),
+        "sum_agreement_error_sq": quantize(error**2).sum(),
     }
 
 
@@ -329,10 +356,7 @@ def run_real_cell(scenario, context, cell, start, stop):
     for first in range(start, stop, TRIALS_PER_BLOCK):
         last = min(stop, first + TRIALS_PER_BLOCK)
         masks = thinned_masks(group, cell.coords, scenario.seed, first, last)
-        block = count_block(scenario, group, masks)
-        if scenario.rule.kind == "alt_test":
-            block = real_alt_test.alt_test_counts(scenario.rule, group, masks, block)
-        total = add_counts(total, block)
+        total = add_counts(total, count_block(scenario, group, masks))
     return total
 
 
