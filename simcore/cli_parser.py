@@ -175,16 +175,8 @@ def _add_advise(commands):
         "advise",
         help="audit a sparse validation matrix and plan its next annotation round",
     )
-    advise.add_argument(
-        "data", help="a folder with the JSON pair, a CSV file (or .csv.gz), or a JSON of humans"
-    )
-    advise.add_argument("--humans", help="comma-separated human ids, primary first")
-    advise.add_argument("--judges", help="CSV: comma-separated judge columns")
-    advise.add_argument(
-        "--judges-file",
-        metavar="PATH",
-        help="judge labels in a separate file: long CSV item,rater,label or JSON "
-        "{judge: {item: label}}",
+    _add_data_arguments(
+        advise, "a folder with the JSON pair, a CSV file (or .csv.gz), or a JSON of humans"
     )
     advise.add_argument(
         "--judge", action="append", default=[], metavar="NAME", help="judge to audit (repeat)"
@@ -241,27 +233,32 @@ def _add_advise_model_options(advise):
     )
 
 
+def _add_data_arguments(parser, data_help):
+    """Add the annotation matrix's arguments: the data, its humans, its judges."""
+    parser.add_argument("data", help=data_help)
+    parser.add_argument(
+        "--humans", help="comma-separated human ids, primary first (CSV: default every non-judge)"
+    )
+    parser.add_argument(
+        "--judges", help="comma-separated judge names (CSV: default none, a human-only matrix)"
+    )
+    parser.add_argument(
+        "--judges-file",
+        metavar="PATH",
+        help="judge labels in a separate file: long CSV item,rater,label or JSON "
+        "{judge: {item: label}}",
+    )
+
+
 def _add_inspect(commands):
     """Add ``inspect``: density, coverage and overlaps of an annotation matrix."""
     inspect = _subcommand(
         commands, "inspect", help="density, coverage and overlaps of an annotation matrix"
     )
-    inspect.add_argument(
-        "data",
-        help="a folder with the JSON pair, a CSV file (or .csv.gz), a JSON file of humans, "
+    _add_data_arguments(
+        inspect,
+        "a folder with the JSON pair, a CSV file (or .csv.gz), a JSON file of humans, "
         "or a real-data scenario",
-    )
-    inspect.add_argument(
-        "--humans", help="comma-separated human ids, primary first (CSV: default every non-judge)"
-    )
-    inspect.add_argument(
-        "--judges", help="comma-separated judge names (CSV: default none, a human-only matrix)"
-    )
-    inspect.add_argument(
-        "--judges-file",
-        metavar="PATH",
-        help="judge labels in a separate file: long CSV item,rater,label or JSON "
-        "{judge: {item: label}}",
     )
     inspect.add_argument("--group-separator", help="item id separator before the group name")
     inspect.add_argument(
