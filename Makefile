@@ -32,6 +32,7 @@ lint: $(STAMP)
 # times, end-to-end runs, and peak memory of long and wide sweeps.
 bench: $(STAMP)
 	cd benchmarks && ../$(BIN)/python throughput.py
+	cd benchmarks && ../$(BIN)/python cost_model.py
 	cd benchmarks && ../$(BIN)/python memory.py
 
 # Wall time and peak memory of inspect, a kind: real run and advise on every data shape of
