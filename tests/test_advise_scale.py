@@ -31,8 +31,8 @@ def one_coin_matrix(rng, n_items, accuracies, n_labels, density, n_judges):
 def test_one_coin_em_recovers_the_accuracies_within_their_bootstrap_se():
     accuracies = np.array([0.85, 0.75, 0.7, 0.8, 0.6, 0.9])
     labels, observed = one_coin_matrix(np.random.default_rng(11), 1500, accuracies, 12, 0.4, 2)
-    fit, errors, refits = bootstrap_refits(labels, observed, 12, n_boot=20, model="one-coin")
-    assert fit.converged and errors.confusions is None and len(refits) == 20
+    fit, errors, bootstrap = bootstrap_refits(labels, observed, 12, n_boot=20, model="one-coin")
+    assert fit.converged and errors.confusions is None and len(bootstrap.refits) == 20
     assert ((errors.accuracies > 0.002) & (errors.accuracies < 0.03)).all()
     assert (np.abs(fit.accuracies - accuracies) < 4 * errors.accuracies).all(), (
         fit.accuracies,
@@ -147,7 +147,7 @@ def test_advise_on_five_thousand_labels_never_builds_label_squared_arrays(tmp_pa
     matrix = csv_matrix(tmp_path, humans, judges)
     assert matrix.n_labels > 2000
     tracemalloc.start()
-    advice = advise(matrix, trials=20, n_boot=4, n_refits=3, grid=(0, 25), seed=1)
+    advice = advise(matrix, trials=20, n_boot=4, grid=(0, 25), seed=1)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     # one (R, L, L) float64 array alone would be 51 * L^2 * 8 bytes (gigabytes)
@@ -173,7 +173,7 @@ def test_an_unreachable_target_is_said_plainly_and_proposes_nothing(tmp_path):
     }
     judges = {"judge": {f"i{i:03d}": f"l{labels[i, 3]}" for i in range(200)}}
     matrix = csv_matrix(tmp_path, humans, judges)
-    advice = advise(matrix, target=0.01, trials=60, n_boot=3, n_refits=2, grid=(0, 25, 400))
+    advice = advise(matrix, target=0.01, trials=60, n_boot=3, grid=(0, 25, 400))
     assert not advice.reach.reachable and advice.extra == 0 and not advice.proposal.any()
     printed = summary(advice)
     assert "not reachable by labelling this corpus" in printed
@@ -182,7 +182,7 @@ def test_an_unreachable_target_is_said_plainly_and_proposes_nothing(tmp_path):
     report = (out / "report.md").read_text()
     assert "not reachable by labelling this corpus" in report
     assert "`next_round.csv` lists no items" in report
-    assert "model SE (percentage points)" in report
+    assert "| judge | risk now | simulated matrices | bootstrap refits |" in report
     with (out / "next_round.csv").open() as handle:
         assert list(csv.reader(handle)) == [["human", "item", "design"]]
 

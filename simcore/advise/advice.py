@@ -11,7 +11,9 @@ Four steps, joined by :func:`advise`; the first two audit the matrix as it is
    humans and each judge (:func:`fit_judge_model`, Dawid-Skene) draws fresh matrices with
    the data's own overlap structure, and the rule is run on each one on the sparse matrix
    and on the dense one (every human labels every item). The risk is the share of draws
-   whose sparse verdict differs from the dense verdict, with its Monte Carlo standard error.
+   whose sparse verdict differs from the dense verdict. It is posterior-predictive: each
+   run of draws comes from its own bootstrap refit of the model, so the fit's uncertainty
+   is inside the risk, and its only standard error is the Monte Carlo one.
 3. **What to label next** (:func:`simcore.advise.risk.risk_curve`): the same risk when each
    secondary labels ``extra`` more items chosen by a design
    (:func:`simcore.advise.next_round.extend_mask`), over a grid of ``extra``; the smallest
@@ -30,7 +32,7 @@ import numpy as np
 from simcore.advise.diagnostics import agreement_diagnostics, poor_fit
 from simcore.advise.models import fit_matrix, matrix_columns
 from simcore.advise.next_round import extend_mask
-from simcore.advise.risk import judge_risk, labels_everything, monte_carlo_se, simulate_risk
+from simcore.advise.risk import judge_risk, labels_everything, monte_carlo_se, posterior_risk
 from simcore.advise.verdict import (
     comparison_intervals,  # noqa: F401  (re-exported)
     numeric_label_values,
@@ -53,7 +55,12 @@ class JudgeModel:
     errors: object
     rater_names: tuple
     diagnostics: list
-    refits: list
+    bootstrap: object
+
+    @property
+    def refits(self):
+        """The bootstrap refits drawn so far (:class:`simcore.advise.models.Bootstrap`)."""
+        return self.bootstrap.refits
 
     @property
     def misfits(self):
@@ -61,7 +68,7 @@ class JudgeModel:
         return poor_fit(self.diagnostics)
 
 
-def fit_judge_model(matrix, judge, n_boot=30, n_refits=8, seed=0, model="auto"):
+def fit_judge_model(matrix, judge, n_boot=30, seed=0, model="auto"):
     """Fit the humans and one judge (:func:`simcore.advise.models.fit_matrix`); check it.
 
     One model per judge: the judges' errors are often correlated with each other (they
@@ -69,16 +76,16 @@ def fit_judge_model(matrix, judge, n_boot=30, n_refits=8, seed=0, model="auto"):
     together lets them outvote the humans on the latent label. The judge's own labels do
     enter the E-step: leaving them out would estimate its confusion matrix against a soft
     latent label, which attenuates it (the likelihood must include every rater fitted).
-    The model spread's refits are the first ``n_refits`` bootstrap refits (at least that
-    many are drawn), so nothing is fitted twice.
+    The ``n_boot`` bootstrap refits give the errors; the risk draws its matrices from them
+    and from more refits of the same bootstrap when it needs them
+    (:func:`simcore.advise.risk.adaptive_risk_now`), so nothing is fitted twice.
     """
-    n_boot = max(n_boot, n_refits, 2)
-    fit, errors, rater_names, fits = fit_matrix(
+    fit, errors, rater_names, bootstrap = fit_matrix(
         matrix, judges=[judge], n_boot=n_boot, seed=seed, model=model, with_refits=True
     )
     labels, observed, _ = matrix_columns(matrix, [judge])
     diagnostics = agreement_diagnostics(labels, observed, fit, rater_names)
-    return JudgeModel(fit, errors, tuple(rater_names), diagnostics, fits[:n_refits])
+    return JudgeModel(fit, errors, tuple(rater_names), diagnostics, bootstrap)
 
 
 @dataclass
@@ -98,7 +105,6 @@ class Advice:
     verdicts: list
     models: dict
     risk_now: dict
-    risk_model_se: dict
     curves: dict
     recipes: dict
     recommended_extra: int
@@ -179,7 +185,6 @@ def audit_judges(
     design,
     grid,
     n_boot,
-    n_refits,
     options,
     say=None,
     model="auto",
@@ -189,7 +194,7 @@ def audit_judges(
     """Return the :class:`Audit` of the judges ``names``: verdicts, fitted models, risks.
 
     ``design`` and ``grid`` are the risk curves' (the grid is capped by
-    :func:`curve_grid`); ``n_boot``, ``n_refits`` and ``model`` go to
+    :func:`curve_grid`); ``n_boot`` and ``model`` go to
     :func:`fit_judge_model`; ``target`` shortens the curves
     (:func:`simcore.advise.risk.risk_curve`); ``scale`` is the alternative annotator
     test's per-item score (``numeric``: the label values,
@@ -216,7 +221,7 @@ def audit_judges(
     models, risks = {}, {}
     for number, name in enumerate(names, start=1):
         say(f"{name} ({number}/{len(names)}): fitting the latent-class model, {n_boot} refits")
-        models[name] = fit_judge_model(matrix, name, n_boot, n_refits, seed, model)
+        models[name] = fit_judge_model(matrix, name, n_boot, seed, model)
     grid = curve_grid(grid, available)
     pools = {}  # proposals shared by every judge (simcore.advise.risk.simulate_risk)
     for number, name in enumerate(names, start=1):
@@ -298,9 +303,8 @@ def budget_row(audit, design, per_secondary, pools=None):
     over the judges.
     """
     risks = [
-        simulate_risk(
-            model.fit.raters,
-            model.fit.prevalence,
+        posterior_risk(
+            audit.risks[name].models,
             audit.available,
             0,
             design=design,
@@ -309,7 +313,7 @@ def budget_row(audit, design, per_secondary, pools=None):
             pools=pools,
             **audit.options,
         )
-        for model in audit.models.values()
+        for name in audit.judges
     ]
     rates = [wrong / count for wrong, count in risks]
     worst = int(np.argmax(rates))
@@ -366,7 +370,6 @@ def plan_next_round(matrix, audit, target, budget):
         verdicts=audit.verdicts,
         models=audit.models,
         risk_now={name: risk.now for name, risk in audit.risks.items()},
-        risk_model_se={name: risk.model_se for name, risk in audit.risks.items()},
         curves=curves,
         recipes={name: risk.recipe for name, risk in audit.risks.items()},
         recommended_extra=recommended,
@@ -396,7 +399,6 @@ def advise(
     n_boot=30,
     grid=EXTRA_GRID,
     tau=0.5,
-    n_refits=8,
     progress=None,
     model="auto",
     scale="categorical",
@@ -425,10 +427,8 @@ def advise(
     seed : int
         Seed of the simulations, the bootstrap and the proposal.
     n_boot : int
-        Bootstrap refits for the fitted accuracies' standard errors.
-    n_refits : int
-        Bootstrap refits over which the risk now is simulated again, for its model
-        uncertainty (:func:`simcore.advise.risk.model_spread`).
+        Bootstrap refits for the fitted accuracies' standard errors; the risks are drawn
+        from them (posterior-predictive), and from more where the risk now needs them.
     grid : sequence of int
         Items per secondary at which the risk curve is simulated.
     tau : float
@@ -456,9 +456,7 @@ def advise(
     names = audited_judges(matrix, judges)
     options = {"rule": rule, "epsilon": epsilon, "tau": tau, "trials": trials, "seed": seed}
     options["min_pairs"] = min_pairs
-    audit = audit_judges(
-        matrix, names, design, grid, n_boot, n_refits, options, say, model, target, scale
-    )
+    audit = audit_judges(matrix, names, design, grid, n_boot, options, say, model, target, scale)
     say(
         "planning the next round"
         + (" and comparing the designs within the budget" if budget else "")

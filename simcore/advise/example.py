@@ -18,7 +18,6 @@ place from ``../shared/data``; nothing is copied into the repository.
 import argparse
 import csv
 import dataclasses
-import math
 import sys
 from pathlib import Path
 
@@ -26,7 +25,7 @@ import numpy as np
 
 from simcore.advise.advice import advise
 from simcore.advise.report import write_outputs
-from simcore.advise.risk import model_spread, monte_carlo_se, simulate_risk
+from simcore.advise.risk import monte_carlo_se, posterior_risk
 from simcore.advise.verdict import verdicts
 from simcore.realdata.matrix import DataError, load_alttest
 
@@ -145,9 +144,9 @@ def advise_round(matrix, out, name, **options):
 def predicted_risks(before, matrix, judges, trials, seed, epsilon):
     """Return per judge the risk predicted after the proposed round, under round 0's model.
 
-    Each value is ``(risk, Monte Carlo SE, model SE)``: ``matrix`` (round 0) plus a proposal
-    at the design and size ``before`` chose, simulated under each judge's fitted model
-    (:func:`simcore.advise.risk.simulate_risk`, :func:`simcore.advise.risk.model_spread`).
+    Each value is ``(risk, Monte Carlo SE)``: ``matrix`` (round 0) plus a proposal at the
+    design and size ``before`` chose, simulated under the bootstrap refits of each judge's
+    fitted model (:func:`simcore.advise.risk.posterior_risk`).
     """
     human_labels = np.asarray(matrix.human_labels, dtype=np.int64)
     available = human_labels >= 0
@@ -160,19 +159,10 @@ def predicted_risks(before, matrix, judges, trials, seed, epsilon):
     predicted = {}
     for name in judges:
         model = before.models[name]
-        wrong, count = simulate_risk(
-            model.fit.raters,
-            model.fit.prevalence,
-            available,
-            0,
-            trials=trials,
-            seed=seed + 1,
-            **proposal,
+        wrong, count = posterior_risk(
+            model.refits, available, 0, trials=trials, seed=seed + 1, **proposal
         )
-        spread = model_spread(
-            model.refits, available, 0, trials=max(50, trials // 3), seed=seed, **proposal
-        )
-        predicted[name] = (wrong / count, monte_carlo_se(wrong, count), spread)
+        predicted[name] = (wrong / count, monte_carlo_se(wrong, count))
     return predicted
 
 
@@ -181,21 +171,15 @@ def round_trip_row(row0, row1, before, after, predicted, truth):
     name = row0["judge"]
     risk0, se0 = before.risk_now[name]
     risk1, se1 = after.risk_now[name]
-    pred, pred_se, pred_model = predicted[name]
-    model1 = after.risk_model_se[name]
-    combined = math.sqrt(se1**2 + pred_se**2 + pred_model**2 + model1**2)
+    pred, pred_se = predicted[name]
     return {
         "judge": name,
         "risk_before": risk0,
         "se_before": se0,
         "predicted": pred,
         "se_predicted": pred_se,
-        "model_se_predicted": pred_model,
         "realised": risk1,
         "se_realised": se1,
-        "model_se_realised": model1,
-        "combined_se": combined,
-        "z": (risk1 - pred) / combined,
         "decision_before": row0["decision"],
         "decision_after": row1["decision"],
         "dense_decision": truth[name],
@@ -214,22 +198,22 @@ def _readme(rows, before, after, data, dimension, coverage, budget, seed):
         "and advise ran again (`round1/`).",
         "",
         "Risk = probability that the sparse verdict differs from the dense one, simulated "
-        "under the fitted model at the matrix's overlap structure: ± Monte Carlo SE, and in "
-        "parentheses the model SE (the spread over bootstrap refits). Predicted = under round "
-        "0's fit, after the proposed round; realised = advise on the matrix after the round "
-        "(refitted). z = (realised - predicted) / the combined Monte Carlo and model SE.",
+        "under bootstrap refits of the fitted model (the fit's uncertainty inside the risk) at "
+        "the matrix's overlap structure, ± Monte Carlo SE. Predicted = under round 0's fit, "
+        "after the proposed round; re-estimated = advise on the matrix after the round "
+        "(refitted). The two are estimates under different fits, so their gap includes the "
+        "fits' difference, which no Monte Carlo SE covers; whether the verdicts are right "
+        "is the dense decision's to say.",
         "",
-        "| judge | risk before | predicted after | realised after | z | decision before "
+        "| judge | risk before | predicted after | re-estimated after | decision before "
         "| after | dense (truth) |",
-        "|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         lines.append(
             f"| {row['judge']} | {100 * row['risk_before']:.1f}% ± {100 * row['se_before']:.1f} "
             f"| {100 * row['predicted']:.1f}% ± {100 * row['se_predicted']:.1f} "
-            f"({100 * row['model_se_predicted']:.1f}) "
             f"| {100 * row['realised']:.1f}% ± {100 * row['se_realised']:.1f} "
-            f"({100 * row['model_se_realised']:.1f}) | {row['z']:+.1f} "
             f"| {row['decision_before']} | {row['decision_after']} | {row['dense_decision']} |"
         )
     lines.append("")

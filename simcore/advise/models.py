@@ -4,8 +4,9 @@ Two models (:data:`MODELS`): Dawid-Skene (:func:`simcore.advise.fit.fit_dawid_sk
 confusion matrix per rater) and one-coin (:func:`simcore.advise.one_coin.fit_one_coin`, one
 accuracy per rater); ``auto`` picks by the size of the label set (:func:`choose_model`).
 The bootstrap resamples items and refits from the full fit's posterior
-(:func:`bootstrap_refits`); its refits also serve the risk's model spread
-(:func:`simcore.advise.risk.model_spread`), so no model is fitted twice.
+(:func:`bootstrap_refits`, :class:`Bootstrap`); the refits are also the models the risk
+draws its matrices from (:func:`simcore.advise.risk.simulate_risk`), so no model is fitted
+twice.
 """
 
 import numpy as np
@@ -68,35 +69,54 @@ def _fit_any(codes, observed, n_labels, model, **kwargs):
     return fit_dawid_skene(codes, observed, n_labels, **kwargs)
 
 
-def bootstrap_refits(labels, observed, n_labels, n_boot=30, seed=0, model="dawid-skene", **kwargs):
-    """Return ``(fit, errors, refits)``: :func:`bootstrap_fit` and its ``n_boot`` refits.
+class Bootstrap:
+    """Bootstrap refits of one fit, drawn on demand from one stream.
 
-    A refit starts from the full-data posterior of its items and converges in a few
-    iterations; it stops at ``tolerance`` (default :data:`REFIT_TOLERANCE`, looser than the
-    full fit's 1e-8: a bootstrap SE needs two digits, not eight).
+    Refit ``b`` resamples the items with the ``b``-th draw of ``default_rng(seed)``, so the
+    first ``n`` refits are the same however many are asked for, and in what steps
+    (:meth:`draw`). A refit starts from the full-data posterior of its items and converges
+    in a few iterations; it stops at ``tolerance`` (default :data:`REFIT_TOLERANCE`, looser
+    than the full fit's 1e-8: a bootstrap SE needs two digits, not eight).
+    """
+
+    def __init__(self, codes, observed, n_labels, model, fit, seed, **kwargs):
+        self.codes, self.observed, self.n_labels, self.model = codes, observed, n_labels, model
+        self.fit = fit
+        kwargs.pop("initial_posterior", None)
+        kwargs.setdefault("tolerance", REFIT_TOLERANCE)
+        self.kwargs = kwargs
+        self.rng = np.random.default_rng(seed)
+        self.refits = []
+
+    def draw(self, count):
+        """Return the first ``count`` refits, fitting those not fitted yet."""
+        n_items = self.codes.shape[0]
+        while len(self.refits) < count:
+            drawn = self.rng.integers(0, n_items, size=n_items)
+            refit = _fit_any(
+                self.codes[drawn],
+                self.observed[drawn],
+                self.n_labels,
+                self.model,
+                initial_posterior=self.fit.posterior[drawn],
+                **self.kwargs,
+            )
+            self.refits.append(refit._replace(posterior=None))  # keep O(R + L) per refit
+        return self.refits[:count]
+
+
+def bootstrap_refits(labels, observed, n_labels, n_boot=30, seed=0, model="dawid-skene", **kwargs):
+    """Return ``(fit, errors, bootstrap)``: :func:`bootstrap_fit` and its :class:`Bootstrap`.
+
+    ``bootstrap.refits`` holds the ``n_boot`` refits behind the errors; more can be drawn
+    (:meth:`Bootstrap.draw`).
     """
     if int(n_boot) != n_boot or n_boot < 2:
         raise ValueError(f"n_boot: must be an integer >= 2 (got {n_boot!r})")
     codes, observed = _check_input(labels, observed, n_labels)
     fit = _fit_any(codes, observed, n_labels, model, **kwargs)
-    kwargs.pop("initial_posterior", None)
-    kwargs.setdefault("tolerance", REFIT_TOLERANCE)
-    rng = np.random.default_rng(seed)
-    n_items = codes.shape[0]
-    refits = []
-    for _ in range(int(n_boot)):
-        drawn = rng.integers(0, n_items, size=n_items)
-        refits.append(
-            _fit_any(
-                codes[drawn],
-                observed[drawn],
-                n_labels,
-                model,
-                initial_posterior=fit.posterior[drawn],
-                **kwargs,
-            )
-        )
-        refits[-1] = refits[-1]._replace(posterior=None)  # keep O(R + L) per refit
+    bootstrap = Bootstrap(codes, observed, n_labels, model, fit, seed, **kwargs)
+    refits = bootstrap.draw(int(n_boot))
     errors = FitErrors(
         accuracies=np.std([r.accuracies for r in refits], axis=0, ddof=1),
         prevalence=np.std([r.prevalence for r in refits], axis=0, ddof=1),
@@ -104,7 +124,7 @@ def bootstrap_refits(labels, observed, n_labels, n_boot=30, seed=0, model="dawid
         if model == "one-coin"
         else np.std([r.confusions for r in refits], axis=0, ddof=1),
     )
-    return fit, errors, refits
+    return fit, errors, bootstrap
 
 
 def choose_model(model, n_labels):
@@ -157,7 +177,7 @@ def fit_matrix(matrix, judges=None, n_boot=30, seed=0, model="dawid-skene", with
     model : str, default ``dawid-skene``
         ``dawid-skene``, ``one-coin`` or ``auto`` (:func:`choose_model`).
     with_refits : bool, default False
-        Also return the bootstrap refits (:func:`bootstrap_refits`) as a fourth value.
+        Also return the :class:`Bootstrap` (its refits, and more on demand) as a fourth value.
 
     Returns
     -------
@@ -175,7 +195,7 @@ def fit_matrix(matrix, judges=None, n_boot=30, seed=0, model="dawid-skene", with
     """
     labels, observed, names = matrix_columns(matrix, judges)
     model = choose_model(model, matrix.n_labels)
-    fit, errors, refits = bootstrap_refits(
+    fit, errors, bootstrap = bootstrap_refits(
         labels, observed, matrix.n_labels, n_boot, seed, model, n_humans=matrix.n_humans
     )
-    return (fit, errors, names, refits) if with_refits else (fit, errors, names)
+    return (fit, errors, names, bootstrap) if with_refits else (fit, errors, names)

@@ -8,6 +8,7 @@ import numpy as np
 
 from simcore.advise.channels import is_one_coin
 from simcore.advise.report_figure import report_figure
+from simcore.advise.risk import RISK_SE_TARGET
 
 
 def _percent(rate, se):
@@ -199,8 +200,9 @@ def _model_table(advice):
         "Accuracy = sum over labels of prevalence x the confusion matrix's diagonal "
         "(one-coin: the probability of reporting the true label), "
         "± bootstrap SE over items. The fitted margin is that of the binding comparison "
-        "(held-out human k closest to the bar): P(judge = r) - P(k = r) + eps with pool "
-        "rater r the primary (human 1 when k is the primary).",
+        "(held-out human k closest to the bar): the mean over k's pool of "
+        "P(judge = r) - P(k = r), each pool human r weighted by its share of the pairs "
+        "(k, r) co-labelled, plus eps.",
         "",
         "| judge's model | "
         + " | ".join(advice.humans)
@@ -255,26 +257,23 @@ def _misfit_note(advice):
 
 
 def _risk_now_table(advice):
-    """Return the table of each judge's risk now, ± Monte Carlo SE, with its model SE."""
+    """Return the table of each judge's posterior-predictive risk now, ± Monte Carlo SE."""
     lines = [
         "",
         "Risk that the verdict differs from the one a dense matrix (every human labels every "
-        "item) would give, simulated under the fitted model at the data's overlap structure "
-        "(± Monte Carlo SE):",
+        "item) would give, simulated at the data's overlap structure under bootstrap refits "
+        "of the fitted model, each run of draws under its own refit, so the fit's "
+        "uncertainty is inside the risk (± Monte Carlo SE; drawn until the SE is at most "
+        f"{100 * RISK_SE_TARGET:.0f} percentage point):",
         "",
-        "| judge | risk now | model SE (percentage points) |",
-        "|---|---|---|",
+        "| judge | risk now | simulated matrices | bootstrap refits |",
+        "|---|---|---|---|",
     ]
     for name, (rate, se) in advice.risk_now.items():
-        model_se = advice.risk_model_se[name]
-        lines.append(f"| {name} | {_percent(rate, se)} | {100 * model_se:.1f} |")
-    lines += [
-        "",
-        "Model SE, in percentage points of risk: the spread of the risk when the judge's "
-        "model is refitted to "
-        f"{len(next(iter(advice.models.values())).refits)} bootstrap resamples of the items "
-        "(Monte Carlo noise removed).",
-    ]
+        curve = advice.curves[name]
+        draws = curve.trials[0] if curve.extra and curve.extra[0] == 0 else 0
+        refits = len(advice.models[name].refits)
+        lines.append(f"| {name} | {_percent(rate, se)} | {draws} | {refits} |")
     return lines
 
 
@@ -339,8 +338,11 @@ def _needed_table(advice):
         margin, sigma2, m_cert, held_out = advice.recipes[curve.judge]
         shown = "beyond the grid" if point < 0 else f"{point}"
         careful = "beyond the grid" if conservative < 0 else f"{conservative}"
-        recipe = f"{advice.humans[held_out]}, {margin:+.3f}, {sigma2:.3f}, " + (
-            "none (margin 0)" if m_cert < 0 else f"{m_cert}"
+        recipe = (
+            "none (no human shares an item with another)"
+            if held_out < 0
+            else f"{advice.humans[held_out]}, {margin:+.3f}, {sigma2:.3f}, "
+            + ("none (margin 0)" if m_cert < 0 else f"{m_cert}")
         )
         if advice.reach is not None and curve.judge in advice.reach.beyond_corpus:
             recipe += f" (more than the corpus's {advice.reach.n_items} items)"
@@ -463,7 +465,6 @@ def summary(advice):
     lines = []
     for row in advice.verdicts:
         rate, se = advice.risk_now[row["judge"]]
-        model_se = advice.risk_model_se[row["judge"]]
         verdict = (
             f"winning rate {_winning_rate(row)}, advantage probability "
             f"{_number(row['advantage_probability'])}, {row['decision']}"
@@ -473,7 +474,7 @@ def summary(advice):
         )
         lines.append(
             f"{row['judge']}: {verdict}; risk of a wrong verdict {_percent(rate, se)} "
-            f"(model SE {100 * model_se:.1f} percentage points)"
+            "(model uncertainty included)"
         )
     lines += [line for line in sparse_comparison_lines(advice) if line.startswith("WARNING")]
     if advice.misfits:

@@ -1,13 +1,15 @@
 """The risk of a wrong verdict, simulated under the model fitted to the matrix.
 
-The synthetic model fitted to the matrix (:mod:`simcore.advise.fit`, Dawid-Skene) draws
-fresh matrices with the data's own overlap structure (which human labelled which item), and
-the rule is run on each one twice: on the sparse matrix and on the dense one (every human
-labels every item). The risk is the share of draws whose sparse verdict differs from the
-dense verdict (:func:`simulate_risk`), with its Monte Carlo standard error
-(:func:`monte_carlo_se`); over a grid of extra items per secondary it is the risk curve
-(:func:`risk_curve`); over bootstrap refits of the model, its model spread
-(:func:`model_spread`); beside it, the Gaussian certification recipe of the fitted model
+The synthetic model fitted to the matrix (:mod:`simcore.advise.fit`, Dawid-Skene or
+one-coin) draws fresh matrices with the data's own overlap structure (which human labelled
+which item), and the rule is run on each one twice: on the sparse matrix and on the dense
+one (every human labels every item). The risk is the share of draws whose sparse verdict
+differs from the dense verdict, each run of draws under its own bootstrap refit of the model
+(:func:`posterior_risk`; under one model, :func:`simulate_risk`), so the fit's uncertainty
+is inside the risk and its only error is the Monte Carlo one (:func:`monte_carlo_se`). The
+risk now is drawn until that error is under a point (:func:`adaptive_risk_now`); over a grid
+of extra items per secondary it is the risk curve (:func:`risk_curve`); beside it, the
+Gaussian certification recipe of the fitted model with the rule's pool weights
 (:func:`recipe`, SPEC §7).
 """
 
@@ -157,27 +159,113 @@ def simulate_risk(
         ``(wrong, trials)``: draws whose sparse decision differs from the dense one
         (accept vs reject; an inconclusive sparse decision counts as differing), and draws.
     """
+    model = Channels(raters, prevalence)
+    return posterior_risk(
+        [model],
+        available,
+        judge,
+        rule,
+        epsilon,
+        tau,
+        trials,
+        seed,
+        design,
+        extra,
+        labels,
+        batch,
+        target,
+        pools,
+        min_pairs,
+        per_model=batch,
+    )
+
+
+class Channels(NamedTuple):
+    """One model's channels, as :func:`posterior_risk` reads a fit: raters and prevalence."""
+
+    raters: object
+    prevalence: np.ndarray
+
+
+DRAWS_PER_MODEL = 10
+"""Consecutive draws from each model of a posterior-predictive risk (:func:`posterior_risk`)."""
+
+
+def posterior_risk(
+    models,
+    available,
+    judge,
+    rule="point",
+    epsilon=0.05,
+    tau=0.5,
+    trials=400,
+    seed=0,
+    design=None,
+    extra=0,
+    labels=None,
+    batch=100,
+    target=None,
+    pools=None,
+    min_pairs=0,
+    per_model=DRAWS_PER_MODEL,
+    first_trial=0,
+):
+    """Posterior-predictive risk: each run of ``per_model`` draws comes from its own model.
+
+    ``models`` are fits (anything with ``raters`` and ``prevalence``), typically the
+    bootstrap refits of the fitted model (:class:`simcore.advise.models.Bootstrap`): draw
+    ``t`` is drawn under ``models[(t // per_model) % len(models)]``, so the risk
+    ``r = wrong / trials`` averages the sparse-vs-dense disagreement over the fit's
+    uncertainty as well as over the matrices, and its only error is the Monte Carlo one
+    (:func:`monte_carlo_se`). With one model it is :func:`simulate_risk` under that model,
+    draw for draw. Draws ``first_trial ..`` continue an earlier call's (same streams).
+    Every other argument and the return value are :func:`simulate_risk`'s: the rule runs
+    on ``batch`` draws at a time (whatever models they come from), and the early stop at
+    ``target`` is checked after each batch.
+    """
     n_items, n_humans = available.shape
     if labels_everything(available, design, extra):
         return 0, trials  # every secondary labels every item: sparse is dense, exactly
-    n_labels = len(prevalence)
-    chosen = judge_raters(raters, n_humans, judge)
+    n_labels = len(models[0].prevalence)
     sequence = np.random.SeedSequence([seed, judge, extra])
     pools = {} if pools is None else pools
     if (design, extra, seed) not in pools:
         rng = np.random.default_rng(np.random.SeedSequence([seed, extra, 1]))
         pools[design, extra, seed] = proposal_pool(rng, available, design, extra, labels, n_labels)
     pool = pools[design, extra, seed]
-    wrong = 0
-    done = 0
+    wrong = done = 0
     while done < trials and not settled(wrong, done, target):
         size = min(batch, trials - done)
-        drawn, codes = channels.draw_labels(chosen, prevalence, size, n_items, sequence, done)
-        mask = sparse_masks(pool, done, size)
+        drawn, codes = _draws(
+            models, per_model, n_humans, judge, n_items, sequence, first_trial + done, size
+        )
+        mask = sparse_masks(pool, first_trial + done, size)
         sparse, dense = _decisions(drawn, mask, n_humans, codes, rule, epsilon, tau, min_pairs)
         wrong += int((sparse != dense).sum())
         done += size
     return wrong, done
+
+
+def _draws(models, per_model, n_humans, judge, n_items, sequence, first_trial, n_trials):
+    """Labels of draws ``first_trial ..``: each run of ``per_model`` under its own model."""
+    drawn = None
+    trial, stop = first_trial, first_trial + n_trials
+    while trial < stop:
+        size = min(per_model - trial % per_model, stop - trial)
+        model = models[(trial // per_model) % len(models)]
+        chosen = judge_raters(model.raters, n_humans, judge)
+        labels, codes = channels.draw_labels(
+            chosen, model.prevalence, size, n_items, sequence, trial
+        )
+        if drawn is None:
+            if size == n_trials:
+                return labels, codes
+            drawn = np.empty((n_trials, *labels.shape[1:]), dtype=labels.dtype)
+            most = codes
+        drawn[trial - first_trial : trial - first_trial + size] = labels
+        most = max(most, codes)
+        trial += size
+    return drawn, most
 
 
 def labels_everything(available, design, extra):
@@ -246,28 +334,32 @@ class RiskCurve:
 
 
 def risk_curve(
-    raters, prevalence, available, labels, judge, judge_name, design, grid, target=None, **options
+    models, available, labels, judge, judge_name, design, grid, target=None, now=None, **options
 ):
-    """Simulate the risk at each ``extra`` of ``grid`` (:func:`simulate_risk`).
+    """Simulate the posterior-predictive risk (:func:`posterior_risk`) at each grid ``extra``.
 
-    With a ``target``: the risk at 0 extra items (the risk now) gets every trial; later
-    points stop once their comparison with the target is settled (:func:`settled`), and the
-    curve ends at the first point whose risk is under the target with 95% confidence (more
-    items only lower it further, and no recommendation reads past it).
+    ``now``, the ``(wrong, trials)`` already simulated at 0 extra items
+    (:func:`adaptive_risk_now`), stands for the grid's 0. With a ``target``: the risk at 0
+    extra items (the risk now) gets every trial; later points stop once their comparison
+    with the target is settled (:func:`settled`), and the curve ends at the first point
+    whose risk is under the target with 95% confidence (more items only lower it further,
+    and no recommendation reads past it).
     """
     curve = RiskCurve(judge_name, design)
     for extra in grid:
-        wrong, trials = simulate_risk(
-            raters,
-            prevalence,
-            available,
-            judge,
-            design=design,
-            extra=extra,
-            labels=labels,
-            target=None if extra == 0 else target,
-            **options,
-        )
+        if extra == 0 and now is not None:
+            wrong, trials = now
+        else:
+            wrong, trials = posterior_risk(
+                models,
+                available,
+                judge,
+                design=design,
+                extra=extra,
+                labels=labels,
+                target=None if extra == 0 else target,
+                **options,
+            )
         curve.extra.append(int(extra))
         curve.wrong.append(wrong)
         curve.trials.append(trials)
@@ -276,56 +368,81 @@ def risk_curve(
     return curve
 
 
-# --------------------------------------------------------------------------- the model's share
+# --------------------------------------------------------------------------- the risk now
+
+RISK_SE_TARGET = 0.01
+"""The risk now is simulated until its Monte Carlo SE is at most this (one point)."""
+
+MAX_REFITS = 100
+"""Most bootstrap refits the risk now draws from; beyond them the draws cycle over them."""
 
 
-def model_spread(fits, available, judge, trials=100, seed=0, **options):
-    """Return the SD of the risk across refitted models, Monte Carlo noise removed.
+def adaptive_risk_now(bootstrap, available, judge, options, se_target=RISK_SE_TARGET):
+    """Return ``(wrong, trials, models)``: the posterior-predictive risk now, to ``se_target``.
 
-    ``var_between = var(r_b) - mean(r_b (1 - r_b) / trials)``, floored at 0, over the risks
-    ``r_b`` simulated under each refit ``b`` (:func:`refits`) with ``trials`` draws each:
-    how much the risk moves with the fitted parameters. ``fits`` are bootstrap refits
-    (:func:`simcore.advise.models.bootstrap_refits`); ``options`` go to
-    :func:`simulate_risk` (rule, eps, tau, design, extra, labels).
+    Draws come :data:`DRAWS_PER_MODEL` at a time from successive bootstrap refits
+    (``bootstrap``, a :class:`simcore.advise.models.Bootstrap`), at least
+    ``options["trials"]`` of them and at least the refits already drawn; while the risk's
+    Monte Carlo SE ``sqrt(r (1 - r) / T)`` (:func:`monte_carlo_se`) is above ``se_target``,
+    more draws follow (as many as the current rate says are needed, at least one batch),
+    from new refits up to :data:`MAX_REFITS`. ``T`` never exceeds ``1 / (4 se_target^2)``
+    plus a batch, where the SE is at most ``se_target`` whatever the rate. ``models`` are
+    the refits used, for the curve and the budget comparison.
     """
-    risks = []
-    for index, refit in enumerate(fits):
-        wrong, count = simulate_risk(
-            refit.raters,
-            refit.prevalence,
-            available,
-            judge,
-            trials=trials,
-            seed=seed + 1000 + index,
-            **options,
-        )
-        risks.append(wrong / count)
-    if len(risks) < 2:
-        return 0.0
-    risks = np.array(risks)
-    noise = float(np.mean(risks * (1 - risks) / trials))
-    return math.sqrt(max(0.0, float(np.var(risks, ddof=1)) - noise))
+    per_model = DRAWS_PER_MODEL
+    most = math.ceil(0.25 / se_target**2)
+    goal = max(options["trials"], per_model * len(bootstrap.refits))
+    wrong = done = 0
+    while True:
+        models = bootstrap.draw(min(MAX_REFITS, math.ceil(goal / per_model)))
+        more = {**options, "trials": goal - done}
+        new_wrong, new_done = posterior_risk(models, available, judge, first_trial=done, **more)
+        wrong, done = wrong + new_wrong, done + new_done
+        if monte_carlo_se(wrong, done) <= se_target or done >= most:
+            return wrong, done, models
+        rate = (wrong + 0.5) / (done + 1)
+        goal = min(most, max(done + 100, math.ceil(rate * (1 - rate) / se_target**2)))
 
 
-def recipe(raters, prevalence, n_humans, judge, epsilon, alpha=0.05):
+# --------------------------------------------------------------------------- the recipe
+
+
+def recipe(raters, prevalence, available, judge, epsilon, alpha=0.05):
     """Return the Gaussian recipe of the binding comparison: ``(margin, sigma0^2, m_cert, k)``.
 
-    For each held-out human ``k`` with one pool rater ``r`` (the primary, or human 1 when
-    ``k`` is the primary): ``margin_k = P(judge = r) - P(k = r) + eps`` under the fitted
-    model, ``sigma0^2`` the per-item variance of ``D``
-    (:func:`simcore.advise.channels.recipe_variance`) and ``m_cert = ceil(z^2 sigma0^2 /
-    margin^2)`` co-labelled items (SPEC §7). The comparison whose margin is closest to the
-    bar needs the most items and decides the verdict's precision; its numbers are returned
-    (``m_cert`` -1 for a zero margin). ``raters`` as for :func:`simulate_risk`.
+    The comparison of held-out human ``k`` pools the other humans ``r``, each weighted by
+    its share ``w_r`` of the co-labelled pairs ``(k, r)`` in ``available`` (the rule sums
+    over those pairs): a pair's ``D = [judge = r] - [k = r]`` has mean
+    ``mu_r = P(judge = r) - P(k = r)`` and variance ``s_r^2``
+    (:func:`simcore.advise.channels.recipe_variance`) under the fitted model, so
+    ``margin_k = sum_r w_r mu_r + eps`` and ``sigma0^2 = sum_r w_r (s_r^2 + mu_r^2) -
+    (sum_r w_r mu_r)^2`` (the mixture's variance), and ``m_cert = ceil(z^2 sigma0^2 /
+    margin^2)`` (SPEC §7). A pool of humans whose margins against the judge differ in sign
+    is weighted as the rule weighs it, not replaced by one pool rater. The comparison whose
+    margin is closest to the bar needs the most items and decides the verdict's precision;
+    its numbers are returned (``m_cert`` -1 for a zero margin; ``k`` -1 when no human
+    shares an item with another). ``raters`` as for :func:`simulate_risk`.
     """
+    n_humans = available.shape[1]
     chosen = judge_raters(raters, n_humans, judge)
     agreement = channels.pair_agreement(chosen, prevalence)
-    binding = None
+    counts = available.T.astype(np.int64) @ available.astype(np.int64)  # (K, K) pairs
+    binding = (math.nan, math.nan, -1, -1)
     for held_out in range(n_humans):
-        pool = 1 if held_out == 0 else 0
-        margin = float(agreement[-1, pool] - agreement[held_out, pool] + epsilon)
-        if binding is None or abs(margin) < abs(binding[0]):
-            sigma2 = channels.recipe_variance(chosen, prevalence, n_humans, held_out, pool)
+        weights = counts[held_out].astype(float)
+        weights[held_out] = 0.0
+        if weights.sum() == 0:
+            continue
+        weights /= weights.sum()
+        pool = np.flatnonzero(weights)
+        means = np.array([agreement[-1, r] - agreement[held_out, r] for r in pool])
+        variances = np.array(
+            [channels.recipe_variance(chosen, prevalence, n_humans, held_out, r) for r in pool]
+        )
+        mean = float(weights[pool] @ means)
+        sigma2 = float(weights[pool] @ (variances + means**2) - mean**2)
+        margin = mean + epsilon
+        if binding[3] < 0 or abs(margin) < abs(binding[0]):
             binding = (margin, sigma2, certification_items(margin, sigma2, alpha), held_out)
     return binding
 
@@ -333,62 +450,36 @@ def recipe(raters, prevalence, n_humans, judge, epsilon, alpha=0.05):
 # --------------------------------------------------------------------------- one judge
 
 
-def spread_trials(trials):
-    """Draws per refit for the model spread: ``max(40, trials // 6)``.
-
-    Eight refits at 50 draws cost 400 draws, fewer than the curve's; the binomial noise
-    they add is subtracted (:func:`model_spread`), so fewer draws widen the estimate's own
-    scatter but do not bias it upwards.
-    """
-    return max(40, trials // 6)
-
-
 class JudgeRisk(NamedTuple):
-    """One judge's risk now, its curve over extra items, its model SE and its recipe."""
+    """One judge's posterior-predictive risk now, its curve, its recipe, the refits used."""
 
     curve: RiskCurve
     now: tuple
-    model_se: float
     recipe: tuple
+    models: list
 
 
 def judge_risk(
     model, available, labels, judge_name, design, grid, options, target=None, pools=None
 ):
-    """Simulate one judge's risks under its fitted model (:class:`JudgeRisk`).
+    """Simulate one judge's risks under its fitted model's bootstrap (:class:`JudgeRisk`).
 
     ``model`` is a :class:`simcore.advise.advice.JudgeModel` (the humans, then the judge);
-    ``options`` hold the rule, ``epsilon``, ``tau``, ``trials`` and ``seed``. The risk now
-    is the curve's point at 0 extra items (NaN when the grid lacks it); the model SE comes
-    from :func:`spread_trials` draws under each refit (:func:`model_spread`). ``target``
-    shortens the curve (:func:`risk_curve`); ``pools`` shares proposals between judges
-    (:func:`simulate_risk`).
+    ``options`` hold the rule, ``epsilon``, ``tau``, ``trials`` and ``seed``. Every risk is
+    posterior-predictive (:func:`posterior_risk`): the draws come from the bootstrap refits,
+    so the fit's uncertainty is inside the risk and its SE is Monte Carlo only. The risk now
+    (the curve's point at 0 extra items; NaN when the grid lacks it) is simulated until its
+    SE is under a point (:func:`adaptive_risk_now`); ``target`` shortens the curve
+    (:func:`risk_curve`); ``pools`` shares proposals between judges (:func:`simulate_risk`).
     """
-    fit = model.fit
-    n_humans = available.shape[1]
+    models = model.bootstrap.refits
+    now = None
+    if 0 in grid:
+        wrong, trials, models = adaptive_risk_now(model.bootstrap, available, 0, options)
+        now = (wrong, trials)
     curve = risk_curve(
-        fit.raters,
-        fit.prevalence,
-        available,
-        labels,
-        0,
-        judge_name,
-        design,
-        grid,
-        target,
-        **options,
+        models, available, labels, 0, judge_name, design, grid, target, now, pools=pools, **options
     )
-    now = (curve.rate(0), curve.se(0)) if curve.extra[0] == 0 else (math.nan, math.nan)
-    binding = recipe(fit.raters, fit.prevalence, n_humans, 0, options["epsilon"])
-    model_se = model_spread(
-        model.refits,
-        available,
-        0,
-        trials=spread_trials(options["trials"]),
-        seed=options["seed"],
-        rule=options["rule"],
-        epsilon=options["epsilon"],
-        tau=options["tau"],
-        min_pairs=options.get("min_pairs", 0),
-    )
-    return JudgeRisk(curve, now, model_se, binding)
+    risk_now = (curve.rate(0), curve.se(0)) if curve.extra[0] == 0 else (math.nan, math.nan)
+    binding = recipe(model.fit.raters, model.fit.prevalence, available, 0, options["epsilon"])
+    return JudgeRisk(curve, risk_now, binding, models)
