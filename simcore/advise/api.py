@@ -134,10 +134,12 @@ def load_matrix(data, humans=None, judges=None, judges_file=None, ordinal=False,
         from simcore.advise.frames import frame_matrix
 
         matrix = frame_matrix(data, ordinal=ordinal, judges_path=judges_file, **names)
-    else:
+    elif isinstance(data, str | Path):
         matrix = load_ratings(
             data, ordinal=ordinal, group_separator=separator, judges_path=judges_file, **names
         )
+    else:
+        raise TypeError(f"data: a path or a pandas DataFrame (got {type(data).__name__})")
     require_judges(matrix, "simcore advise")
     return matrix
 
