@@ -55,13 +55,11 @@ def frame_matrix(frame, humans=None, judges=None, ordinal=False, judges_path=Non
     cells = frame.set_axis(header, axis=1)  # the names stripped; the caller's frame unchanged
     text = cells.astype(str).where(cells.notna(), "")
     rows = [header, *text.to_numpy().tolist()]
-    problems = []
-    keyed, row_problems = read_rows(rows, header, FRAME_SOURCE, row_names=list(frame.index))
-    problems += row_problems
+    keyed, problems = read_rows(rows, header, FRAME_SOURCE, row_names=list(frame.index))
+    has_group = "group" in header
     return long_table_matrix(
-        keyed, "group" in header, FRAME_SOURCE, problems, humans, judges, None, ordinal,
-        judges_path,
-    )  # fmt: skip
+        keyed, has_group, FRAME_SOURCE, problems, humans, judges, None, ordinal, judges_path
+    )
 
 
 def _frame_header(frame):
