@@ -186,44 +186,46 @@ def _command_plan(args):
 
 
 def _command_advise(args):
-    from simcore.advise.advice import advise_groups
+    from simcore.advise import api
     from simcore.advise.groups import group_summary, write_group_outputs
-    from simcore.realdata import matrix as realdata
     from simcore.sweep.files import checked_output_folder
 
-    _check_advise_options(args)
-    checked_output_folder(args.out, "--out")  # before the minutes of computation
-    names = {
-        key: value.split(",")
-        for key, value in (("humans", args.humans), ("judges", args.judges))
-        if value
+    options = {
+        "rule": args.rule,
+        "epsilon": args.eps,
+        "target": args.target,
+        "budget": args.budget,
+        "design": args.design,
+        "trials": args.trials,
+        "seed": args.seed,
+        "model": args.model,
+        "scale": args.scale,
+        "min_pairs": args.min_pairs,
     }
     try:
-        matrix = realdata.load_ratings(
+        api.check_options(options, ADVISE_OPTION_NAMES)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if args.group_separator is not None and not Path(args.data).is_dir():
+        raise UsageError(
+            f"--group-separator: only for an alttest folder; a CSV gives groups in a group "
+            f"column (got {args.group_separator!r} with {args.data})"
+        )
+    checked_output_folder(args.out, "--out")  # before the minutes of computation
+    try:
+        advice = api.advise_each_group(
             args.data,
+            humans=args.humans,
+            judges=args.judges,
+            judges_file=args.judges_file,
+            audit=args.judge,
             ordinal=args.ordinal,
             group_separator=args.group_separator,
-            judges_path=args.judges_file,
-            **names,
-        )
-        realdata.require_judges(matrix, "simcore advise")
-        advice = advise_groups(
-            matrix,
             pool_groups=args.pool_groups,
-            judges=args.judge or None,
-            rule=args.rule,
-            epsilon=args.eps,
-            target=args.target,
-            budget=args.budget,
-            design=args.design,
-            trials=args.trials,
-            seed=args.seed,
             progress=None if args.quiet else _phase_printer("advise"),
-            model=args.model,
-            scale=args.scale,
-            min_pairs=args.min_pairs,
+            **options,
         )
-    except (realdata.DataError, ValueError) as error:
+    except ValueError as error:  # DataError is one
         text = str(error)  # data errors name the file already; others get its name
         message = text if text.startswith(str(args.data)) else f"{args.data}: {text}"
         raise UsageError(message) from None
@@ -238,31 +240,13 @@ def _command_advise(args):
     print(f"\nwritten: {written}")
 
 
-def _check_advise_options(args):
-    """Refuse advise options out of range, before any work."""
-    from simcore.model.designs import DESIGNS
-
-    checks = (
-        (args.eps, 0.0 <= args.eps <= 1.0, "--eps", "must be in [0, 1]"),
-        (args.target, 0.0 < args.target < 1.0, "--target", "must be in (0, 1)"),
-        (args.trials, args.trials >= 20, "--trials", "must be >= 20"),
-        (args.design, args.design in DESIGNS, "--design", f"must be one of {', '.join(DESIGNS)}"),
-    )
-    for value, ok, option, text in checks:
-        if not ok:
-            raise UsageError(f"{option}: {text} (got {value})")
-    if args.budget is not None and args.budget < 1:
-        raise UsageError(f"--budget: must be >= 1 (got {args.budget})")
-    if args.min_pairs < 0 or (args.min_pairs > 0 and args.rule != "point"):
-        raise UsageError(
-            f"--min-pairs: must be >= 0, and 0 with --rule alt_test, which skips humans with "
-            f"fewer than 30 items instead (got {args.min_pairs} with --rule {args.rule})"
-        )
-    if args.group_separator is not None and not Path(args.data).is_dir():
-        raise UsageError(
-            f"--group-separator: only for an alttest folder; a CSV gives groups in a group "
-            f"column (got {args.group_separator!r} with {args.data})"
-        )
+ADVISE_OPTION_NAMES = {
+    "epsilon": "--eps",
+    "min_pairs": "--min-pairs",
+    **{key: f"--{key}" for key in ("rule", "scale", "model", "target", "trials", "design")},
+    "budget": "--budget",
+}
+"""The options of ``simcore advise`` by their names in :func:`simcore.advise.api.check_options`."""
 
 
 def _phase_printer(command):

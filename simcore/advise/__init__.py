@@ -5,5 +5,29 @@ bootstrap), the raters' channels as the simulation reads them (channels), the ag
 checks (diagnostics), the next round's
 proposals (next_round), the verdict on the data as it is (verdict), the risk of a wrong
 verdict (risk), the audit, the budget comparison and the plan that join them (advice), the
-report (report, groups) and the SummEval round trip (example).
+report (report, groups), the SummEval round trip (example), and the Python API (api, with
+the DataFrames in and out in frames).
+
+This package module is itself callable: ``simcore.advise(data, humans=..., judges=...,
+**options)`` is :func:`simcore.advise.api.advise`. A plain function ``simcore.advise``
+could not work, because importing any ``simcore.advise.x`` sets the attribute
+``simcore.advise`` to this package, so the package's class is a
+:class:`types.ModuleType` subclass whose ``__call__`` imports the API on first call
+(``import simcore.advise`` stays as light as before).
 """
+
+import sys
+import types
+
+
+class _CallableModule(types.ModuleType):
+    """The ``simcore.advise`` package, callable as :func:`simcore.advise.api.advise`."""
+
+    def __call__(self, data, humans=None, judges=None, **options):
+        """Audit ``data`` and plan its next round: :func:`simcore.advise.api.advise`."""
+        from simcore.advise.api import advise
+
+        return advise(data, humans=humans, judges=judges, **options)
+
+
+sys.modules[__name__].__class__ = _CallableModule

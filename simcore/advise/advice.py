@@ -38,6 +38,7 @@ from simcore.advise.verdict import (
     numeric_label_values,
     verdicts,
 )
+from simcore.advise.views import AdviceView
 from simcore.model.designs import DESIGNS
 
 EXTRA_GRID = (0, 10, 25, 50, 100, 200, 400, 800, 1600, 3200)
@@ -89,8 +90,12 @@ def fit_judge_model(matrix, judge, n_boot=30, seed=0, model="auto"):
 
 
 @dataclass
-class Advice:
-    """Everything :func:`advise` found; :func:`simcore.advise.report.write_outputs` writes it."""
+class Advice(AdviceView):
+    """Everything :func:`advise` found; :func:`simcore.advise.report.write_outputs` writes it.
+
+    Its base :class:`~simcore.advise.views.AdviceView` adds the report's tables as
+    DataFrames, ``to_markdown()`` and ``plot()``.
+    """
 
     source: str
     humans: tuple

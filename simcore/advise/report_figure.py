@@ -4,18 +4,40 @@ import numpy as np
 
 
 def report_figure(advice, path):
-    """Draw the d_k intervals against the bar and the risk against extra items."""
+    """Write the figure of :func:`draw_report` to ``path`` (Agg backend, 110 dpi)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    figure = draw_report(advice, plt)
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def report_plot(advice):
+    """Return the report's figure (:func:`draw_report`) for a notebook, not shown by pyplot.
+
+    The figure is drawn with the current matplotlib backend and closed in pyplot, so it is
+    displayed once, as the value of a notebook cell, and ``figure.savefig`` still works.
+    """
+    import matplotlib.pyplot as plt
+
+    figure = draw_report(advice, plt)
+    plt.close(figure)
+    return figure
+
+
+def draw_report(advice, pyplot):
+    """Return a new figure: the d_k intervals against the bar and the risk against extra items.
+
+    ``pyplot`` is :mod:`matplotlib.pyplot`, imported by the caller (which chooses the backend).
+    """
+    figure, (left, right) = pyplot.subplots(1, 2, figsize=(11, 4.2))
     _draw_intervals(left, advice)
     _draw_risk_curves(right, advice)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    return figure
 
 
 VERDICT_COLOURS = (

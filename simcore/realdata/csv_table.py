@@ -88,7 +88,7 @@ def read_csv_ratings(file, problems):
     """
     rows = _read_csv_file(Path(file), problems)
     header = _csv_header(rows, file, problems)
-    ratings, row_problems = _read_rows(rows, header, file)
+    ratings, row_problems = read_rows(rows, header, file)
     problems += row_problems
     return ratings, "group" in header
 
@@ -133,16 +133,19 @@ def _csv_header(rows, file, problems):
     return header
 
 
-def _read_rows(rows, header, file):
+def read_rows(rows, header, file, row_names=None):
     """Return ``({rater: {(item, group): label}}, problems)`` from the CSV rows.
 
+    ``rows[0]`` is the header row (``header``, stripped), the others lists of text cells.
     A rater labelling the same ``(item, group)`` twice with different labels is a problem;
-    the same item id in two groups is two items.
+    the same item id in two groups is two items. Messages name a row by its line number
+    in the file, or by ``row_names`` (one per row after the header; a DataFrame's index).
     """
     column = {name: position for position, name in enumerate(header)}
     ratings, first_row = {}, {}
     problems = []
-    for number, row in enumerate(rows[1:], start=2):
+    names = range(2, len(rows) + 1) if row_names is None else row_names
+    for number, row in zip(names, rows[1:], strict=True):
         if not "".join(row).strip():  # a blank line
             continue
         if len(row) != len(header):

@@ -310,6 +310,31 @@ def load_csv(path, humans=None, judges=None, labels=None, ordinal=False, judges_
     file = Path(path)
     problems = []
     keyed, has_group = read_csv_ratings(file, problems)
+    return long_table_matrix(
+        keyed, has_group, file, problems, humans, judges, labels, ordinal, judges_path
+    )
+
+
+def long_table_matrix(
+    keyed,
+    has_group,
+    file,
+    problems,
+    humans=None,
+    judges=None,
+    labels=None,
+    ordinal=False,
+    judges_path=None,
+):
+    """Return the :class:`AnnotationMatrix` of a long table's rows, read and keyed.
+
+    ``keyed`` is ``{rater: {(item, group): label text}}`` (``group`` None without a group
+    column, :func:`simcore.realdata.csv_table.read_csv_ratings`), ``file`` the source
+    named in messages (a CSV file, or a description of a table in memory), ``problems``
+    those found so far; the other parameters are :func:`load_csv`'s. Shared by the CSV
+    loader and :mod:`simcore.advise.frames`, so a table gives the same matrix whether it
+    comes from a file or a DataFrame.
+    """
     keys = ItemKeys.of(keyed)
     ratings = keys.rekey(keyed)
     if judges_path is not None:

@@ -1,0 +1,87 @@
+"""The notebook view of an :class:`simcore.advise.advice.Advice`: tables, text and figure.
+
+:class:`AdviceView` is a base class of ``Advice`` that adds, as properties, the report's
+tables as pandas DataFrames (built by :mod:`simcore.advise.frames`), and the methods
+:meth:`~AdviceView.to_markdown` (the text of ``report.md``) and :meth:`~AdviceView.plot`
+(the figure of ``report.png``). pandas and matplotlib are imported on first use, so the
+command line does not pay for them.
+"""
+
+
+class AdviceView:
+    """DataFrames, Markdown and the figure of an advice (a base class of ``Advice``)."""
+
+    @property
+    def verdict_table(self):
+        """One row per judge: omega, the decision, the interval verdict, ... (a DataFrame)."""
+        from simcore.advise import frames
+
+        return frames.verdict_table(self)
+
+    @property
+    def comparison_table(self):
+        """Each judge's d_k per held-out human, with its 95% interval (a DataFrame)."""
+        from simcore.advise import frames
+
+        return frames.comparison_table(self)
+
+    @property
+    def alt_test_table(self):
+        """The alternative annotator test per judge and held-out human (a DataFrame)."""
+        from simcore.advise import frames
+
+        return frames.alt_test_table(self)
+
+    @property
+    def risk_table(self):
+        """One row per judge: the risk now ± SE, the items needed, the recipe (a DataFrame)."""
+        from simcore.advise import frames
+
+        return frames.risk_table(self)
+
+    @property
+    def risk_curve(self):
+        """The risk curves in long form: judge, design, extra, risk, se, trials (a DataFrame)."""
+        from simcore.advise import frames
+
+        return frames.risk_curve_table(self)
+
+    @property
+    def budget_table(self):
+        """The budget's risk under each design (a DataFrame; no rows without a budget)."""
+        from simcore.advise import frames
+
+        return frames.budget_table(self)
+
+    @property
+    def model_table(self):
+        """Each judge's fitted model: every rater's accuracy ± bootstrap SE (a DataFrame)."""
+        from simcore.advise import frames
+
+        return frames.model_table(self)
+
+    @property
+    def next_round(self):
+        """The rows of ``next_round.csv``, human, item, design (a DataFrame)."""
+        from simcore.advise import frames
+
+        return frames.next_round_table(self)
+
+    def to_markdown(self):
+        """Return the text of ``report.md`` for this advice (one group's, for a group)."""
+        from simcore.advise.report import report_markdown
+
+        return report_markdown(self) + "\n"
+
+    def _repr_markdown_(self):
+        """Show the report in a notebook."""
+        return self.to_markdown()
+
+    def plot(self):
+        """Return the figure of ``report.png`` (a matplotlib Figure, closed in pyplot).
+
+        It is displayed as a notebook cell's value; ``figure.savefig(path)`` writes it.
+        """
+        from simcore.advise.report_figure import report_plot
+
+        return report_plot(self)
