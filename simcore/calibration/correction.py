@@ -14,9 +14,7 @@ import numpy as np
 
 from simcore.calibration.formulas import (
     JudgeRates,
-    _broadcast,
-    _check_at_most,
-    _check_counts,
+    _checked_counts,
     _judge_rates,
     _lr,
     _naive,
@@ -185,24 +183,6 @@ def _checked_floor(youden_floor):
     if math.isnan(floor):
         raise ValueError("youden_floor must be a number (got nan)")
     return floor
-
-
-def _checked_counts(
-    judge_fails, n_production, fail_caught, fail_missed, pass_flagged, pass_cleared
-):
-    """Return the six counts as float64 arrays of one shape, checked; ValueError if bad."""
-    named = [
-        ("judge_fails", judge_fails),
-        ("n_production", n_production),
-        ("fail_caught", fail_caught),
-        ("fail_missed", fail_missed),
-        ("pass_flagged", pass_flagged),
-        ("pass_cleared", pass_cleared),
-    ]
-    arrays = _broadcast(named)
-    _check_counts(named, arrays)
-    _check_at_most("judge_fails", arrays[0], "n_production", arrays[1])
-    return arrays
 
 
 def _corrected_rate(x, n, caught, missed, flagged, cleared, z, floor):
