@@ -345,7 +345,16 @@ def _command_calibrate(args):
         raise UsageError(f"--fails/--of: need 0 <= fails <= N, N >= 1 (got {args.fails}/{args.of})")
     if not 0 < args.confidence < 1:
         raise UsageError(f"--confidence: must be between 0 and 1 (got {args.confidence})")
-    print(format_report(table, args.fails, args.of, args.confidence, args.youden_floor))
+    if args.method == "lr":
+        print(format_report(table, args.fails, args.of, args.confidence, args.youden_floor))
+        return
+    from simcore.calibration.method_report import format_method_report
+
+    print(
+        format_method_report(
+            table, args.fails, args.of, args.method, args.confidence, args.youden_floor
+        )
+    )
 
 
 COMMANDS = {

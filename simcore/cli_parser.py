@@ -268,6 +268,11 @@ def _add_inspect(commands):
     )
 
 
+CALIBRATE_METHODS = ("lr", "naive", "ppi", "ppi++", "strat-ppi", "all")
+"""``simcore calibrate --method``: simcore.calibration.methods.METHODS and ``all`` (not
+imported here, so that parsing the command line does not load SciPy; a test keeps them equal)."""
+
+
 def _add_calibrate(commands):
     """Add ``calibrate``: a judge's TPR/TNR and its corrected production failure rate."""
     calibrate = _subcommand(
@@ -297,6 +302,14 @@ def _add_calibrate(commands):
         type=float,
         default=0.15,
         help="refuse to correct when Se + Sp - 1 is below this (report the observed rate)",
+    )
+    calibrate.add_argument(
+        "--method",
+        choices=CALIBRATE_METHODS,
+        default="lr",
+        help="lr: Rogan-Gladen with the Lang-Reiczigel interval (the default report); naive, "
+        "ppi, ppi++ (power-tuned), strat-ppi (strata = judge label), or all: each method's "
+        "estimate and interval side by side, with its assumptions",
     )
 
 

@@ -75,6 +75,27 @@ def _interval(low, high):
     return f"[{float(low):.3f}, {float(high):.3f}]"
 
 
+def summary_lines(table, judge_fails, n_production, result, level, youden_floor):
+    """Return the report's first lines: the calibration set, TPR, TNR, J and the observed rate.
+
+    ``result`` is the :class:`~simcore.calibration.correction.CorrectedRate` of the counts and
+    ``level`` the confidence as printed (``"95%"``).
+    """
+    rates = result.rates
+    caught, missed, flagged, cleared = table
+    return [
+        f"calibration set: {sum(table)} rows ({caught + missed} human FAIL, "
+        f"{flagged + cleared} human PASS); positive class FAIL",
+        f"TPR (FAIL caught):  {float(rates.tpr):.3f} {_interval(rates.tpr_low, rates.tpr_high)}"
+        f"  {caught}/{caught + missed}, Wilson {level}",
+        f"TNR (PASS cleared): {float(rates.tnr):.3f} {_interval(rates.tnr_low, rates.tnr_high)}"
+        f"  {cleared}/{flagged + cleared}, Wilson {level}",
+        f"Youden J = TPR + TNR - 1: {float(result.youden):.3f} (floor {youden_floor:g})",
+        f"production: judge FAIL on {judge_fails} of {n_production}, observed rate "
+        f"{float(result.observed):.4f} {_interval(result.observed_low, result.observed_high)}",
+    ]
+
+
 def format_report(table, judge_fails, n_production, confidence=0.95, youden_floor=0.15):
     """Return the calibrate report for a confusion ``table`` and a production count.
 
@@ -87,20 +108,8 @@ def format_report(table, judge_fails, n_production, confidence=0.95, youden_floo
     result = corrected_failure_rate(
         judge_fails, n_production, *table, confidence=confidence, youden_floor=youden_floor
     )
-    rates = result.rates
-    caught, missed, flagged, cleared = table
     level = f"{100 * confidence:g}%"
-    lines = [
-        f"calibration set: {sum(table)} rows ({caught + missed} human FAIL, "
-        f"{flagged + cleared} human PASS); positive class FAIL",
-        f"TPR (FAIL caught):  {float(rates.tpr):.3f} {_interval(rates.tpr_low, rates.tpr_high)}"
-        f"  {caught}/{caught + missed}, Wilson {level}",
-        f"TNR (PASS cleared): {float(rates.tnr):.3f} {_interval(rates.tnr_low, rates.tnr_high)}"
-        f"  {cleared}/{flagged + cleared}, Wilson {level}",
-        f"Youden J = TPR + TNR - 1: {float(result.youden):.3f} (floor {youden_floor:g})",
-        f"production: judge FAIL on {judge_fails} of {n_production}, observed rate "
-        f"{float(result.observed):.4f} {_interval(result.observed_low, result.observed_high)}",
-    ]
+    lines = summary_lines(table, judge_fails, n_production, result, level, youden_floor)
     if not bool(result.corrected):
         lines += [
             f"not corrected: {result.refusal}",

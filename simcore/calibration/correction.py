@@ -5,6 +5,8 @@ the judge's errors measured on a calibration set, with the Lang-Reiczigel and na
 intervals, and refuses (reporting the observed rate, with the reason) where the correction is
 not sound: no production rows, no human-fail or human-pass calibration rows, a Youden index
 below the floor, or an add-2 adjusted Youden index that is not positive.
+:func:`corrected_rates` reports the rate by any of :data:`METHODS` (Rogan-Gladen with the LR
+or naive interval, or prediction-powered inference) side by side.
 """
 
 import math
@@ -14,9 +16,7 @@ import numpy as np
 
 from simcore.calibration.formulas import (
     JudgeRates,
-    _broadcast,
-    _check_at_most,
-    _check_counts,
+    _checked_counts,
     _judge_rates,
     _lr,
     _naive,
@@ -25,6 +25,13 @@ from simcore.calibration.formulas import (
     _rogan_gladen,
     _wilson,
     _z_value,
+)
+from simcore.calibration.methods import (
+    METHODS,
+    PPI_METHODS,
+    _checked_methods,
+    _ppi_rate,
+    _rogan_gladen_rate,
 )
 
 DEFAULT_YOUDEN_FLOOR = 0.15
@@ -129,6 +136,7 @@ def corrected_failure_rate(
     pass_cleared,
     confidence=0.95,
     youden_floor=DEFAULT_YOUDEN_FLOOR,
+    method="lr",
 ):
     """Return the production failure rate corrected for the judge's errors, or refuse.
 
@@ -143,15 +151,19 @@ def corrected_failure_rate(
         Two-sided confidence level of every interval.
     youden_floor : float, optional
         Smallest Youden index ``J = TPR + TNR - 1`` (raw estimates) for which the rate is
-        corrected; default 0.15 (SPEC §9).
+        corrected; default 0.15 (SPEC §9). It applies to ``lr`` and ``naive`` only.
+    method : {"lr", "naive", "ppi", "ppi++", "strat-ppi"}, optional
+        ``"lr"`` (the default) returns the :class:`CorrectedRate` below; any other method
+        returns that method's :class:`~simcore.calibration.methods.MethodRate` (estimate and
+        interval clipped to [0, 1], or its refusal), as :func:`corrected_rates` does.
 
     Returns
     -------
-    CorrectedRate
-        The observed rate with its Wilson interval, the Rogan-Gladen estimate (from the raw
-        counts, as in :func:`lang_reiczigel_interval`), the Lang-Reiczigel and naive
-        intervals, ``J``, the judge's rates and the calibration set's share of the LR
-        variance.
+    CorrectedRate or MethodRate
+        For ``method="lr"``: the observed rate with its Wilson interval, the Rogan-Gladen
+        estimate (from the raw counts, as in :func:`lang_reiczigel_interval`), the
+        Lang-Reiczigel and naive intervals, ``J``, the judge's rates and the calibration
+        set's share of the LR variance.
 
     Notes
     -----
@@ -171,6 +183,19 @@ def corrected_failure_rate(
     true failure rate. Where not refused, ``estimate`` is RG from the raw counts, clipped to
     [0, 1]; the LR interval is the one to report, the naive interval is for comparison.
     """
+    if method != "lr":
+        (rate,) = corrected_rates(
+            judge_fails,
+            n_production,
+            fail_caught,
+            fail_missed,
+            pass_flagged,
+            pass_cleared,
+            confidence,
+            youden_floor,
+            methods=(method,),
+        )
+        return rate
     z = _z_value(confidence)
     floor = _checked_floor(youden_floor)
     counts = _checked_counts(
@@ -179,30 +204,68 @@ def corrected_failure_rate(
     return _corrected_rate(*counts, z, floor)
 
 
+def corrected_rates(
+    judge_fails,
+    n_production,
+    fail_caught,
+    fail_missed,
+    pass_flagged,
+    pass_cleared,
+    confidence=0.95,
+    youden_floor=DEFAULT_YOUDEN_FLOOR,
+    methods=METHODS,
+):
+    """Return the production failure rate by each of ``methods``, clipped to [0, 1] or refused.
+
+    Parameters
+    ----------
+    judge_fails, n_production, fail_caught, fail_missed, pass_flagged, pass_cleared
+        As in :func:`corrected_failure_rate`.
+    confidence : float, optional
+        Two-sided confidence level of every interval.
+    youden_floor : float, optional
+        The Youden floor of ``lr`` and ``naive`` (the PPI methods do not divide by ``J``).
+    methods : str or sequence of str, optional
+        Any of ``"lr"``, ``"naive"``, ``"ppi"``, ``"ppi++"``, ``"strat-ppi"`` (default: all).
+
+    Returns
+    -------
+    tuple of MethodRate
+        One per method, in the order asked for.
+
+    Notes
+    -----
+    ``lr`` is Rogan-Gladen with the Lang-Reiczigel interval and ``naive`` Rogan-Gladen with
+    the naive interval, both with the refusals of :func:`corrected_failure_rate`. ``ppi``,
+    ``ppi++`` and ``strat-ppi`` are :func:`~simcore.calibration.ppi.ppi_mean`,
+    :func:`~simcore.calibration.ppi.ppi_plus_plus` and
+    :func:`~simcore.calibration.ppi.stratified_ppi` with estimate and interval clipped to
+    [0, 1] (clipping cannot change whether a rate in [0, 1] is covered). They refuse with
+    ``N == 0`` or ``n == 0``; ``ppi`` and ``ppi++`` also with ``n < 2`` (no variance
+    estimate), ``strat-ppi`` where a judge-label stratum present in production has no
+    calibration rows. A refusal reports the observed rate and its Wilson interval.
+    """
+    names = _checked_methods(methods)
+    z = _z_value(confidence)
+    floor = _checked_floor(youden_floor)
+    counts = _checked_counts(
+        judge_fails, n_production, fail_caught, fail_missed, pass_flagged, pass_cleared
+    )
+    rogan_gladen = _corrected_rate(*counts, z, floor) if {"lr", "naive"} & set(names) else None
+    return tuple(
+        _ppi_rate(name, counts, z)
+        if name in PPI_METHODS
+        else _rogan_gladen_rate(name, rogan_gladen)
+        for name in names
+    )
+
+
 def _checked_floor(youden_floor):
     """Return ``youden_floor`` as a float; raise ValueError for NaN."""
     floor = float(youden_floor)
     if math.isnan(floor):
         raise ValueError("youden_floor must be a number (got nan)")
     return floor
-
-
-def _checked_counts(
-    judge_fails, n_production, fail_caught, fail_missed, pass_flagged, pass_cleared
-):
-    """Return the six counts as float64 arrays of one shape, checked; ValueError if bad."""
-    named = [
-        ("judge_fails", judge_fails),
-        ("n_production", n_production),
-        ("fail_caught", fail_caught),
-        ("fail_missed", fail_missed),
-        ("pass_flagged", pass_flagged),
-        ("pass_cleared", pass_cleared),
-    ]
-    arrays = _broadcast(named)
-    _check_counts(named, arrays)
-    _check_at_most("judge_fails", arrays[0], "n_production", arrays[1])
-    return arrays
 
 
 def _corrected_rate(x, n, caught, missed, flagged, cleared, z, floor):

@@ -76,6 +76,24 @@ def _check_at_most(part_name, part, whole_name, whole):
         raise ValueError(f"{part_name} exceeds {whole_name} (got {_show(part)} > {_show(whole)})")
 
 
+def _checked_counts(
+    judge_fails, n_production, fail_caught, fail_missed, pass_flagged, pass_cleared
+):
+    """Return the six counts as float64 arrays of one shape, checked; ValueError if bad."""
+    named = [
+        ("judge_fails", judge_fails),
+        ("n_production", n_production),
+        ("fail_caught", fail_caught),
+        ("fail_missed", fail_missed),
+        ("pass_flagged", pass_flagged),
+        ("pass_cleared", pass_cleared),
+    ]
+    arrays = _broadcast(named)
+    _check_counts(named, arrays)
+    _check_at_most("judge_fails", arrays[0], "n_production", arrays[1])
+    return arrays
+
+
 def _check_rates(named, arrays):
     """Raise ValueError for a rate outside [0, 1] (NaN passes through as undefined)."""
     problems = []

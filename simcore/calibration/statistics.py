@@ -41,7 +41,10 @@ The ``@jit`` scalar twins (:func:`wilson_bounds`, :func:`naive_bounds`, :func:`l
 Where the code lives: this module holds the vectorised NumPy interval functions;
 :mod:`~simcore.calibration.correction` the corrected failure rate and its refusal rule;
 :mod:`~simcore.calibration.twins` the ``@jit`` twins and :func:`coverage_trials`;
-:mod:`~simcore.calibration.formulas` the input checks and formulas they share. Every name in
+:mod:`~simcore.calibration.formulas` the input checks and formulas they share;
+:mod:`~simcore.calibration.ppi` the prediction-powered estimators (:func:`ppi_mean`,
+:func:`ppi_plus_plus`, :func:`stratified_ppi`, raw) and :mod:`~simcore.calibration.methods`
+the per-method report (:class:`MethodRate`) that :func:`corrected_rates` returns. Every name in
 ``__all__`` (and the twins' ``_corrected_bounds``) is importable from here.
 
 References
@@ -63,6 +66,7 @@ from simcore.calibration.correction import (  # noqa: F401
     DEFAULT_YOUDEN_FLOOR,
     CorrectedRate,
     corrected_failure_rate,
+    corrected_rates,
 )
 from simcore.calibration.formulas import (
     JudgeRates,
@@ -80,6 +84,8 @@ from simcore.calibration.formulas import (
     _wilson,
     _z_value,
 )
+from simcore.calibration.methods import METHODS, MethodRate  # noqa: F401
+from simcore.calibration.ppi import ppi_mean, ppi_plus_plus, stratified_ppi  # noqa: F401
 from simcore.calibration.twins import (  # noqa: F401
     COVERAGE_SLACK,
     TRIAL_CHUNK,
@@ -93,10 +99,13 @@ from simcore.calibration.twins import (  # noqa: F401
 __all__ = [
     "COVERAGE_SLACK",
     "DEFAULT_YOUDEN_FLOOR",
+    "METHODS",
     "TRIAL_CHUNK",
     "CorrectedRate",
     "JudgeRates",
+    "MethodRate",
     "corrected_failure_rate",
+    "corrected_rates",
     "coverage_trials",
     "human_ceiling",
     "judge_rates",
@@ -104,7 +113,10 @@ __all__ = [
     "lr_bounds",
     "naive_bounds",
     "naive_corrected_interval",
+    "ppi_mean",
+    "ppi_plus_plus",
     "rogan_gladen",
+    "stratified_ppi",
     "wilson_bounds",
     "wilson_interval",
     "youden_j",
