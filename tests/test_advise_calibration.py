@@ -77,7 +77,9 @@ def test_poisson_binomial_matches_enumeration():
     p = [0.9, 0.3, 0.55]
     expected = np.zeros(4)
     for outcome in itertools.product((0, 1), repeat=3):
-        expected[sum(outcome)] += np.prod([q if o else 1 - q for q, o in zip(p, outcome)])
+        expected[sum(outcome)] += np.prod(
+            [q if o else 1 - q for q, o in zip(p, outcome, strict=True)]
+        )
     assert poisson_binomial(p) == pytest.approx(expected)
     assert poisson_binomial([]).tolist() == [1.0]
 
@@ -92,7 +94,7 @@ def test_the_normal_baseline_matches_enumeration_on_three_comparisons():
     accept = 0.0  # K = 3, tau = 0.5: accept with 2 or 3 passes
     for outcome in itertools.product((0, 1), repeat=3):
         if sum(outcome) >= 2:
-            accept += np.prod([p if o else 1 - p for p, o in zip(passes, outcome)])
+            accept += np.prod([p if o else 1 - p for p, o in zip(passes, outcome, strict=True)])
     assert normal_approximation_risk(rows, "reject", 0.05) == pytest.approx(accept)
     assert normal_approximation_risk(rows, "accept", 0.05) == pytest.approx(1 - accept)
     assert normal_approximation_risk(rows, "inconclusive", 0.05) == 1.0
