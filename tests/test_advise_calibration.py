@@ -149,6 +149,16 @@ def test_a_task_is_seeded_by_its_own_key():
 
 
 @needs_data
+def test_the_cases_do_not_depend_on_the_number_of_workers():
+    options = StudyOptions(str(DATA), trials=20, seed=3, n_boot=2, n_refits=0)
+    tasks = {"names": ("lesion", "wax"), "coverages": (0.05,), "replicates": 1}
+    serial = run_study(options, workers=1, **tasks)
+    parallel = run_study(options, workers=2, **tasks)
+    keys = ("matrix", "judge", "predicted", "wrong", "normal_baseline")
+    assert [[c[k] for k in keys] for c in serial] == [[c[k] for k in keys] for c in parallel]
+
+
+@needs_data
 def test_the_small_study_does_not_show_gross_miscalibration(small_cases):
     assert len(small_cases) == 60
     predicted = np.array([case["predicted"] for case in small_cases])
