@@ -51,6 +51,7 @@ class Scores(NamedTuple):
     versus_constant: tuple
     versus_normal: tuple
     z_pooled: float
+    normal_bins: list
 
     @property
     def bins_within_2se(self):
@@ -89,6 +90,7 @@ def score_cases(cases):
         versus_constant=brier_difference(predicted, constant, wrong),
         versus_normal=brier_difference(predicted, normal, wrong),
         z_pooled=calibration_in_the_large(predicted, wrong),
+        normal_bins=reliability_bins(normal, wrong),
     )
 
 
@@ -199,6 +201,10 @@ def report_text(cases, scores, settings):
         "",
         *brier_lines(scores),
         "",
+        "The normal baseline's own reliability, for comparison:",
+        "",
+        *bins_table(scores.normal_bins),
+        "",
         "## Targets",
         "",
         f"- every bin with >= {MIN_BIN_CASES} cases within two SEs of its mean prediction: "
@@ -224,27 +230,34 @@ def reliability_figure(scores, path):
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(figsize=(5.6, 5.2))
-    rows = [row for row in scores.bins if row.n > 0]
-    x = np.array([row.mean_predicted for row in rows])
-    y = np.array([row.realised for row in rows])
-    below = y - np.array([row.wilson_low for row in rows])
-    above = np.array([row.wilson_high for row in rows]) - y
     axes.plot([0, 1], [0, 1], color="grey", linestyle="--", label="calibrated")
-    axes.errorbar(
-        x,
-        y,
-        yerr=[below, above],
-        fmt="o",
-        color="tab:blue",
-        capsize=3,
-        label="realised share wrong (Wilson 95%)",
-    )
-    for row, px, py in zip(rows, x, y, strict=True):
-        axes.annotate(
-            f"n={row.n}", (px, py), textcoords="offset points", xytext=(6, -10), fontsize=8
+    top = 0.6
+    for bins, colour, label, shift in (
+        (scores.normal_bins, "tab:orange", "normal baseline", 0.006),
+        (scores.bins, "tab:blue", "advise's risk", 0.0),
+    ):
+        rows = [row for row in bins if row.n > 0]
+        x = np.array([row.mean_predicted for row in rows]) + shift
+        y = np.array([row.realised for row in rows])
+        errors = [y - [row.wilson_low for row in rows], [row.wilson_high for row in rows] - y]
+        axes.errorbar(
+            x,
+            y,
+            yerr=errors,
+            fmt="o",
+            color=colour,
+            capsize=3,
+            label=label,
+            alpha=1.0 if shift == 0 else 0.6,
         )
-    axes.set_xlim(0, max(0.6, float(x.max()) + 0.05) if len(x) else 1)
-    axes.set_ylim(0, max(0.6, float(max(y.max(), x.max())) + 0.1) if len(x) else 1)
+        for row, px, py in zip(rows, x, y, strict=True):
+            if shift == 0:
+                axes.annotate(
+                    f"n={row.n}", (px, py), textcoords="offset points", xytext=(6, -10), fontsize=8
+                )
+        top = max(top, *(x + 0.05), *(y + 0.1))
+    axes.set_xlim(0, min(1.0, top))
+    axes.set_ylim(0, min(1.05, top))
     axes.set_xlabel("advise's predicted risk (bin mean)")
     axes.set_ylabel("share of thinned verdicts that differ from the full one")
     axes.set_title(
