@@ -217,6 +217,11 @@ def test_bad_command_lines_exit_2_naming_the_option(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+def test_a_data_folder_without_the_matrices_exits_2_naming_it(tmp_path, capsys):
+    assert main(["--data", str(tmp_path), "--matrices", "wax", "lesion"]) == 2
+    assert str(tmp_path / "wax") in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- the study, full
 
 
