@@ -8,7 +8,7 @@ SCENARIOS := scenarios
 # --scheduler ADDRESS). An interrupted target resumes where it stopped when run again.
 RUN_FLAGS ?=
 
-.PHONY: install test test-slow lint bench bench-shapes fig2 panels designs variance planning real asymmetry rules ranking coverage advise-example clean
+.PHONY: install test test-slow lint bench bench-shapes fig2 panels designs variance planning real asymmetry rules ranking coverage advise-example advise-calibration clean
 
 install: $(STAMP)
 
@@ -67,6 +67,13 @@ coverage: $(STAMP)
 # withheld expert labels, advise again (results/advise_example/README.md).
 advise-example: $(STAMP)
 	$(BIN)/python -m simcore.advise.example --data ../shared/data/alttest/summeval --out results/advise_example
+
+# Is advise's risk calibrated? Thin every shared real matrix, compare advise's risk with how
+# often the thinned verdict differs from the full one (results/advise_calibration.md, .png, .csv).
+CALIBRATION_REPLICATES ?= 4
+advise-calibration: $(STAMP)
+	$(BIN)/python -m simcore.advise.calibration_study --data ../shared/data/alttest \
+		--out results/advise_calibration --replicates $(CALIBRATION_REPLICATES) --workers 2
 
 real: $(STAMP)
 	for name in $(REAL); do \

@@ -32,7 +32,13 @@ import numpy as np
 from simcore.advise.diagnostics import agreement_diagnostics, poor_fit
 from simcore.advise.models import fit_matrix, matrix_columns
 from simcore.advise.next_round import extend_mask
-from simcore.advise.risk import judge_risk, labels_everything, monte_carlo_se, posterior_risk
+from simcore.advise.risk import (
+    RISK_SE_TARGET,
+    judge_risk,
+    labels_everything,
+    monte_carlo_se,
+    posterior_risk,
+)
 from simcore.advise.verdict import (
     comparison_intervals,  # noqa: F401  (re-exported)
     numeric_label_values,
@@ -195,6 +201,7 @@ def audit_judges(
     model="auto",
     target=None,
     scale="categorical",
+    risk_se=RISK_SE_TARGET,
 ):
     """Return the :class:`Audit` of the judges ``names``: verdicts, fitted models, risks.
 
@@ -203,7 +210,8 @@ def audit_judges(
     :func:`fit_judge_model`; ``target`` shortens the curves
     (:func:`simcore.advise.risk.risk_curve`); ``scale`` is the alternative annotator
     test's per-item score (``numeric``: the label values,
-    :func:`simcore.advise.verdict.numeric_label_values`).
+    :func:`simcore.advise.verdict.numeric_label_values`); ``risk_se`` the Monte Carlo SE
+    the risk now is drawn to (:func:`simcore.advise.risk.adaptive_risk_now`).
     """
     human_labels = np.asarray(matrix.human_labels, dtype=np.int64)
     columns = [matrix.judges.index(name) for name in names]
@@ -235,7 +243,16 @@ def audit_judges(
             f"({options['trials']} matrices at each of {len(grid) + 1} sizes)"
         )
         risks[name] = judge_risk(
-            models[name], available, human_labels, name, design, grid, options, target, pools
+            models[name],
+            available,
+            human_labels,
+            name,
+            design,
+            grid,
+            options,
+            target,
+            pools,
+            risk_se,
         )
     return Audit(names, options, design, human_labels, available, grid, verdict_rows, models, risks)
 

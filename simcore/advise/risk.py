@@ -460,7 +460,16 @@ class JudgeRisk(NamedTuple):
 
 
 def judge_risk(
-    model, available, labels, judge_name, design, grid, options, target=None, pools=None
+    model,
+    available,
+    labels,
+    judge_name,
+    design,
+    grid,
+    options,
+    target=None,
+    pools=None,
+    risk_se=RISK_SE_TARGET,
 ):
     """Simulate one judge's risks under its fitted model's bootstrap (:class:`JudgeRisk`).
 
@@ -469,13 +478,14 @@ def judge_risk(
     posterior-predictive (:func:`posterior_risk`): the draws come from the bootstrap refits,
     so the fit's uncertainty is inside the risk and its SE is Monte Carlo only. The risk now
     (the curve's point at 0 extra items; NaN when the grid lacks it) is simulated until its
-    SE is under a point (:func:`adaptive_risk_now`); ``target`` shortens the curve
+    SE is at most ``risk_se``, a point by default (:func:`adaptive_risk_now`); ``target``
+    shortens the curve
     (:func:`risk_curve`); ``pools`` shares proposals between judges (:func:`simulate_risk`).
     """
     models = model.bootstrap.refits
     now = None
     if 0 in grid:
-        wrong, trials, models = adaptive_risk_now(model.bootstrap, available, 0, options)
+        wrong, trials, models = adaptive_risk_now(model.bootstrap, available, 0, options, risk_se)
         now = (wrong, trials)
     curve = risk_curve(
         models, available, labels, 0, judge_name, design, grid, target, now, pools=pools, **options
