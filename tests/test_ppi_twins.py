@@ -102,7 +102,7 @@ def test_the_method_kernel_keeps_the_naive_and_lr_results_bit_for_bit(args):
     covered_naive, covered_lr, width_naive, width_lr, refused = twins.coverage_trials(
         keys, *args, Z95, 0.15
     )
-    m_refused, m_covered, m_width = twins.method_coverage_trials(keys, *args, Z95, 0.15)
+    m_refused, m_covered, m_width, m_theta = twins.method_coverage_trials(keys, *args, Z95, 0.15)
     assert twins.INTERVAL_METHODS == ("naive", "lr", "ppi", "ppi++", "strat-ppi")
     kept = ~refused
     assert (m_refused[:, 0] == refused).all() and (m_refused[:, 1] == refused).all()
@@ -111,3 +111,4 @@ def test_the_method_kernel_keeps_the_naive_and_lr_results_bit_for_bit(args):
     assert (m_width[kept, 0] == width_naive[kept]).all()
     assert (m_width[kept, 1] == width_lr[kept]).all()
     assert not m_covered[m_refused].any() and (m_width[m_refused] == 0).all()
+    assert not m_theta[m_refused].any()

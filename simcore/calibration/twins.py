@@ -277,7 +277,7 @@ def coverage_trials(trial_keys, theta, se, sp, n_cal, n_production, z, youden_fl
 
 @jit
 def _method_trial(state, theta, se, sp, n_cal, n_production, z, youden_floor, table, out):
-    """Fill ``out[0 | 1 | 2, m]`` (refused, covered, width) of one trial for every method.
+    """Fill ``out[:, m]`` (refused, covered, width, covers theta) of one trial, every method.
 
     The draws and the naive/LR checks are those of :func:`_coverage_trial`; the PPI
     methods' intervals are clipped to [0, 1] before the check, and a refused method's
@@ -312,6 +312,8 @@ def _method_trial(state, theta, se, sp, n_cal, n_production, z, youden_floor, ta
             covered = low - COVERAGE_SLACK <= truth and truth <= high + COVERAGE_SLACK
             out[1, m] = 1.0 if covered else 0.0
             out[2, m] = high - low
+            covers_theta = low - COVERAGE_SLACK <= theta and theta <= high + COVERAGE_SLACK
+            out[3, m] = 1.0 if covers_theta else 0.0
 
 
 @jit(parallel=True)
@@ -331,13 +333,17 @@ def method_coverage_trials(trial_keys, theta, se, sp, n_cal, n_production, z, yo
         refused.
     width : numpy.ndarray
         float64 ``(T, M)``: ``high - low`` of the clipped interval, 0 where refused.
+    covered_theta : numpy.ndarray
+        bool ``(T, M)``: the clipped interval covers the population rate ``theta`` itself
+        (what the PPI intervals target; their production term is the sampling variance of
+        ``q`` around its mean, not of the stream's rate around ``theta``). False where refused.
     """
     if n_cal < 0:
         raise ValueError("method_coverage_trials: n_cal must be non-negative")
     if n_production <= 0:
         raise ValueError("method_coverage_trials: n_production must be positive")
     n_trials = trial_keys.shape[0]
-    results = np.zeros((n_trials, 3, N_METHODS), dtype=np.float64)
+    results = np.zeros((n_trials, 4, N_METHODS), dtype=np.float64)
     table = log_factorial_table(max(n_cal, n_production))  # read-only, shared by the tasks
     n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
     for chunk in prange(n_chunks):
@@ -347,4 +353,5 @@ def method_coverage_trials(trial_keys, theta, se, sp, n_cal, n_production, z, yo
             _method_trial(
                 state, theta, se, sp, n_cal, n_production, z, youden_floor, table, results[t]
             )
-    return results[:, 0] > 0.5, results[:, 1] > 0.5, results[:, 2].copy()
+    covered_theta = results[:, 3] > 0.5
+    return results[:, 0] > 0.5, results[:, 1] > 0.5, results[:, 2].copy(), covered_theta
