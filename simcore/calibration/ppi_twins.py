@@ -15,6 +15,8 @@ production (``w_k > 0``) has no calibration rows (``n_k = 0``).
 
 import math
 
+import numpy as np
+
 from simcore.engine._jit import jit
 
 PPI_METHODS = ("ppi", "ppi++", "strat-ppi")
@@ -128,3 +130,23 @@ def ppi_method_bounds(method, x, n_production, caught, missed, flagged, cleared,
     if method == 1:
         return ppi_plus_plus_bounds(x, n_production, caught, missed, flagged, cleared, z)
     return stratified_ppi_bounds(x, n_production, caught, missed, flagged, cleared, z)
+
+
+@jit
+def ppi_method_intervals(method, x, n_production, caught, missed, flagged, cleared, z):
+    """Return :func:`ppi_method_bounds` over arrays of counts (one entry per table).
+
+    ``x``, ``caught``, ``missed``, ``flagged``, ``cleared`` are float64 ``(m,)`` arrays and
+    ``n_production`` a float64 ``(m,)`` array; returns ``refused`` (bool) and ``estimate``,
+    ``low``, ``high`` (float64, raw, NaN where refused), each ``(m,)``.
+    """
+    m = x.shape[0]
+    refused = np.zeros(m, dtype=np.bool_)
+    estimate = np.empty(m)
+    low = np.empty(m)
+    high = np.empty(m)
+    for i in range(m):
+        refused[i], estimate[i], low[i], high[i] = ppi_method_bounds(
+            method, x[i], n_production[i], caught[i], missed[i], flagged[i], cleared[i], z
+        )
+    return refused, estimate, low, high
