@@ -6,8 +6,9 @@ the rest), a judge and a true failure rate, over every production size of the gr
 level minus 3 binomial SEs (the SE at the nominal level over the trials it did not refuse)
 and it refuses at most :data:`REFUSAL_LIMIT` of the trials (an interval that is usually
 refused is no answer). The recommendation is the qualifying method with the smallest mean
-width over the region's cells; where none qualifies, the one with the highest worst-cell
-coverage is named, marked as falling short.
+width over the region's cells; where none qualifies, the method with the highest worst-cell
+coverage among those refusing at most :data:`REFUSAL_LIMIT` (if any; else among all) is
+named, marked as falling short.
 """
 
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ class Advice:
     qualifies: bool
     coverage: float  # the chosen method's lowest coverage over the region's cells
     width: float  # its mean width over the region's cells
+    refusal: float  # its highest refusal rate over the region's cells
     qualifying: tuple  # every qualifying method, narrowest first
 
 
@@ -48,7 +50,7 @@ def _bands(n_cals):
 
 
 def _method_stats(region, method, level, variable):
-    """Return ``(qualifies, worst coverage, mean width)`` of ``method`` over ``region``."""
+    """Return ``(qualifies, worst coverage, mean width, worst refusal)`` over ``region``."""
     cell = region.sel({"method": method})
     kept = (cell["n_trials"] - cell["n_declined"]).values.astype(float)
     coverage = cell[variable].values
@@ -58,7 +60,7 @@ def _method_stats(region, method, level, variable):
     ok = (kept > 0) & (coverage >= level - tolerance) & (refusal <= REFUSAL_LIMIT)
     worst = float(np.nanmin(coverage)) if np.isfinite(coverage).any() else float("nan")
     width = float(np.nanmean(cell["width"].values)) if np.isfinite(coverage).any() else np.inf
-    return bool(ok.all()), worst, width
+    return bool(ok.all()), worst, width, float(np.max(refusal))
 
 
 def advise(cube, variable="coverage"):
@@ -76,10 +78,11 @@ def advise(cube, variable="coverage"):
                 region = cube.isel(n_cal=ids, judge_strength=j, theta=t)
                 stats = {m: _method_stats(region, m, level, variable) for m in methods}
                 qualifying = sorted((m for m in methods if stats[m][0]), key=lambda m: stats[m][2])
+                answering = [m for m in methods if stats[m][3] <= REFUSAL_LIMIT] or methods
                 if qualifying:
                     method = qualifying[0]
                 else:
-                    method = max(methods, key=lambda m: np.nan_to_num(stats[m][1], nan=-1.0))
+                    method = max(answering, key=lambda m: np.nan_to_num(stats[m][1], nan=-1.0))
                 advice.append(
                     Advice(
                         band=band,
@@ -91,6 +94,7 @@ def advise(cube, variable="coverage"):
                         qualifies=bool(qualifying),
                         coverage=stats[method][1],
                         width=stats[method][2],
+                        refusal=stats[method][3],
                         qualifying=tuple(qualifying),
                     )
                 )
@@ -110,18 +114,20 @@ def advice_lines(cube):
         f"Per region (n_cal small < {SMALL_N_CAL} / large >= {SMALL_N_CAL}, judge, theta; every "
         f"production size N): the narrowest method whose coverage is at least {level:g}% minus "
         f"{SE_MULTIPLE:g} binomial SEs in every cell of the region and which refuses at most "
-        f"{100 * REFUSAL_LIMIT:g}% of the trials; where none does, the best-covering one, "
-        "marked 'falls short'. Coverage is of the production stream's realised failure rate; "
-        "the last column is the pick when the target is the population rate theta.",
+        f"{100 * REFUSAL_LIMIT:g}% of the trials; where none does, the best-covering one of "
+        "those refusing at most that, marked 'falls short'. Coverage is of the production "
+        "stream's realised failure rate; the last column is the pick when the target is the "
+        "population rate theta.",
         "",
-        "| n_cal | judge (Se, Sp) | theta | use | lowest coverage % | mean width | also "
-        "qualifying (narrower first) | use (target theta) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| n_cal | judge (Se, Sp) | theta | use | lowest coverage % | mean width | most "
+        "refused % | also qualifying (narrower first) | use (target theta) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for item, other in zip(advise(cube), advise(cube, "coverage_theta"), strict=True):
         lines.append(
             f"| {item.band} | {item.judge} ({item.se:.2f}, {item.sp:.2f}) | {item.theta:g} "
             f"| {_pick(item)} | {100 * item.coverage:.1f} | {item.width:.3f} "
+            f"| {100 * item.refusal:.1f} "
             f"| {', '.join(item.qualifying[1:]) or '-'} | {_pick(other)} |"
         )
     return lines
