@@ -106,7 +106,7 @@ def plot_coverage(cube, out):
     level = float(cube.attrs.get("confidence", 0.95))
     figure.suptitle(
         f"Coverage of the corrected failure rate's {100 * level:g}% intervals "
-        "(corrected trials; grey: nominal level)",
+        "(trials not refused; grey: nominal level)",
         fontsize=10,
     )
     figure.tight_layout()
