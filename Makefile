@@ -61,6 +61,7 @@ REAL := wax cebab_aspects cebab_stars summeval
 coverage: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/coverage.yaml $(RUN_FLAGS)
 	$(BIN)/simcore plot results/coverage.zarr
+	$(BIN)/simcore show results/coverage.zarr > results/coverage.md
 	$(BIN)/python -m simcore.calibration.real_check --data ../shared/data/alttest/summeval --out results/coverage_real.md
 
 # simcore advise round trip on SummEval: thin to 5%, advise, label the proposal from the

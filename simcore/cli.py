@@ -323,24 +323,42 @@ def _scenario_matrix(path):
         raise ScenarioError([f"{scenario.source}: data: {p}" for p in error.problems]) from None
 
 
-def _command_calibrate(args):
-    from simcore.calibration.command import CalibrationInputError, format_report, read_confusion_csv
+def _calibration_table(args):
+    """Return the calibration counts of ``--csv`` or ``--table`` (UsageError if bad)."""
+    from simcore.calibration.command import CalibrationInputError, read_confusion_csv
 
     try:
         if args.csv:
-            table = read_confusion_csv(
+            return read_confusion_csv(
                 args.csv, args.human_column, args.judge_column, args.fail_label, args.pass_label
             )
-        else:
-            parts = args.table.split(",")
-            if len(parts) != 4 or not all(part.strip().isdigit() for part in parts):
-                raise UsageError(
-                    f"--table: needs four non-negative counts CAUGHT,MISSED,FLAGGED,CLEARED "
-                    f"(got {args.table!r})"
-                )
-            table = tuple(int(part) for part in parts)
     except CalibrationInputError as error:
         raise UsageError(str(error)) from None
+    parts = args.table.split(",")
+    if len(parts) != 4 or not all(part.strip().isdigit() for part in parts):
+        raise UsageError(
+            f"--table: needs four non-negative counts CAUGHT,MISSED,FLAGGED,CLEARED "
+            f"(got {args.table!r})"
+        )
+    return tuple(int(part) for part in parts)
+
+
+def _command_calibrate(args):
+    from simcore.calibration.command import CalibrationInputError, format_report
+
+    piloted = args.table is not None or args.csv is not None
+    if args.plan:
+        from simcore.calibration.plan import plan_report
+
+        table = _calibration_table(args) if piloted else None
+        try:
+            print(plan_report(args, table))
+        except CalibrationInputError as error:
+            raise UsageError(str(error)) from None
+        return
+    if not piloted or args.fails is None:
+        raise UsageError("calibrate: --table or --csv, and --fails, are required (or --plan)")
+    table = _calibration_table(args)
     if args.of < 1 or not 0 <= args.fails <= args.of:
         raise UsageError(f"--fails/--of: need 0 <= fails <= N, N >= 1 (got {args.fails}/{args.of})")
     if not 0 < args.confidence < 1:

@@ -278,7 +278,7 @@ def _add_calibrate(commands):
     calibrate = _subcommand(
         commands, "calibrate", help="a judge's TPR/TNR and its corrected production failure rate"
     )
-    source = calibrate.add_mutually_exclusive_group(required=True)
+    source = calibrate.add_mutually_exclusive_group()  # one is needed unless --plan --se
     source.add_argument(
         "--table",
         metavar="CAUGHT,MISSED,FLAGGED,CLEARED",
@@ -290,9 +290,7 @@ def _add_calibrate(commands):
     calibrate.add_argument("--judge-column", default="judge", help="CSV column of the judge")
     calibrate.add_argument("--fail-label", default="fail", help="CSV value meaning FAIL")
     calibrate.add_argument("--pass-label", default="pass", help="CSV value meaning PASS")
-    calibrate.add_argument(
-        "--fails", type=int, required=True, help="production outputs the judge failed"
-    )
+    calibrate.add_argument("--fails", type=int, help="production outputs the judge failed")
     calibrate.add_argument("--of", type=int, required=True, help="production outputs, N")
     calibrate.add_argument(
         "--confidence", type=float, default=0.95, help="two-sided confidence of the intervals"
@@ -310,6 +308,25 @@ def _add_calibrate(commands):
         help="lr: Rogan-Gladen with the Lang-Reiczigel interval (the default report); naive, "
         "ppi, ppi++ (power-tuned), strat-ppi (strata = judge label), or all: each method's "
         "estimate and interval side by side, with its assumptions",
+    )
+    _add_calibrate_plan(calibrate)
+
+
+def _add_calibrate_plan(calibrate):
+    """Add ``calibrate --plan``: calibration labels needed per method for a target width."""
+    plan = calibrate.add_argument_group("planning (--plan)")
+    plan.add_argument(
+        "--plan",
+        action="store_true",
+        help="instead of a report: the calibration labels each method needs for --half-width, "
+        "from a pilot (--table/--csv, --fails, --of) or from --se --sp --theta --of",
+    )
+    plan.add_argument("--half-width", type=float, help="target half-width of the interval")
+    plan.add_argument("--se", type=float, help="the judge's sensitivity (TPR), instead of a pilot")
+    plan.add_argument("--sp", type=float, help="the judge's specificity (TNR), instead of a pilot")
+    plan.add_argument("--theta", type=float, help="the failure rate, instead of a pilot")
+    plan.add_argument(
+        "--plan-trials", type=int, default=2000, help="simulated trials per calibration size"
     )
 
 

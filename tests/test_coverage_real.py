@@ -170,6 +170,18 @@ def test_real_coverage_rows_are_sane(short_rows):
 
 
 @needs_summeval
+def test_every_ppi_method_is_checked_on_the_same_real_splits(short_rows):
+    for row in short_rows:
+        for method in ("ppi", "ppi++", "strat-ppi"):
+            assert 0.0 <= row[f"{method}_refused"] <= 1.0
+            if row[f"{method}_refused"] < 1.0:
+                assert 0.0 <= row[f"{method}_coverage"] <= 1.0
+                assert 0.0 < row[f"{method}_width"] <= 1.0
+        # PPI and PPI++ refuse only without a variance estimate (n_cal >= 2 here).
+        assert row["ppi_refused"] == 0.0 and row["ppi++_refused"] == 0.0
+
+
+@needs_summeval
 def test_lr_covers_at_least_as_often_as_naive_at_n_cal_25(short_rows):
     # On each corrected split the LR interval adds the calibration variance to the stream's
     # (and its add-2 centre moves by far less than that extra width at n_cal = 25), so the
@@ -247,6 +259,11 @@ def fake_row(judge, n_cal, lr, lr_se, n_corrected=100, youden=0.5):
         "naive_width": 0.05,
         "true_fail_rate": 0.25,
         "seed_key": (1, 0, n_cal),
+        **{
+            f"{method}_{field}": value
+            for method in ("ppi", "ppi++", "strat-ppi")
+            for field, value in (("coverage", 0.93), ("se", 0.02), ("width", 0.1), ("refused", 0))
+        },
     }
 
 
@@ -256,6 +273,10 @@ def test_markdown_names_where_lr_undercovers():
     assert TABLE_HEADER in text
     assert "The LR interval under-covers (coverage + 2 SE < 95%) at: bad n_cal=50" in text
     assert "good n_cal=25 (" not in text.split("under-covers")[1]
+
+    assert "## LR against the prediction-powered intervals" in text
+    assert "| judge | n_cal | lr | ppi | ppi++ | strat-ppi |" in text
+    assert "| good | 25 | 94.0 ± 1.0 / 0.200 | 93.0 ± 2.0 / 0.100 |" in text
 
     fine = coverage_markdown([rows[0]], "/data", "e0", 100, 1, 3)
     assert "The LR interval does not under-cover anywhere" in fine

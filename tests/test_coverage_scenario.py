@@ -117,3 +117,79 @@ def test_validate_counts_the_cells(tmp_path, capsys):
     path.write_text(yaml.safe_dump(scenario()))
     assert main(["validate", str(path)]) == 0
     assert "valid; 4 cells" in capsys.readouterr().out
+
+
+METHODS = ["naive", "lr", "ppi", "ppi++", "strat-ppi"]
+
+
+def test_every_method_is_on_the_method_axis_and_the_legacy_names_are_its_entries(cube):
+    assert list(cube["method"].values) == METHODS
+    assert cube["coverage"].dims == ("n_cal", "judge_strength", "theta", "n_production", "method")
+    for method in ("naive", "lr"):
+        entry = cube.sel({"method": method})
+        assert (cube[f"n_covered_{method}"] == entry["n_covered"]).all()
+        assert (cube[f"sum_width_{method}"] == entry["sum_width"]).all()
+        assert (cube["n_refused"] == entry["n_declined"]).all()
+    assert (cube["n_covered"] <= cube["n_trials"] - cube["n_declined"]).all()
+
+
+@pytest.fixture(scope="module")
+def easy_corner():
+    """Strong judges at n_cal 400 (symmetric and asymmetric), a few thousand trials a cell."""
+    judges = {
+        "strong": {"se": 0.95, "sp": 0.95},
+        "sensitive": {"se": 0.95, "sp": 0.70},
+    }
+    return simcore.run(
+        scenario(judges=judges, n_cal=[400], theta=[0.15, 0.5], n_production=[1000], trials=4000)
+    )
+
+
+def _within_3_se(cell, variable):
+    """Return whether ``cell[variable]`` is at least 95% minus 3 binomial SEs, everywhere."""
+    kept = cell["n_trials"] - cell["n_declined"]
+    return bool((cell[variable] >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / kept)).all())
+
+
+@pytest.mark.parametrize("method", METHODS[1:])
+def test_every_corrected_interval_covers_at_the_easy_corner(easy_corner, method):
+    """Strong judge, n_cal 400: coverage within 3 binomial SEs of 95% (or above)."""
+    cell = easy_corner.sel({"method": method, "judge_strength": "strong"})
+    assert (cell["refusal"] == 0).all()
+    assert _within_3_se(cell, "coverage"), cell["coverage"].values.ravel()
+    assert _within_3_se(cell, "coverage_theta"), cell["coverage_theta"].values.ravel()
+
+
+@pytest.mark.parametrize("method", METHODS[2:])
+def test_the_ppi_intervals_cover_theta_for_an_asymmetric_judge(easy_corner, method):
+    cell = easy_corner.sel({"method": method, "judge_strength": "sensitive"})
+    assert _within_3_se(cell, "coverage_theta"), cell["coverage_theta"].values.ravel()
+
+
+def test_ppi_plus_plus_undercovers_the_streams_rate_when_lambda_is_small(easy_corner):
+    """Se 0.95 / Sp 0.70 at theta 0.15 tunes lambda to about 0.25: the interval then leans on
+    the calibration mean of Y and its production term, lambda^2 q(1-q)/N, leaves out the
+    stream's own sampling variance around theta (about Var(Y - lambda f)/N)."""
+    cell = easy_corner.sel(
+        {"method": "ppi++", "judge_strength": "sensitive", "theta": 0.15, "n_production": 1000}
+    )
+    assert not _within_3_se(cell, "coverage")
+    assert _within_3_se(cell, "coverage_theta")
+
+
+def test_the_report_compares_the_methods_and_advises_per_region(easy_corner):
+    from simcore.studies.coverage_advice import advise
+    from simcore.studies.coverage_report import summary
+
+    advice = advise(easy_corner)
+    assert [(a.band, a.judge, a.theta) for a in advice] == [
+        ("large", judge, theta) for judge in ("strong", "sensitive") for theta in (0.15, 0.5)
+    ]
+    for item in advice:
+        region = easy_corner.sel(judge_strength=item.judge, theta=item.theta)
+        assert item.qualifies and item.method in item.qualifying and item.method != "naive"
+        widths = {m: float(region["width"].sel({"method": m}).mean()) for m in item.qualifying}
+        assert widths[item.method] == min(widths.values())
+    table = summary(easy_corner)
+    assert "| naive | lr | ppi | ppi++ | strat-ppi |" in table
+    assert "## Which interval to use" in table

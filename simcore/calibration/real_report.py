@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from simcore.calibration.real_pairs import POOLED
+from simcore.calibration.real_ppi import ppi_table_lines
 from simcore.calibration.statistics import DEFAULT_YOUDEN_FLOOR
 from simcore.realdata.loaders import HUMAN_FILE, JUDGE_FILE
 
@@ -87,6 +88,7 @@ def coverage_markdown(
     )
     lines += _table_lines(rows, per_dimension)
     lines += _coverage_lines(rows, confidence, per_dimension)
+    lines += ppi_table_lines(rows, per_dimension, confidence)
     lines += _caveat_lines(rows, youden_floor, per_dimension)
     return "\n".join(lines) + "\n"
 

@@ -19,6 +19,7 @@ from simcore.calibration.real_pairs import (
     binarised_pairs,
     item_dimension,
 )
+from simcore.calibration.real_ppi import ppi_row_fields, ppi_split_results
 from simcore.calibration.statistics import (
     COVERAGE_SLACK,
     DEFAULT_YOUDEN_FLOOR,
@@ -221,6 +222,7 @@ def _split_results(counts, n_splits, confidence, youden_floor):
         "pass_cleared": counts.pass_cleared,
         "judge_fails": counts.judge_fails,
         "n_production": np.full(n_splits, counts.n_production),
+        **ppi_split_results(counts, n_splits, confidence),
     }
 
 
@@ -280,6 +282,7 @@ def _row(judge, dimension, truth, judge_fail, n_cal, n_splits, key, confidence, 
         ),
         "true_fail_rate": float(np.mean(split["truth_rate"])),
         "seed_key": tuple(int(k) for k in key),
+        **ppi_row_fields(split),
     }
 
 

@@ -22,12 +22,18 @@ import math
 import numpy as np
 from numba import prange
 
+from simcore.calibration.ppi_twins import PPI_METHODS, ppi_method_bounds
 from simcore.engine._jit import jit
 from simcore.engine.rng import seed_state
 from simcore.engine.samplers import binomial, log_factorial_table
 
 TRIAL_CHUNK = 64
 """Trials per parallel task of :func:`coverage_trials` (scratch is allocated per task)."""
+
+INTERVAL_METHODS = ("naive", "lr", *PPI_METHODS)
+"""The methods :func:`method_coverage_trials` checks, in the order of its method axis."""
+
+N_METHODS = len(INTERVAL_METHODS)
 
 COVERAGE_SLACK = 1e-12
 """Rounding slack of the coverage check ``low - slack <= truth <= high + slack``."""
@@ -267,3 +273,85 @@ def coverage_trials(trial_keys, theta, se, sp, n_cal, n_production, z, youden_fl
                 _coverage_trial(state, theta, se, sp, n_cal, n_production, z, youden_floor, table)
             )
     return covered_naive, covered_lr, width_naive, width_lr, refused
+
+
+@jit
+def _method_trial(state, theta, se, sp, n_cal, n_production, z, youden_floor, table, out):
+    """Fill ``out[:, m]`` (refused, covered, width, covers theta) of one trial, every method.
+
+    The draws and the naive/LR checks are those of :func:`_coverage_trial`; the PPI
+    methods' intervals are clipped to [0, 1] before the check, and a refused method's
+    covered and width are left 0.
+    """
+    n_fail, caught, flagged, true_fails, judge_fails = _draw_trial(
+        state, theta, se, sp, n_cal, n_production, table
+    )
+    n_pass = n_cal - n_fail
+    truth = true_fails / n_production
+    refused, naive_low, naive_high, lr_low, lr_high = _corrected_bounds(
+        judge_fails, n_production, caught, n_fail, n_pass - flagged, n_pass, z, youden_floor
+    )
+    for m in range(N_METHODS):
+        if m < 2:
+            low, high = (naive_low, naive_high) if m == 0 else (lr_low, lr_high)
+            declined = refused
+        else:
+            declined, _, low, high = ppi_method_bounds(
+                m - 2,
+                float(judge_fails),
+                n_production,
+                float(caught),
+                float(n_fail - caught),
+                float(flagged),
+                float(n_pass - flagged),
+                z,
+            )
+            low, high = _clip_scalar(low), _clip_scalar(high)
+        out[0, m] = 1.0 if declined else 0.0
+        if not declined:
+            covered = low - COVERAGE_SLACK <= truth and truth <= high + COVERAGE_SLACK
+            out[1, m] = 1.0 if covered else 0.0
+            out[2, m] = high - low
+            covers_theta = low - COVERAGE_SLACK <= theta and theta <= high + COVERAGE_SLACK
+            out[3, m] = 1.0 if covers_theta else 0.0
+
+
+@jit(parallel=True)
+def method_coverage_trials(trial_keys, theta, se, sp, n_cal, n_production, z, youden_floor):
+    """Simulate the trials of :func:`coverage_trials` and check every interval method.
+
+    Same parameters, keys and draws as :func:`coverage_trials` (so the ``naive`` and ``lr``
+    columns equal its results bit for bit); the methods are :data:`INTERVAL_METHODS`.
+
+    Returns
+    -------
+    refused, covered : numpy.ndarray
+        bool ``(T, M)``: the method refused (``naive``, ``lr``: the Youden floor rule of
+        :func:`corrected_failure_rate`; the PPI methods: the refusals of
+        :mod:`simcore.calibration.ppi_twins`); its interval, clipped to [0, 1], covers the
+        stream's realised rate (``low - 1e-12 <= truth <= high + 1e-12``). False where
+        refused.
+    width : numpy.ndarray
+        float64 ``(T, M)``: ``high - low`` of the clipped interval, 0 where refused.
+    covered_theta : numpy.ndarray
+        bool ``(T, M)``: the clipped interval covers the population rate ``theta`` itself
+        (what the PPI intervals target; their production term is the sampling variance of
+        ``q`` around its mean, not of the stream's rate around ``theta``). False where refused.
+    """
+    if n_cal < 0:
+        raise ValueError("method_coverage_trials: n_cal must be non-negative")
+    if n_production <= 0:
+        raise ValueError("method_coverage_trials: n_production must be positive")
+    n_trials = trial_keys.shape[0]
+    results = np.zeros((n_trials, 4, N_METHODS), dtype=np.float64)
+    table = log_factorial_table(max(n_cal, n_production))  # read-only, shared by the tasks
+    n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
+    for chunk in prange(n_chunks):
+        state = np.empty(4, dtype=np.uint64)
+        for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
+            seed_state(trial_keys[t], state)
+            _method_trial(
+                state, theta, se, sp, n_cal, n_production, z, youden_floor, table, results[t]
+            )
+    covered_theta = results[:, 3] > 0.5
+    return results[:, 0] > 0.5, results[:, 1] > 0.5, results[:, 2].copy(), covered_theta

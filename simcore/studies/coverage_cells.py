@@ -11,23 +11,34 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
-from simcore.calibration.statistics import coverage_trials
+from simcore.calibration.twins import INTERVAL_METHODS, method_coverage_trials
 from simcore.engine.rng import stable_key, trial_keys
 from simcore.studies.protocol import CellSpec, Layout, Variable, add_counts, quantize
 
 COUNTS = {
     "n_trials": "trials run",
-    "n_refused": "trials the Youden floor (or an undefined Se/Sp) refused",
-    "n_corrected": "trials corrected",
-    "n_covered_naive": "corrected trials whose naive interval covers the truth",
-    "n_covered_lr": "corrected trials whose Lang-Reiczigel interval covers the truth",
+    "n_refused": "trials the Youden floor (or an undefined Se/Sp) refused (naive and LR)",
+    "n_corrected": "trials corrected (naive and LR)",
 }
-SUMS = {
-    "sum_width_naive": "sum of the naive interval's width over corrected trials",
-    "sum_width_lr": "sum of the Lang-Reiczigel interval's width over corrected trials",
+METHOD_COUNTS = {
+    "n_declined": "trials the method refused (it then reports the observed rate)",
+    "n_covered": "trials the method did not refuse whose interval covers the stream's rate",
+    "n_covered_theta": "trials the method did not refuse whose interval covers theta",
+}
+METHOD_SUMS = {
+    "sum_width": "sum of the method's interval width over the trials it did not refuse",
 }
 METHODS = (("naive", "naive"), ("lr", "Lang-Reiczigel"))
-"""Interval methods: ``(short name, label)``."""
+"""The two methods with the legacy per-method variables (``coverage_lr``, ...)."""
+
+METHOD_LABELS = {
+    "naive": "naive (Se, Sp taken as exact)",
+    "lr": "Rogan-Gladen + Lang-Reiczigel",
+    "ppi": "classical PPI",
+    "ppi++": "power-tuned PPI++",
+    "strat-ppi": "PPI stratified by the judge's label",
+}
+"""Every method of the ``method`` axis (:data:`INTERVAL_METHODS` order) and its label."""
 
 
 def _attrs(long_name, units):
@@ -61,8 +72,16 @@ def coverage_layout(scenario):
         name: xr.Variable("judge_strength", values, _attrs(text, "1"))
         for name, (values, text) in rates.items()
     }
+    coords["method"] = xr.Variable(
+        "method", list(INTERVAL_METHODS), _attrs("interval method (see method_label)", "")
+    )
+    coords["method_label"] = xr.Variable(
+        "method", [METHOD_LABELS[m] for m in INTERVAL_METHODS], _attrs("interval method", "")
+    )
+    per_method = {"extra_dims": ("method",), "shape": (len(INTERVAL_METHODS),)}
     variables = [Variable(name, text, "count") for name, text in COUNTS.items()]
-    variables += [Variable(name, text, "1", integer=False) for name, text in SUMS.items()]
+    variables += [Variable(n, t, "count", **per_method) for n, t in METHOD_COUNTS.items()]
+    variables += [Variable(n, t, "1", integer=False, **per_method) for n, t in METHOD_SUMS.items()]
     attrs = {
         "confidence": float(scenario.confidence),
         "youden_floor": float(scenario.youden_floor),
@@ -91,13 +110,13 @@ def coverage_cells(scenario):
     return cells
 
 
-TRIALS_PER_BLOCK = 2**20
+TRIALS_PER_BLOCK = 2**18
 """Trials drawn per call (memory only: about 50 MB a block; results do not depend on it)."""
 
 
 def memory_need(scenario):
     """Return ``(bytes, advice)``: one block's keys and per-trial outputs."""
-    return 48 * min(scenario.trials, TRIALS_PER_BLOCK), "lower trials"
+    return 200 * min(scenario.trials, TRIALS_PER_BLOCK), "lower trials"
 
 
 def run_coverage_cell(scenario, cell, start, stop):
@@ -114,7 +133,7 @@ def _coverage_block(scenario, cell, start, stop):
     coords = cell.coords
     z = float(stats.norm.ppf(0.5 + scenario.confidence / 2))
     keys = cell_keys(scenario.seed, coords, start, stop)
-    covered_naive, covered_lr, width_naive, width_lr, refused = coverage_trials(
+    refused, covered, width, covered_theta = method_coverage_trials(
         keys,
         coords["theta"],
         coords["se"],
@@ -124,46 +143,82 @@ def _coverage_block(scenario, cell, start, stop):
         z,
         scenario.youden_floor,
     )
-    kept = ~refused
+    floor_refused = refused[:, INTERVAL_METHODS.index("lr")]
     return {
         "n_trials": np.int64(len(keys)),
-        "n_refused": np.int64(refused.sum()),
-        "n_corrected": np.int64(kept.sum()),
-        "n_covered_naive": np.int64(covered_naive[kept].sum()),
-        "n_covered_lr": np.int64(covered_lr[kept].sum()),
-        "sum_width_naive": quantize(width_naive[kept]).sum(),
-        "sum_width_lr": quantize(width_lr[kept]).sum(),
+        "n_refused": np.int64(floor_refused.sum()),
+        "n_corrected": np.int64((~floor_refused).sum()),
+        "n_declined": refused.sum(axis=0).astype(np.int64),
+        "n_covered": covered.sum(axis=0).astype(np.int64),
+        "n_covered_theta": covered_theta.sum(axis=0).astype(np.int64),
+        "sum_width": quantize(width).sum(axis=0),
     }
 
 
-def derive_coverage(cube):
-    """Add each interval's coverage and mean width, and the refusal rate, with SEs.
+def _of_method(values, method):
+    """Return ``values`` of one method, without the method coordinates."""
+    return values.sel({"method": method}).drop_vars(["method", "method_label"], errors="ignore")
 
-    Coverage and width are over corrected trials (NaN where none was corrected); the SEs
-    are binomial.
+
+def derive_coverage(cube):
+    """Add every method's coverage, mean width and refusal rate, with binomial SEs.
+
+    Along ``method``: ``coverage`` and ``width`` over the trials the method did not refuse
+    (NaN where it refused them all), ``refusal`` the share it refused. The legacy per-method
+    names of the naive and LR intervals (``coverage_lr``, ``width_naive``, ``n_covered_lr``,
+    ``sum_width_lr``, ..., and ``refusal_rate``, the Youden floor's) are the ``naive`` and
+    ``lr`` entries of the same numbers.
     """
     cube = cube.copy()
-    corrected = cube["n_corrected"].where(cube["n_corrected"] > 0)
-    for method, label in METHODS:
-        cube[f"width_{method}"] = (cube[f"sum_width_{method}"] / corrected).assign_attrs(
-            _attrs(f"mean width of the {label} interval (corrected trials)", "1")
+    kept = cube["n_trials"] - cube["n_declined"]
+    kept = kept.where(kept > 0)
+    rate = cube["n_covered"] / kept
+    cube["coverage"] = rate.assign_attrs(
+        _attrs(
+            "share of the trials the method did not refuse whose interval covers the "
+            "stream's true failure rate",
+            "1",
         )
-        rate = cube[f"n_covered_{method}"] / corrected
-        cube[f"coverage_{method}"] = rate.assign_attrs(
-            _attrs(
-                f"share of corrected trials whose {label} interval covers the stream's "
-                "true failure rate",
-                "1",
-            )
-        )
-        cube[f"coverage_{method}_se"] = np.sqrt(rate * (1 - rate) / corrected).assign_attrs(
-            _attrs(f"binomial standard error of coverage_{method}", "1")
-        )
-    refusal = cube["n_refused"] / cube["n_trials"]
-    cube["refusal_rate"] = refusal.assign_attrs(
-        _attrs("share of trials refused (Youden J below the floor, or Se/Sp undefined)", "1")
     )
-    cube["refusal_rate_se"] = np.sqrt(refusal * (1 - refusal) / cube["n_trials"]).assign_attrs(
-        _attrs("binomial standard error of refusal_rate", "1")
+    cube["coverage_se"] = np.sqrt(rate * (1 - rate) / kept).assign_attrs(
+        _attrs("binomial standard error of coverage", "1")
+    )
+    rate_theta = cube["n_covered_theta"] / kept
+    cube["coverage_theta"] = rate_theta.assign_attrs(
+        _attrs("as coverage, but covering the population failure rate theta itself", "1")
+    )
+    cube["coverage_theta_se"] = np.sqrt(rate_theta * (1 - rate_theta) / kept).assign_attrs(
+        _attrs("binomial standard error of coverage_theta", "1")
+    )
+    cube["width"] = (cube["sum_width"] / kept).assign_attrs(
+        _attrs("mean width of the method's interval (clipped to [0, 1]; trials not refused)", "1")
+    )
+    refusal = cube["n_declined"] / cube["n_trials"]
+    cube["refusal"] = refusal.assign_attrs(_attrs("share of trials the method refused", "1"))
+    cube["refusal_se"] = np.sqrt(refusal * (1 - refusal) / cube["n_trials"]).assign_attrs(
+        _attrs("binomial standard error of refusal", "1")
+    )
+    for method, label in METHODS:
+        legacy = {
+            f"n_covered_{method}": ("n_covered", "count"),
+            f"sum_width_{method}": ("sum_width", "1"),
+            f"width_{method}": ("width", "1"),
+            f"coverage_{method}": ("coverage", "1"),
+            f"coverage_{method}_se": ("coverage_se", "1"),
+        }
+        for name, (source, units) in legacy.items():
+            long_name = f"{cube[source].attrs['long_name']}: the {label} interval"
+            cube[name] = _of_method(cube[source], method).assign_attrs(_attrs(long_name, units))
+    cube["refusal_rate"] = (
+        cube["refusal"]
+        .pipe(_of_method, "lr")
+        .assign_attrs(
+            _attrs("share of trials refused (Youden J below the floor, or Se/Sp undefined)", "1")
+        )
+    )
+    cube["refusal_rate_se"] = (
+        cube["refusal_se"]
+        .pipe(_of_method, "lr")
+        .assign_attrs(_attrs("binomial standard error of refusal_rate", "1"))
     )
     return cube

@@ -1,61 +1,66 @@
 """The coverage study's table and figure.
 
-The table lists, per judge, theta, production size and calibration size, the share of
-trials refused and the coverage and width of both intervals; the figure draws coverage and
-width against the calibration size.
+The table lists, per judge, theta, production size and calibration size, the coverage and
+width of every interval method (and its refusal rate where it refused), followed by the
+per-region advice of :mod:`simcore.studies.coverage_advice`; the figure draws every method's
+coverage and width against the calibration size.
 """
 
 from pathlib import Path
 
 import numpy as np
 
+from simcore.studies.coverage_advice import advice_lines
+
+
+def _entry(cube, index, method):
+    """Return ``coverage ± SE / width`` of one method in one cell, with its refusal if any."""
+    cell = {**index, "method": list(cube["method"].values).index(method)}
+    value = float(cube["coverage"][cell])
+    if np.isnan(value):
+        return "refused"
+    text = f"{100 * value:.1f} ± {100 * float(cube['coverage_se'][cell]):.1f} / "
+    text += f"{float(cube['width'][cell]):.3f}"
+    refusal = float(cube["refusal"][cell])
+    return text + (f" (refused {100 * refusal:.0f}%)" if refusal > 0.005 else "")
+
 
 def summary(cube):
-    """Return the coverage table ``simcore run`` and ``simcore show`` print."""
+    """Return the coverage table and the per-region advice ``simcore run``/``show`` print."""
+    methods = [str(m) for m in cube["method"].values]
     lines = [
         f"{cube.attrs.get('title', 'coverage')}: {int(cube['n_trials'].max())} trials per "
         f"cell, confidence {cube.attrs.get('confidence')}, Youden floor "
-        f"{cube.attrs.get('youden_floor')}, seed {cube.attrs.get('root_seed')}; coverage over "
-        "corrected trials (%)",
+        f"{cube.attrs.get('youden_floor')} (naive, lr), seed {cube.attrs.get('root_seed')}; "
+        "per method: coverage % ± SE / mean width, over the trials it did not refuse",
         "",
-        "| judge (Se, Sp) | theta | N | n_cal | refused % | LR coverage % | naive coverage % "
-        "| LR width | naive width |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| judge (Se, Sp) | theta | N | n_cal | " + " | ".join(methods) + " |",
+        "|---|---|---|---|" + "---|" * len(methods),
     ]
-
-    def percent(name, index):
-        value = float(cube[name][index])
-        error = float(cube[f"{name}_se"][index])
-        return "n/a" if np.isnan(value) else f"{100 * value:.1f} ± {100 * error:.1f}"
-
     for j, name in enumerate(cube["judge_strength"].values):
         for t, theta in enumerate(cube["theta"].values):
             for p, n_production in enumerate(cube["n_production"].values):
                 for a, n_cal in enumerate(cube["n_cal"].values):
                     index = {"n_cal": a, "judge_strength": j, "theta": t, "n_production": p}
+                    entries = " | ".join(_entry(cube, index, m) for m in methods)
                     lines.append(
                         f"| {name} ({float(cube['se'][j]):.2f}, {float(cube['sp'][j]):.2f}) "
-                        f"| {theta:g} | {int(n_production)} | {int(n_cal)} "
-                        f"| {100 * float(cube['refusal_rate'][index]):.1f} "
-                        f"| {percent('coverage_lr', index)} | {percent('coverage_naive', index)} "
-                        f"| {float(cube['width_lr'][index]):.3f} "
-                        f"| {float(cube['width_naive'][index]):.3f} |"
+                        f"| {theta:g} | {int(n_production)} | {int(n_cal)} | {entries} |"
                     )
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *advice_lines(cube)])
 
 
 def _draw_panel_pair(cube, t, j, coverage_axis, width_axis, colours):
-    """Draw one (theta, judge) panel pair: coverage and width against n_cal."""
+    """Draw one (theta, judge) panel pair: every method's coverage and width against n_cal."""
+    styles = ("-", "--", ":", "-.")
     for p, n_production in enumerate(cube["n_production"].values):
-        cell = cube.isel(theta=t, judge_strength=j, n_production=p)
-        colour = colours[p % len(colours)]
-        for method, style in (("lr", "-"), ("naive", "--")):
-            label = f"{'LR' if method == 'lr' else 'naive'}, N={int(n_production)}"
-            line = {"color": colour, "marker": "o", "markersize": 3}
-            coverage_axis.plot(
-                cell["n_cal"], cell[f"coverage_{method}"], style, label=label, **line
-            )
-            width_axis.plot(cell["n_cal"], cell[f"width_{method}"], style, **line)
+        for m, method in enumerate(cube["method"].values):
+            cell = cube.isel(theta=t, judge_strength=j, n_production=p, method=m)
+            line = {"color": colours[m % len(colours)], "marker": "o", "markersize": 3}
+            style = styles[p % len(styles)]
+            label = f"{method}, N={int(n_production)}"
+            coverage_axis.plot(cell["n_cal"], cell["coverage"], style, label=label, **line)
+            width_axis.plot(cell["n_cal"], cell["width"], style, **line)
     coverage_axis.axhline(float(cube.attrs.get("confidence", 0.95)), color="grey", linewidth=0.8)
     coverage_axis.set_ylim(0, 1.02)
     se, sp = float(cube["se"][j]), float(cube["sp"][j])
@@ -73,8 +78,8 @@ def _draw_panel_pair(cube, t, j, coverage_axis, width_axis, colours):
 def plot_coverage(cube, out):
     """Draw coverage and width against n_cal: rows theta, columns judge x (coverage, width).
 
-    Solid lines are the Lang-Reiczigel interval, dashed the naive one, one colour per
-    production size; the coverage panels carry the nominal level as a grey line.
+    One colour per method, one line style per production size; the coverage panels carry
+    the nominal level as a grey line.
     """
     import matplotlib
 
@@ -101,7 +106,7 @@ def plot_coverage(cube, out):
     level = float(cube.attrs.get("confidence", 0.95))
     figure.suptitle(
         f"Coverage of the corrected failure rate's {100 * level:g}% intervals "
-        "(corrected trials; grey: nominal level)",
+        "(trials not refused; grey: nominal level)",
         fontsize=10,
     )
     figure.tight_layout()

@@ -1,0 +1,322 @@
+"""``simcore calibrate --plan``: how many calibration labels each interval method needs.
+
+Given a judge (Se, Sp), a failure rate theta, a production size N and a target half-width h
+of the interval at the chosen confidence, each method's calibration size is found by
+simulation with the coverage kernel (:func:`simcore.calibration.twins.method_coverage_trials`):
+the smallest ``n_cal`` whose mean simulated half-width (over the trials the method did not
+refuse) is at most h while its simulated coverage of theta is within 3 SEs of nominal (a Wald
+interval on a handful of rows can be narrow and wrong), searched by doubling from
+:data:`START_N_CAL` and then bisection, on one fixed set of trial keys (common random
+numbers, so the half-width is a smooth function of ``n_cal``). Coverage is then simulated
+again at the answer on fresh keys. Beside it
+stands the closed-form answer of the large-sample variance (:func:`closed_form_n`), or
+"none" where the production term alone exceeds the target.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from simcore.calibration.command import CalibrationInputError
+from simcore.calibration.twins import INTERVAL_METHODS, method_coverage_trials
+
+PLANNED_METHODS = ("lr", "ppi", "ppi++", "strat-ppi")
+"""The methods planned (the naive interval's width ignores the calibration set)."""
+
+START_N_CAL = 8
+"""The doubling search starts here."""
+
+MAX_N_CAL = 2**18
+"""The search gives up (answer "none") beyond this calibration size."""
+
+COVERAGE_SES = 3.0
+"""A size qualifies when its simulated coverage is at most this many SEs below nominal."""
+
+REFUSAL_LIMIT = 0.05
+"""A size qualifies when the method refuses at most this share of the trials."""
+
+PLAN_SEED = 20269
+"""Root seed of the planner's trial keys (the search's and the coverage check's)."""
+
+
+@dataclass(frozen=True)
+class MethodPlan:
+    """One method's planned calibration size and its check."""
+
+    method: str
+    closed_form: float  # math.inf where the production term alone exceeds the target
+    n_cal: int | None  # None where the simulated search found none up to MAX_N_CAL
+    half_width: float  # mean simulated half-width at n_cal (NaN if none)
+    coverage: float  # of theta, at n_cal on fresh trials
+    coverage_se: float
+    refusal: float
+    coverage_stream: float  # of the stream's realised rate, same trials
+
+
+def judge_rates_from_pilot(table, judge_fails, n_production):
+    """Return ``(se, sp, theta)`` from a pilot confusion table and production count.
+
+    ``se = caught/(caught + missed)``, ``sp = cleared/(flagged + cleared)``, theta the
+    stratified estimate ``q caught/(caught + flagged) + (1 - q) missed/(missed + cleared)``
+    (``q = judge_fails / N``; the calibration set's human FAIL share where a judge stratum
+    is empty). Raises ValueError naming the empty cell where Se or Sp is undefined.
+    """
+    caught, missed, flagged, cleared = (int(v) for v in table)
+    if caught + missed == 0 or flagged + cleared == 0:
+        raise ValueError("the pilot needs human FAIL and human PASS rows (Se and Sp undefined)")
+    se = caught / (caught + missed)
+    sp = cleared / (flagged + cleared)
+    q = judge_fails / n_production
+    if caught + flagged and missed + cleared:
+        theta = q * caught / (caught + flagged) + (1 - q) * missed / (missed + cleared)
+    else:
+        theta = (caught + missed) / sum(table)
+    return se, sp, theta
+
+
+def closed_form_n(method, se, sp, theta, n_production, half_width, z):
+    """Return the large-sample ``n_cal`` of ``method`` for half-width ``h`` (inf: none).
+
+    With ``q = theta Se + (1 - theta)(1 - Sp)``, ``J = Se + Sp - 1``:
+
+    * ``lr`` (delta method, Rogan-Gladen): ``n = z^2 (theta Se(1-Se) + (1-theta) Sp(1-Sp))
+      / (h^2 J^2 - z^2 q(1-q)/N)``;
+    * ``ppi``: ``n = z^2 var_r / (h^2 - z^2 q(1-q)/N)``, ``var_r = m + f - (m - f)^2`` with
+      ``m = theta(1-Se)``, ``f = (1-theta)(1-Sp)``;
+    * ``ppi++``: as ``ppi`` with ``Y - lambda f``, ``var_r = Var(Y) + lambda^2 q(1-q) -
+      2 lambda cov``, production term ``lambda^2 q(1-q)/N``, ``lambda = clip(cov / ((1 + n/N)
+      q(1-q)), 0, 1)``, ``cov = theta Se - theta q``, iterated with ``n`` to a fixed point;
+    * ``strat-ppi``: ``n = z^2 (q p1(1-p1) + (1-q) p0(1-p0)) / (h^2 - z^2 (p1-p0)^2
+      q(1-q)/N)``, ``p1 = theta Se/q``, ``p0 = theta(1-Se)/(1-q)``.
+
+    A non-positive denominator (the production term alone exceeds ``h^2``) gives ``inf``.
+    """
+    q = theta * se + (1 - theta) * (1 - sp)
+    var_q = q * (1 - q)
+    h2, z2 = half_width**2, z * z
+    if method == "lr":
+        numerator = theta * se * (1 - se) + (1 - theta) * sp * (1 - sp)
+        denominator = h2 * (se + sp - 1) ** 2 - z2 * var_q / n_production
+    elif method == "ppi":
+        missed, flagged = theta * (1 - se), (1 - theta) * (1 - sp)
+        numerator = missed + flagged - (missed - flagged) ** 2
+        denominator = h2 - z2 * var_q / n_production
+    elif method == "ppi++":
+        return _ppi_plus_plus_n(se, theta, q, n_production, h2, z2)
+    elif method == "strat-ppi":
+        p1 = theta * se / q if q > 0 else 0.0
+        p0 = theta * (1 - se) / (1 - q) if q < 1 else 0.0
+        numerator = q * p1 * (1 - p1) + (1 - q) * p0 * (1 - p0)
+        denominator = h2 - z2 * (p1 - p0) ** 2 * var_q / n_production
+    else:
+        raise ValueError(f"no closed form for method {method!r}")
+    return z2 * numerator / denominator if denominator > 0 else math.inf
+
+
+def _ppi_plus_plus_n(se, theta, q, n_production, h2, z2):
+    """Return PPI++'s closed-form ``n`` with ``lambda`` and ``n`` iterated to a fixed point."""
+    var_q, var_y = q * (1 - q), theta * (1 - theta)
+    cov = theta * se - theta * q
+    n = 0.0
+    for _ in range(200):
+        lam = min(1.0, max(0.0, cov / ((1 + n / n_production) * var_q))) if var_q > 0 else 0.0
+        denominator = h2 - z2 * lam * lam * var_q / n_production
+        if denominator <= 0:
+            return math.inf
+        var_r = var_y + lam * lam * var_q - 2 * lam * cov
+        updated = z2 * var_r / denominator
+        if abs(updated - n) <= 1e-9 * max(1.0, updated):
+            return updated
+        n = updated
+    return n
+
+
+def _simulate(keys, judge, n_cal, z):
+    """Return per method ``(mean half-width, coverage, coverage SE, refusal)`` at ``n_cal``.
+
+    ``judge`` is ``(se, sp, theta, n_production, youden_floor)``.
+    """
+    se, sp, theta, n_production, floor = judge
+    refused, covered, width, covered_theta = method_coverage_trials(
+        keys, theta, se, sp, int(n_cal), int(n_production), z, floor
+    )
+    kept = (~refused).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        half = width.sum(axis=0) / 2 / kept
+        coverage = covered_theta.sum(axis=0) / kept
+        coverage_stream = covered.sum(axis=0) / kept
+    coverage_se = np.sqrt(coverage * (1 - coverage) / kept)
+    return half, coverage, coverage_se, refused.mean(axis=0), coverage_stream
+
+
+def _search(method, keys, judge, half_width, z, level):
+    """Return the smallest ``n_cal`` that is narrow enough and covers, or None.
+
+    Narrow enough and covers: mean half-width at most the target, coverage at least
+    ``level`` minus :data:`COVERAGE_SES` binomial SEs, refusal at most :data:`REFUSAL_LIMIT`
+    (at a few calibration rows a Wald interval can collapse, narrow and wrong).
+    """
+    column = INTERVAL_METHODS.index(method)
+
+    def narrow_enough(n_cal):
+        half, coverage, _, refusal, _ = (v[column] for v in _simulate(keys, judge, n_cal, z))
+        kept = len(keys) * (1 - refusal)
+        tolerance = COVERAGE_SES * math.sqrt(level * (1 - level) / kept) if kept else 0.0
+        return bool(
+            half <= half_width and coverage >= level - tolerance and refusal <= REFUSAL_LIMIT
+        )
+
+    high = START_N_CAL
+    while not narrow_enough(high):
+        if high >= MAX_N_CAL:
+            return None
+        high *= 2
+    low = high // 2 if high > START_N_CAL else 1
+    if low >= 1 and narrow_enough(low):
+        return low
+    while high - low > 1:  # narrow_enough(high) and not narrow_enough(low)
+        middle = (low + high) // 2
+        if narrow_enough(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def _keys(trials, stream):
+    """Return ``trials`` keys of the planner's stream 0 (search) or 1 (coverage check)."""
+    return np.random.SeedSequence(PLAN_SEED, spawn_key=(stream,)).generate_state(trials, np.uint64)
+
+
+def plan_calibration(
+    se, sp, theta, n_production, half_width, confidence=0.95, trials=2000, youden_floor=0.15
+):
+    """Return a :class:`MethodPlan` per method of :data:`PLANNED_METHODS`.
+
+    Parameters
+    ----------
+    se, sp, theta : float
+        The judge's sensitivity and specificity and the failure rate (in [0, 1]).
+    n_production : int
+        Production rows N the interval will be computed for (positive).
+    half_width : float
+        Target half-width of the interval (positive).
+    confidence : float
+        Two-sided confidence of the intervals.
+    trials : int
+        Simulated trials per calibration size tried (and for the coverage check).
+    youden_floor : float
+        The LR interval's refusal floor (as ``simcore calibrate``).
+
+    Notes
+    -----
+    ``n_cal`` is the smallest calibration size whose mean half-width over ``trials``
+    simulated trials (those the method did not refuse; common keys across sizes) is at most
+    ``half_width``, with coverage of ``theta`` (what every interval estimates) within 3 SEs
+    of ``confidence`` and at most 5% refused (by doubling, then bisection, which assumes
+    that property holds from some size on); coverage (of ``theta``, and of the production
+    stream's realised rate) and the refusal rate are then simulated at it on a second,
+    independent set of keys.
+    """
+    from scipy import stats
+
+    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    judge = (se, sp, theta, int(n_production), youden_floor)
+    search_keys, check_keys = _keys(trials, 0), _keys(trials, 1)
+    plans = []
+    for method in PLANNED_METHODS:
+        closed = closed_form_n(method, se, sp, theta, n_production, half_width, z)
+        n_cal = _search(method, search_keys, judge, half_width, z, confidence)
+        half, coverage, coverage_se, refusal, stream = (math.nan,) * 5
+        if n_cal is not None:
+            column = INTERVAL_METHODS.index(method)
+            half = _simulate(search_keys, judge, n_cal, z)[0][column]
+            check = _simulate(check_keys, judge, n_cal, z)
+            coverage, coverage_se, refusal, stream = (float(v[column]) for v in check[1:])
+        plans.append(
+            MethodPlan(method, closed, n_cal, float(half), coverage, coverage_se, refusal, stream)
+        )
+    return plans
+
+
+def format_plan(plans, se, sp, theta, n_production, half_width, confidence, trials):
+    """Return the plan report: one line per method, closed form beside the simulation."""
+    level = f"{100 * confidence:g}%"
+    lines = [
+        f"calibration labels needed for a {level} interval of half-width {half_width:g} "
+        f"(judge Se {se:.3f}, Sp {sp:.3f}; failure rate {theta:.4f}; N = {n_production})",
+        f"simulated: {trials} trials per size, seed {PLAN_SEED}; the smallest n whose mean "
+        f"half-width (trials not refused) is at most {half_width:g} with coverage within "
+        f"{COVERAGE_SES:g} SEs of {level} (of the failure rate theta) and at most "
+        f"{100 * REFUSAL_LIMIT:g}% refused; coverage re-checked at n on fresh trials",
+        "",
+        "| method | closed form n | simulated n | mean half-width | coverage % | coverage of "
+        "the stream's rate % | refused % |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for plan in plans:
+        closed = "none" if math.isinf(plan.closed_form) else str(math.ceil(plan.closed_form))
+        if plan.n_cal is None:
+            lines.append(f"| {plan.method} | {closed} | none (> {MAX_N_CAL}) | - | - | - | - |")
+            continue
+        lines.append(
+            f"| {plan.method} | {closed} | {plan.n_cal} | {plan.half_width:.4f} "
+            f"| {100 * plan.coverage:.1f} ± {100 * plan.coverage_se:.1f} "
+            f"| {100 * plan.coverage_stream:.1f} | {100 * plan.refusal:.1f} |"
+        )
+    lines.append("")
+    if any(plan.n_cal is None or math.isinf(plan.closed_form) for plan in plans):
+        lines.append(
+            "none: the production count's own error alone is wider than the target (closed "
+            f"form), or no size up to {MAX_N_CAL} was narrow enough and covered (simulated); "
+            "use more production rows (larger N) or accept a wider interval."
+        )
+    lines.append(
+        "The naive interval is not planned: its width ignores the calibration set and it "
+        "under-covers."
+    )
+    return "\n".join(lines)
+
+
+def _checked(value, flag, low, high, closed_low=True):
+    """Return ``value`` if within ``[low, high]`` (``(low, high]`` unless ``closed_low``)."""
+    if value is None or not (low <= value if closed_low else low < value) or value > high:
+        side = "[" if closed_low else "("
+        raise CalibrationInputError(f"{flag}: must be in {side}{low:g}, {high:g}] (got {value})")
+    return value
+
+
+def plan_report(args, table):
+    """Return the ``simcore calibrate --plan`` report for parsed arguments ``args``.
+
+    The judge is the pilot ``table`` with ``--fails``/``--of`` (:func:`judge_rates_from_pilot`)
+    or ``--se``, ``--sp``, ``--theta`` (not both); N is ``--of``. Raises
+    :class:`CalibrationInputError` naming the flag and value of any bad input.
+    """
+    given = [flag for flag in ("se", "sp", "theta") if getattr(args, flag) is not None]
+    if table is not None and given:
+        raise CalibrationInputError(
+            f"--plan: give a pilot (--table/--csv) or --se/--sp/--theta, not both "
+            f"(got --{given[0]} {getattr(args, given[0])})"
+        )
+    if table is None and len(given) < 3:
+        missing = next(f"--{f}" for f in ("se", "sp", "theta") if f not in given)
+        raise CalibrationInputError(f"--plan: needs a pilot (--table or --csv) or {missing}")
+    n_production = int(_checked(args.of, "--of", 1, 1e12))
+    half_width = _checked(args.half_width, "--half-width", 0.0, 0.5, closed_low=False)
+    confidence = _checked(args.confidence, "--confidence", 0.5, 0.9999)
+    trials = int(_checked(args.plan_trials, "--plan-trials", 100, 10**6))
+    if table is None:
+        se, sp = _checked(args.se, "--se", 0.0, 1.0), _checked(args.sp, "--sp", 0.0, 1.0)
+        theta = _checked(args.theta, "--theta", 0.0, 1.0, closed_low=False)
+    else:
+        fails = _checked(args.fails, "--fails", 0, n_production)
+        try:
+            se, sp, theta = judge_rates_from_pilot(table, fails, n_production)
+        except ValueError as error:
+            raise CalibrationInputError(f"--table/--csv: {error} (got {table})") from None
+    plans = plan_calibration(
+        se, sp, theta, n_production, half_width, confidence, trials, args.youden_floor
+    )
+    return format_plan(plans, se, sp, theta, n_production, half_width, confidence, trials)
