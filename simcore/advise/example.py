@@ -8,16 +8,19 @@ SummEval's experts labelled every summary, so the dense verdict is known. The ex
    next round and predicts each judge's risk after it;
 3. "labels" the proposed items by revealing the withheld expert labels;
 4. runs advise again on the new matrix, whose risk now is the realised risk after the
-   round, and compares it with the prediction.
+   round, and compares it with the prediction;
+5. checks the budget comparison's choice of design: over ``replicates`` thinnings, every
+   design's proposal is revealed and the realised share of wrong verdicts (against the
+   dense matrix) set beside the predicted risk (:mod:`simcore.advise.round_trip`).
 
 Everything is written under the output folder: the matrices as CSV (``round0.csv``,
-``round1.csv``), each round's report, and ``README.md`` with the comparison. Data is read in
+``round1.csv``), each round's report, and ``README.md`` with the comparison and the
+per-design table. Data is read in
 place from ``../shared/data``; nothing is copied into the repository.
 """
 
 import argparse
 import csv
-import dataclasses
 import math
 import sys
 from pathlib import Path
@@ -26,28 +29,21 @@ import numpy as np
 
 from simcore.advise.advice import advise
 from simcore.advise.report import write_outputs
-from simcore.advise.risk import model_spread, monte_carlo_se, simulate_risk
-from simcore.advise.verdict import verdicts
-from simcore.realdata.matrix import DataError, load_alttest
+from simcore.advise.risk import monte_carlo_se, simulate_risk
+from simcore.advise.round_trip import (
+    design_check,
+    design_table_markdown,
+    load_dimension,
+    point_decisions,
+    reveal,
+    thin_matrix,
+)
+from simcore.realdata.matrix import DataError
 
 DEFAULT_JUDGES = ("gpt-4o", "llama-31", "gpt-4o-mini")
 
-
-def thin_matrix(matrix, coverage, seed):
-    """Return ``matrix`` with each secondary keeping a uniform ``coverage`` share of its labels."""
-    labels = np.array(matrix.human_labels)
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
-    keep = rng.random(labels.shape) < coverage
-    keep[:, 0] = True
-    return dataclasses.replace(matrix, human_labels=np.where(keep, labels, -1).astype(np.int16))
-
-
-def reveal(matrix, dense, proposal):
-    """Return ``matrix`` with the proposed labels filled in from the ``dense`` matrix."""
-    labels = np.array(matrix.human_labels)
-    source = np.asarray(dense.human_labels)
-    labels[proposal] = source[proposal]
-    return dataclasses.replace(matrix, human_labels=labels.astype(np.int16))
+DEFAULT_REPLICATES = 30
+"""Thinnings of the design check: about 10 s each (one advise with a budget, 300 trials)."""
 
 
 def write_long_csv(matrix, path):
@@ -65,20 +61,6 @@ def write_long_csv(matrix, path):
                 writer.writerow([matrix.items[row], judge, matrix.labels[code]])
 
 
-def dense_decisions(matrix, judges, epsilon, tau=0.5):
-    """Return the point rule's decision per judge on a dense matrix (the example's truth)."""
-    columns = [matrix.judges.index(name) for name in judges]
-    rows = verdicts(
-        np.asarray(matrix.human_labels, dtype=np.int64),
-        np.asarray(matrix.judge_labels, dtype=np.int64)[:, columns],
-        judges,
-        "point",
-        epsilon,
-        tau,
-    )
-    return {row["judge"]: row["decision"] for row in rows}
-
-
 def round_trip(
     data,
     out,
@@ -90,14 +72,17 @@ def round_trip(
     seed=2026,
     epsilon=0.05,
     target=0.05,
+    replicates=DEFAULT_REPLICATES,
 ):
-    """Run the round trip; return a dict of per-judge rows and the two advices.
+    """Run the round trip; return per-judge rows, the two advices and the design check.
 
     Each row: ``risk_before`` (advise on the thinned matrix), ``predicted`` (the risk under
     round 0's fitted model after the proposed round, simulated at the proposal's design and
     size), ``realised`` (advise's risk now on the matrix after the round, refitted), each
-    with its Monte Carlo SE, ``z`` = (realised - predicted) / combined SE, and the sparse and
-    dense decisions.
+    with its Monte Carlo SE, ``z`` = (realised - predicted) / combined Monte Carlo SE, and
+    the sparse and dense decisions. ``designs`` is the check of the budget comparison over
+    ``replicates`` thinnings (:func:`simcore.advise.round_trip.design_check`; replicate 0
+    is this round trip's, at ``seed``): every design's proposal revealed.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -115,23 +100,19 @@ def round_trip(
     predicted = predicted_risks(before, round0, judges, trials, seed, epsilon)
     round1 = reveal(round0, dense, before.proposal)
     after = advise_round(round1, out, "round1", budget=None, **options)
-    truth = dense_decisions(dense, judges, epsilon)
+    truth = point_decisions(dense, judges, epsilon)
     rows = [
         round_trip_row(row0, row1, before, after, predicted, truth)
         for row0, row1 in zip(before.verdicts, after.verdicts, strict=True)
     ]
-    (out / "README.md").write_text(
-        _readme(rows, before, after, data, dimension, coverage, budget, seed), encoding="utf-8"
+    checks = {"epsilon": epsilon, "target": target, "trials": trials}
+    designs = design_check(
+        dense, judges, replicates, seed, coverage, budget, first=before, **checks
     )
-    return {"rows": rows, "before": before, "after": after}
-
-
-def load_dimension(data, dimension):
-    """Return the dense SummEval matrix of one ``dimension``; DataError when it is absent."""
-    full = load_alttest(data, humans=["e0", "e1", "e2"], ordinal=True, group_separator="__")
-    if dimension not in full.group_names:
-        raise DataError([f"{data}: dimension {dimension!r} not found ({full.group_names})"])
-    return full.subset(dimension)
+    text = _readme(rows, before, after, data, dimension, coverage, budget, seed)
+    text += "\n" + design_table_markdown(designs, budget, coverage)
+    (out / "README.md").write_text(text, encoding="utf-8")
+    return {"rows": rows, "before": before, "after": after, "designs": designs}
 
 
 def advise_round(matrix, out, name, **options):
@@ -145,9 +126,9 @@ def advise_round(matrix, out, name, **options):
 def predicted_risks(before, matrix, judges, trials, seed, epsilon):
     """Return per judge the risk predicted after the proposed round, under round 0's model.
 
-    Each value is ``(risk, Monte Carlo SE, model SE)``: ``matrix`` (round 0) plus a proposal
-    at the design and size ``before`` chose, simulated under each judge's fitted model
-    (:func:`simcore.advise.risk.simulate_risk`, :func:`simcore.advise.risk.model_spread`).
+    Each value is ``(risk, Monte Carlo SE)``: ``matrix`` (round 0) plus a proposal at the
+    design and size ``before`` chose, simulated under each judge's fitted model
+    (:func:`simcore.advise.risk.simulate_risk`).
     """
     human_labels = np.asarray(matrix.human_labels, dtype=np.int64)
     available = human_labels >= 0
@@ -169,10 +150,7 @@ def predicted_risks(before, matrix, judges, trials, seed, epsilon):
             seed=seed + 1,
             **proposal,
         )
-        spread = model_spread(
-            model.refits, available, 0, trials=max(50, trials // 3), seed=seed, **proposal
-        )
-        predicted[name] = (wrong / count, monte_carlo_se(wrong, count), spread)
+        predicted[name] = (wrong / count, monte_carlo_se(wrong, count))
     return predicted
 
 
@@ -181,19 +159,16 @@ def round_trip_row(row0, row1, before, after, predicted, truth):
     name = row0["judge"]
     risk0, se0 = before.risk_now[name]
     risk1, se1 = after.risk_now[name]
-    pred, pred_se, pred_model = predicted[name]
-    model1 = after.risk_model_se[name]
-    combined = math.sqrt(se1**2 + pred_se**2 + pred_model**2 + model1**2)
+    pred, pred_se = predicted[name]
+    combined = math.sqrt(se1**2 + pred_se**2)
     return {
         "judge": name,
         "risk_before": risk0,
         "se_before": se0,
         "predicted": pred,
         "se_predicted": pred_se,
-        "model_se_predicted": pred_model,
         "realised": risk1,
         "se_realised": se1,
-        "model_se_realised": model1,
         "combined_se": combined,
         "z": (risk1 - pred) / combined,
         "decision_before": row0["decision"],
@@ -214,10 +189,10 @@ def _readme(rows, before, after, data, dimension, coverage, budget, seed):
         "and advise ran again (`round1/`).",
         "",
         "Risk = probability that the sparse verdict differs from the dense one, simulated "
-        "under the fitted model at the matrix's overlap structure: ± Monte Carlo SE, and in "
-        "parentheses the model SE (the spread over bootstrap refits). Predicted = under round "
-        "0's fit, after the proposed round; realised = advise on the matrix after the round "
-        "(refitted). z = (realised - predicted) / the combined Monte Carlo and model SE.",
+        "under the fitted model at the matrix's overlap structure, ± Monte Carlo SE (the "
+        "model's own uncertainty is not in it). Predicted = under round 0's fit, after the "
+        "proposed round; realised = advise on the matrix after the round (refitted). z = "
+        "(realised - predicted) / the combined Monte Carlo SE.",
         "",
         "| judge | risk before | predicted after | realised after | z | decision before "
         "| after | dense (truth) |",
@@ -227,9 +202,7 @@ def _readme(rows, before, after, data, dimension, coverage, budget, seed):
         lines.append(
             f"| {row['judge']} | {100 * row['risk_before']:.1f}% ± {100 * row['se_before']:.1f} "
             f"| {100 * row['predicted']:.1f}% ± {100 * row['se_predicted']:.1f} "
-            f"({100 * row['model_se_predicted']:.1f}) "
-            f"| {100 * row['realised']:.1f}% ± {100 * row['se_realised']:.1f} "
-            f"({100 * row['model_se_realised']:.1f}) | {row['z']:+.1f} "
+            f"| {100 * row['realised']:.1f}% ± {100 * row['se_realised']:.1f} | {row['z']:+.1f} "
             f"| {row['decision_before']} | {row['decision_after']} | {row['dense_decision']} |"
         )
     lines.append("")
@@ -245,6 +218,12 @@ def main(argv=None):
     parser.add_argument("--budget", type=int, default=400)
     parser.add_argument("--trials", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument(
+        "--replicates",
+        type=int,
+        default=DEFAULT_REPLICATES,
+        help="thinnings over which every design's proposal is revealed (seeds seed, seed + 1, ..)",
+    )
     args = parser.parse_args(argv)
     try:
         result = round_trip(
@@ -254,6 +233,7 @@ def main(argv=None):
             budget=args.budget,
             trials=args.trials,
             seed=args.seed,
+            replicates=args.replicates,
         )
     except DataError as error:
         print(f"simcore advise example: {error}", file=sys.stderr)
