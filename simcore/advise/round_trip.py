@@ -138,7 +138,8 @@ def realised_row(name, predicted, mean_predicted, wrong, judges, times=None):
     realised mean is the share over every judge and replicate, its SE the SD over
     replicates of the per-replicate mean over judges over ``sqrt(R)`` (the judges' verdicts
     are correlated, so they are not ``R J`` independent trials). The predicted risks are
-    averaged over the replicates, with the SE of that average.
+    averaged over the replicates, with the SE of that average. ``series`` holds the two
+    realised quantities per replicate, for paired differences (:func:`design_table`).
     """
     count = len(wrong)
     shares = wrong.mean(axis=0)
@@ -155,6 +156,10 @@ def realised_row(name, predicted, mean_predicted, wrong, judges, times=None):
         "se_realised": math.sqrt(shares[worst] * (1 - shares[worst]) / count),
         "mean_realised": float(wrong.mean()),
         "se_mean_realised": _se_of_mean(per_replicate),
+        "series": {
+            "realised": wrong[:, worst].astype(float),
+            "mean_realised": per_replicate,
+        },
     }
 
 
@@ -169,7 +174,9 @@ def design_table(replicates, judges):
     The ``recommended`` row takes, in each replicate, the design advise recommended there.
     The verdict says, for the worst judge's and the mean realised risk, the best design, the
     difference between the recommendation and it, their combined SE ``sqrt(se_rec^2 +
-    se_best^2)``, and whether the difference is within :data:`NOISE_SES` of them.
+    se_best^2)``, whether the difference is within :data:`NOISE_SES` of them (``right``),
+    and the paired SE: the SE over replicates of the per-replicate difference (the designs
+    share each replicate's thinning, so the paired SE is the sharper test; ``right_paired``).
     """
     judges = list(judges)
     names = list(replicates[0]["designs"])
@@ -198,12 +205,20 @@ def _within_noise(recommended, rows, key, se_key):
     best = min(rows, key=lambda row: row[key])
     combined = math.sqrt(recommended[se_key] ** 2 + best[se_key] ** 2)
     difference = recommended[key] - best[key]
+    paired = _se_of_mean(recommended["series"][key] - best["series"][key])
     return {
         "best": best["design"],
         "difference": difference,
         "combined_se": combined,
         "right": difference <= NOISE_SES * combined,
+        "paired_se": paired,
+        "right_paired": difference <= NOISE_SES * paired,
     }
+
+
+def _noise_words(right, kind, se):
+    where = "within" if right else "beyond"
+    return f"{where} {NOISE_SES:g} {kind} SEs ({100 * se:.1f})"
 
 
 def design_check(dense, judges, replicates, seed, coverage, budget, first=None, **options):
@@ -257,9 +272,11 @@ def design_table_markdown(table, budget, coverage):
         verdict = table["verdict"][key]
         lines.append(
             f"- {label}: best realised `{verdict['best']}`; the recommendation is "
-            f"{100 * verdict['difference']:+.1f} points from it (combined SE "
-            f"{100 * verdict['combined_se']:.1f}): "
-            + ("within noise." if verdict["right"] else f"beyond {NOISE_SES:g} SEs.")
+            f"{100 * verdict['difference']:+.1f} points from it: "
+            + _noise_words(verdict["right"], "combined", verdict["combined_se"])
+            + "; "
+            + _noise_words(verdict["right_paired"], "paired", verdict["paired_se"])
+            + "."
         )
     lines.append("")
     return "\n".join(lines)
