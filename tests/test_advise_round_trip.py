@@ -96,6 +96,8 @@ def test_every_design_is_revealed_and_its_shares_recomputed_directly(dense, firs
     paired = table["recommended"]["series"]["mean_realised"] - best["series"]["mean_realised"]
     assert verdict["difference"] == pytest.approx(paired.mean())
     assert verdict["paired_se"] == pytest.approx(paired.std(ddof=1) / math.sqrt(2))
+    assert table["recommended"]["gap"] == pytest.approx(paired.mean())
+    assert best["gap"] == 0
     text = design_table_markdown(table, BUDGET, COVERAGE)
     assert all(f"| {name} |" in text for name in (*DESIGNS, "recommended"))
 

@@ -177,6 +177,8 @@ def design_table(replicates, judges):
     se_best^2)``, whether the difference is within :data:`NOISE_SES` of them (``right``),
     and the paired SE: the SE over replicates of the per-replicate difference (the designs
     share each replicate's thinning, so the paired SE is the sharper test; ``right_paired``).
+    Every row also gets ``gap``, its realised mean minus the best design's, with the paired
+    SE ``se_gap``.
     """
     judges = list(judges)
     names = list(replicates[0]["designs"])
@@ -191,6 +193,10 @@ def design_table(replicates, judges):
         key: _within_noise(recommended, rows, key, se)
         for key, se in (("realised", "se_realised"), ("mean_realised", "se_mean_realised"))
     }
+    best = min(rows, key=lambda row: row["mean_realised"])["series"]["mean_realised"]
+    for row in [*rows, recommended]:
+        row["gap"] = float(np.mean(row["series"]["mean_realised"] - best))
+        row["se_gap"] = _se_of_mean(row["series"]["mean_realised"] - best)
     return {"rows": rows, "recommended": recommended, "verdict": verdict}
 
 
@@ -251,11 +257,12 @@ def design_table_markdown(table, budget, coverage):
         "one. Predicted = the budget comparison's risk (worst judge; mean over judges), "
         "averaged over replicates ± its SE. Realised = share of replicates whose verdict "
         "is wrong: for the judge wrong most often (binomial SE) and over all judges (SE "
-        "over replicates). `recommended` = in each replicate, the design advise chose.",
+        "over replicates); gap = realised mean minus the best design's, ± the paired SE. "
+        "`recommended` = in each replicate, the design advise chose.",
         "",
         "| design | chosen | predicted worst | predicted mean | realised worst (judge) "
-        "| realised mean |",
-        "|---|---|---|---|---|---|",
+        "| realised mean | gap |",
+        "|---|---|---|---|---|---|---|",
     ]
     for row in [*table["rows"], table["recommended"]]:
         chosen = "" if row["recommended"] is None else f"{row['recommended']}/{count}"
@@ -265,7 +272,8 @@ def design_table_markdown(table, budget, coverage):
             f"| {100 * row['mean_predicted']:.1f}% "
             f"| {100 * row['realised']:.1f}% ± {100 * row['se_realised']:.1f} "
             f"({row['worst_judge']}) "
-            f"| {100 * row['mean_realised']:.1f}% ± {100 * row['se_mean_realised']:.1f} |"
+            f"| {100 * row['mean_realised']:.1f}% ± {100 * row['se_mean_realised']:.1f} "
+            f"| {100 * row['gap']:+.1f} ± {100 * row['se_gap']:.1f} |"
         )
     lines.append("")
     for key, label in (("realised", "worst judge"), ("mean_realised", "mean over judges")):
