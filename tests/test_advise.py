@@ -213,10 +213,10 @@ def test_bad_advise_input_exits_2(tmp_path, capsys, extra, message):
 
 
 @pytest.mark.skipif(not SUMMEVAL.is_dir(), reason="../shared/data/alttest/summeval is absent")
-def test_summeval_round_trip_lowers_the_risk_as_predicted(tmp_path):
+def test_summeval_round_trip_lowers_the_risk_and_reveals_every_design(tmp_path):
     from simcore.advise.example import round_trip
 
-    result = round_trip(SUMMEVAL, tmp_path, trials=300, seed=2026)
+    result = round_trip(SUMMEVAL, tmp_path, trials=300, seed=2026, replicates=1)
     rows = result["rows"]
     before = np.array([row["risk_before"] for row in rows])
     after = np.array([row["realised"] for row in rows])
@@ -228,4 +228,10 @@ def test_summeval_round_trip_lowers_the_risk_as_predicted(tmp_path):
     # the round's new labels are exactly the proposal, none of them labelled before
     proposal = result["before"].proposal
     assert proposal.sum() == 2 * result["before"].extra
-    assert (tmp_path / "README.md").read_text().count("| gpt-4o |") == 1
+    readme = (tmp_path / "README.md").read_text()
+    assert readme.count("| gpt-4o |") == 1
+    # replicate 0 of the design check is this round trip: its recommendation is the design
+    designs = result["designs"]
+    assert designs["outcomes"][0]["recommended"] == result["before"].design
+    assert [row["design"] for row in designs["rows"]] == list(DESIGNS)
+    assert all(f"| {name} |" in readme for name in DESIGNS)

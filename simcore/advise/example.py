@@ -8,16 +8,19 @@ SummEval's experts labelled every summary, so the dense verdict is known. The ex
    next round and predicts each judge's risk after it;
 3. "labels" the proposed items by revealing the withheld expert labels;
 4. runs advise again on the new matrix, whose risk now is the realised risk after the
-   round, and compares it with the prediction.
+   round, and compares it with the prediction;
+5. checks the budget comparison's choice of design: over ``replicates`` thinnings, every
+   design's proposal is revealed and the realised share of wrong verdicts (against the
+   dense matrix) set beside the predicted risk (:mod:`simcore.advise.round_trip`).
 
 Everything is written under the output folder: the matrices as CSV (``round0.csv``,
-``round1.csv``), each round's report, and ``README.md`` with the comparison. Data is read in
+``round1.csv``), each round's report, and ``README.md`` with the comparison and the
+per-design table. Data is read in
 place from ``../shared/data``; nothing is copied into the repository.
 """
 
 import argparse
 import csv
-import dataclasses
 import sys
 from pathlib import Path
 
@@ -26,27 +29,20 @@ import numpy as np
 from simcore.advise.advice import advise
 from simcore.advise.report import write_outputs
 from simcore.advise.risk import monte_carlo_se, posterior_risk
-from simcore.advise.verdict import verdicts
-from simcore.realdata.matrix import DataError, load_alttest
+from simcore.advise.round_trip import (
+    design_check,
+    design_table_markdown,
+    load_dimension,
+    point_decisions,
+    reveal,
+    thin_matrix,
+)
+from simcore.realdata.matrix import DataError
 
 DEFAULT_JUDGES = ("gpt-4o", "llama-31", "gpt-4o-mini")
 
-
-def thin_matrix(matrix, coverage, seed):
-    """Return ``matrix`` with each secondary keeping a uniform ``coverage`` share of its labels."""
-    labels = np.array(matrix.human_labels)
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
-    keep = rng.random(labels.shape) < coverage
-    keep[:, 0] = True
-    return dataclasses.replace(matrix, human_labels=np.where(keep, labels, -1).astype(np.int16))
-
-
-def reveal(matrix, dense, proposal):
-    """Return ``matrix`` with the proposed labels filled in from the ``dense`` matrix."""
-    labels = np.array(matrix.human_labels)
-    source = np.asarray(dense.human_labels)
-    labels[proposal] = source[proposal]
-    return dataclasses.replace(matrix, human_labels=labels.astype(np.int16))
+DEFAULT_REPLICATES = 30
+"""Thinnings of the design check: about 10 s each (one advise with a budget, 300 trials)."""
 
 
 def write_long_csv(matrix, path):
@@ -64,20 +60,6 @@ def write_long_csv(matrix, path):
                 writer.writerow([matrix.items[row], judge, matrix.labels[code]])
 
 
-def dense_decisions(matrix, judges, epsilon, tau=0.5):
-    """Return the point rule's decision per judge on a dense matrix (the example's truth)."""
-    columns = [matrix.judges.index(name) for name in judges]
-    rows = verdicts(
-        np.asarray(matrix.human_labels, dtype=np.int64),
-        np.asarray(matrix.judge_labels, dtype=np.int64)[:, columns],
-        judges,
-        "point",
-        epsilon,
-        tau,
-    )
-    return {row["judge"]: row["decision"] for row in rows}
-
-
 def round_trip(
     data,
     out,
@@ -89,14 +71,17 @@ def round_trip(
     seed=2026,
     epsilon=0.05,
     target=0.05,
+    replicates=DEFAULT_REPLICATES,
 ):
-    """Run the round trip; return a dict of per-judge rows and the two advices.
+    """Run the round trip; return per-judge rows, the two advices and the design check.
 
     Each row: ``risk_before`` (advise on the thinned matrix), ``predicted`` (the risk under
     round 0's fitted model after the proposed round, simulated at the proposal's design and
     size), ``realised`` (advise's risk now on the matrix after the round, refitted), each
-    with its Monte Carlo SE, ``z`` = (realised - predicted) / combined SE, and the sparse and
-    dense decisions.
+    with its Monte Carlo SE, ``z`` = (realised - predicted) / combined Monte Carlo SE, and
+    the sparse and dense decisions. ``designs`` is the check of the budget comparison over
+    ``replicates`` thinnings (:func:`simcore.advise.round_trip.design_check`; replicate 0
+    is this round trip's, at ``seed``): every design's proposal revealed.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -114,23 +99,19 @@ def round_trip(
     predicted = predicted_risks(before, round0, judges, trials, seed, epsilon)
     round1 = reveal(round0, dense, before.proposal)
     after = advise_round(round1, out, "round1", budget=None, **options)
-    truth = dense_decisions(dense, judges, epsilon)
+    truth = point_decisions(dense, judges, epsilon)
     rows = [
         round_trip_row(row0, row1, before, after, predicted, truth)
         for row0, row1 in zip(before.verdicts, after.verdicts, strict=True)
     ]
-    (out / "README.md").write_text(
-        _readme(rows, before, after, data, dimension, coverage, budget, seed), encoding="utf-8"
+    checks = {"epsilon": epsilon, "target": target, "trials": trials}
+    designs = design_check(
+        dense, judges, replicates, seed, coverage, budget, first=before, **checks
     )
-    return {"rows": rows, "before": before, "after": after}
-
-
-def load_dimension(data, dimension):
-    """Return the dense SummEval matrix of one ``dimension``; DataError when it is absent."""
-    full = load_alttest(data, humans=["e0", "e1", "e2"], ordinal=True, group_separator="__")
-    if dimension not in full.group_names:
-        raise DataError([f"{data}: dimension {dimension!r} not found ({full.group_names})"])
-    return full.subset(dimension)
+    text = _readme(rows, before, after, data, dimension, coverage, budget, seed)
+    text += "\n" + design_table_markdown(designs, budget, coverage)
+    (out / "README.md").write_text(text, encoding="utf-8")
+    return {"rows": rows, "before": before, "after": after, "designs": designs}
 
 
 def advise_round(matrix, out, name, **options):
@@ -229,6 +210,12 @@ def main(argv=None):
     parser.add_argument("--budget", type=int, default=400)
     parser.add_argument("--trials", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument(
+        "--replicates",
+        type=int,
+        default=DEFAULT_REPLICATES,
+        help="thinnings over which every design's proposal is revealed (seeds seed, seed + 1, ..)",
+    )
     args = parser.parse_args(argv)
     try:
         result = round_trip(
@@ -238,6 +225,7 @@ def main(argv=None):
             budget=args.budget,
             trials=args.trials,
             seed=args.seed,
+            replicates=args.replicates,
         )
     except DataError as error:
         print(f"simcore advise example: {error}", file=sys.stderr)
