@@ -8,7 +8,7 @@ SCENARIOS := scenarios
 # --scheduler ADDRESS). An interrupted target resumes where it stopped when run again.
 RUN_FLAGS ?=
 
-.PHONY: install test test-slow lint bench bench-shapes fig2 panels designs variance planning real asymmetry rules ranking coverage advise-example clean
+.PHONY: install test test-slow lint bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage advise-example clean
 
 install: $(STAMP)
 
@@ -68,13 +68,25 @@ coverage: $(STAMP)
 advise-example: $(STAMP)
 	$(BIN)/python -m simcore.advise.example --data ../shared/data/alttest/summeval --out results/advise_example
 
+# P's composition for Table 3: one matrix per data set, SummEval's dimensions pooled (PAPER).
+PAPER := wax cebab_aspects cebab_stars summeval_one
 real: $(STAMP)
-	for name in $(REAL); do \
+	for name in $(REAL) summeval_one; do \
 		$(BIN)/simcore run $(SCENARIOS)/real_$$name.yaml $(RUN_FLAGS) || exit 1; \
 		$(BIN)/simcore plot results/real_$$name.zarr || exit 1; \
 	done
 	$(BIN)/simcore tables $(foreach name,$(REAL),results/real_$(name).zarr) \
+		--paper $(foreach name,$(PAPER),results/real_$(name).zarr) \
 		--table3 results/real_table3.md --table2 results/real_table2.md
+
+# Issue 21: every reading of P's Strat (simcore/realdata/strat_variants.py) on the four
+# matrices of P's composition, beside P's published numbers (results/real_strat_variants.md).
+real-strat: $(STAMP)
+	for name in $(REAL); do \
+		$(BIN)/simcore run $(SCENARIOS)/strat_$$name.yaml $(RUN_FLAGS) || exit 1; \
+	done
+	$(BIN)/simcore tables $(foreach name,$(REAL),results/strat_$(name).zarr) \
+		--variants results/real_strat_variants.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
