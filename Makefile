@@ -80,13 +80,14 @@ real: $(STAMP)
 		--table3 results/real_table3.md --table2 results/real_table2.md
 
 # Issue 21: every reading of P's Strat (simcore/realdata/strat_variants.py) on the four
-# matrices of P's composition, beside P's published numbers (results/real_strat_variants.md).
+# matrices of P's composition, beside P's published numbers (results/real_strat_variants.md);
+# CeBaB stars' agreement row again under Krippendorff's alpha (strat_cebab_stars_alpha).
 real-strat: $(STAMP)
-	for name in $(REAL); do \
+	for name in $(REAL) cebab_stars_alpha; do \
 		$(BIN)/simcore run $(SCENARIOS)/strat_$$name.yaml $(RUN_FLAGS) || exit 1; \
 	done
 	$(BIN)/simcore tables $(foreach name,$(REAL),results/strat_$(name).zarr) \
-		--variants results/real_strat_variants.md
+		--agreement results/strat_cebab_stars_alpha.zarr --variants results/real_strat_variants.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

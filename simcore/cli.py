@@ -295,7 +295,8 @@ def _command_tables(args):
     cubes = _real_cubes(args.stores)
     outputs = []
     if args.variants:
-        outputs.append((variants_report(cubes), args.variants))
+        agreement = _real_cubes(args.agreement) if args.agreement else None
+        outputs.append((variants_report(cubes, agreement), args.variants))
     if args.table3 or args.table2 or not args.variants:
         first = table3(cubes)
         if args.paper:

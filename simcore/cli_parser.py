@@ -179,6 +179,13 @@ def _add_tables(commands):
         help="Markdown file: every design of the stores beside P's published Strat numbers "
         "(Table 3, Table 4's borderline WDR, CeBaB stars agreement) and the closest reading",
     )
+    tables.add_argument(
+        "--agreement",
+        nargs="+",
+        metavar="STORE",
+        help="with --variants: stores whose CeBaB stars agreement (e.g. scored with "
+        "krippendorff_alpha) fills the agreement columns instead of the rates' stores",
+    )
 
 
 def _add_advise(commands):

@@ -54,6 +54,15 @@ def test_strat_panel_is_one_proportional_panel_shared_by_every_human(seed):
 
 
 @pytest.mark.parametrize("seed", range(5))
+def test_strat_panel_balanced_splits_the_panel_equally_over_the_strata(seed):
+    keep = kept("strat_panel_balanced", seed, coverage=0.75)
+    # 9 items: equal shares (3, 3, 3), stratum 2 capped at its 2 items, the slot left to
+    # stratum 0 (ties go to the smaller code)
+    assert per_stratum(keep, 1) == [4, 3, 2]
+    np.testing.assert_array_equal(keep[:, 2], keep[:, 1] & AVAILABLE[:, 2])
+
+
+@pytest.mark.parametrize("seed", range(5))
 def test_strat_panel_judge_stratifies_by_the_judges_labels(seed):
     keep = kept("strat_panel_judge", seed)
     # PA of 6 over the judge's strata (3, 3, 6) = (1, 1, 3) + the leftover to stratum 2

@@ -14,6 +14,9 @@ slots one each to the largest strata). A human only ever keeps labels it gave.
 - ``strat_panel``: one panel shared by every human: ``round(rho n)`` items, PA over the
   strata of all ``n`` items by ``y``, uniform within a stratum; human ``h`` keeps
   ``A_h`` on the panel.
+- ``strat_panel_balanced``: as ``strat_panel`` with the ``round(rho n)`` panel items split
+  equally over the strata (equal allocation, as ``strat_balanced``; a stratum smaller than
+  its share gives all its items and the rest is refilled).
 - ``strat_panel_judge``: as ``strat_panel`` with strata = the judge's labels (P App. B.1's
   demonstration); each judge is decided on its own panel (:data:`JUDGE_STRATIFIED`), the
   human-pool agreement and comparison counts are those of the first judge's panel.
@@ -35,6 +38,7 @@ from simcore.model.designs import proportional_allocation
 
 VARIANTS = (
     "strat_panel",
+    "strat_panel_balanced",
     "strat_panel_judge",
     "strat_corpus",
     "strat_corpus_m",
@@ -53,6 +57,8 @@ DEFINITIONS = {
     "strat_panel": "one panel of round(rho n) items shared by every human, allocated in "
     "proportion to the corpus's strata (primary layer's labels); each human keeps its labels "
     "on the panel",
+    "strat_panel_balanced": "as strat_panel with the panel split equally over the strata "
+    "(capped by each stratum's size and refilled)",
     "strat_panel_judge": "as strat_panel with strata = the judge's labels; each judge is "
     "decided on its own panel (pool agreement from the first judge's panel)",
     "strat_corpus": "each human keeps round(rho a_h) items with quotas proportional to the "
@@ -67,14 +73,22 @@ DEFINITIONS = {
 JUDGE_STRATIFIED = ("strat_panel_judge",)
 """Designs whose mask depends on the judge: each judge is decided on its own mask."""
 
-SHARED = ("strat_panel", "strat_panel_judge")
+SHARED = ("strat_panel", "strat_panel_balanced", "strat_panel_judge")
 """Variants where every human keeps its labels on one common panel."""
 
 
-def stratified_panel(rng, strata, size):
-    """Return a bool ``(n,)`` panel of ``size`` items, PA over ``strata``, uniform within."""
+def stratified_panel(rng, strata, size, balanced=False):
+    """Return a bool ``(n,)`` panel of ``size`` items over ``strata``, uniform within a stratum.
+
+    PA over the strata's sizes, or (``balanced``) equal shares capped by each size.
+    """
     members = np.arange(len(strata))
-    chosen = _draw(rng, members, strata, proportional_allocation(_sizes(strata), size))
+    sizes = _sizes(strata)
+    if balanced:
+        allocation = capped_allocation(sizes > 0, sizes, size)
+    else:
+        allocation = proportional_allocation(sizes, size)
+    chosen = _draw(rng, members, strata, allocation)
     panel = np.zeros(len(strata), dtype=bool)
     panel[chosen] = True
     return panel
@@ -155,10 +169,11 @@ def thin_variant(rng, design, coverage, thinnable, primary_labels, judge_labels=
     """
     n_items, n_humans = thinnable.shape
     if design in SHARED:
-        strata = primary_labels if design == "strat_panel" else judge_labels
+        strata = judge_labels if design in JUDGE_STRATIFIED else primary_labels
         if strata is None:
             raise ValueError(f"{design} needs the judge's labels")
-        panel = stratified_panel(rng, np.asarray(strata), int(round(coverage * n_items)))
+        size = int(round(coverage * n_items))
+        panel = stratified_panel(rng, np.asarray(strata), size, design == "strat_panel_balanced")
         return thinnable & panel[:, None]
     keep = np.zeros_like(thinnable)
     for human in range(n_humans):

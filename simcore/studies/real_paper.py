@@ -15,6 +15,7 @@ pairs treated as independent).
 
 import numpy as np
 import xarray as xr
+import yaml
 
 from simcore.studies.real_tables import RATES, _matrices, _percent
 
@@ -116,17 +117,26 @@ def composition_table(cubes):
     return "\n".join(lines) + "\n"
 
 
+def coefficient(cube):
+    """Return the agreement coefficient the cube's scenario scored with."""
+    scenario = yaml.safe_load(cube.attrs.get("scenario", "") or "{}") or {}
+    return str((scenario.get("rule") or {}).get("coefficient", "observed"))
+
+
 def _agreement(cubes, design, coverage):
     """CeBaB stars' human-pool agreement (bias, SD, reliability) under ``design``, or NaNs."""
     for cube in cubes:
-        if AGREEMENT_MATRIX in str(cube.attrs.get("data_source", "")) and "group" not in cube.dims:
-            cell = cube.sel(design=design, coverage=coverage)
+        source = str(cube.attrs.get("data_source", ""))
+        if AGREEMENT_MATRIX not in source or "group" in cube.dims:
+            continue
+        if design in cube["design"].values and np.isclose(cube["coverage"], coverage).any():
+            cell = cube.sel(design=design).sel(coverage=coverage, method="nearest")
             names = ("agreement_bias", "agreement_sd", "agreement_reliability")
             return tuple(float(cell[name]) for name in names)
     return (np.nan, np.nan, np.nan)
 
 
-def variant_rows(cubes):
+def variant_rows(cubes, agreement_cubes=None):
     """Measure every design x coverage of ``cubes`` on P's published quantities.
 
     Returns
@@ -134,7 +144,9 @@ def variant_rows(cubes):
     list of dict
         Per design and coverage: ``FR``, ``FA``, ``WDR`` (means over pass, reject, all
         pairs), ``borderline`` (WDR over borderline pairs), each as ``(mean, se)``;
-        ``agreement`` (CeBaB stars bias, SD, reliability); ``dFR``, ``dFA`` (minus
+        ``agreement`` (CeBaB stars bias, SD, reliability, from ``agreement_cubes`` when
+        given, e.g. a run scored with a chance-corrected coefficient), ``observed_agreement``
+        (the same from ``cubes``); ``dFR``, ``dFA`` (minus
         ``bernoulli`` at the same coverage, NaN without it).
     """
     data = pairs(cubes)
@@ -151,7 +163,8 @@ def variant_rows(cubes):
             ):
                 mean, se, _ = class_mean(cell, rate, code)
                 row[short] = (float(mean), float(se))
-            row["agreement"] = _agreement(cubes, design, coverage)
+            row["observed_agreement"] = _agreement(cubes, design, coverage)
+            row["agreement"] = _agreement(agreement_cubes or cubes, design, coverage)
             rows.append(row)
     random = {row["coverage"]: row for row in rows if row["design"] == "bernoulli"}
     for row in rows:
@@ -239,35 +252,98 @@ def _measured_table(rows):
     return lines
 
 
+def _observed_agreement(rows):
+    """Lines: CeBaB stars' agreement under the rates' own coefficient, beside P's row."""
+    lines = [
+        "CeBaB stars, human-pool agreement under the coefficient of the rates' runs "
+        "(bias / SD / reliability; P: .001 / .074 / .49 at 0.05, .001 / .028 / .93 at 0.25):",
+        "",
+        "| design | " + " | ".join(f"{c:g}" for c in PAPER_AGREEMENT) + " |",
+        "|---|" + "---|" * len(PAPER_AGREEMENT),
+    ]
+    for design in dict.fromkeys(row["design"] for row in rows):
+        cells = []
+        for coverage in PAPER_AGREEMENT:
+            row = next(
+                (r for r in rows if r["design"] == design and r["coverage"] == coverage), None
+            )
+            values = row["observed_agreement"] if row else (np.nan,) * 3
+            cells.append(" / ".join("-" if not np.isfinite(v) else f"{v:.3f}" for v in values))
+        lines.append(f"| {design} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def per_matrix(cubes, coverage):
+    """Lines: mean FR / FA per matrix (columns) and design (rows) at ``coverage``."""
+    names = [name for cube in cubes for name, _ in _matrices(cube)]
+    lines = [
+        f"Per matrix at coverage {coverage:g}: mean FR / FA over its pass / reject judges.",
+        "",
+        "| design | " + " | ".join(names) + " |",
+        "|---|" + "---|" * len(names),
+    ]
+    matrices = [matrix for cube in cubes for _, matrix in _matrices(cube)]
+    for design in matrices[0]["design"].values:
+        cells = []
+        for matrix in matrices:
+            point = matrix.sel(design=design).sel(coverage=coverage, method="nearest")
+            cells.append(
+                " / ".join(
+                    _percent(float(point[rate].mean(skipna=True)))
+                    for rate in ("false_rejection_rate", "false_approval_rate")
+                )
+            )
+        lines.append(f"| {design} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
 def closeness(rows):
-    """Per design: mean |ours - P| over P's Strat rates, the worst one, direction at 0.05."""
+    """Per design: gaps to P's Strat numbers, the worst rate, the shift from Random at 0.05.
+
+    ``mean_abs``: mean |ours - P| over P's Strat rates (:func:`deviations`); ``gap_005``:
+    the same over Table 3's FR, FA, WDR at 0.05 only; ``sd_gap``, ``bias_gap``: mean
+    |ours - P| of the CeBaB stars agreement SD and bias at 0.05 and 0.25; ``shift``: ``(dFR,
+    dFA)`` at 0.05; ``direction``: P's direction at 0.05.
+    """
     result = []
     for design in dict.fromkeys(row["design"] for row in rows):
         found = deviations(rows, design)
         rates = [f for f in found if np.isfinite(f[3])]
         if not rates:
             continue
-        worst = max(rates, key=lambda f: f[3])
-        agreement = [abs(f[1] - f[2]) for f in found if f[0].startswith("agreement SD")]
         first = next((r for r in rows if r["design"] == design and r["coverage"] == 0.05), None)
+        early = [abs(f[1] - f[2]) for f in rates if f[0] in ("FR 0.05", "FA 0.05", "WDR 0.05")]
+        gaps = {"SD": [], "bias": []}
+        for row in (r for r in rows if r["design"] == design and r["coverage"] in PAPER_AGREEMENT):
+            bias, sd, _ = row["agreement"]
+            gaps["SD"].append(abs(sd - PAPER_AGREEMENT[row["coverage"]][1]))
+            gaps["bias"].append(abs(bias - PAPER_AGREEMENT[row["coverage"]][0]))
         result.append(
             {
                 "design": design,
                 "mean_abs": float(np.mean([abs(f[1] - f[2]) for f in rates])),
+                "gap_005": float(np.mean(early)) if early else np.nan,
                 "n_rates": len(rates),
-                "worst": worst,
-                "sd_gap": float(np.mean(agreement)) if agreement else np.nan,
+                "worst": max(rates, key=lambda f: f[3]),
+                "sd_gap": float(np.mean(gaps["SD"])) if gaps["SD"] else np.nan,
+                "bias_gap": float(np.mean(gaps["bias"])) if gaps["bias"] else np.nan,
+                "shift": (first["dFR"], first["dFA"]) if first else (np.nan, np.nan),
                 "direction": _direction(first) if first else "-",
             }
         )
     return sorted(result, key=lambda r: r["mean_abs"])
 
 
-def variants_report(cubes):
-    """Markdown: every design's measured numbers beside P's Strat, then which comes closest."""
+def variants_report(cubes, agreement_cubes=None):
+    """Markdown: every design's measured numbers beside P's Strat, then which comes closest.
+
+    ``agreement_cubes`` (optional) give the CeBaB stars agreement columns (a run of the
+    same designs scored with another coefficient); the rates always come from ``cubes``.
+    """
     from simcore.realdata.strat_variants import DEFINITIONS
 
-    rows = variant_rows(cubes)
+    rows = variant_rows(cubes, agreement_cubes)
+    scored = coefficient((agreement_cubes or cubes)[0])
     counts = class_counts(cubes)
     totals = [sum(row[i] for row in counts) for i in range(1, 5)]
     designs = list(dict.fromkeys(row["design"] for row in rows))
@@ -280,8 +356,8 @@ def variants_report(cubes):
         "over all pairs, borderline WDR over the borderline pairs (P Table 4), in percent ± "
         "Monte Carlo SE. ΔFR, ΔFA: minus `bernoulli` (P's Random) at the same coverage, in "
         "points; P's direction: lower FR and higher FA than Random. Stars: the human-pool "
-        "agreement on CeBaB stars (bias, SD of the thinned estimate, share within 0.05 of the "
-        "full matrix's).",
+        f"agreement on CeBaB stars scored with `{scored}` (bias, SD of the thinned estimate, "
+        "share within 0.05 of the full matrix's; observed agreement in the section after).",
         "",
         "Designs:",
         "",
@@ -289,26 +365,32 @@ def variants_report(cubes):
         "",
         *_measured_table(rows),
         "",
+        *_observed_agreement(rows),
+        *per_matrix(cubes, 0.05),
+        *per_matrix(cubes, 0.5),
         "## Closeness to P's Strat",
         "",
         "Mean |ours - P| over P's published Strat rates (Table 3 FR, FA, WDR at 0.05, 0.25, "
-        "0.50 and Table 4's borderline WDR where we have borderline pairs), in points; the "
-        "rate furthest from P in Monte Carlo SEs; the mean gap of the CeBaB stars agreement "
-        "SD at 0.05 and 0.25; P's direction at 0.05.",
+        "0.50 and Table 4's borderline WDR where we have borderline pairs), in points, and "
+        "over Table 3 at 0.05 alone; the rate furthest from P in Monte Carlo SEs; the mean "
+        "gaps of the CeBaB stars agreement bias and SD at 0.05 and 0.25; the shift from "
+        "Random at 0.05 (P: ΔFR -14.8, ΔFA +6.0) and P's direction.",
         "",
-        "| design | mean abs. gap | rates | furthest (ours vs P, SEs) | stars SD gap | "
-        "direction at 0.05 |",
-        "|---|---|---|---|---|---|",
+        "| design | mean gap | gap at 0.05 | rates | furthest (ours vs P, SEs) | stars bias "
+        "gap | stars SD gap | ΔFR, ΔFA at 0.05 | direction |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     ranked = closeness(rows)
     for entry in ranked:
         what, ours, paper, z = entry["worst"]
-        gap = "-" if not np.isfinite(entry["sd_gap"]) else f"{entry['sd_gap']:.3f}"
+        gaps = [
+            "-" if not np.isfinite(entry[k]) else f"{entry[k]:.3f}" for k in ("bias_gap", "sd_gap")
+        ]
+        shift = ", ".join(_points(v) for v in entry["shift"])
         lines.append(
-            f"| {entry['design']} | {100 * entry['mean_abs']:.1f} | {entry['n_rates']} | "
-            f"{what}: {100 * ours:.1f} vs {100 * paper:.1f} ({z:.0f}) | "
-            f"{gap} | "
-            f"{entry['direction']} |"
+            f"| {entry['design']} | {100 * entry['mean_abs']:.1f} | {100 * entry['gap_005']:.1f} "
+            f"| {entry['n_rates']} | {what}: {100 * ours:.1f} vs {100 * paper:.1f} ({z:.0f}) | "
+            f"{gaps[0]} | {gaps[1]} | {shift} | {entry['direction']} |"
         )
     with_direction = [e for e in ranked if e["direction"] == "yes"]
     lines += ["", _verdict(ranked, with_direction)]
