@@ -238,3 +238,26 @@ def test_the_cube_attrs_define_every_design_swept():
     assert attrs.startswith("strat: each human independently keeps round(rho a_h)")
     assert "strat_panel: one panel of round(rho n) items shared by every human" in attrs
     assert "strat_corpus_m: coverage as a share of the corpus" in attrs
+
+
+def test_tables_writes_the_variants_report_and_p_composition(tmp_path):
+    import simcore
+    from simcore.cli import main
+
+    sets = {"sweep": {"design": ["bernoulli", "strat_panel_judge"], "coverage": [0.05, 0.25]}}
+    stores = []
+    for name in ("wax", "cebab_stars"):
+        store = tmp_path / f"{name}.zarr"
+        simcore.run(REPO / "scenarios" / f"real_{name}.yaml", trials=4, sets=sets, out=store)
+        stores.append(str(store))
+    variants, table3 = tmp_path / "variants.md", tmp_path / "t3.md"
+    assert main(["tables", *stores, "--agreement", stores[1], "--variants", str(variants)]) == 0
+    text = variants.read_text()
+    assert "`strat_panel_judge`: as strat_panel with strata = the judge's labels" in text
+    assert "| strat_panel_judge | 0.25 |" in text
+    assert not table3.exists()
+    assert main(["tables", *stores, "--paper", *stores, "--table3", str(table3)]) == 0
+    written = table3.read_text()
+    assert written.startswith("# Real matrices, P's composition")
+    assert "| **ours** | 12 | 7 | 4 | 1 |" in written  # WAX 3/3/0 and CeBaB stars 4/1/1
+    assert "## Every group as a matrix" in written
