@@ -397,22 +397,33 @@ def variants_report(cubes, agreement_cubes=None):
     return "\n".join(lines) + "\n"
 
 
+RANDOM_READINGS = ("bernoulli", "exact_m")
+"""Readings of P's Random, left out of the verdict on Strat."""
+
+
 def _verdict(ranked, with_direction):
-    """One sentence naming the closest design overall and the closest with P's direction."""
-    if not ranked:
-        return "No design has a coverage P publishes."
-    best = ranked[0]
+    """Sentences: the closest reading of Strat overall, with P's direction, and P's fit."""
+    readings = [e for e in ranked if e["design"] not in RANDOM_READINGS]
+    if not readings:
+        return "No reading of Strat has a coverage P publishes."
+    best = readings[0]
     text = (
-        f"Closest overall: `{best['design']}` (mean gap {100 * best['mean_abs']:.1f} points, "
-        f"direction at 0.05: {best['direction']})."
+        f"Closest reading of Strat overall: `{best['design']}` (mean gap "
+        f"{100 * best['mean_abs']:.1f} points, direction at 0.05: {best['direction']})."
     )
-    if with_direction:
-        lead = with_direction[0]
+    lead = next((e for e in readings if e in with_direction), None)
+    if lead:
         text += (
-            f" Closest among the designs with P's direction: `{lead['design']}` (mean gap "
+            f" Closest among the readings with P's direction: `{lead['design']}` (mean gap "
             f"{100 * lead['mean_abs']:.1f} points; furthest: {lead['worst'][0]}, "
             f"{100 * lead['worst'][1]:.1f} vs P's {100 * lead['worst'][2]:.1f})."
         )
     else:
-        text += " No design lowers FR and raises FA against Random at 0.05."
+        text += " No reading lowers FR and raises FA against Random at 0.05."
+    fits = [e["design"] for e in readings if e["worst"][3] <= 2]
+    text += (
+        f" Within 2 Monte Carlo SEs of every published Strat rate: {', '.join(fits)}."
+        if fits
+        else " No reading is within 2 Monte Carlo SEs of every published Strat rate."
+    )
     return text
