@@ -179,7 +179,7 @@ def test_variants_run_through_the_real_protocol_and_report():
     assert all(row["dFR"] == 0 or not np.isfinite(row["dFR"]) for row in rows[:3])
     text = variants_report([cube])
     assert "| **P Strat** | 0.05 | 14.2 | 17.2 | 18.4 | 44.0 |" in text
-    assert "Closest overall" in text
+    assert "Closest reading of Strat overall" in text
     name, n_judges, *classes = class_counts([cube])[0]
     assert n_judges == 3 and sum(classes) == 3
     table = composition_table([cube])
