@@ -8,7 +8,7 @@ SCENARIOS := scenarios
 # --scheduler ADDRESS). An interrupted target resumes where it stopped when run again.
 RUN_FLAGS ?=
 
-.PHONY: install test test-slow lint bench bench-shapes fig2 panels designs variance planning real asymmetry rules ranking coverage advise-example advise-calibration clean
+.PHONY: install test test-slow lint bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage advise-example advise-calibration clean
 
 install: $(STAMP)
 
@@ -77,13 +77,26 @@ advise-calibration: $(STAMP)
 	$(BIN)/python -m simcore.advise.calibration_study --data ../shared/data/alttest \
 		--out results/advise_calibration --replicates $(CALIBRATION_REPLICATES) --workers 2
 
+# P's composition for Table 3: one matrix per data set, SummEval's dimensions pooled (PAPER).
+PAPER := wax cebab_aspects cebab_stars summeval_one
 real: $(STAMP)
-	for name in $(REAL); do \
+	for name in $(REAL) summeval_one; do \
 		$(BIN)/simcore run $(SCENARIOS)/real_$$name.yaml $(RUN_FLAGS) || exit 1; \
 		$(BIN)/simcore plot results/real_$$name.zarr || exit 1; \
 	done
 	$(BIN)/simcore tables $(foreach name,$(REAL),results/real_$(name).zarr) \
+		--paper $(foreach name,$(PAPER),results/real_$(name).zarr) \
 		--table3 results/real_table3.md --table2 results/real_table2.md
+
+# Every reading of P's Strat (simcore/realdata/strat_variants.py) on the four
+# matrices of P's composition, beside P's published numbers (results/real_strat_variants.md);
+# CeBaB stars' agreement row again under Krippendorff's alpha (strat_cebab_stars_alpha).
+real-strat: $(STAMP)
+	for name in $(REAL) cebab_stars_alpha; do \
+		$(BIN)/simcore run $(SCENARIOS)/strat_$$name.yaml $(RUN_FLAGS) || exit 1; \
+	done
+	$(BIN)/simcore tables $(foreach name,$(REAL),results/strat_$(name).zarr) \
+		--agreement results/strat_cebab_stars_alpha.zarr --variants results/real_strat_variants.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

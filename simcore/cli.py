@@ -261,16 +261,36 @@ def _phase_printer(command):
     return say
 
 
-def _command_tables(args):
-    from simcore.studies.real_tables import table2, table3
-
+def _real_cubes(paths):
+    """Open finished real-data stores; anything else is a usage error."""
     cubes = []
-    for path in args.stores:
+    for path in paths:
         cube = _open_finished(path)
         if cube.attrs.get("kind") != "real":
             raise UsageError(f"{path}: not a real-data store (kind {cube.attrs.get('kind')!r})")
         cubes.append(cube)
-    for text, out in ((table3(cubes), args.table3), (table2(cubes), args.table2)):
+    return cubes
+
+
+def _command_tables(args):
+    from simcore.studies.real_paper import composition_table, variants_report
+    from simcore.studies.real_tables import table2, table3
+
+    cubes = _real_cubes(args.stores)
+    outputs = []
+    if args.variants:
+        agreement = _real_cubes(args.agreement) if args.agreement else None
+        outputs.append((variants_report(cubes, agreement), args.variants))
+    if args.table3 or args.table2 or not args.variants:
+        first = table3(cubes)
+        if args.paper:
+            first = (
+                composition_table(_real_cubes(args.paper))
+                + "\n## Every group as a matrix (SummEval's four dimensions as four matrices)\n\n"
+                + first.replace("# Real matrices", "### Real matrices", 1)
+            )
+        outputs += [(first, args.table3), (table2(cubes), args.table2)]
+    for text, out in outputs:
         print(text)
         if out:
             Path(out).parent.mkdir(parents=True, exist_ok=True)

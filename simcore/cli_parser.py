@@ -166,6 +166,26 @@ def _add_tables(commands):
     tables.add_argument("stores", nargs="+", help="real-data zarr stores")
     tables.add_argument("--table3", help="Markdown file for the FR/FA/WDR table")
     tables.add_argument("--table2", help="Markdown file for the ranking table")
+    tables.add_argument(
+        "--paper",
+        nargs="+",
+        metavar="STORE",
+        help="stores of P's composition (one matrix per data set, SummEval as one): --table3 "
+        "then opens with Table 3 over them, class counts beside P's 20/16/4",
+    )
+    tables.add_argument(
+        "--variants",
+        metavar="FILE",
+        help="Markdown file: every design of the stores beside P's published Strat numbers "
+        "(Table 3, Table 4's borderline WDR, CeBaB stars agreement) and the closest reading",
+    )
+    tables.add_argument(
+        "--agreement",
+        nargs="+",
+        metavar="STORE",
+        help="with --variants: stores whose CeBaB stars agreement (e.g. scored with "
+        "krippendorff_alpha) fills the agreement columns instead of the rates' stores",
+    )
 
 
 def _add_advise(commands):

@@ -20,12 +20,20 @@ thinnable labels, chosen by the design:
 - ``seq_coverage``: as ``seq_refined``, the items with the fewest kept secondary labels
   first within a stratum (ties at random).
 
+Readings of ``strat`` other than the one above (shared stratified panels, strata counted
+over the corpus, coverage as a share of the corpus, equal allocation) are the designs of
+:mod:`simcore.realdata.strat_variants` (:data:`REAL_DESIGNS`).
+
 No label is ever invented: a human can only keep labels it gave.
 """
 
 import numpy as np
 
-from simcore.model.designs import proportional_allocation
+from simcore.model.designs import DESIGNS, proportional_allocation
+from simcore.realdata.strat_variants import VARIANTS, thin_variant
+
+REAL_DESIGNS = (*DESIGNS, *VARIANTS)
+"""Designs the real-data protocol thins by: the synthetic designs, then the Strat variants."""
 
 
 def primary_layer(available):
@@ -90,7 +98,7 @@ def choose_for_human(
     return choose_stratified(rng, candidates, strata, take, counts)
 
 
-def thin(rng, design, coverage, labels, available, n_labels):
+def thin(rng, design, coverage, labels, available, n_labels, judge_labels=None):
     """Return the kept-label mask ``(n, K)`` of one trial.
 
     Parameters
@@ -98,7 +106,7 @@ def thin(rng, design, coverage, labels, available, n_labels):
     rng : numpy.random.Generator
         The trial's random stream.
     design : str
-        One of :data:`simcore.model.designs.DESIGNS`.
+        One of :data:`REAL_DESIGNS`.
     coverage : float
         Per-secondary coverage rho in (0, 1].
     labels : numpy.ndarray
@@ -107,6 +115,8 @@ def thin(rng, design, coverage, labels, available, n_labels):
         ``(n, K)`` bool: the labels as collected.
     n_labels : int
         L.
+    judge_labels : numpy.ndarray, optional
+        ``(n,)`` one judge's label codes: the strata of ``strat_panel_judge``.
 
     Returns
     -------
@@ -120,6 +130,8 @@ def thin(rng, design, coverage, labels, available, n_labels):
     primary_labels = labels[np.arange(n_items), np.argmax(layer, axis=1)]
     if design == "bernoulli":
         return keep | (thinnable & (rng.random(available.shape) < coverage))
+    if design in VARIANTS:
+        return keep | thin_variant(rng, design, coverage, thinnable, primary_labels, judge_labels)
     if design == "shared_panel":
         panel = np.zeros(n_items, dtype=bool)
         panel[rng.choice(n_items, size=int(round(coverage * n_items)), replace=False)] = True

@@ -24,7 +24,9 @@ import yaml
 
 from simcore.model.designs import DESIGNS
 from simcore.realdata.matrix import DataError, load_data
-from simcore.studies import real_alt_test, real_cells
+from simcore.realdata.strat_variants import DEFINITIONS, JUDGE_STRATIFIED
+from simcore.realdata.thinning import REAL_DESIGNS
+from simcore.studies import real_alt_test, real_cells, real_judge_panels
 from simcore.studies.config import (
     MAX_TRIALS,
     OutputConfig,
@@ -114,6 +116,12 @@ def real_scenario_from_dict(raw, source, base=None):
             f"{source}: rule.kind: the real-data protocol runs the point rule or alt_test "
             f"(got {rule.kind!r})"
         )
+    judged = sorted(set(designs) & set(JUDGE_STRATIFIED))
+    if rule.kind == "alt_test" and judged:
+        problems.append(
+            f"{source}: sweep.design: {', '.join(judged)} thins per judge, which only the "
+            "point rule runs (rule.kind: point)"
+        )
     data = raw.get("data")
     if not isinstance(data, dict):
         problems.append(
@@ -149,10 +157,10 @@ def _parse_sweep(sweep, problems, source):
         return [], []
     designs = sweep.get("design", list(DESIGNS))
     coverages = sweep.get("coverage", list(DEFAULT_COVERAGES))
-    if not isinstance(designs, list) or not designs or any(d not in DESIGNS for d in designs):
+    if not isinstance(designs, list) or not designs or any(d not in REAL_DESIGNS for d in designs):
         problems.append(
             f"{source}: sweep.design: must be a non-empty list of "
-            f"{', '.join(DESIGNS)} (got {_describe(designs)})"
+            f"{', '.join(REAL_DESIGNS)} (got {_describe(designs)})"
         )
         designs = []
     if (
@@ -199,8 +207,10 @@ class RealStudy:
         return real_cells.real_context(scenario, load_matrix(scenario))
 
     def layout(self, scenario, context):
-        """Return the cube's layout (:func:`real_cells.real_layout`)."""
-        return real_cells.real_layout(scenario, context)
+        """Return the cube's layout (:func:`real_cells.real_layout`), each design defined."""
+        layout = real_cells.real_layout(scenario, context)
+        defined = "; ".join(f"{name}: {DEFINITIONS[name]}" for name in scenario.designs)
+        return dataclasses.replace(layout, attrs={**layout.attrs, "design_definitions": defined})
 
     def memory_need(self, scenario, context):
         """Return the largest group's bytes and what to change (:func:`real_cells.memory_need`)."""
@@ -212,6 +222,8 @@ class RealStudy:
 
     def run_cell(self, scenario, context, cell, start, stop):
         """Thin, decide and count trials ``start .. stop - 1`` of one cell."""
+        if cell.coords["design"] in JUDGE_STRATIFIED:
+            return real_judge_panels.run_judge_cell(scenario, context, cell, start, stop)
         return real_cells.run_real_cell(scenario, context, cell, start, stop)
 
     def derive(self, scenario, context, cube):
