@@ -81,16 +81,20 @@ def test_the_posterior_risk_is_larger_where_the_bar_lies_inside_the_fits_uncerta
 def test_the_risk_now_is_drawn_until_its_se_is_under_a_point():
     labels, observed = thin_matrix(7, 200, [0.85, 0.85, 0.85, 0.8], 0.15)
     _, _, bootstrap = bootstrap_refits(labels, observed, 2, 4, 0, n_humans=3)
-    options = {"rule": "point", "epsilon": 0.05, "tau": 0.5, "trials": 100, "seed": 2}
+    options = {"rule": "point", "epsilon": 0.05, "tau": 0.5, "trials": 300, "seed": 2}
     wrong, trials, models = adaptive_risk_now(bootstrap, observed[:, :3], 0, options)
-    cap = math.ceil(0.25 / RISK_SE_TARGET**2)
+    cap = math.ceil(0.25 / RISK_SE_TARGET**2)  # 2,500 <= 10 x 300: the SE can always reach it
     assert monte_carlo_se(wrong, trials) <= RISK_SE_TARGET or trials >= cap
-    assert trials > 100  # a risk between 10% and 90% needs more than 100 draws
+    assert 0.1 < wrong / trials < 0.9 and trials > 300  # such a risk needs more than 300
     assert len(models) == min(100, math.ceil(trials / 10)) > 4  # new refits were drawn
     assert bootstrap.refits[:4] == bootstrap.draw(4)  # the first refits did not change
     # the same draws, and risk, from one call over the final models
     again = posterior_risk(models, observed[:, :3], 0, **{**options, "trials": trials})
     assert again == (wrong, trials)
+    # a small --trials bounds the effort: at most ten times it, even above the SE target
+    few = {**options, "trials": 20}
+    wrong, trials, _ = adaptive_risk_now(bootstrap, observed[:, :3], 0, few)
+    assert trials == 200 and monte_carlo_se(wrong, trials) > RISK_SE_TARGET
 
 
 def test_the_recipe_weights_the_pool_by_its_co_labelled_pairs():

@@ -376,22 +376,26 @@ RISK_SE_TARGET = 0.01
 MAX_REFITS = 100
 """Most bootstrap refits the risk now draws from; beyond them the draws cycle over them."""
 
+MAX_GROWTH = 10
+"""The risk now draws at most this many times ``--trials`` matrices to reach its SE."""
+
 
 def adaptive_risk_now(bootstrap, available, judge, options, se_target=RISK_SE_TARGET):
     """Return ``(wrong, trials, models)``: the posterior-predictive risk now, to ``se_target``.
 
     Draws come :data:`DRAWS_PER_MODEL` at a time from successive bootstrap refits
-    (``bootstrap``, a :class:`simcore.advise.models.Bootstrap`), at least
-    ``options["trials"]`` of them and at least the refits already drawn; while the risk's
-    Monte Carlo SE ``sqrt(r (1 - r) / T)`` (:func:`monte_carlo_se`) is above ``se_target``,
-    more draws follow (as many as the current rate says are needed, at least one batch),
-    from new refits up to :data:`MAX_REFITS`. ``T`` never exceeds ``1 / (4 se_target^2)``
-    plus a batch, where the SE is at most ``se_target`` whatever the rate. ``models`` are
+    (``bootstrap``, a :class:`simcore.advise.models.Bootstrap`), ``T = options["trials"]``
+    of them first; while the risk's Monte Carlo SE ``sqrt(r (1 - r) / T)``
+    (:func:`monte_carlo_se`) is above ``se_target``, more draws follow (as many as the
+    current rate says are needed, at least one batch), from new refits up to
+    :data:`MAX_REFITS`, until ``T`` reaches :data:`MAX_GROWTH` times ``options["trials"]``
+    or ``1 / (4 se_target^2)``, where the SE is at most ``se_target`` whatever the rate
+    (2,500 draws for one point: the default 300 trials can always reach it). ``models`` are
     the refits used, for the curve and the budget comparison.
     """
     per_model = DRAWS_PER_MODEL
-    most = math.ceil(0.25 / se_target**2)
-    goal = max(options["trials"], per_model * len(bootstrap.refits))
+    most = min(math.ceil(0.25 / se_target**2), MAX_GROWTH * options["trials"])
+    goal = options["trials"]
     wrong = done = 0
     while True:
         models = bootstrap.draw(min(MAX_REFITS, math.ceil(goal / per_model)))
