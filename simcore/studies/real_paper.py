@@ -98,7 +98,8 @@ def composition_table(cubes):
         f"{PAPER_PAIRS['borderline']} |",
         "",
         f"Means in percent ± Monte Carlo SE over our {totals[0]} pairs beside P's 40 (P's "
-        "Random is compared with `bernoulli`; P publishes Strat at 0.25 and 0.50 only).",
+        "Random is compared with `bernoulli`; P publishes Random at 0.05 only, Strat at "
+        "0.05, 0.25 and 0.50).",
         "",
         "| design | coverage | FR | FA | WDR | P FR | P FA | P WDR |",
         "|---|---|---|---|---|---|---|---|",
