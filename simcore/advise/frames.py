@@ -127,8 +127,8 @@ def risk_table(advice):
 
     ``needed`` and ``needed_conservative`` are the fewest grid items per secondary whose
     simulated risk (its Wilson upper bound) is under the target, -1 beyond the grid; the
-    recipe's columns are the binding comparison's held-out human, fitted margin, sigma0^2
-    and co-labelled items ``m_cert`` (SPEC §7).
+    recipe's columns are the binding comparison's held-out human (None when no human shares
+    an item with another), fitted margin, sigma0^2 and co-labelled items ``m_cert`` (SPEC §7).
     """
     rows = []
     for name, (rate, se) in advice.risk_now.items():
@@ -141,7 +141,7 @@ def risk_table(advice):
                 "se": se,
                 "needed": needed,
                 "needed_conservative": conservative,
-                "binding_human": advice.humans[held_out],
+                "binding_human": advice.humans[held_out] if held_out >= 0 else None,
                 "margin": margin,
                 "sigma2": sigma2,
                 "m_cert": m_cert,
