@@ -227,7 +227,13 @@ def _add_advise(commands):
         "--design", default="strat", help="design of the proposal without a budget (SPEC §3)"
     )
     advise.add_argument("--out", default="advice", help="folder for the report and the CSV")
-    advise.add_argument("--trials", type=int, default=300, help="simulated matrices per risk")
+    advise.add_argument(
+        "--trials",
+        type=int,
+        default=300,
+        help="simulated matrices per point of the risk curve; the risk now starts there and "
+        "draws more (up to 10x) until its Monte Carlo SE is at most one point",
+    )
     advise.add_argument("--seed", type=int, default=0, help="root seed of the simulations")
     advise.add_argument("--ordinal", action="store_true", help="the labels are ordered")
     advise.add_argument("--quiet", action="store_true", help="no progress, only the summary")
