@@ -22,6 +22,7 @@ from simcore.calibration.formulas import (
     _naive,
     _out,
     _ratio,
+    _refusal_sentence,
     _rogan_gladen,
     _wilson,
     _z_value,
@@ -119,12 +120,7 @@ def _refusal_text(n_production, n_fail, n_pass, youden, youden_adjusted, floor):
                 f"the add-2 adjusted Youden J' = {youden_adjusted:.3f} <= 0: too few "
                 "calibration rows for the Lang-Reiczigel interval"
             )
-    if not reasons:
-        return ""
-    text = "; ".join(reasons)
-    if n_production > 0:
-        text += "; the observed rate is reported uncorrected"
-    return text
+    return _refusal_sentence(reasons, n_production)
 
 
 def corrected_failure_rate(

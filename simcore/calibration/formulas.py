@@ -198,3 +198,16 @@ def _judge_rates(fail_caught, fail_missed, pass_flagged, pass_cleared, z):
         n_fail=_out(n_fail),
         n_pass=_out(n_pass),
     )
+
+
+def _refusal_sentence(reasons, n_production):
+    """Join a refusal's ``reasons`` into one sentence (``""`` for none).
+
+    With production rows the observed rate is still reported, and the sentence says so.
+    """
+    if not reasons:
+        return ""
+    text = "; ".join(reasons)
+    if n_production > 0:
+        text += "; the observed rate is reported uncorrected"
+    return text

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.calibration.formulas import _clip01, _out, _ratio, _wilson
+from simcore.calibration.formulas import _clip01, _out, _ratio, _refusal_sentence, _wilson
 from simcore.calibration.ppi import _power_tuning, _ppi, _ppi_lambda, _stratified
 
 METHODS = ("lr", "naive", "ppi", "ppi++", "strat-ppi")
@@ -161,9 +161,4 @@ def _ppi_refusal_text(method, judge_fails, n_production, n, fail_stratum, pass_s
                 f"{n_production - judge_fails:.0f} production rows: the human FAIL share "
                 "among judge-PASS rows (1 - NPV) cannot be estimated"
             )
-    if not reasons:
-        return ""
-    text = "; ".join(reasons)
-    if n_production > 0:
-        text += "; the observed rate is reported uncorrected"
-    return text
+    return _refusal_sentence(reasons, n_production)
