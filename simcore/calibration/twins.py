@@ -187,6 +187,12 @@ def _draw_trial(state, theta, se, sp, n_cal, n_production, table):
     return n_fail, fail_caught, pass_flagged, true_fails, judge_fails
 
 
+@jit(inline=True)
+def _covers(low, high, value):
+    """Whether ``[low, high]`` covers ``value``, with :data:`COVERAGE_SLACK` for rounding."""
+    return low - COVERAGE_SLACK <= value and value <= high + COVERAGE_SLACK
+
+
 @jit
 def _coverage_trial(state, theta, se, sp, n_cal, n_production, z, youden_floor, table):
     """Return ``(refused, covered_naive, covered_lr, width_naive, width_lr)`` of one trial."""
@@ -205,8 +211,8 @@ def _coverage_trial(state, theta, se, sp, n_cal, n_production, z, youden_floor, 
         z,
         youden_floor,
     )
-    covered_naive = naive_low - COVERAGE_SLACK <= truth and truth <= naive_high + COVERAGE_SLACK
-    covered_lr = lr_low - COVERAGE_SLACK <= truth and truth <= lr_high + COVERAGE_SLACK
+    covered_naive = _covers(naive_low, naive_high, truth)
+    covered_lr = _covers(lr_low, lr_high, truth)
     return refused, covered_naive, covered_lr, naive_high - naive_low, lr_high - lr_low
 
 
@@ -309,11 +315,9 @@ def _method_trial(state, theta, se, sp, n_cal, n_production, z, youden_floor, ta
             low, high = _clip_scalar(low), _clip_scalar(high)
         out[0, m] = 1.0 if declined else 0.0
         if not declined:
-            covered = low - COVERAGE_SLACK <= truth and truth <= high + COVERAGE_SLACK
-            out[1, m] = 1.0 if covered else 0.0
+            out[1, m] = 1.0 if _covers(low, high, truth) else 0.0
             out[2, m] = high - low
-            covers_theta = low - COVERAGE_SLACK <= theta and theta <= high + COVERAGE_SLACK
-            out[3, m] = 1.0 if covers_theta else 0.0
+            out[3, m] = 1.0 if _covers(low, high, theta) else 0.0
 
 
 @jit(parallel=True)
