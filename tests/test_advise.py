@@ -216,7 +216,9 @@ def test_bad_advise_input_exits_2(tmp_path, capsys, extra, message):
 def test_summeval_round_trip_lowers_the_risk_and_reveals_every_design(tmp_path):
     from simcore.advise.example import round_trip
 
-    result = round_trip(SUMMEVAL, tmp_path, trials=300, seed=2026, replicates=1)
+    result = round_trip(
+        SUMMEVAL, tmp_path, trials=300, seed=2026, replicates=1, design_dimensions=("coherence",)
+    )
     rows = result["rows"]
     before = np.array([row["risk_before"] for row in rows])
     after = np.array([row["realised"] for row in rows])

@@ -14,7 +14,7 @@ from simcore.advise.round_trip import (
     load_dimension,
     thin_matrix,
 )
-from simcore.advise.verdict import verdicts
+from simcore.advise.verdict import comparison_intervals, verdicts
 from simcore.model.designs import DESIGNS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -50,6 +50,11 @@ def point_decisions_by_hand(human_labels, judge_labels):
     return [row["decision"] for row in rows]
 
 
+def margins_by_hand(human_labels, judge_labels):
+    rows = comparison_intervals(human_labels, judge_labels, 0.05)
+    return np.array([[row["d"] + 0.05 for row in judge_rows] for judge_rows in rows])
+
+
 def test_every_design_is_revealed_and_its_shares_recomputed_directly(dense, first, table):
     assert [row["design"] for row in table["rows"]] == list(DESIGNS)
     assert sum(row["recommended"] for row in table["rows"]) == 2
@@ -74,6 +79,8 @@ def test_every_design_is_revealed_and_its_shares_recomputed_directly(dense, firs
             for got, want in zip(point_decisions_by_hand(revealed, judge), truth, strict=True)
         ]
         assert [outcome["designs"][row["design"]]["wrong"][name] for name in JUDGES] == wrong
+        error = margins_by_hand(revealed, judge) - margins_by_hand(human, judge)
+        assert np.allclose(outcome["designs"][row["design"]]["d_error"], error, equal_nan=True)
     # the table's shares are exactly the replicates' outcomes counted
     for row in table["rows"]:
         wrong = np.array(
@@ -88,6 +95,8 @@ def test_every_design_is_revealed_and_its_shares_recomputed_directly(dense, firs
         predicted = [rep["designs"][row["design"]]["risk"] for rep in table["outcomes"]]
         assert row["predicted"] == pytest.approx(np.mean(predicted))
         assert np.array_equal(row["series"]["mean_realised"], wrong.mean(axis=1))
+        errors = [rep["designs"][row["design"]]["d_error"] for rep in table["outcomes"]]
+        assert row["d_rms"] == pytest.approx(np.sqrt(np.nanmean(np.square(errors))))
     chosen = [rep["designs"][rep["recommended"]] for rep in table["outcomes"]]
     expected = np.mean([[c["wrong"][name] for name in JUDGES] for c in chosen])
     assert table["recommended"]["mean_realised"] == expected
@@ -105,7 +114,15 @@ def test_every_design_is_revealed_and_its_shares_recomputed_directly(dense, firs
 def test_a_seeded_design_check_is_reproducible(dense, table):
     again = design_check(dense, JUDGES, 2, SEED, COVERAGE, BUDGET, **CHEAP)
     # replicate 0 advised afresh gives what the reused advice gave
-    assert again["outcomes"] == table["outcomes"]
+    for new_outcome, old_outcome in zip(again["outcomes"], table["outcomes"], strict=True):
+        assert new_outcome["recommended"] == old_outcome["recommended"]
+        assert np.array_equal(new_outcome["dense_margins"], old_outcome["dense_margins"])
+        for design, outcome in new_outcome["designs"].items():
+            before = old_outcome["designs"][design]
+            assert {k: v for k, v in outcome.items() if k != "d_error"} == {
+                k: v for k, v in before.items() if k != "d_error"
+            }
+            assert np.array_equal(outcome["d_error"], before["d_error"], equal_nan=True)
     for new, old in zip(
         [*again["rows"], again["recommended"]], [*table["rows"], table["recommended"]], strict=True
     ):

@@ -42,6 +42,9 @@ from simcore.realdata.matrix import DataError
 DEFAULT_JUDGES = ("gpt-4o", "llama-31", "gpt-4o-mini")
 
 DEFAULT_REPLICATES = 30
+
+DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
+"""SummEval's dimensions; the design check runs on each (``--design-dimensions``)."""
 """Thinnings of the design check: about 10 s each (one advise with a budget, 300 trials)."""
 
 
@@ -72,6 +75,7 @@ def round_trip(
     epsilon=0.05,
     target=0.05,
     replicates=DEFAULT_REPLICATES,
+    design_dimensions=DIMENSIONS,
 ):
     """Run the round trip; return per-judge rows, the two advices and the design check.
 
@@ -81,7 +85,8 @@ def round_trip(
     with its Monte Carlo SE, ``z`` = (realised - predicted) / combined Monte Carlo SE, and
     the sparse and dense decisions. ``designs`` is the check of the budget comparison over
     ``replicates`` thinnings (:func:`simcore.advise.round_trip.design_check`; replicate 0
-    is this round trip's, at ``seed``): every design's proposal revealed.
+    is this round trip's, at ``seed``): every design's proposal revealed; ``other_designs``
+    the same check on each other dimension of ``design_dimensions``.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -109,9 +114,23 @@ def round_trip(
         dense, judges, replicates, seed, coverage, budget, first=before, **checks
     )
     text = _readme(rows, before, after, data, dimension, coverage, budget, seed)
-    text += "\n" + design_table_markdown(designs, budget, coverage)
+    text += "\n" + design_table_markdown(designs, budget, coverage, dimension)
+    other_designs = {}
+    for other in design_dimensions:
+        if other == dimension:
+            continue
+        other_designs[other] = design_check(
+            load_dimension(data, other), judges, replicates, seed, coverage, budget, **checks
+        )
+        text += "\n" + design_table_markdown(other_designs[other], budget, coverage, other)
     (out / "README.md").write_text(text, encoding="utf-8")
-    return {"rows": rows, "before": before, "after": after, "designs": designs}
+    return {
+        "rows": rows,
+        "before": before,
+        "after": after,
+        "designs": designs,
+        "other_designs": other_designs,
+    }
 
 
 def advise_round(matrix, out, name, **options):
@@ -216,6 +235,11 @@ def main(argv=None):
         default=DEFAULT_REPLICATES,
         help="thinnings over which every design's proposal is revealed (seeds seed, seed + 1, ..)",
     )
+    parser.add_argument(
+        "--design-dimensions",
+        default=",".join(DIMENSIONS),
+        help="comma-separated dimensions on which every design's proposal is also revealed",
+    )
     args = parser.parse_args(argv)
     try:
         result = round_trip(
@@ -226,6 +250,7 @@ def main(argv=None):
             trials=args.trials,
             seed=args.seed,
             replicates=args.replicates,
+            design_dimensions=[name for name in args.design_dimensions.split(",") if name],
         )
     except DataError as error:
         print(f"simcore advise example: {error}", file=sys.stderr)

@@ -20,7 +20,7 @@ import numpy as np
 
 from simcore.advise.advice import advise
 from simcore.advise.next_round import extend_mask
-from simcore.advise.verdict import verdicts
+from simcore.advise.verdict import comparison_intervals, verdicts
 from simcore.realdata.matrix import DataError, load_alttest
 
 PROPOSAL_STREAM = 20_261_130
@@ -74,6 +74,21 @@ def point_decisions(matrix, judges, epsilon, tau=0.5):
     return {row["judge"]: row["decision"] for row in rows}
 
 
+def comparison_margins(matrix, judges, epsilon):
+    """Return ``d_k + eps`` of every (judge, held-out human) comparison, ``(J, K)``.
+
+    ``d_k`` is :func:`simcore.advise.verdict.comparison_intervals`'s: the judge's minus
+    human ``k``'s observed agreement with the pool; NaN for an empty comparison.
+    """
+    columns = [matrix.judges.index(name) for name in judges]
+    rows = comparison_intervals(
+        np.asarray(matrix.human_labels, dtype=np.int64),
+        np.asarray(matrix.judge_labels, dtype=np.int64)[:, columns],
+        epsilon,
+    )
+    return np.array([[row["d"] for row in judge_rows] for judge_rows in rows]) + epsilon
+
+
 # --------------------------------------------------------------------------- one replicate
 
 
@@ -112,6 +127,7 @@ def replicate(dense, judges, seed, coverage, budget, epsilon=0.05, advice=None, 
             matrix, judges=list(judges), budget=budget, seed=seed, epsilon=epsilon, **options
         )
     truth = point_decisions(dense, judges, epsilon)
+    dense_margins = comparison_margins(dense, judges, epsilon)
     proposals = design_proposals(advice, matrix, seed)
     designs = {}
     for row in advice.budget_rows:
@@ -122,8 +138,14 @@ def replicate(dense, judges, seed, coverage, budget, epsilon=0.05, advice=None, 
             "risk": row["risk"],
             "mean_risk": row["mean_risk"],
             "wrong": {name: decisions[name] != truth[name] for name in judges},
+            "d_error": comparison_margins(revealed, judges, epsilon) - dense_margins,
         }
-    return {"seed": seed, "recommended": advice.design, "designs": designs}
+    return {
+        "seed": seed,
+        "recommended": advice.design,
+        "designs": designs,
+        "dense_margins": dense_margins,
+    }
 
 
 # --------------------------------------------------------------------------- over replicates
@@ -197,14 +219,22 @@ def design_table(replicates, judges):
     for row in [*rows, recommended]:
         row["gap"] = float(np.mean(row["series"]["mean_realised"] - best))
         row["se_gap"] = _se_of_mean(row["series"]["mean_realised"] - best)
-    return {"rows": rows, "recommended": recommended, "verdict": verdict}
+    margins = np.abs(replicates[0]["dense_margins"])
+    return {
+        "rows": rows,
+        "recommended": recommended,
+        "verdict": verdict,
+        "median_margin": float(np.nanmedian(margins)),
+    }
 
 
 def _row_of(name, outcomes, judges, times=None):
     wrong = np.array([[outcome["wrong"][judge] for judge in judges] for outcome in outcomes])
     predicted = [outcome["risk"] for outcome in outcomes]
     mean_predicted = [outcome["mean_risk"] for outcome in outcomes]
-    return realised_row(name, predicted, mean_predicted, wrong, judges, times)
+    row = realised_row(name, predicted, mean_predicted, wrong, judges, times)
+    row["d_rms"] = float(np.sqrt(np.nanmean([outcome["d_error"] ** 2 for outcome in outcomes])))
+    return row
 
 
 def _within_noise(recommended, rows, key, se_key):
@@ -244,11 +274,12 @@ def design_check(dense, judges, replicates, seed, coverage, budget, first=None, 
     return table
 
 
-def design_table_markdown(table, budget, coverage):
+def design_table_markdown(table, budget, coverage, dimension=None):
     """Return the per-design table of :func:`design_table` as a README section."""
     count = len(table["outcomes"])
+    where = f" ({dimension})" if dimension else ""
     lines = [
-        "## Every design, revealed: predicted and realised risk",
+        f"## Every design, revealed: predicted and realised risk{where}",
         "",
         f"{count} replicates (seeds {table['outcomes'][0]['seed']} ..): each thins the "
         f"dense matrix anew ({100 * coverage:g}% per secondary), runs advise with a budget "
@@ -258,11 +289,16 @@ def design_table_markdown(table, budget, coverage):
         "averaged over replicates ± its SE. Realised = share of replicates whose verdict "
         "is wrong: for the judge wrong most often (binomial SE) and over all judges (SE "
         "over replicates); gap = realised mean minus the best design's, ± the paired SE. "
-        "`recommended` = in each replicate, the design advise chose.",
+        "`recommended` = in each replicate, the design advise chose. d_k error = RMS over "
+        "replicates, judges and held-out humans of the revealed matrix's d_k minus the "
+        "dense one's, in points: how well the design measures what the verdict reads. "
+        f"Median |dense d_k + eps| = {100 * table['median_margin']:.1f} points: the "
+        "closer the dense comparisons sit to the bar, the more a verdict is a coin toss "
+        "whatever the design.",
         "",
         "| design | chosen | predicted worst | predicted mean | realised worst (judge) "
-        "| realised mean | gap |",
-        "|---|---|---|---|---|---|---|",
+        "| realised mean | gap | d_k error |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for row in [*table["rows"], table["recommended"]]:
         chosen = "" if row["recommended"] is None else f"{row['recommended']}/{count}"
@@ -273,7 +309,8 @@ def design_table_markdown(table, budget, coverage):
             f"| {100 * row['realised']:.1f}% ± {100 * row['se_realised']:.1f} "
             f"({row['worst_judge']}) "
             f"| {100 * row['mean_realised']:.1f}% ± {100 * row['se_mean_realised']:.1f} "
-            f"| {100 * row['gap']:+.1f} ± {100 * row['se_gap']:.1f} |"
+            f"| {100 * row['gap']:+.1f} ± {100 * row['se_gap']:.1f} "
+            f"| {100 * row['d_rms']:.1f} |"
         )
     lines.append("")
     for key, label in (("realised", "worst judge"), ("mean_realised", "mean over judges")):
