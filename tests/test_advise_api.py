@@ -11,6 +11,7 @@ import pytest
 import simcore
 from simcore.advise.advice import Advice
 from simcore.advise.api import load_matrix
+from simcore.advise.interval_risk import normal_approximation_risk
 from simcore.cli import main
 from simcore.realdata.shapes import draw_matrix, write_long_csv
 
@@ -70,6 +71,13 @@ def test_the_api_gives_the_numbers_and_files_of_the_cli(csv_file, csv_advice, tm
     risk = csv_advice.risk_table.set_index("judge")
     for judge, (rate, se) in csv_advice.risk_now.items():
         assert (risk.loc[judge, "risk"], risk.loc[judge, "se"]) == (rate, se)
+    for row in csv_advice.verdicts:
+        # the interval risk: the dense decision's odds from the comparison intervals alone
+        expected = normal_approximation_risk(
+            row["comparisons"], row["decision"], csv_advice.epsilon
+        )
+        assert risk.loc[row["judge"], "interval_risk"] == row["interval_risk"] == expected
+        assert f"| {100 * expected:.1f}% |" in csv_advice.to_markdown()
     curve = csv_advice.risk_curve
     assert curve["extra"].iloc[0] == 0 and set(curve["judge"]) == {"judge0", "judge1"}
     assert list(csv_advice.budget_table["design"]) == list(

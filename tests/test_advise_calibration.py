@@ -14,14 +14,16 @@ from simcore.advise.calibration_scores import (
     brier_difference,
     brier_score,
     calibration_in_the_large,
-    comparison_pass_probability,
     gross_miscalibration,
     leave_one_group_out_share,
-    normal_approximation_risk,
-    poisson_binomial,
     reliability_bins,
 )
 from simcore.advise.calibration_study import StudyOptions, main, run_study, run_task
+from simcore.advise.interval_risk import (
+    comparison_pass_probability,
+    normal_approximation_risk,
+    poisson_binomial,
+)
 
 DATA = REPO.parent / "shared" / "data" / "alttest"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data/alttest is absent")

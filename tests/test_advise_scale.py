@@ -182,7 +182,7 @@ def test_an_unreachable_target_is_said_plainly_and_proposes_nothing(tmp_path):
     report = (out / "report.md").read_text()
     assert "not reachable by labelling this corpus" in report
     assert "`next_round.csv` lists no items" in report
-    assert "| judge | risk now | simulated matrices | bootstrap refits |" in report
+    assert "| judge | risk now | interval risk | simulated matrices | bootstrap refits |" in report
     with (out / "next_round.csv").open() as handle:
         assert list(csv.reader(handle)) == [["human", "item", "design"]]
 

@@ -9,7 +9,8 @@ turns arrays of cases into
   under the mean prediction and whether the share lies within two of them;
 - Brier scores (:func:`brier_score`) of the risk and of two baselines: a constant risk fitted
   leave-one-matrix-out (:func:`leave_one_group_out_share`) and a normal approximation from the
-  verdict's own comparison intervals (:func:`normal_approximation_risk`);
+  verdict's own comparison intervals
+  (:func:`simcore.advise.interval_risk.normal_approximation_risk`);
 - a pooled check that fails on gross miscalibration (:func:`gross_miscalibration`).
 """
 
@@ -17,10 +18,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 from simcore.calibration.statistics import wilson_interval
-from simcore.model.rule import ACCEPT, REJECT, decide
 
 RISK_BINS = (0.0, 0.05, 0.10, 0.20, 0.30, 0.50, 1.0)
 """Edges of the reliability bins: ``[0, .05), [.05, .1), ..., [.5, 1]`` (the last is closed)."""
@@ -145,60 +144,6 @@ def leave_one_group_out_share(groups, wrong):
         own = groups == name
         share[own] = (total - wrong[own].sum()) / (count - own.sum())
     return share
-
-
-# --------------------------------------------------------------------------- normal baseline
-
-
-def poisson_binomial(probabilities):
-    """Return ``P(S = s)`` for ``s = 0..K``, ``S`` a sum of independent Bernoulli(p_k).
-
-    The convolution recursion ``P_k(s) = P_{k-1}(s) (1 - p_k) + P_{k-1}(s - 1) p_k``.
-    """
-    distribution = np.array([1.0])
-    for p in probabilities:
-        distribution = np.append(distribution * (1 - p), 0.0) + np.append(0.0, distribution * p)
-    return distribution
-
-
-def comparison_pass_probability(row, epsilon):
-    """Return the normal approximation of ``P(dense d_k >= -eps)`` from one sparse comparison.
-
-    ``Phi((d_k + eps) / se_k)`` from the comparison's ``d`` and ``se``
-    (:func:`simcore.advise.verdict.comparison_row`). Without an SE (fewer than two items,
-    or an empty comparison) nothing is known: 0.5. A zero SE gives a step: 1 when ``d_k +
-    eps >= 0``, else 0.
-    """
-    d, se = row["d"], row["se"]
-    if row["items"] < 2 or not math.isfinite(se) or not math.isfinite(d):
-        return 0.5
-    centre = d + epsilon
-    if se == 0:
-        return 1.0 if centre >= -1e-9 else 0.0
-    return float(stats.norm.cdf(centre / se))
-
-
-def normal_approximation_risk(comparisons, sparse_decision, epsilon, tau=0.5):
-    """Return the baseline risk ``P(dense decision != sparse decision)`` from the d_k intervals.
-
-    Each leave-one-out comparison passes densely with probability ``p_k =
-    Phi((d_k + eps) / se_k)`` (:func:`comparison_pass_probability`); the comparisons are
-    taken as independent, so the dense number of passes is Poisson-binomial
-    (:func:`poisson_binomial`) and the dense decision is the point rule's on it
-    (:func:`simcore.model.rule.decide`, every comparison tested). The risk is
-    ``P(dense accept)`` when the sparse verdict rejects, ``P(dense reject)`` when it accepts,
-    and 1 when it is inconclusive (the dense verdict never is under this rule).
-    """
-    probabilities = [comparison_pass_probability(row, epsilon) for row in comparisons]
-    distribution = poisson_binomial(probabilities)
-    n_humans = len(probabilities)
-    decisions = decide(np.arange(n_humans + 1), n_humans, tau)
-    accept = float(distribution[decisions == ACCEPT].sum())
-    if sparse_decision == "reject" or sparse_decision == REJECT:
-        return accept
-    if sparse_decision == "accept" or sparse_decision == ACCEPT:
-        return 1.0 - accept
-    return 1.0
 
 
 # --------------------------------------------------------------------------- pooled check

@@ -13,7 +13,7 @@ coverage and replicate, a *task*:
 3. records, per judge, that risk beside whether the thinned verdict (the point rule,
    eps 0.05, tau 0.5) differs from the verdict on the matrix as given, and the normal
    baseline's risk from the thinned verdict's comparison intervals
-   (:func:`simcore.advise.calibration_scores.normal_approximation_risk`).
+   (:func:`simcore.advise.interval_risk.normal_approximation_risk`).
 
 Tasks run on ``--workers`` processes (:mod:`concurrent.futures`); the cases come back in task
 order. :mod:`simcore.advise.calibration_report` scores them and writes the report.
@@ -33,7 +33,7 @@ import numpy as np
 
 from simcore.advise.advice import audit_judges
 from simcore.advise.calibration_report import write_report
-from simcore.advise.calibration_scores import normal_approximation_risk
+from simcore.advise.interval_risk import normal_approximation_risk
 from simcore.advise.verdict import verdicts
 from simcore.realdata.matrix import DataError, load_alttest
 from simcore.realdata.thinning import thin

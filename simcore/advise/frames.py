@@ -13,6 +13,8 @@ Out: the tables of an :class:`simcore.advise.advice.Advice` (its properties call
 and :func:`next_round_table` (the rows of ``next_round.csv``).
 """
 
+import math
+
 import pandas as pd
 
 from simcore.advise.report import next_round_rows
@@ -125,12 +127,17 @@ def alt_test_table(advice):
 def risk_table(advice):
     """Return one row per judge: the risk now ± Monte Carlo SE, the items needed, the recipe.
 
+    ``interval_risk`` is the same risk read from the comparison intervals alone
+    (:func:`simcore.advise.interval_risk.normal_approximation_risk`; NaN under the
+    alternative annotator test).
+
     ``needed`` and ``needed_conservative`` are the fewest grid items per secondary whose
     simulated risk (its Wilson upper bound) is under the target, -1 beyond the grid; the
     recipe's columns are the binding comparison's held-out human (None when no human shares
     an item with another), fitted margin, sigma0^2 and co-labelled items ``m_cert`` (SPEC §7).
     """
     rows = []
+    intervals = {row["judge"]: row.get("interval_risk", math.nan) for row in advice.verdicts}
     for name, (rate, se) in advice.risk_now.items():
         needed, conservative = advice.curves[name].needed(advice.target)
         margin, sigma2, m_cert, held_out = advice.recipes[name]
@@ -139,6 +146,7 @@ def risk_table(advice):
                 "judge": name,
                 "risk": rate,
                 "se": se,
+                "interval_risk": intervals.get(name, math.nan),
                 "needed": needed,
                 "needed_conservative": conservative,
                 "binding_human": advice.humans[held_out] if held_out >= 0 else None,

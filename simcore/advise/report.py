@@ -264,16 +264,24 @@ def _risk_now_table(advice):
         "item) would give, simulated at the data's overlap structure under bootstrap refits "
         "of the fitted model, each run of draws under its own refit, so the fit's "
         "uncertainty is inside the risk (± Monte Carlo SE; drawn until the SE is at most "
-        f"{100 * RISK_SE_TARGET:.0f} percentage point):",
+        f"{100 * RISK_SE_TARGET:.0f} percentage point). Beside it, the interval risk: the "
+        "same probability read from the comparison intervals of section 1 alone, each "
+        "dense d_k normal around its estimate, the comparisons independent, no model. "
+        "When the two disagree, the fitted model places the comparisons elsewhere than "
+        "the data do; on the shipped matrices the interval risk was the better calibrated "
+        "of the two (README, *Is advise's risk calibrated?*).",
         "",
-        "| judge | risk now | simulated matrices | bootstrap refits |",
-        "|---|---|---|---|",
+        "| judge | risk now | interval risk | simulated matrices | bootstrap refits |",
+        "|---|---|---|---|---|",
     ]
+    intervals = {row["judge"]: row.get("interval_risk", math.nan) for row in advice.verdicts}
     for name, (rate, se) in advice.risk_now.items():
         curve = advice.curves[name]
         draws = curve.trials[0] if curve.extra and curve.extra[0] == 0 else 0
         refits = len(advice.models[name].refits)
-        lines.append(f"| {name} | {_percent(rate, se)} | {draws} | {refits} |")
+        interval = intervals.get(name, math.nan)
+        shown = "n/a" if math.isnan(interval) else f"{100 * interval:.1f}%"
+        lines.append(f"| {name} | {_percent(rate, se)} | {shown} | {draws} | {refits} |")
     return lines
 
 

@@ -13,6 +13,7 @@ import math
 import numpy as np
 from scipy import stats
 
+from simcore.advise.interval_risk import normal_approximation_risk
 from simcore.model.alt_test import alternative_annotator_test
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, decide_counts
 
@@ -194,7 +195,11 @@ def verdicts(
     The point rule leaves out a comparison with fewer than ``min_pairs`` pairs: omega is
     ``passes / tested`` over the comparisons kept, inconclusive when none is kept; with
     ``min_pairs = 0`` (the paper's convention) every comparison is kept and an empty one
-    passes. Each row counts its ``empty`` comparisons (no pair) and those ``left_out``.
+    passes. Each row counts its ``empty`` comparisons (no pair) and those ``left_out``,
+    and holds the ``interval_risk``: the probability that the dense decision differs,
+    read from the comparison intervals alone
+    (:func:`simcore.advise.interval_risk.normal_approximation_risk`; NaN under the
+    alternative annotator test).
 
     With ``rule == "alt_test"`` omega is the winning rate (wins / humans tested), the row
     also holds ``wins``, ``tested``, ``advantage_probability`` and ``alt_test`` (per human,
@@ -230,6 +235,11 @@ def verdicts(
         else:
             omega, decision, extra = point_verdict(rows_k, tau, min_pairs)
         extra["empty"] = sum(row["pairs"] == 0 for row in rows_k)
+        extra["interval_risk"] = (
+            math.nan
+            if rule == "alt_test"
+            else normal_approximation_risk(rows_k, DECISIONS[int(decision)], epsilon, tau)
+        )
         interval = decide_counts(clears, fails, n_humans, tau, kind="interval")
         rows.append(
             {
