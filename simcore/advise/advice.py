@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from simcore.advise.anchored import judge_anchor
 from simcore.advise.diagnostics import agreement_diagnostics, poor_fit
 from simcore.advise.models import fit_matrix, matrix_columns
 from simcore.advise.next_round import extend_mask
@@ -253,6 +254,7 @@ def audit_judges(
             target,
             pools,
             risk_se,
+            anchor=judge_anchor(verdict_rows[number - 1]),
         )
     return Audit(names, options, design, human_labels, available, grid, verdict_rows, models, risks)
 
@@ -333,6 +335,7 @@ def budget_row(audit, design, per_secondary, pools=None):
             extra=per_secondary,
             labels=audit.human_labels,
             pools=pools,
+            anchor=audit.risks[name].anchor,
             **audit.options,
         )
         for name in audit.judges

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from simcore.advise.advice import advise
+from simcore.advise.anchored import judge_anchor
 from simcore.advise.report import write_outputs
 from simcore.advise.risk import monte_carlo_se, posterior_risk
 from simcore.advise.round_trip import (
@@ -157,10 +158,17 @@ def predicted_risks(before, matrix, judges, trials, seed, epsilon):
         "labels": human_labels,
     }
     predicted = {}
+    anchors = {row["judge"]: judge_anchor(row) for row in before.verdicts}
     for name in judges:
         model = before.models[name]
         wrong, count = posterior_risk(
-            model.refits, available, 0, trials=trials, seed=seed + 1, **proposal
+            model.refits,
+            available,
+            0,
+            trials=trials,
+            seed=seed + 1,
+            anchor=anchors[name],
+            **proposal,
         )
         predicted[name] = (wrong / count, monte_carlo_se(wrong, count))
     return predicted

@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore.advise import channels
+from simcore.advise.anchored import anchored_decisions
 from simcore.advise.next_round import extend_mask
 from simcore.calibration.statistics import wilson_interval
 from simcore.engine import kernels
@@ -108,6 +109,7 @@ def simulate_risk(
     target=None,
     pools=None,
     min_pairs=0,
+    anchor=None,
 ):
     """Estimate how often the sparse verdict differs from the dense one under the fitted model.
 
@@ -152,6 +154,11 @@ def simulate_risk(
         depend on the real labels only, so every judge can use the same ones. Filled here.
     min_pairs : int
         The point rule's ``rule.min_pairs`` (:func:`_decisions`).
+    anchor : numpy.ndarray, optional
+        ``(K,)`` observed ``d_k`` of the judge: the point rule then decides on the
+        simulated comparisons anchored at them
+        (:func:`simcore.advise.anchored.anchored_decisions`); without it, on the simulated
+        matrices as drawn.
 
     Returns
     -------
@@ -177,6 +184,7 @@ def simulate_risk(
         pools,
         min_pairs,
         per_model=batch,
+        anchor=anchor,
     )
 
 
@@ -209,6 +217,7 @@ def posterior_risk(
     min_pairs=0,
     per_model=DRAWS_PER_MODEL,
     first_trial=0,
+    anchor=None,
 ):
     """Posterior-predictive risk: each run of ``per_model`` draws comes from its own model.
 
@@ -240,7 +249,12 @@ def posterior_risk(
             models, per_model, n_humans, judge, n_items, sequence, first_trial + done, size
         )
         mask = sparse_masks(pool, first_trial + done, size)
-        sparse, dense = _decisions(drawn, mask, n_humans, codes, rule, epsilon, tau, min_pairs)
+        if anchor is not None and rule == "point":
+            sparse, dense = anchored_decisions(
+                drawn, mask, available, anchor, codes, epsilon, tau, min_pairs
+            )
+        else:
+            sparse, dense = _decisions(drawn, mask, n_humans, codes, rule, epsilon, tau, min_pairs)
         wrong += int((sparse != dense).sum())
         done += size
     return wrong, done
@@ -461,6 +475,7 @@ class JudgeRisk(NamedTuple):
     now: tuple
     recipe: tuple
     models: list
+    anchor: np.ndarray | None = None
 
 
 def judge_risk(
@@ -474,6 +489,7 @@ def judge_risk(
     target=None,
     pools=None,
     risk_se=RISK_SE_TARGET,
+    anchor=None,
 ):
     """Simulate one judge's risks under its fitted model's bootstrap (:class:`JudgeRisk`).
 
@@ -484,8 +500,11 @@ def judge_risk(
     (the curve's point at 0 extra items; NaN when the grid lacks it) is simulated until its
     SE is at most ``risk_se``, a point by default (:func:`adaptive_risk_now`); ``target``
     shortens the curve
-    (:func:`risk_curve`); ``pools`` shares proposals between judges (:func:`simulate_risk`).
+    (:func:`risk_curve`); ``pools`` shares proposals between judges (:func:`simulate_risk`);
+    ``anchor``, the judge's observed ``d_k``, anchors the point rule's simulated comparisons
+    (:func:`simcore.advise.anchored.anchored_decisions`).
     """
+    options = {**options, "anchor": anchor}
     models = model.bootstrap.refits
     now = None
     if 0 in grid:
@@ -496,4 +515,4 @@ def judge_risk(
     )
     risk_now = (curve.rate(0), curve.se(0)) if curve.extra[0] == 0 else (math.nan, math.nan)
     binding = recipe(model.fit.raters, model.fit.prevalence, available, 0, options["epsilon"])
-    return JudgeRisk(curve, risk_now, binding, models)
+    return JudgeRisk(curve, risk_now, binding, models, anchor)

@@ -1,0 +1,108 @@
+"""The point rule's decisions on simulated matrices, anchored at the observed comparisons.
+
+A fitted latent-class model places each comparison ``d_k`` where its parameters say; on
+real data that place can be off by about one standard error of ``d_k`` even when the model
+is fitted to a dense matrix (correlated rater errors, items that differ in difficulty), and
+a risk simulated from the model's own ``d_k`` then trusts the model's placement over the
+data's. The anchored decisions keep the data's placement and take from the model only what
+the data cannot show: how far the comparisons move when labels are added. In draw ``t``,
+with ``s_k(t)``, ``p_k(t)`` and ``D_k(t)`` the simulated ``d_k`` under the current mask,
+the mask after a proposal and the dense mask, and ``d_k`` the observed comparison,
+
+    sparse ``d_k + p_k(t) - s_k(t)``,  dense ``d_k + D_k(t) - s_k(t)``
+
+(a parametric bootstrap of the estimator's error, centred on the estimate), and the point
+rule decides on each. With no proposal the sparse side is the observed ``d_k`` itself, so
+the sparse decision is the observed one. A comparison empty under the current mask (no
+pair, no observed ``d_k``) takes the simulated value.
+"""
+
+import numpy as np
+
+from simcore.engine.margins import leave_one_out_differences
+from simcore.model.rule import decide
+
+PASS_TOLERANCE = 1e-9
+"""A comparison passes when ``d_k + eps >= -PASS_TOLERANCE``, as the verdict's do."""
+
+
+def judge_anchor(verdict_row):
+    """Return the observed ``d_k`` of a verdict row, ``(K,)`` (NaN for an empty comparison).
+
+    ``verdict_row`` is one of :func:`simcore.advise.verdict.verdicts`'s rows.
+    """
+    return np.array([row["d"] for row in verdict_row["comparisons"]], dtype=np.float64)
+
+
+def simulated_differences(labels, mask, n_humans, n_labels):
+    """Return ``(d, pairs)``, ``(T, K)`` each: every draw's ``d_k`` under ``mask``.
+
+    :func:`simcore.engine.margins.leave_one_out_differences` on ``labels`` ``(T, n, K +
+    1)`` (humans, then the judge) and a ``(T, n, K)`` mask.
+    """
+    n_trials = labels.shape[0]
+    d = np.empty((n_trials, n_humans), dtype=np.float64)
+    pairs = np.empty((n_trials, n_humans), dtype=np.int64)
+    leave_one_out_differences(
+        np.ascontiguousarray(labels, dtype=np.int16),
+        np.ascontiguousarray(mask, dtype=np.bool_),
+        n_humans,
+        n_labels,
+        d,
+        pairs,
+    )
+    return d, pairs
+
+
+def point_decisions(d, pairs, epsilon, tau, min_pairs=0):
+    """Return the point rule's decisions on ``(T, K)`` comparisons.
+
+    A comparison passes when empty (NaN) or ``d_k + eps >= 0``; those with fewer than
+    ``min_pairs`` pairs are left out (``tested`` counts the rest;
+    :func:`simcore.model.rule.decide`).
+    """
+    kept = pairs >= min_pairs
+    passes = (np.isnan(d) | (d + epsilon >= -PASS_TOLERANCE)) & kept
+    return decide(passes.sum(axis=1), d.shape[1], tau, tested=kept.sum(axis=1))
+
+
+def anchored_decisions(labels, mask, available, anchor, n_labels, epsilon, tau, min_pairs=0):
+    """Return ``(sparse, dense)`` decisions of every draw, anchored at ``anchor``.
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        int16 ``(T, n, K + 1)`` simulated labels: the humans, then the judge.
+    mask : numpy.ndarray
+        bool ``(T, n, K)``: the sparse matrix of each draw (the current one plus any
+        proposal).
+    available : numpy.ndarray
+        bool ``(n, K)``: the matrix as it is, under which ``anchor`` was observed.
+    anchor : numpy.ndarray
+        float64 ``(K,)``: the observed ``d_k`` (NaN for an empty comparison).
+    n_labels : int
+        Label codes in use.
+    epsilon, tau : float
+        The point rule's tolerance and threshold.
+    min_pairs : int
+        The point rule's ``rule.min_pairs``.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        int8 ``(T,)`` sparse and dense decisions (module docstring).
+    """
+    n_trials, n_items, n_humans = mask.shape
+    now, _ = simulated_differences(
+        labels, np.broadcast_to(available, mask.shape), n_humans, n_labels
+    )
+    after, after_pairs = simulated_differences(labels, mask, n_humans, n_labels)
+    full = np.ones((n_trials, n_items, n_humans), dtype=np.bool_)
+    dense, dense_pairs = simulated_differences(labels, full, n_humans, n_labels)
+    anchor = np.asarray(anchor, dtype=np.float64)[None, :]
+    sparse_d = np.where(np.isnan(now), after, anchor + after - now)
+    dense_d = np.where(np.isnan(now), dense, anchor + dense - now)
+    return (
+        point_decisions(sparse_d, after_pairs, epsilon, tau, min_pairs),
+        point_decisions(dense_d, dense_pairs, epsilon, tau, min_pairs),
+    )
