@@ -11,6 +11,7 @@ import traceback
 from pathlib import Path
 
 from simcore.cli_parser import parse_arguments
+from simcore.cli_wellposed import command_wellposed
 
 # Everything else (numba, xarray, zarr, scipy, matplotlib, dask) is imported inside the
 # command that needs it, so `simcore --help` and a mistyped option answer at once.
@@ -405,6 +406,7 @@ COMMANDS = {
     "inspect": _command_inspect,
     "calibrate": _command_calibrate,
     "advise": _command_advise,
+    "wellposed": command_wellposed,
 }
 
 
