@@ -42,7 +42,7 @@ from simcore.calibration.statistics import DEFAULT_YOUDEN_FLOOR, rogan_gladen
 DEFAULT_N_CALS = (50, 100, 200)
 """Calibration-set sizes of the default run."""
 
-DEFAULT_SPLITS = 200
+DEFAULT_SPLITS = 1000
 """Random splits per (group, n_cal)."""
 
 DEFAULT_SEED = 2031
