@@ -80,8 +80,8 @@ def _report(table, agreements, graded, args):
         "",
         *agreement_lines(agreements, table.judges),
         "",
-        "Low agreement among judges predicts that no judge calibrates well on the group "
-        "(README, 'Is the question well posed?').",
+        "Low agreement among judges warns that the criterion may be too vague for any judge "
+        "to be calibrated on it (README, 'Is the question well posed?').",
     ]
     return "\n".join(lines)
 
