@@ -200,3 +200,16 @@ def test_study_writes_the_table_and_rank_correlations(tmp_path):
     assert {row["dataset"] for row in rows} == {"summeval", "cebab_aspects"}
     text = (tmp_path / "w.md").read_text()
     assert "| all groups | agreement_all | best_kappa |" in text
+
+
+def test_judge_only_folder_reads_llm_annotations(tmp_path, capsys):
+    import json
+
+    labels = {"a": ["Pos", "Neg", "Pos", "Neu"], "b": ["Pos", "Neg", "Neu", "Neu"]}
+    judges = {name: {f"i{k}__x": v for k, v in enumerate(given)} for name, given in labels.items()}
+    (tmp_path / "llm_annotations.json").write_text(json.dumps(judges))
+    argv = ["wellposed", str(tmp_path), "--group-separator", "__", "--boot", "10"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    p_e = (2 / 4) * (1 / 4) + (1 / 4) * (1 / 4) + (1 / 4) * (2 / 4)
+    assert f"| x | 4 | kappa | {(3 / 4 - p_e) / (1 - p_e):.3f} |" in printed
