@@ -10,6 +10,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from simcore.cli_ceiling import command_ceiling
 from simcore.cli_parser import parse_arguments
 
 # Everything else (numba, xarray, zarr, scipy, matplotlib, dask) is imported inside the
@@ -405,6 +406,7 @@ COMMANDS = {
     "inspect": _command_inspect,
     "calibrate": _command_calibrate,
     "advise": _command_advise,
+    "ceiling": command_ceiling,
 }
 
 

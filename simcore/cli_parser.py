@@ -7,6 +7,7 @@ its own subcommand's usage (``simcore run S.yaml --trails 5`` shows ``run``'s us
 import argparse
 
 from simcore._version import __version__
+from simcore.cli_ceiling import add_ceiling
 
 
 def _subcommand(commands, name, **kwargs):
@@ -47,6 +48,7 @@ def build_parser():
     _add_inspect(commands)
     _add_calibrate(commands)
     _add_validate(commands)
+    add_ceiling(commands, _subcommand)
     return parser
 
 
