@@ -11,6 +11,7 @@ import traceback
 from pathlib import Path
 
 from simcore.cli_card import command_card
+from simcore.cli_ceiling import command_ceiling
 from simcore.cli_parser import parse_arguments
 
 # Everything else (numba, xarray, zarr, scipy, matplotlib, dask) is imported inside the
@@ -413,6 +414,7 @@ COMMANDS = {
     "calibrate": _command_calibrate,
     "advise": _command_advise,
     "card": command_card,
+    "ceiling": command_ceiling,
 }
 
 

@@ -8,6 +8,7 @@ import argparse
 
 from simcore._version import __version__
 from simcore.cli_card import add_calibrate_card_options, add_card
+from simcore.cli_ceiling import add_ceiling
 
 
 def _subcommand(commands, name, **kwargs):
@@ -49,6 +50,7 @@ def build_parser():
     _add_calibrate(commands)
     _add_validate(commands)
     add_card(commands, _subcommand)
+    add_ceiling(commands, _subcommand)
     return parser
 
 
