@@ -258,7 +258,9 @@ def human_label_set(matrix):
     return tuple(matrix.labels[code] for code in used)
 
 
-def measure_card(matrix, judge, definition, *, names, label_set=None, dates=None, settings=None):
+def measure_card(
+    matrix, judge, definition, *, names, label_set=None, dates=None, settings=None, ceiling=None
+):
     """Return a judge card (a JSON-ready dict) measured on ``matrix``.
 
     Parameters
@@ -279,6 +281,9 @@ def measure_card(matrix, judge, definition, *, names, label_set=None, dates=None
         until expiry (default :data:`DEFAULT_EXPIRES_DAYS`).
     settings : dict, optional
         ``confidence`` (default 0.95) and ``youden_floor`` (default 0.15).
+    ceiling : dict, optional
+        The ``human_ceiling`` field, when already computed for this matrix (the same for
+        every judge); default :func:`~simcore.calibration.card_ceiling.population_ceiling`.
 
     Returns
     -------
@@ -307,7 +312,7 @@ def measure_card(matrix, judge, definition, *, names, label_set=None, dates=None
         "n_tied_excluded": n_tied,
     }
     card.update(card_statistics(counts, **settings))
-    card["human_ceiling"] = population_ceiling(matrix, definition)
+    card["human_ceiling"] = population_ceiling(matrix) if ceiling is None else ceiling
     card.update(
         {
             "measured": measured.isoformat(),
@@ -347,8 +352,15 @@ def _interval_text(field):
 
 def _ceiling_text(ceiling):
     """Return the card's human ceiling as text: the value, or null and the reason."""
-    value = "null" if ceiling["value"] is None else f"{ceiling['value']:.3f}"
-    return value + (f" ({ceiling['reason']})" if ceiling.get("reason") else "")
+    if ceiling["value"] is None:
+        return f"null ({ceiling.get('reason')})"
+    text = f"{ceiling['value']:.3f}"
+    if ceiling.get("low") is not None:
+        text += f" [{ceiling['low']:.3f}, {ceiling['high']:.3f}]"
+    if ceiling.get("reliability") is not None:
+        text += f" (symmetric c_k, k = {ceiling['k']:g}; r = {ceiling['reliability']:.3f}"
+        text += f", {ceiling.get('measure')})"
+    return text
 
 
 def card_text(card):
