@@ -19,9 +19,13 @@ Each rate is tested at ``alpha`` (0.05): under no shift each test raises a false
 """
 
 import math
+from statistics import NormalDist
 from typing import NamedTuple
 
 from scipy import stats
+
+STANDARD_NORMAL = NormalDist()
+"""Phi and its inverse (pure Python: the power search calls them many times)."""
 
 DEFAULT_DROP = 0.15
 """The drop of TPR or TNR the check's power is stated for."""
@@ -59,7 +63,7 @@ def two_proportion_test(hits_card, n_card, hits_new, n_new):
         return float(stats.fisher_exact(table).pvalue), "Fisher exact"
     spread = math.sqrt(pooled * (1.0 - pooled) * (1.0 / n_card + 1.0 / n_new))
     z = (hits_card / n_card - hits_new / n_new) / spread
-    return float(2.0 * stats.norm.sf(abs(z))), "two-proportion z"
+    return math.erfc(abs(z) / math.sqrt(2.0)), "two-proportion z"
 
 
 def drop_power(rate_card, n_card, n_new, drop=DEFAULT_DROP, alpha=DEFAULT_ALPHA):
@@ -82,11 +86,10 @@ def drop_power(rate_card, n_card, n_new, drop=DEFAULT_DROP, alpha=DEFAULT_ALPHA)
         return 0.0
     pooled = (n_card * p1 + n_new * p2) / (n_card + n_new)
     spread_h0 = math.sqrt(pooled * (1 - pooled) * (1 / n_card + 1 / n_new))
-    z = stats.norm.isf(alpha / 2.0)
+    z = STANDARD_NORMAL.inv_cdf(1.0 - alpha / 2.0)
     d = p1 - p2
-    return float(
-        stats.norm.cdf((d - z * spread_h0) / spread_h1)
-        + stats.norm.cdf((-d - z * spread_h0) / spread_h1)
+    return STANDARD_NORMAL.cdf((d - z * spread_h0) / spread_h1) + STANDARD_NORMAL.cdf(
+        (-d - z * spread_h0) / spread_h1
     )
 
 
