@@ -179,7 +179,12 @@ def _check_card(args):
     from simcore.calibration.card import count_outcomes, judge_outcomes, load_criterion
     from simcore.calibration.card_check import transport_check
     from simcore.calibration.card_file import card_definition, read_card
+    from simcore.calibration.command import CalibrationInputError
 
+    if not (0 < args.alpha < 1 and 0 < args.drop < 1):
+        raise CalibrationInputError(
+            f"card --check: --alpha and --drop must lie in (0, 1) (got {args.alpha}, {args.drop})"
+        )
     card = read_card(args.check)
     separator = card["group_separator"] if args.group_separator is None else args.group_separator
     matrix, _ = load_criterion(

@@ -239,6 +239,14 @@ def judge_outcomes(matrix, judge, definition, label_set):
                 f"{_got(outside)})"
             ]
         )
+    unknown = sorted(set(definition.fail_labels or ()) - set(label_set))
+    if unknown:
+        raise DataError(
+            [
+                f"{matrix.source}: fail_labels: not in the label set "
+                f"({_list_text(label_set)}) (got {_got(unknown)})"
+            ]
+        )
     truth_fail, has_truth, n_tied = binary_truth(matrix, definition)
     codes = matrix.judge_labels[has_truth, matrix.judges.index(judge)]
     parsed_of_code = np.array([label in label_set for label in matrix.labels], dtype=bool)
