@@ -8,7 +8,7 @@ SCENARIOS := scenarios
 # --scheduler ADDRESS). An interrupted target resumes where it stopped when run again.
 RUN_FLAGS ?=
 
-.PHONY: install test test-slow lint bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage advise-example advise-calibration wellposed transport clean
+.PHONY: install test test-slow lint bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage advise-example advise-calibration wellposed transport cards clean
 
 install: $(STAMP)
 
@@ -86,6 +86,13 @@ wellposed: $(STAMP)
 # corrected rate's interval, transported against same population (results/transport.md, .csv).
 transport: $(STAMP)
 	$(BIN)/python -m simcore.calibration.transport_study --data ../shared/data/alttest --out results/transport
+
+# A judge card per judge and criterion of the shipped data (results/cards/*.json) and their
+# summary (results/cards/README.md); the fixed date makes the folder reproducible.
+CARDS_DATE ?= 2026-12-01
+cards: $(STAMP)
+	$(BIN)/python -m simcore.calibration.card_folder --data ../shared/data/alttest \
+		--out results/cards --date $(CARDS_DATE)
 
 # P's composition for Table 3: one matrix per data set, SummEval's dimensions pooled (PAPER).
 PAPER := wax cebab_aspects cebab_stars summeval_one

@@ -241,3 +241,125 @@ def test_newsroom_ceilings_reproduce_the_published_values():
     assert all(c.k == 3 for c in measured.values())
     assert measured["Coherence"].reliability.value == pytest.approx(0.0633, abs=5e-4)
     assert informativeness.benchmark.value == pytest.approx(0.7144, abs=5e-4)
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def run(argv, capsys):
+    """Return ``(status, stdout, stderr)`` of ``simcore`` with ``argv``."""
+    from simcore.cli import main
+
+    status = main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@needs_newsroom
+def test_ceiling_command_on_newsroom_with_the_published_judges(tmp_path, capsys):
+    out, table = tmp_path / "ceiling.md", tmp_path / "ceiling.csv"
+    argv = ["ceiling", str(NEWSROOM / "human_scores.csv"), "--boot", "200"]
+    argv += ["--judge-scores", str(NEWSROOM / "published_judges.csv")]
+    status, text, err = run([*argv, "--out", str(out), "--csv", str(table)], capsys)
+    assert status == 0, err
+    assert "| group | items | raters | k | r̂ |" in text
+    assert "| Fluency | 420 | 3 | 3 | -0.019 [" in text
+    assert "### Fluency: 11 of 12 judges above c_3 = 0.000 [0.000, " in text
+    assert "### Relevance: 10 of 12 judges above c_3 = 0.182 [" in text
+    assert "| Meta-Llama-3.1-70B-Instruct | 0.630 | published | above |" in text
+    assert "shared bias of the aggregate" in text
+    assert out.read_text() == text
+    import csv
+
+    rows = {row["group"]: row for row in csv.DictReader(table.open())}
+    assert sorted(rows) == ["Coherence", "Fluency", "Informativeness", "Relevance"]
+    assert float(rows["Informativeness"]["leave_one_out"]) == pytest.approx(0.3764, abs=1e-4)
+    assert rows["Fluency"]["judges_above"] == "11"
+    status, alone, _ = run([*argv, "--criterion", "Relevance"], capsys)
+    assert status == 0 and "| Fluency |" not in alone
+    relevance_row = next(line for line in text.splitlines() if line.startswith("| Relevance |"))
+    assert relevance_row in alone  # the same seed per group: the same numbers alone
+
+
+@needs_newsroom
+@pytest.mark.parametrize(
+    ("extra", "fragments"),
+    [
+        (["--label-column", "stars"], ["human_scores.csv: header: no label column", "'stars'"]),
+        (["--criterion", "Style"], ["criterion: no such group", "'Style'", "Fluency"]),
+        (["--judge-scores", "JUDGES", "--score-column", "tau"], ["missing score column 'tau'"]),
+        (["--boot", "-1"], ["--boot: must be >= 0 (got -1)"]),
+    ],
+    ids=["column", "criterion", "score-column", "boot"],
+)
+def test_ceiling_command_bad_input_exits_2_naming_file_and_key(capsys, extra, fragments):
+    extra = [str(NEWSROOM / "published_judges.csv") if e == "JUDGES" else e for e in extra]
+    status, _, err = run(["ceiling", str(NEWSROOM / "human_scores.csv"), *extra], capsys)
+    assert status == 2
+    assert err.startswith("simcore ceiling: ")
+    for fragment in fragments:
+        assert fragment in err
+
+
+def test_ceiling_command_refuses_a_missing_file_and_a_bad_score(tmp_path, capsys):
+    missing = tmp_path / "nope.csv"
+    status, _, err = run(["ceiling", str(missing)], capsys)
+    assert status == 2 and str(missing) in err
+    data = tmp_path / "ratings.csv"
+    data.write_text("item,rater,label\n1,a,1\n1,b,2\n2,a,3\n2,b,3\n3,a,2\n3,b,1\n")
+    judges = tmp_path / "judges.csv"
+    judges.write_text("model,spearman\nj1,high\n")
+    status, _, err = run(["ceiling", str(data), "--judge-scores", str(judges)], capsys)
+    assert status == 2 and f"{judges}: row 2: spearman: not a number (got 'high')" in err
+
+
+def test_ceiling_command_on_a_user_long_csv_matches_the_module(tmp_path, capsys):
+    labels = sparse_matrix(90, 5, 5, 0.6, seed=9)
+    judge = np.clip(labels.max(axis=1), 0, 4)
+    lines = ["id,annotator,rating,aspect"]
+    for i, row in enumerate(labels):
+        group = "a" if i % 2 else "b"
+        lines += [f"x{i},h{r},{code + 1},{group}" for r, code in enumerate(row) if code >= 0]
+        lines.append(f"x{i},llm,{judge[i] + 1},{group}")
+    data = tmp_path / "mine.csv"
+    data.write_text("\n".join(lines) + "\n")
+    table = tmp_path / "out.csv"
+    argv = ["ceiling", str(data), "--judges", "llm", "--boot", "50", "--csv", str(table)]
+    status, text, err = run(argv, capsys)
+    assert status == 0, err
+    assert "| llm |" in text and "| data |" in text
+    import csv
+
+    rows = {row["group"]: row for row in csv.DictReader(table.open())}
+    odd = labels[1::2]
+    odd = odd[(odd >= 0).any(axis=1)]
+    expected = human_ceilings(odd, True, n_boot=0)
+    assert float(rows["a"]["reliability"]) == pytest.approx(expected.reliability.value, abs=1e-9)
+    assert float(rows["a"]["leave_one_out"]) == pytest.approx(expected.leave_one_out.value)
+
+
+def test_ceiling_command_reads_categorical_csv_and_alttest_folders(tmp_path, capsys):
+    from simcore.realdata.shapes import draw_matrix, write_alttest_folder, write_long_csv
+
+    humans, judges = draw_matrix(120, 6, 2, 3, density=0.5, seed=3)
+    data = write_long_csv(humans, judges, tmp_path / "drawn.csv")
+    status, text, err = run(["ceiling", str(data), "--judges", "judge0,judge1"], capsys)
+    assert status == 0, err
+    assert text.startswith("Human ceilings (Cohen's kappa;") and "| judge1 |" in text
+    folder = write_alttest_folder(humans, judges, tmp_path / "pair")
+    status, again, err = run(["ceiling", str(folder), "--boot", "1000"], capsys)
+    assert status == 0, err
+    assert again.splitlines()[4] == text.splitlines()[4]  # same matrix, same row
+
+
+def test_ceiling_help_is_light():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, simcore.cli; "
+        "print(sorted(m for m in ('numpy', 'scipy', 'simcore.calibration') if m in sys.modules))"
+    )
+    env = {"PYTHONPATH": str(REPO), "PATH": ""}
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert found.stdout.strip() == "[]", found.stderr

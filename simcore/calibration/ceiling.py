@@ -431,11 +431,18 @@ def judge_position(judge_score, ceilings):
     str
         ``"at"`` inside the symmetric ceiling's bootstrap interval ``[low, high]`` (inside
         ``[value, value]`` when there is no interval), ``"below"`` under it, ``"above"`` over.
+
+    Raises
+    ------
+    ValueError
+        A non-finite score, or an undefined symmetric ceiling.
     """
     score = float(judge_score)
     if not np.isfinite(score):
         raise ValueError(f"judge_score must be finite (got {judge_score!r})")
     ceiling = ceilings.symmetric
+    if not np.isfinite(ceiling.value):
+        raise ValueError("the symmetric ceiling is undefined (no rater pair could be scored)")
     low, high = (ceiling.low, ceiling.high) if np.isfinite(ceiling.low) else (ceiling.value,) * 2
     if score < low:
         return "below"
