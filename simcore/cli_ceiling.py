@@ -121,6 +121,7 @@ def command_ceiling(args):
         scores = None
         if args.judge_scores:
             scores = report.read_judge_scores(args.judge_scores, args.score_column)
+            report.check_judge_groups(scores, matrix.group_names, args.judge_scores)
         results = report.group_ceilings(
             matrix, graded, args.criterion, scores, n_boot=args.boot, seed=args.seed
         )

@@ -311,6 +311,12 @@ def test_ceiling_command_refuses_a_missing_file_and_a_bad_score(tmp_path, capsys
     judges.write_text("model,spearman\nj1,high\n")
     status, _, err = run(["ceiling", str(data), "--judge-scores", str(judges)], capsys)
     assert status == 2 and f"{judges}: row 2: spearman: not a number (got 'high')" in err
+    judges.write_text("model,criterion,spearman\nj1,Style,0.5\n")
+    status, _, err = run(["ceiling", str(data), "--judge-scores", str(judges)], capsys)
+    assert status == 2 and f"{judges}: criterion: no group of the data (valid: all)" in err
+    judges.write_text("model,spearman\nj1,0.9\nj2,-0.5\n")
+    status, text, _ = run(["ceiling", str(data), "--judge-scores", str(judges)], capsys)
+    assert status == 0 and "| j1 | 0.900 | published |" in text
 
 
 def test_ceiling_command_on_a_user_long_csv_matches_the_module(tmp_path, capsys):

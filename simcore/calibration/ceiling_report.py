@@ -131,6 +131,22 @@ def read_judge_scores(path, score_column="spearman"):
     return scores
 
 
+def check_judge_groups(scores, group_names, path):
+    """Raise :class:`DataError` when a judge table's groups miss every group of the data.
+
+    ``scores`` is :func:`read_judge_scores`'s result for the file ``path``; a table without
+    a group column always fits.
+    """
+    named = sorted(group for group in scores if group is not None)
+    if named and not set(named) & set(group_names):
+        raise DataError(
+            [
+                f"{path}: criterion: no group of the data (valid: {', '.join(group_names)}) "
+                f"(got {_got(named[:5])})"
+            ]
+        )
+
+
 def _judges_of_group(matrix, rows, human, judge, graded, published):
     """Return ``[(judge, score, source)]``: the matrix's judges, then the published table's."""
     from simcore.calibration.ceiling import agreement_with_consensus
