@@ -8,7 +8,7 @@ SCENARIOS := scenarios
 # --scheduler ADDRESS). An interrupted target resumes where it stopped when run again.
 RUN_FLAGS ?=
 
-.PHONY: install test test-slow lint bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage advise-example advise-calibration clean
+.PHONY: install test test-slow lint bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage advise-example advise-calibration wellposed transport cards clean
 
 install: $(STAMP)
 
@@ -76,6 +76,23 @@ CALIBRATION_REPLICATES ?= 4
 advise-calibration: $(STAMP)
 	$(BIN)/python -m simcore.advise.calibration_study --data ../shared/data/alttest \
 		--out results/advise_calibration --replicates $(CALIBRATION_REPLICATES) --workers 2
+
+# Is the question well posed? Judge agreement on unlabelled items beside the best judge's
+# calibration, per criterion of SummEval and CeBaB aspects (results/wellposed.md, .csv).
+wellposed: $(STAMP)
+	$(BIN)/python -m simcore.calibration.wellposed_study --data ../shared/data/alttest --out results/wellposed
+
+# A judge's card measured on one criterion, applied to another's stream: coverage of the
+# corrected rate's interval, transported against same population (results/transport.md, .csv).
+transport: $(STAMP)
+	$(BIN)/python -m simcore.calibration.transport_study --data ../shared/data/alttest --out results/transport
+
+# A judge card per judge and criterion of the shipped data (results/cards/*.json) and their
+# summary (results/cards/README.md); the fixed date makes the folder reproducible.
+CARDS_DATE ?= 2026-12-01
+cards: $(STAMP)
+	$(BIN)/python -m simcore.calibration.card_folder --data ../shared/data/alttest \
+		--out results/cards --date $(CARDS_DATE)
 
 # P's composition for Table 3: one matrix per data set, SummEval's dimensions pooled (PAPER).
 PAPER := wax cebab_aspects cebab_stars summeval_one

@@ -10,7 +10,10 @@ import sys
 import traceback
 from pathlib import Path
 
+from simcore.cli_card import command_card
+from simcore.cli_ceiling import command_ceiling
 from simcore.cli_parser import parse_arguments
+from simcore.cli_wellposed import command_wellposed
 
 # Everything else (numba, xarray, zarr, scipy, matplotlib, dask) is imported inside the
 # command that needs it, so `simcore --help` and a mistyped option answer at once.
@@ -348,6 +351,10 @@ def _calibration_table(args):
     from simcore.calibration.command import CalibrationInputError, read_confusion_csv
 
     try:
+        if args.card:
+            from simcore.cli_card import calibrate_card_table
+
+            return calibrate_card_table(args)
         if args.csv:
             return read_confusion_csv(
                 args.csv, args.human_column, args.judge_column, args.fail_label, args.pass_label
@@ -366,7 +373,7 @@ def _calibration_table(args):
 def _command_calibrate(args):
     from simcore.calibration.command import CalibrationInputError, format_report
 
-    piloted = args.table is not None or args.csv is not None
+    piloted = args.table is not None or args.csv is not None or args.card is not None
     if args.plan:
         from simcore.calibration.plan import plan_report
 
@@ -377,7 +384,9 @@ def _command_calibrate(args):
             raise UsageError(str(error)) from None
         return
     if not piloted or args.fails is None:
-        raise UsageError("calibrate: --table or --csv, and --fails, are required (or --plan)")
+        raise UsageError(
+            "calibrate: --table, --csv or --card, and --fails, are required (or --plan)"
+        )
     table = _calibration_table(args)
     if args.of < 1 or not 0 <= args.fails <= args.of:
         raise UsageError(f"--fails/--of: need 0 <= fails <= N, N >= 1 (got {args.fails}/{args.of})")
@@ -405,6 +414,9 @@ COMMANDS = {
     "inspect": _command_inspect,
     "calibrate": _command_calibrate,
     "advise": _command_advise,
+    "wellposed": command_wellposed,
+    "card": command_card,
+    "ceiling": command_ceiling,
 }
 
 

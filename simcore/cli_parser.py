@@ -7,6 +7,9 @@ its own subcommand's usage (``simcore run S.yaml --trails 5`` shows ``run``'s us
 import argparse
 
 from simcore._version import __version__
+from simcore.cli_card import add_calibrate_card_options, add_card
+from simcore.cli_ceiling import add_ceiling
+from simcore.cli_wellposed import add_wellposed
 
 
 def _subcommand(commands, name, **kwargs):
@@ -47,6 +50,9 @@ def build_parser():
     _add_inspect(commands)
     _add_calibrate(commands)
     _add_validate(commands)
+    add_wellposed(commands, _subcommand)
+    add_card(commands, _subcommand)
+    add_ceiling(commands, _subcommand)
     return parser
 
 
@@ -312,6 +318,7 @@ def _add_calibrate(commands):
         "it failed, passed",
     )
     source.add_argument("--csv", help="CSV with one calibration row per item")
+    source.add_argument("--card", help="a judge card (simcore card): its four counts")
     calibrate.add_argument("--human-column", default="human", help="CSV column of the truth")
     calibrate.add_argument("--judge-column", default="judge", help="CSV column of the judge")
     calibrate.add_argument("--fail-label", default="fail", help="CSV value meaning FAIL")
@@ -336,6 +343,7 @@ def _add_calibrate(commands):
         "estimate and interval side by side, with its assumptions",
     )
     _add_calibrate_plan(calibrate)
+    add_calibrate_card_options(calibrate)
 
 
 def _add_calibrate_plan(calibrate):

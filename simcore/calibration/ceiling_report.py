@@ -1,0 +1,312 @@
+"""The ``simcore ceiling`` report: human ceilings per group of a matrix, and judges against them.
+
+:func:`group_ceilings` measures :func:`~simcore.calibration.ceiling.human_ceilings` on every
+group (criterion) of an :class:`~simcore.realdata.annotation.AnnotationMatrix`, scores the
+matrix's own judges against each group's full human consensus
+(:func:`~simcore.calibration.ceiling.agreement_with_consensus`), adds the scores of a
+published table (:func:`read_judge_scores`), and places every judge below, at or above the
+symmetric ceiling. :func:`markdown_report` and :func:`csv_rows` write the result.
+"""
+
+import csv
+import math
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from simcore.calibration.ceiling import human_ceilings, judge_position, position_reading
+from simcore.realdata.annotation import DataError, _got
+
+JUDGE_COLUMNS = ("model", "judge")
+"""Columns a published judge table may name its judges by, tried in order."""
+
+GROUP_COLUMNS = ("criterion", "group")
+"""Columns a published judge table may name its groups by, tried in order (optional)."""
+
+
+class JudgeScore(NamedTuple):
+    """One judge's agreement with a group's human consensus, and where it lies."""
+
+    judge: str
+    score: float
+    source: str
+    position: str
+
+
+class GroupCeiling(NamedTuple):
+    """The ceilings of one group and the judges read against them."""
+
+    group: str
+    ceilings: object
+    judges: tuple
+
+    def count(self, position):
+        """Return how many judges lie at ``position`` (below, at, above)."""
+        return sum(judge.position == position for judge in self.judges)
+
+
+def default_graded(labels):
+    """Return True when every label is a number and there are at least 3 distinct labels."""
+    try:
+        numbers = [float(label) for label in labels]
+    except ValueError:
+        return False
+    return all(math.isfinite(n) for n in numbers) and len(set(numbers)) >= 3
+
+
+def scored_codes(matrix, graded):
+    """Return ``(human, judge)`` code arrays whose mean is meaningful when ``graded``.
+
+    Graded labels that are all integers become ``value - smallest value`` (so a consensus
+    is the mean of the label values); otherwise the matrix's codes (label ranks) are kept.
+    ``-1`` stays missing.
+    """
+    human = matrix.human_labels.astype(np.int64)
+    judge = matrix.judge_labels.astype(np.int64)
+    if not graded:
+        return human, judge
+    try:
+        values = np.array([float(label) for label in matrix.labels])
+    except ValueError:
+        return human, judge
+    if not np.all(values == np.round(values)):
+        return human, judge
+    shifted = (values - values.min()).astype(np.int64)
+    return (np.where(human >= 0, shifted[np.maximum(human, 0)], -1), shifted[judge])
+
+
+def read_judge_scores(path, score_column="spearman"):
+    """Return ``{group or None: {judge: score}}`` of a published per-judge table.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        CSV with a judge column (``model`` or ``judge``), an optional group column
+        (``criterion`` or ``group``; without one, a score applies to every group reported)
+        and ``score_column``.
+    score_column : str
+        The column holding the agreement score (default ``spearman``).
+
+    Raises
+    ------
+    DataError
+        A missing file or column, or a score that is not a number, naming the file, the
+        row and the value.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise DataError([f"{file}: path: file not found (got {_got(str(file))})"])
+    with open(file, encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    header = list(rows[0]) if rows else []
+    judge_column = next((c for c in JUDGE_COLUMNS if c in header), None)
+    group_column = next((c for c in GROUP_COLUMNS if c in header), None)
+    problems = []
+    if judge_column is None:
+        problems.append(
+            f"{file}: header: missing judge column (looked for {', '.join(JUDGE_COLUMNS)}) "
+            f"(got {_got(','.join(header))})"
+        )
+    if score_column not in header:
+        problems.append(
+            f"{file}: header: missing score column {score_column!r} (got {_got(','.join(header))})"
+        )
+    if problems:
+        raise DataError(problems)
+    scores = {}
+    for number, row in enumerate(rows, start=2):
+        try:
+            value = float(row[score_column])
+        except (TypeError, ValueError):
+            problems.append(
+                f"{file}: row {number}: {score_column}: not a number "
+                f"(got {_got(row[score_column])})"
+            )
+            continue
+        group = row[group_column] if group_column else None
+        scores.setdefault(group, {})[row[judge_column]] = value
+    if problems:
+        raise DataError(problems)
+    return scores
+
+
+def check_judge_groups(scores, group_names, path):
+    """Raise :class:`DataError` when a judge table's groups miss every group of the data.
+
+    ``scores`` is :func:`read_judge_scores`'s result for the file ``path``; a table without
+    a group column always fits.
+    """
+    named = sorted(group for group in scores if group is not None)
+    if named and not set(named) & set(group_names):
+        raise DataError(
+            [
+                f"{path}: criterion: no group of the data (valid: {', '.join(group_names)}) "
+                f"(got {_got(named[:5])})"
+            ]
+        )
+
+
+def _judges_of_group(matrix, rows, human, judge, graded, published):
+    """Return ``[(judge, score, source)]``: the matrix's judges, then the published table's."""
+    from simcore.calibration.ceiling import agreement_with_consensus
+
+    found = [
+        (name, agreement_with_consensus(judge[rows, j], human[rows], graded), "data")
+        for j, name in enumerate(matrix.judges)
+    ]
+    return found + [(name, score, "published") for name, score in published.items()]
+
+
+def group_ceilings(matrix, graded, groups=None, judge_scores=None, n_boot=1000, seed=2026):
+    """Return one :class:`GroupCeiling` per group of ``matrix``.
+
+    Parameters
+    ----------
+    matrix : AnnotationMatrix
+        Human labels (and optionally judge labels), with groups.
+    graded : bool
+        Spearman on ordered scores (True) or Cohen's kappa on categories (False).
+    groups : list of str, optional
+        Groups to report (default every group, in the matrix's order).
+    judge_scores : dict, optional
+        ``{group or None: {judge: score}}`` from :func:`read_judge_scores`.
+    n_boot, seed : int
+        Bootstrap replicates and root seed; every group uses the same seed, so a group's
+        numbers do not depend on which other groups are reported.
+
+    Raises
+    ------
+    DataError
+        A group name the matrix does not have.
+    """
+    names = list(matrix.group_names)
+    unknown = [g for g in groups or [] if g not in names]
+    if unknown:
+        raise DataError(
+            [
+                f"{matrix.source}: criterion: no such group (valid: {', '.join(names)}) "
+                f"(got {_got(unknown[0])})"
+            ]
+        )
+    human, judge = scored_codes(matrix, graded)
+    judge_scores = judge_scores or {}
+    results = []
+    for group in groups or names:
+        rows = np.flatnonzero(matrix.groups == names.index(group))
+        ceilings = human_ceilings(human[rows], graded, n_boot=n_boot, seed=seed)
+        published = {**judge_scores.get(None, {}), **judge_scores.get(group, {})}
+        defined = math.isfinite(ceilings.symmetric.value)
+        judges = tuple(
+            JudgeScore(name, score, source, judge_position(score, ceilings) if defined else "n/a")
+            for name, score, source in _judges_of_group(
+                matrix, rows, human, judge, graded, published
+            )
+            if math.isfinite(score)
+        )
+        results.append(GroupCeiling(group, ceilings, judges))
+    return results
+
+
+def _estimate_text(estimate):
+    """Return ``0.123 [0.045, 0.190]`` (``n/a`` when undefined, no interval when none)."""
+    if not math.isfinite(estimate.value):
+        return "n/a"
+    if not math.isfinite(estimate.low):
+        return f"{estimate.value:.3f}"
+    return f"{estimate.value:.3f} [{estimate.low:.3f}, {estimate.high:.3f}]"
+
+
+def markdown_report(results, graded, command=None):
+    """Return the Markdown report: one table row per group, then each group's judges."""
+    c = results[0].ceilings if results else None
+    statistic = "Spearman" if graded else "Cohen's kappa"
+    level = f"{100 * c.level:g}%" if c else "95%"
+    lines = [
+        f"Human ceilings ({statistic}; [{level} bootstrap interval over items, "
+        f"{c.n_boot if c else 0} replicates])",
+        "",
+        "| group | items | raters | k | r̂ | benchmark | LOO measured | LOO predicted c_(k-1) "
+        "| symmetric c_k | judges below/at/above |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for result in results:
+        c = result.ceilings
+        counts = "/".join(str(result.count(p)) for p in ("below", "at", "above"))
+        cells = (c.reliability, c.benchmark, c.leave_one_out, c.predicted_leave_one_out)
+        lines.append(
+            f"| {result.group} | {c.n_items} | {c.n_raters} | {c.k:g} | "
+            + " | ".join(_estimate_text(e) for e in cells)
+            + f" | {_estimate_text(c.symmetric)} | {counts if result.judges else '-'} |"
+        )
+    for result in results:
+        lines += _judge_lines(result)
+    if command:
+        lines += ["", f"Reproduce: `{command}`"]
+    return "\n".join(lines) + "\n"
+
+
+def _judge_lines(result):
+    """Return the Markdown lines of one group's judges, best first."""
+    if not result.judges:
+        return []
+    ranked = sorted(result.judges, key=lambda judge: -judge.score)
+    c = result.ceilings
+    lines = [
+        "",
+        f"### {result.group}: {result.count('above')} of {len(ranked)} judges above "
+        f"c_{c.k:g} = {_estimate_text(c.symmetric)} "
+        f"({sum(j.score > c.symmetric.value for j in ranked)} above its point value)",
+        "",
+        "| judge | score | source | position |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {j.judge} | {j.score:.3f} | {j.source} | {j.position} |" for j in ranked]
+    if ranked[0].position != "n/a":
+        lines += ["", f"Best judge ({ranked[0].judge}): {position_reading(ranked[0].score, c)}."]
+    return lines
+
+
+CSV_FIELDS = (
+    "group",
+    "n_items",
+    "n_raters",
+    "k",
+    *(
+        f"{name}{suffix}"
+        for name in (
+            "reliability",
+            "benchmark",
+            "leave_one_out",
+            "predicted_leave_one_out",
+            "symmetric",
+        )
+        for suffix in ("", "_low", "_high")
+    ),
+    "judges_below",
+    "judges_at",
+    "judges_above",
+)
+"""Columns of the ``--csv`` table, one row per group."""
+
+
+def csv_rows(results):
+    """Return one ``{CSV_FIELDS: value}`` row per group."""
+    rows = []
+    for result in results:
+        c = result.ceilings
+        row = {"group": result.group, "n_items": c.n_items, "n_raters": c.n_raters, "k": c.k}
+        for name in (
+            "reliability",
+            "benchmark",
+            "leave_one_out",
+            "predicted_leave_one_out",
+            "symmetric",
+        ):
+            estimate = getattr(c, name)
+            row.update(
+                {name: estimate.value, f"{name}_low": estimate.low, f"{name}_high": estimate.high}
+            )
+        row.update({f"judges_{p}": result.count(p) for p in ("below", "at", "above")})
+        rows.append(row)
+    return rows

@@ -1,0 +1,250 @@
+"""Spearman's rho and Cohen's kappa of many small samples at once, and item-bootstrap gathers.
+
+The human ceilings (:mod:`~simcore.calibration.ceiling`) score many samples: one per rater
+pair, or one per rater against a consensus, and again in every bootstrap replicate. Each
+sample is a *group* of cells ``(x, y)``; a flat table of cells with a group id per cell is
+scored in one pass of sorting and :func:`numpy.bincount`, so the work and the memory grow
+with the number of observed cells, never with ``raters x raters x items``.
+
+A :class:`CellTable` holds the cells of the original items, sorted by item; a bootstrap
+replicate that draws items with replacement is the concatenation of the drawn items' cells
+(:func:`gather_cells`), and the replicate's groups are ``replicate * n_groups + group``.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+CELLS_PER_BLOCK = 2_000_000
+"""Most gathered cells (and group x code counters) scored at once; bounds the memory."""
+
+_CONSTANT = 1e-9
+"""A sample whose rank sum of squares is at most this is constant (its rho is NaN)."""
+
+
+class CellTable(NamedTuple):
+    """The cells to score, sorted by item.
+
+    Attributes
+    ----------
+    item : numpy.ndarray
+        int64 ``(m,)`` item index of each cell, non-decreasing.
+    group : numpy.ndarray
+        int64 ``(m,)`` sample (group) of each cell, in ``[0, n_groups)``.
+    x, y : numpy.ndarray
+        ``(m,)`` the two values compared: scores (graded) or int64 codes (categorical).
+    n_groups : int
+        Number of groups.
+    n_items : int
+        Number of items of the matrix the cells come from.
+    """
+
+    item: np.ndarray
+    group: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    n_groups: int
+    n_items: int
+
+
+def grouped_average_ranks(group, values):
+    """Return the rank of each value within its group, ties given their average rank.
+
+    Parameters
+    ----------
+    group : numpy.ndarray
+        int64 ``(m,)`` group of each value.
+    values : numpy.ndarray
+        ``(m,)`` values.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``(m,)``: ranks ``1..n_g`` within each group; a block of ``t`` tied values
+        occupying positions ``s+1..s+t`` gets ``s + (t + 1) / 2`` (the ``average`` method of
+        :func:`scipy.stats.rankdata`).
+    """
+    size = len(values)
+    order = np.lexsort((values, group))
+    sorted_group, sorted_values = group[order], values[order]
+    position = np.arange(size)
+    new_group = np.ones(size, dtype=bool)
+    new_group[1:] = sorted_group[1:] != sorted_group[:-1]
+    new_block = new_group.copy()
+    new_block[1:] |= sorted_values[1:] != sorted_values[:-1]
+    group_start = np.maximum.accumulate(np.where(new_group, position, 0))
+    block_start = position[new_block]
+    block_end = np.append(block_start[1:], size)
+    block_rank = (block_start + block_end + 1) / 2.0
+    ranks = np.empty(size)
+    ranks[order] = block_rank[np.cumsum(new_block) - 1] - group_start
+    return ranks
+
+
+def grouped_spearman(group, x, y, n_groups):
+    """Return Spearman's rho of ``(x, y)`` within every group, and each group's size.
+
+    Parameters
+    ----------
+    group : numpy.ndarray
+        int64 ``(m,)`` group of each cell, in ``[0, n_groups)``.
+    x, y : numpy.ndarray
+        ``(m,)`` paired values.
+    n_groups : int
+        Number of groups.
+
+    Returns
+    -------
+    rho : numpy.ndarray
+        float64 ``(n_groups,)``: the Pearson correlation of the within-group average ranks,
+        ``sum dx dy / sqrt(sum dx^2 sum dy^2)`` (as :func:`scipy.stats.spearmanr`); NaN for a
+        group with fewer than 2 cells or a constant ``x`` or ``y``.
+    count : numpy.ndarray
+        int64 ``(n_groups,)`` cells per group.
+    """
+    count = np.bincount(group, minlength=n_groups)
+    if len(group) == 0:
+        return np.full(n_groups, np.nan), count
+    sizes = np.maximum(count, 1)
+    sums = []
+    deviations = []
+    for values in (x, y):
+        ranks = grouped_average_ranks(group, values)
+        deviation = ranks - (np.bincount(group, ranks, minlength=n_groups) / sizes)[group]
+        deviations.append(deviation)
+        sums.append(np.bincount(group, deviation * deviation, minlength=n_groups))
+    cross = np.bincount(group, deviations[0] * deviations[1], minlength=n_groups)
+    defined = (count >= 2) & (sums[0] > _CONSTANT) & (sums[1] > _CONSTANT)
+    rho = np.full(n_groups, np.nan)
+    rho[defined] = cross[defined] / np.sqrt(sums[0][defined] * sums[1][defined])
+    return np.clip(rho, -1.0, 1.0), count
+
+
+def grouped_kappa(group, x, y, n_groups, n_codes):
+    """Return Cohen's kappa of ``(x, y)`` within every group, and each group's size.
+
+    Parameters
+    ----------
+    group : numpy.ndarray
+        int64 ``(m,)`` group of each cell, in ``[0, n_groups)``.
+    x, y : numpy.ndarray
+        int64 ``(m,)`` codes in ``[0, n_codes)``.
+    n_groups, n_codes : int
+        Number of groups and of codes.
+
+    Returns
+    -------
+    kappa : numpy.ndarray
+        float64 ``(n_groups,)``: ``(p_o - p_e) / (1 - p_e)`` with the observed agreement
+        ``p_o = mean(x == y)`` and the chance agreement ``p_e = sum_c p_x(c) p_y(c)`` from the
+        group's own marginals; NaN for an empty group or where ``p_e == 1`` (both sides
+        constant on the same code).
+    count : numpy.ndarray
+        int64 ``(n_groups,)`` cells per group.
+    """
+    count = np.bincount(group, minlength=n_groups)
+    sizes = np.maximum(count, 1)
+    observed = np.bincount(group, (x == y).astype(np.float64), minlength=n_groups) / sizes
+    chance = np.zeros(n_groups)
+    if len(group):
+        shape = (n_groups, n_codes)
+        share_x = np.bincount(group * n_codes + x, minlength=n_groups * n_codes).reshape(shape)
+        share_y = np.bincount(group * n_codes + y, minlength=n_groups * n_codes).reshape(shape)
+        chance = (share_x * share_y).sum(axis=1) / (sizes.astype(np.float64) ** 2)
+    defined = (count >= 1) & (chance < 1.0 - 1e-12)
+    kappa = np.full(n_groups, np.nan)
+    kappa[defined] = (observed[defined] - chance[defined]) / (1.0 - chance[defined])
+    return kappa, count
+
+
+def gather_cells(table, rows):
+    """Return the cells of items ``rows`` of every replicate, grouped per replicate.
+
+    Parameters
+    ----------
+    table : CellTable
+        Cells of the original items.
+    rows : numpy.ndarray
+        int ``(b, n)`` item indices drawn for ``b`` replicates.
+
+    Returns
+    -------
+    group, x, y : numpy.ndarray
+        The gathered cells, ``group = replicate * n_groups + table.group`` (an item drawn
+        twice contributes its cells twice).
+    """
+    starts = np.searchsorted(table.item, np.arange(table.n_items), side="left")
+    counts = np.searchsorted(table.item, np.arange(table.n_items), side="right") - starts
+    drawn = counts[rows]
+    flat_counts = drawn.ravel()
+    total = int(flat_counts.sum())
+    first = np.repeat(starts[rows].ravel(), flat_counts)
+    offsets = np.cumsum(flat_counts) - flat_counts
+    index = first + np.arange(total) - np.repeat(offsets, flat_counts)
+    replicate = np.repeat(np.arange(rows.shape[0]), drawn.sum(axis=1))
+    return replicate * table.n_groups + table.group[index], table.x[index], table.y[index]
+
+
+def replicate_scores(table, rows, graded, n_codes):
+    """Return each replicate's score of every group, and the group sizes.
+
+    Parameters
+    ----------
+    table : CellTable
+        Cells of the original items.
+    rows : numpy.ndarray
+        int ``(b, n)`` item indices of ``b`` replicates (``arange(n)[None]`` for the data).
+    graded : bool
+        Spearman's rho (True) or Cohen's kappa (False).
+    n_codes : int
+        Number of codes (categorical only).
+
+    Returns
+    -------
+    scores : numpy.ndarray
+        float64 ``(b, n_groups)``.
+    counts : numpy.ndarray
+        int64 ``(b, n_groups)`` cells behind each score.
+
+    Notes
+    -----
+    Replicates are scored in blocks of at most :data:`CELLS_PER_BLOCK` gathered cells (and
+    group x code counters), so memory stays bounded whatever ``b`` is.
+    """
+    rows = np.atleast_2d(np.asarray(rows, dtype=np.int64))
+    per_replicate = max(len(table.item), table.n_groups * max(n_codes, 1), 1)
+    block = max(1, CELLS_PER_BLOCK // per_replicate)
+    scores, counts = [], []
+    for start in range(0, rows.shape[0], block):
+        chunk = rows[start : start + block]
+        group, x, y = gather_cells(table, chunk)
+        n_groups = chunk.shape[0] * table.n_groups
+        if graded:
+            value, count = grouped_spearman(group, x, y, n_groups)
+        else:
+            value, count = grouped_kappa(group, x, y, n_groups, n_codes)
+        scores.append(value.reshape(chunk.shape[0], table.n_groups))
+        counts.append(count.reshape(chunk.shape[0], table.n_groups))
+    return np.concatenate(scores), np.concatenate(counts)
+
+
+def mean_of_defined(scores, counts, min_count):
+    """Return the plain mean, per replicate, of the finite scores backed by ``min_count`` cells.
+
+    Parameters
+    ----------
+    scores, counts : numpy.ndarray
+        ``(b, g)`` scores and their cell counts.
+    min_count : int
+        Fewest cells a score needs to enter the mean.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``(b,)``; NaN for a replicate with no such score.
+    """
+    usable = np.isfinite(scores) & (counts >= min_count)
+    total = np.where(usable, scores, 0.0).sum(axis=1)
+    number = usable.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(number > 0, total / np.maximum(number, 1), np.nan)

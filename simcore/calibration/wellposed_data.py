@@ -1,0 +1,163 @@
+"""The judges' labels of ``simcore wellposed``: read from any input, humans ignored.
+
+``load_ratings`` needs at least two humans and keeps only the items humans labelled, but the
+question "is this criterion well posed?" is asked *before* any human labels it. So
+:func:`load_judge_table` reads only the judges and builds the annotation matrix with the
+judges standing in the rater columns (through the normal loaders, so labels, groups and
+every problem message are theirs):
+
+* a folder: its ``llm_annotations.json`` (``.json.gz`` too); ``human_annotations.json`` is
+  not read and need not exist;
+* a JSON file: ``{judge: {item: label}}``;
+* a long CSV ``item,rater,label[,group]``: the rows of the judges (``--judges``; default
+  every rater in the file), other raters' rows are ignored.
+
+The items are those at least one judge labelled; a judge's missing labels are ``-1``.
+"""
+
+import json
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from simcore.realdata.csv_table import read_csv_ratings
+from simcore.realdata.files import existing_variant, file_format, open_text
+from simcore.realdata.loaders import JUDGE_FILE, load_ratings, long_table_matrix
+from simcore.realdata.matrix import DataError, _got
+
+
+class JudgeTable(NamedTuple):
+    """Judge labels on the items, as integer codes.
+
+    Attributes
+    ----------
+    source : str
+        The file read.
+    judges : tuple of str
+        The ``R`` judges, one column each.
+    labels : tuple of str
+        Label values in code order (numeric order when every label is a number).
+    codes : numpy.ndarray
+        int16 ``(n, R)`` codes into ``labels``, ``-1`` where the judge gave none.
+    groups : numpy.ndarray
+        int16 ``(n,)`` group code of each item.
+    group_names : tuple of str
+        Group names (``("all",)`` without groups).
+    """
+
+    source: str
+    judges: tuple
+    labels: tuple
+    codes: np.ndarray
+    groups: np.ndarray
+    group_names: tuple
+
+
+def _chosen(requested, available, file):
+    """Return the judge names to use; raise DataError for unknown names or fewer than 2."""
+    problems = []
+    names = list(available) if requested is None else [str(name) for name in requested]
+    for name in names:
+        if name not in available:
+            problems.append(
+                f"{file}: judges: unknown judge, not in the file (raters in the file: "
+                f"{', '.join(available)}) (got {_got(name)})"
+            )
+    if len(set(names)) != len(names):
+        problems.append(f"{file}: judges: names must be distinct (got {_got(names)})")
+    if not problems and len(names) < 2:
+        problems.append(
+            f"{file}: judges: need at least 2 judges to measure their agreement (got {_got(names)})"
+        )
+    if problems:
+        raise DataError(problems)
+    return names
+
+
+def _json_raters(file):
+    """Return the rater names of a JSON ``{rater: {...}}`` file, None when unreadable."""
+    try:
+        with open_text(file) as handle:
+            raw = json.load(handle)
+    except (OSError, EOFError, UnicodeDecodeError, ValueError):
+        return None
+    return [str(name) for name in raw] if isinstance(raw, dict) else None
+
+
+def _judge_file(path):
+    """Return the file holding the judges of ``path`` (a folder's ``llm_annotations.json``)."""
+    target = Path(path)
+    if target.is_dir():
+        file = existing_variant(target / JUDGE_FILE)
+        if not file.is_file():
+            raise DataError(
+                [f"{target}: {JUDGE_FILE}: the folder holds no judge file (got {_got(str(file))})"]
+            )
+        return file
+    if not target.is_file():
+        raise DataError(
+            [
+                f"{target}: path: must be a folder holding {JUDGE_FILE}, a CSV or a JSON file "
+                f"(got {_got(str(path))})"
+            ]
+        )
+    return target
+
+
+def load_judge_table(path, judges=None, group_separator=None):
+    """Read the judges' labels of a folder, a JSON file or a long CSV file.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        See the module docstring.
+    judges : list of str, optional
+        Judges to keep, in column order. Default: every rater of the judge file (a CSV:
+        every rater in the file).
+    group_separator : str, optional
+        JSON input: an item's group is the text after the last separator in its id. A CSV
+        gives groups in its ``group`` column.
+
+    Returns
+    -------
+    JudgeTable
+
+    Raises
+    ------
+    DataError
+        Listing the problems: a missing path or judge file, an unreadable file, an unknown
+        judge, fewer than 2 judges, a separator for CSV input, labels or groups the loaders
+        refuse.
+    """
+    file = _judge_file(path)
+    if file_format(file) == "json":
+        available = _json_raters(file)
+        if available is None:  # the loader reports why the file cannot be read
+            load_ratings(file, group_separator=group_separator)
+            raise DataError([f"{file}: must hold a mapping of judge to {{item: label}}"])
+        names = _chosen(judges, available, file)
+        matrix = load_ratings(file, humans=names, group_separator=group_separator)
+    else:
+        if group_separator is not None:
+            raise DataError(
+                [
+                    f"{file}: group_separator: only for JSON input; a CSV file gives groups "
+                    f"in its group column (got {_got(group_separator)})"
+                ]
+            )
+        problems = []
+        keyed, has_group = read_csv_ratings(file, problems)
+        if problems:
+            raise DataError(problems)
+        names = _chosen(judges, list(keyed), file)
+        kept = {name: keyed[name] for name in names}
+        matrix = long_table_matrix(kept, has_group, file, problems, humans=names)
+    return JudgeTable(
+        source=str(file),
+        judges=tuple(matrix.humans),
+        labels=tuple(matrix.labels),
+        codes=np.asarray(matrix.human_labels),
+        groups=np.asarray(matrix.groups),
+        group_names=tuple(matrix.group_names),
+    )

@@ -1,0 +1,82 @@
+"""The table of ``simcore wellposed``: judge agreement per group, as Markdown and CSV rows."""
+
+import csv
+import math
+from pathlib import Path
+
+
+def _number(value, digits=3):
+    return "n/a" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
+
+
+def _pair_name(judges, pair):
+    return f"{judges[pair[0]]}~{judges[pair[1]]}"
+
+
+def _extreme_pairs(agreement, judges):
+    """Return ``(weakest, strongest)`` as ``"a~b 0.123"`` texts (``"n/a"`` when none)."""
+    scored = [
+        (float(value), _pair_name(judges, pair))
+        for pair, value in zip(agreement.pairs, agreement.values, strict=True)
+        if math.isfinite(value)
+    ]
+    if not scored:
+        return "n/a", "n/a"
+    low, high = min(scored), max(scored)
+    return f"{low[1]} {low[0]:.3f}", f"{high[1]} {high[0]:.3f}"
+
+
+AGREEMENT_HEADER = (
+    "| group | items | measure | mean pairwise agreement | {level} bootstrap interval "
+    "| weakest pair | strongest pair |"
+)
+
+
+def agreement_lines(agreements, judges, confidence=0.95):
+    """Return the Markdown table lines of ``{group: JudgeAgreement}``."""
+    lines = [
+        AGREEMENT_HEADER.format(level=f"{confidence:.0%}"),
+        "|---|---:|---|---:|---|---|---|",
+    ]
+    for group, agreement in agreements.items():
+        weakest, strongest = _extreme_pairs(agreement, judges)
+        interval = f"[{_number(agreement.low)}, {_number(agreement.high)}]"
+        lines.append(
+            f"| {group} | {agreement.n_items} | {agreement.measure} | "
+            f"{_number(agreement.mean)} | {interval} | {weakest} | {strongest} |"
+        )
+    return lines
+
+
+def agreement_rows(agreements, judges, seed):
+    """Return one CSV row (dict) per group, with a column per judge pair."""
+    rows = []
+    for group, agreement in agreements.items():
+        row = {
+            "group": group,
+            "n_items": agreement.n_items,
+            "n_judges": len(judges),
+            "judges": ";".join(judges),
+            "measure": agreement.measure,
+            "agreement": agreement.mean,
+            "low": agreement.low,
+            "high": agreement.high,
+            "n_boot": agreement.n_boot,
+            "n_boot_defined": agreement.n_boot_defined,
+            "seed": seed,
+        }
+        for pair, value in zip(agreement.pairs, agreement.values, strict=True):
+            row[f"pair:{_pair_name(judges, pair)}"] = float(value)
+        rows.append(row)
+    return rows
+
+
+def write_csv(rows, path):
+    """Write dict rows to ``path`` (columns: the union of the rows' keys, first-seen order)."""
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
