@@ -166,6 +166,7 @@ def test_bootstrap_is_seeded_and_brackets_the_point():
     labels = sparse_matrix(80, 5, 5, 0.7, seed=5)
     first = human_ceilings(labels, True, n_boot=200, seed=11)
     assert first == human_ceilings(labels, True, n_boot=200, seed=11)
+    assert first.r_hat is first.reliability
     assert first.reliability != human_ceilings(labels, True, n_boot=200, seed=12).reliability
     for name in ("reliability", "benchmark", "leave_one_out", "symmetric"):
         estimate = getattr(first, name)

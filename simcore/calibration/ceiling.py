@@ -110,6 +110,11 @@ class Ceilings(NamedTuple):
     n_boot: int
     level: float
 
+    @property
+    def r_hat(self):
+        """Return ``reliability``, under the name the formulas use."""
+        return self.reliability
+
 
 def _checked_labels(labels):
     """Return ``labels`` as a 2-D int64 array (ValueError when it is not one)."""
