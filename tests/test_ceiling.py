@@ -312,6 +312,10 @@ def test_ceiling_command_refuses_a_missing_file_and_a_bad_score(tmp_path, capsys
     judges.write_text("model,spearman\nj1,high\n")
     status, _, err = run(["ceiling", str(data), "--judge-scores", str(judges)], capsys)
     assert status == 2 and f"{judges}: row 2: spearman: not a number (got 'high')" in err
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("item,criterion,rater,score,note\n1,A,a,1,x\n1,A,b\n")
+    status, _, err = run(["ceiling", str(ragged)], capsys)
+    assert status == 2 and f"{ragged}: row 3: expected 5 cells (got 3)" in err
     judges.write_text("model,criterion,spearman\nj1,Style,0.5\n")
     status, _, err = run(["ceiling", str(data), "--judge-scores", str(judges)], capsys)
     assert status == 2 and f"{judges}: criterion: no group of the data (valid: all)" in err
