@@ -166,6 +166,7 @@ def test_bootstrap_is_seeded_and_brackets_the_point():
     labels = sparse_matrix(80, 5, 5, 0.7, seed=5)
     first = human_ceilings(labels, True, n_boot=200, seed=11)
     assert first == human_ceilings(labels, True, n_boot=200, seed=11)
+    assert first.r_hat is first.reliability
     assert first.reliability != human_ceilings(labels, True, n_boot=200, seed=12).reliability
     for name in ("reliability", "benchmark", "leave_one_out", "symmetric"):
         estimate = getattr(first, name)
@@ -311,6 +312,10 @@ def test_ceiling_command_refuses_a_missing_file_and_a_bad_score(tmp_path, capsys
     judges.write_text("model,spearman\nj1,high\n")
     status, _, err = run(["ceiling", str(data), "--judge-scores", str(judges)], capsys)
     assert status == 2 and f"{judges}: row 2: spearman: not a number (got 'high')" in err
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("item,criterion,rater,score,note\n1,A,a,1,x\n1,A,b\n")
+    status, _, err = run(["ceiling", str(ragged)], capsys)
+    assert status == 2 and f"{ragged}: row 3: expected 5 cells (got 3)" in err
     judges.write_text("model,criterion,spearman\nj1,Style,0.5\n")
     status, _, err = run(["ceiling", str(data), "--judge-scores", str(judges)], capsys)
     assert status == 2 and f"{judges}: criterion: no group of the data (valid: all)" in err
@@ -369,3 +374,14 @@ def test_ceiling_help_is_light():
     env = {"PYTHONPATH": str(REPO), "PATH": ""}
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert found.stdout.strip() == "[]", found.stderr
+
+
+@needs_newsroom
+def test_the_readme_newsroom_table_is_what_the_command_prints(capsys):
+    argv = ["ceiling", str(NEWSROOM / "human_scores.csv")]
+    status, text, _ = run(argv, capsys)
+    assert status == 0
+    rows = [line.rsplit("|", 2)[0] for line in text.splitlines() if line.startswith("| ")]
+    readme = (REPO / "README.md").read_text()
+    for row in rows:  # the judge counts need --judge-scores; the rest must match
+        assert row in readme, row

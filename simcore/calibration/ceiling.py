@@ -37,7 +37,7 @@ from simcore.calibration.grouped_scores import (
     CellTable,
     grouped_kappa,
     grouped_spearman,
-    mean_of_defined,
+    replicate_means,
     replicate_scores,
 )
 from simcore.calibration.statistics import human_ceiling
@@ -109,6 +109,11 @@ class Ceilings(NamedTuple):
     n_raters: int
     n_boot: int
     level: float
+
+    @property
+    def r_hat(self):
+        """Return ``reliability``, under the name the formulas use."""
+        return self.reliability
 
 
 def _checked_labels(labels):
@@ -368,10 +373,7 @@ def human_ceilings(labels, graded, n_boot=1000, seed=2026, level=0.95, min_overl
     rows = np.concatenate(
         [np.arange(n_items)[None], rng.integers(0, n_items, size=(n_boot, n_items))]
     )
-    means = [
-        mean_of_defined(*replicate_scores(table, rows, graded, n_codes), min_overlap)
-        for table in tables
-    ]
+    means = [replicate_means(table, rows, graded, n_codes, min_overlap) for table in tables]
     k = raters_per_item(labels)
     means += [symmetric_ceiling(means[0], k), symmetric_ceiling(means[0], k - 1)]
     reliability, benchmark, loo, symmetric, predicted = (

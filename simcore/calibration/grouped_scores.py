@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-CELLS_PER_BLOCK = 2_000_000
+CELLS_PER_BLOCK = 500_000
 """Most gathered cells (and group x code counters) scored at once; bounds the memory."""
 
 _CONSTANT = 1e-9
@@ -185,6 +185,29 @@ def gather_cells(table, rows):
     return replicate * table.n_groups + table.group[index], table.x[index], table.y[index]
 
 
+def _blocks(table, rows, n_codes):
+    """Yield consecutive blocks of ``rows`` of at most :data:`CELLS_PER_BLOCK` cells each."""
+    per_replicate = max(len(table.item), table.n_groups * max(n_codes, 1), 1)
+    block = max(1, CELLS_PER_BLOCK // per_replicate)
+    for start in range(0, rows.shape[0], block):
+        yield rows[start : start + block]
+
+
+def replicate_means(table, rows, graded, n_codes, min_count):
+    """Return each replicate's :func:`mean_of_defined` score, block by block.
+
+    The same as ``mean_of_defined(*replicate_scores(...), min_count)`` without holding the
+    ``(b, n_groups)`` scores of every replicate at once.
+    """
+    rows = np.atleast_2d(np.asarray(rows, dtype=np.int64))
+    return np.concatenate(
+        [
+            mean_of_defined(*replicate_scores(table, chunk, graded, n_codes), min_count)
+            for chunk in _blocks(table, rows, n_codes)
+        ]
+    )
+
+
 def replicate_scores(table, rows, graded, n_codes):
     """Return each replicate's score of every group, and the group sizes.
 
@@ -212,11 +235,8 @@ def replicate_scores(table, rows, graded, n_codes):
     group x code counters), so memory stays bounded whatever ``b`` is.
     """
     rows = np.atleast_2d(np.asarray(rows, dtype=np.int64))
-    per_replicate = max(len(table.item), table.n_groups * max(n_codes, 1), 1)
-    block = max(1, CELLS_PER_BLOCK // per_replicate)
     scores, counts = [], []
-    for start in range(0, rows.shape[0], block):
-        chunk = rows[start : start + block]
+    for chunk in _blocks(table, rows, n_codes):
         group, x, y = gather_cells(table, chunk)
         n_groups = chunk.shape[0] * table.n_groups
         if graded:
