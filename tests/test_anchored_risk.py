@@ -5,6 +5,8 @@ import pytest
 
 from simcore.advise.anchored import (
     anchored_decisions,
+    comparison_changes,
+    expected_changes,
     judge_anchor,
     point_decisions,
     simulated_differences,
@@ -87,3 +89,29 @@ def test_the_risk_follows_the_observed_distance_from_the_bar():
     # rejects when two of the three land below: about half the time
     assert 0.3 < near / trials < 0.7
     assert decide(np.array([3]), 3, 0.5)[0] == 1
+
+
+def test_the_centred_draws_average_to_the_observed_comparisons():
+    labels, mask = sparse_labels(13, 200, 60, 3, 3, 0.25)
+    available = mask[0]
+    masks = np.broadcast_to(available, mask.shape)
+    proposal = masks | (np.random.default_rng(1).random(mask.shape) < 0.2)
+    to_proposal, to_dense = expected_changes(labels, proposal, available, 3)
+    now, after, _, dense, _ = comparison_changes(labels, proposal, available, 3)
+    anchor = np.array([0.1, -0.2, 0.05])
+    assert np.allclose((anchor + (dense - now) - to_dense).mean(axis=0), anchor)
+    assert np.allclose((anchor + (after - now) - to_proposal).mean(axis=0), anchor)
+    # a column no draw defines changes by 0, not NaN
+    assert (expected_changes(labels, proposal, np.zeros_like(available), 3)[1] == 0).all()
+
+
+def test_an_anchored_risk_continues_across_calls():
+    confusions = np.stack([symmetric_confusion(p, 2) for p in (0.8, 0.75, 0.85, 0.8)])
+    models = [Channels(confusions, np.array([0.4, 0.6]))] * 12
+    available = np.ones((200, 3), dtype=bool)
+    available[30:, 1:] = False
+    options = {"seed": 4, "epsilon": 0.05, "anchor": np.array([-0.04, -0.06, -0.05])}
+    whole = posterior_risk(models, available, 0, trials=300, **options)
+    first = posterior_risk(models, available, 0, trials=100, **options)
+    rest = posterior_risk(models, available, 0, trials=200, first_trial=100, **options)
+    assert whole == (first[0] + rest[0], 300)

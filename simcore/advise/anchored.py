@@ -9,12 +9,18 @@ the data cannot show: how far the comparisons move when labels are added. In dra
 with ``s_k(t)``, ``p_k(t)`` and ``D_k(t)`` the simulated ``d_k`` under the current mask,
 the mask after a proposal and the dense mask, and ``d_k`` the observed comparison,
 
-    sparse ``d_k + p_k(t) - s_k(t)``,  dense ``d_k + D_k(t) - s_k(t)``
+    sparse ``d_k + (p_k(t) - s_k(t)) - E[p_k - s_k]``,  dense ``d_k + (D_k(t) - s_k(t)) -
+    E[D_k - s_k]``
 
 (a parametric bootstrap of the estimator's error, centred on the estimate), and the point
-rule decides on each. With no proposal the sparse side is the observed ``d_k`` itself, so
-the sparse decision is the observed one. A comparison empty under the current mask (no
-pair, no observed ``d_k``) takes the simulated value.
+rule decides on each. The expected changes ``E[.]`` (:func:`expected_changes`, over a
+separate set of draws) are taken out: the model's drift of ``d_k`` from the current mask to
+the dense one (a pool of other raters) rests on the very rater-level structure a
+misspecified model gets wrong, and on the shipped matrices keeping it made the risk worse
+(README, *Is advise's risk calibrated?*); the model supplies the spread and the dependence
+of the changes, the data their centre. With no proposal the sparse side is the observed
+``d_k`` itself, so the sparse decision is the observed one. A comparison empty under the
+current mask (no pair, no observed ``d_k``) takes the simulated value.
 """
 
 import numpy as np
@@ -66,7 +72,45 @@ def point_decisions(d, pairs, epsilon, tau, min_pairs=0):
     return decide(passes.sum(axis=1), d.shape[1], tau, tested=kept.sum(axis=1))
 
 
-def anchored_decisions(labels, mask, available, anchor, n_labels, epsilon, tau, min_pairs=0):
+def comparison_changes(labels, mask, available, n_labels):
+    """Return every draw's ``d_k`` now, after the proposal and dense, with their pairs.
+
+    ``(now, after, after_pairs, dense, dense_pairs)``, each ``(T, K)``: the simulated
+    comparisons under ``available`` (the matrix as it is), ``mask`` (``(T, n, K)``, the
+    current matrix plus any proposal) and every human on every item
+    (:func:`simulated_differences`).
+    """
+    n_trials, n_items, n_humans = mask.shape
+    now, _ = simulated_differences(
+        labels, np.broadcast_to(available, mask.shape), n_humans, n_labels
+    )
+    after, after_pairs = simulated_differences(labels, mask, n_humans, n_labels)
+    full = np.ones((n_trials, n_items, n_humans), dtype=np.bool_)
+    dense, dense_pairs = simulated_differences(labels, full, n_humans, n_labels)
+    return now, after, after_pairs, dense, dense_pairs
+
+
+def expected_changes(labels, mask, available, n_labels):
+    """Return ``(E[p_k - s_k], E[D_k - s_k])``, ``(K,)`` each, as means over the draws.
+
+    The model's expected change of each comparison from the current mask to the proposal's
+    and to the dense one (:func:`comparison_changes`); 0 where no draw defines it.
+    """
+    now, after, _, dense, _ = comparison_changes(labels, mask, available, n_labels)
+    return _column_mean(after - now), _column_mean(dense - now)
+
+
+def _column_mean(values):
+    """Mean of each column over its finite entries; 0 for a column with none."""
+    finite = np.isfinite(values)
+    count = finite.sum(axis=0)
+    total = np.where(finite, values, 0.0).sum(axis=0)
+    return np.divide(total, count, out=np.zeros(values.shape[1]), where=count > 0)
+
+
+def anchored_decisions(
+    labels, mask, available, anchor, n_labels, epsilon, tau, min_pairs=0, centre=None
+):
     """Return ``(sparse, dense)`` decisions of every draw, anchored at ``anchor``.
 
     Parameters
@@ -86,22 +130,21 @@ def anchored_decisions(labels, mask, available, anchor, n_labels, epsilon, tau, 
         The point rule's tolerance and threshold.
     min_pairs : int
         The point rule's ``rule.min_pairs``.
+    centre : tuple of numpy.ndarray, optional
+        The expected changes taken out (:func:`expected_changes`); default none.
 
     Returns
     -------
     tuple of numpy.ndarray
         int8 ``(T,)`` sparse and dense decisions (module docstring).
     """
-    n_trials, n_items, n_humans = mask.shape
-    now, _ = simulated_differences(
-        labels, np.broadcast_to(available, mask.shape), n_humans, n_labels
+    now, after, after_pairs, dense, dense_pairs = comparison_changes(
+        labels, mask, available, n_labels
     )
-    after, after_pairs = simulated_differences(labels, mask, n_humans, n_labels)
-    full = np.ones((n_trials, n_items, n_humans), dtype=np.bool_)
-    dense, dense_pairs = simulated_differences(labels, full, n_humans, n_labels)
+    to_proposal, to_dense = (0.0, 0.0) if centre is None else centre
     anchor = np.asarray(anchor, dtype=np.float64)[None, :]
-    sparse_d = np.where(np.isnan(now), after, anchor + after - now)
-    dense_d = np.where(np.isnan(now), dense, anchor + dense - now)
+    sparse_d = np.where(np.isnan(now), after, anchor + (after - now) - to_proposal)
+    dense_d = np.where(np.isnan(now), dense, anchor + (dense - now) - to_dense)
     return (
         point_decisions(sparse_d, after_pairs, epsilon, tau, min_pairs),
         point_decisions(dense_d, dense_pairs, epsilon, tau, min_pairs),

@@ -20,8 +20,13 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore.advise import channels
-from simcore.advise.anchored import anchored_decisions
-from simcore.advise.next_round import extend_mask
+from simcore.advise.anchored import anchored_decisions, expected_changes
+from simcore.advise.draws import (
+    draw_matrices,
+    judge_raters,
+    proposal_pool,
+    sparse_masks,
+)
 from simcore.calibration.statistics import wilson_interval
 from simcore.engine import kernels
 from simcore.engine.coefficients import coefficient_code
@@ -29,36 +34,6 @@ from simcore.model.recipes import certification_items
 from simcore.model.rule import decide, decide_counts
 
 # --------------------------------------------------------------------------- one risk
-
-
-def judge_raters(raters, n_humans, judge):
-    """Return the humans' fitted channels and one judge's (:func:`simcore.advise.channels.take`)."""
-    return channels.take(raters, [*range(n_humans), n_humans + judge])
-
-
-MASK_POOL = 16
-"""Distinct proposals a simulation draws; trial ``t`` uses proposal ``t % MASK_POOL``."""
-
-
-def proposal_pool(rng, available, design, extra, labels, n_labels, size=MASK_POOL):
-    """Return ``(P, n, K)`` masks: ``available`` plus ``P`` fresh proposals (``P = 1`` at 0).
-
-    The proposals are drawn by ``design`` (:func:`simcore.advise.next_round.extend_mask`).
-    They depend on the real labels only, not on the simulated ones, so reusing a pool of
-    them over the trials keeps the risk unbiased for its average over proposals while the
-    proposals, the costly part of a draw, are made once.
-    """
-    if extra <= 0:
-        return available[None].copy()
-    pool = np.empty((size, *available.shape), dtype=bool)
-    for index in range(size):
-        pool[index] = available | extend_mask(rng, design, extra, labels, available, n_labels)
-    return pool
-
-
-def sparse_masks(pool, first_trial, n_trials):
-    """Return the ``(T, n, K)`` masks of trials ``first_trial ..``: pool entry ``t % P``."""
-    return pool[(first_trial + np.arange(n_trials)) % len(pool)]
 
 
 def _decisions(labels, mask, n_humans, n_labels, rule, epsilon, tau, min_pairs=0):
@@ -242,16 +217,19 @@ def posterior_risk(
         rng = np.random.default_rng(np.random.SeedSequence([seed, extra, 1]))
         pools[design, extra, seed] = proposal_pool(rng, available, design, extra, labels, n_labels)
     pool = pools[design, extra, seed]
+    centre = None
+    if anchor is not None and rule == "point":
+        centre = model_changes(models, per_model, available, judge, pool, seed, extra)
     wrong = done = 0
     while done < trials and not settled(wrong, done, target):
         size = min(batch, trials - done)
-        drawn, codes = _draws(
+        drawn, codes = draw_matrices(
             models, per_model, n_humans, judge, n_items, sequence, first_trial + done, size
         )
         mask = sparse_masks(pool, first_trial + done, size)
         if anchor is not None and rule == "point":
             sparse, dense = anchored_decisions(
-                drawn, mask, available, anchor, codes, epsilon, tau, min_pairs
+                drawn, mask, available, anchor, codes, epsilon, tau, min_pairs, centre
             )
         else:
             sparse, dense = _decisions(drawn, mask, n_humans, codes, rule, epsilon, tau, min_pairs)
@@ -260,26 +238,25 @@ def posterior_risk(
     return wrong, done
 
 
-def _draws(models, per_model, n_humans, judge, n_items, sequence, first_trial, n_trials):
-    """Labels of draws ``first_trial ..``: each run of ``per_model`` under its own model."""
-    drawn = None
-    trial, stop = first_trial, first_trial + n_trials
-    while trial < stop:
-        size = min(per_model - trial % per_model, stop - trial)
-        model = models[(trial // per_model) % len(models)]
-        chosen = judge_raters(model.raters, n_humans, judge)
-        labels, codes = channels.draw_labels(
-            chosen, model.prevalence, size, n_items, sequence, trial
-        )
-        if drawn is None:
-            if size == n_trials:
-                return labels, codes
-            drawn = np.empty((n_trials, *labels.shape[1:]), dtype=labels.dtype)
-            most = codes
-        drawn[trial - first_trial : trial - first_trial + size] = labels
-        most = max(most, codes)
-        trial += size
-    return drawn, most
+CHANGE_DRAWS = 100
+"""Draws over which the model's expected change of each comparison is averaged."""
+
+CHANGE_STREAM = 3
+"""The seed word of those draws: ``SeedSequence([seed, judge, extra, CHANGE_STREAM])``."""
+
+
+def model_changes(models, per_model, available, judge, pool, seed, extra):
+    """Return the model's expected changes of the comparisons, taken out of anchored draws.
+
+    :func:`simcore.advise.anchored.expected_changes` over :data:`CHANGE_DRAWS` draws of
+    their own stream (the same whatever the batch or the first trial of a call).
+    """
+    n_items, n_humans = available.shape
+    sequence = np.random.SeedSequence([seed, judge, extra, CHANGE_STREAM])
+    drawn, codes = draw_matrices(
+        models, per_model, n_humans, judge, n_items, sequence, 0, CHANGE_DRAWS
+    )
+    return expected_changes(drawn, sparse_masks(pool, 0, CHANGE_DRAWS), available, codes)
 
 
 def labels_everything(available, design, extra):
