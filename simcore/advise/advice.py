@@ -13,7 +13,10 @@ Four steps, joined by :func:`advise`; the first two audit the matrix as it is
    and on the dense one (every human labels every item). The risk is the share of draws
    whose sparse verdict differs from the dense verdict. It is posterior-predictive: each
    run of draws comes from its own bootstrap refit of the model, so the fit's uncertainty
-   is inside the risk, and its only standard error is the Monte Carlo one.
+   is inside the risk, and its only standard error is the Monte Carlo one. Under the point
+   rule the simulated comparisons are anchored at the observed ones
+   (:mod:`simcore.advise.anchored`): the model supplies how far they move, the data where
+   they sit.
 3. **What to label next** (:func:`simcore.advise.risk.risk_curve`): the same risk when each
    secondary labels ``extra`` more items chosen by a design
    (:func:`simcore.advise.next_round.extend_mask`), over a grid of ``extra``; the smallest

@@ -264,12 +264,12 @@ def _risk_now_table(advice):
         "item) would give, simulated at the data's overlap structure under bootstrap refits "
         "of the fitted model, each run of draws under its own refit, so the fit's "
         "uncertainty is inside the risk (± Monte Carlo SE; drawn until the SE is at most "
-        f"{100 * RISK_SE_TARGET:.0f} percentage point). Beside it, the interval risk: the "
-        "same probability read from the comparison intervals of section 1 alone, each "
-        "dense d_k normal around its estimate, the comparisons independent, no model. "
-        "When the two disagree, the fitted model places the comparisons elsewhere than "
-        "the data do; on the shipped matrices the interval risk was the better calibrated "
-        "of the two (README, *Is advise's risk calibrated?*).",
+        f"{100 * RISK_SE_TARGET:.0f} percentage point). Under the point rule the simulated "
+        "comparisons are anchored at the observed d_k of section 1: the model supplies how "
+        "far they move, not where they sit. Beside it, the interval risk: the same "
+        "probability read from the comparison intervals of section 1 alone, each dense d_k "
+        "normal around its estimate, the comparisons independent, no model; on the shipped "
+        "matrices the two scored alike (README, *Is advise's risk calibrated?*).",
         "",
         "| judge | risk now | interval risk | simulated matrices | bootstrap refits |",
         "|---|---|---|---|---|",

@@ -6,7 +6,10 @@ which item), and the rule is run on each one twice: on the sparse matrix and on 
 one (every human labels every item). The risk is the share of draws whose sparse verdict
 differs from the dense verdict, each run of draws under its own bootstrap refit of the model
 (:func:`posterior_risk`; under one model, :func:`simulate_risk`), so the fit's uncertainty
-is inside the risk and its only error is the Monte Carlo one (:func:`monte_carlo_se`). The
+is inside the risk and its only error is the Monte Carlo one (:func:`monte_carlo_se`). Under
+the point rule the draws' comparisons are anchored at the observed ones
+(:mod:`simcore.advise.anchored`, ``anchor``), centred by the model's expected change
+(:func:`model_changes`). The
 risk now is drawn until that error is under a point (:func:`adaptive_risk_now`); over a grid
 of extra items per secondary it is the risk curve (:func:`risk_curve`); beside it, the
 Gaussian certification recipe of the fitted model with the rule's pool weights
