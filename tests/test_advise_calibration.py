@@ -130,7 +130,7 @@ SMALL = {
 
 
 def small_options():
-    return StudyOptions(str(DATA), trials=100, seed=7, n_boot=10)
+    return StudyOptions(str(DATA), trials=100, seed=7, n_boot=10, risk_se=0.04)
 
 
 @pytest.fixture(scope="module")

@@ -67,7 +67,7 @@ def coverage(trials):
 SCENARIOS = {"synthetic": synthetic, "real": real, "coverage": coverage}
 SMALL = {"synthetic": 300, "real": 12, "coverage": 2000}
 """Trials per cell for the quick checks."""
-SLOW = {"synthetic": 6000, "real": 400, "coverage": 1_500_000}
+SLOW = {"synthetic": 6000, "real": 400, "coverage": 500_000}
 """Trials per cell that keep a run busy for some seconds (for the kill)."""
 
 
