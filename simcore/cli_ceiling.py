@@ -17,6 +17,17 @@ COLUMN_OPTIONS = ("item", "rater", "label", "group")
 """CSV columns that ``--<name>-column`` renames."""
 
 
+def add_scale_arguments(parser, graded_help):
+    """Add ``--graded`` / ``--categorical`` (``args.graded``: True, False or None = detect)."""
+    scale = parser.add_mutually_exclusive_group()
+    scale.add_argument(
+        "--graded", dest="graded", action="store_const", const=True, help=graded_help
+    )
+    scale.add_argument(
+        "--categorical", dest="graded", action="store_const", const=False, help="Cohen's kappa"
+    )
+
+
 def add_ceiling(commands, subcommand):
     """Add ``ceiling`` to the subparsers ``commands`` (``subcommand`` builds a subparser)."""
     from simcore.cli_parser import _add_data_arguments
@@ -43,16 +54,8 @@ def add_ceiling(commands, subcommand):
         metavar="NAME",
         help="report only this group (repeatable; default every group)",
     )
-    scale = ceiling.add_mutually_exclusive_group()
-    scale.add_argument(
-        "--graded",
-        dest="graded",
-        action="store_const",
-        const=True,
-        help="ordered scores: Spearman (default when every label is a number, >= 3 of them)",
-    )
-    scale.add_argument(
-        "--categorical", dest="graded", action="store_const", const=False, help="Cohen's kappa"
+    add_scale_arguments(
+        ceiling, "ordered scores: Spearman (default when every label is a number, >= 3 of them)"
     )
     ceiling.add_argument(
         "--judge-scores",

@@ -10,6 +10,8 @@ Nothing heavy is imported until the command runs.
 
 import argparse
 
+from simcore.cli_ceiling import add_scale_arguments
+
 
 def _at_least(low):
     def parse(text):
@@ -46,16 +48,8 @@ def add_wellposed(commands, subcommand):
     )
     wellposed.add_argument("--group-separator", help="JSON: item id separator before the group")
     wellposed.add_argument("--criterion", help="measure this group only")
-    scale = wellposed.add_mutually_exclusive_group()
-    scale.add_argument(
-        "--graded",
-        dest="graded",
-        action="store_const",
-        const=True,
-        help="Spearman's rho (default when the labels are numbers with >= 3 values)",
-    )
-    scale.add_argument(
-        "--categorical", dest="graded", action="store_const", const=False, help="Cohen's kappa"
+    add_scale_arguments(
+        wellposed, "Spearman's rho (default when the labels are numbers with >= 3 values)"
     )
     wellposed.add_argument("--boot", type=_at_least(0), default=1000, help="bootstrap resamples")
     wellposed.add_argument("--seed", type=_at_least(0), default=2026, help="root seed")

@@ -17,7 +17,6 @@ import argparse
 import math
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -29,7 +28,7 @@ from simcore.calibration.transport import (
     MIN_STREAM,
     transport_table,
 )
-from simcore.calibration.wellposed_report import write_csv
+from simcore.calibration.wellposed_report import write_study
 
 STUDY_DATASETS = ("summeval", "cebab_aspects")
 """Data sets whose groups are criteria of the same items."""
@@ -193,16 +192,7 @@ def main(argv=None):
         print(f"transport_study: {error}", file=sys.stderr)
         return 2
     text = study_markdown(rows, args.splits, args.seed, time.perf_counter() - start)
-    out = Path(args.out)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".md").write_text(text, encoding="utf-8")
-        write_csv(rows, out.with_suffix(".csv"))
-    except OSError as error:
-        print(f"transport_study: cannot write {out}: {error}", file=sys.stderr)
-        return 1
-    print(text)
-    return 0
+    return write_study("transport_study", args.out, text, rows)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 import csv
 import math
+import sys
 from pathlib import Path
 
 
@@ -69,6 +70,24 @@ def agreement_rows(agreements, judges, seed):
             row[f"pair:{_pair_name(judges, pair)}"] = float(value)
         rows.append(row)
     return rows
+
+
+def write_study(program, out, text, rows):
+    """Write a study's ``PREFIX.md`` (``text``) and ``PREFIX.csv`` (``rows``), print ``text``.
+
+    Returns the exit status: 0, or 1 (after naming the file on stderr) when ``out`` cannot
+    be written.
+    """
+    out = Path(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.with_suffix(".md").write_text(text, encoding="utf-8")
+        write_csv(rows, out.with_suffix(".csv"))
+    except OSError as error:
+        print(f"{program}: cannot write {out}: {error}", file=sys.stderr)
+        return 1
+    print(text)
+    return 0
 
 
 def write_csv(rows, path):

@@ -28,7 +28,6 @@ import math
 import sys
 import time
 from itertools import permutations
-from pathlib import Path
 
 import numpy as np
 from scipy import stats
@@ -38,7 +37,7 @@ from simcore.calibration.fail_definitions import label_fail_flags
 from simcore.calibration.real_groups import group_flags, load_dataset
 from simcore.calibration.real_splits import _full_rates
 from simcore.calibration.wellposed import DEFAULT_BOOT, DEFAULT_SEED, group_agreements, is_graded
-from simcore.calibration.wellposed_report import write_csv
+from simcore.calibration.wellposed_report import write_study
 
 STUDY_DATASETS = ("summeval", "cebab_aspects")
 """The shipped data sets of the study (each has four criteria as groups)."""
@@ -234,16 +233,7 @@ def main(argv=None):
         return 2
     correlations = rank_correlations(rows)
     text = study_markdown(rows, correlations, args.boot, args.seed, time.perf_counter() - start)
-    out = Path(args.out)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".md").write_text(text, encoding="utf-8")
-        write_csv(rows, out.with_suffix(".csv"))
-    except OSError as error:
-        print(f"wellposed_study: cannot write {out}: {error}", file=sys.stderr)
-        return 1
-    print(text)
-    return 0
+    return write_study("wellposed_study", args.out, text, rows)
 
 
 if __name__ == "__main__":
