@@ -65,8 +65,9 @@ coverage: $(STAMP)
 	$(BIN)/python -m simcore.calibration.real_check --data ../shared/data/alttest/summeval --out results/coverage_real.md
 
 # simcore advise round trip on SummEval: thin to 5%, advise, label the proposal from the
-# withheld expert labels, advise again; then reveal every design's proposal over 30
-# thinnings, predicted vs realised risk per design (results/advise_example/README.md).
+# withheld expert labels, advise again; then, on each of the four dimensions, reveal every
+# design's proposal over 30 thinnings: predicted vs realised risk per design
+# (results/advise_example/README.md, about 24 CPU-minutes).
 advise-example: $(STAMP)
 	$(BIN)/python -m simcore.advise.example --data ../shared/data/alttest/summeval --out results/advise_example
 
