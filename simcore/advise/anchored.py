@@ -44,7 +44,8 @@ def simulated_differences(labels, mask, n_humans, n_labels):
     """Return ``(d, pairs)``, ``(T, K)`` each: every draw's ``d_k`` under ``mask``.
 
     :func:`simcore.engine.margins.leave_one_out_differences` on ``labels`` ``(T, n, K +
-    1)`` (humans, then the judge) and a ``(T, n, K)`` mask.
+    1)`` (humans, then the judge) and a ``(T, n, K)`` mask, or a ``(1, n, K)`` one shared
+    by every draw.
     """
     n_trials = labels.shape[0]
     d = np.empty((n_trials, n_humans), dtype=np.float64)
@@ -72,31 +73,33 @@ def point_decisions(d, pairs, epsilon, tau, min_pairs=0):
     return decide(passes.sum(axis=1), d.shape[1], tau, tested=kept.sum(axis=1))
 
 
-def comparison_changes(labels, mask, available, n_labels):
+def comparison_changes(labels, proposal, available, n_labels):
     """Return every draw's ``d_k`` now, after the proposal and dense, with their pairs.
 
     ``(now, after, after_pairs, dense, dense_pairs)``, each ``(T, K)``: the simulated
-    comparisons under ``available`` (the matrix as it is), ``mask`` (``(T, n, K)``, the
-    current matrix plus any proposal) and every human on every item
-    (:func:`simulated_differences`).
+    comparisons under ``available`` (``(n, K)``, the matrix as it is), ``proposal``
+    (``(T, n, K)``, the current matrix plus each draw's proposal; None for no proposal,
+    when ``after`` is ``now``) and every human on every item (:func:`simulated_differences`).
     """
-    n_trials, n_items, n_humans = mask.shape
-    now, _ = simulated_differences(
-        labels, np.broadcast_to(available, mask.shape), n_humans, n_labels
+    n_items, n_humans = available.shape
+    now, now_pairs = simulated_differences(labels, available[None], n_humans, n_labels)
+    after, after_pairs = (
+        (now, now_pairs)
+        if proposal is None
+        else simulated_differences(labels, proposal, n_humans, n_labels)
     )
-    after, after_pairs = simulated_differences(labels, mask, n_humans, n_labels)
-    full = np.ones((n_trials, n_items, n_humans), dtype=np.bool_)
+    full = np.ones((1, n_items, n_humans), dtype=np.bool_)
     dense, dense_pairs = simulated_differences(labels, full, n_humans, n_labels)
     return now, after, after_pairs, dense, dense_pairs
 
 
-def expected_changes(labels, mask, available, n_labels):
+def expected_changes(labels, proposal, available, n_labels):
     """Return ``(E[p_k - s_k], E[D_k - s_k])``, ``(K,)`` each, as means over the draws.
 
     The model's expected change of each comparison from the current mask to the proposal's
     and to the dense one (:func:`comparison_changes`); 0 where no draw defines it.
     """
-    now, after, _, dense, _ = comparison_changes(labels, mask, available, n_labels)
+    now, after, _, dense, _ = comparison_changes(labels, proposal, available, n_labels)
     return _column_mean(after - now), _column_mean(dense - now)
 
 
@@ -109,7 +112,7 @@ def _column_mean(values):
 
 
 def anchored_decisions(
-    labels, mask, available, anchor, n_labels, epsilon, tau, min_pairs=0, centre=None
+    labels, proposal, available, anchor, n_labels, epsilon, tau, min_pairs=0, centre=None
 ):
     """Return ``(sparse, dense)`` decisions of every draw, anchored at ``anchor``.
 
@@ -117,9 +120,9 @@ def anchored_decisions(
     ----------
     labels : numpy.ndarray
         int16 ``(T, n, K + 1)`` simulated labels: the humans, then the judge.
-    mask : numpy.ndarray
-        bool ``(T, n, K)``: the sparse matrix of each draw (the current one plus any
-        proposal).
+    proposal : numpy.ndarray or None
+        bool ``(T, n, K)``: the sparse matrix of each draw, the current one plus its
+        proposal; None for no proposal (the sparse matrix is ``available``).
     available : numpy.ndarray
         bool ``(n, K)``: the matrix as it is, under which ``anchor`` was observed.
     anchor : numpy.ndarray
@@ -139,7 +142,7 @@ def anchored_decisions(
         int8 ``(T,)`` sparse and dense decisions (module docstring).
     """
     now, after, after_pairs, dense, dense_pairs = comparison_changes(
-        labels, mask, available, n_labels
+        labels, proposal, available, n_labels
     )
     to_proposal, to_dense = (0.0, 0.0) if centre is None else centre
     anchor = np.asarray(anchor, dtype=np.float64)[None, :]

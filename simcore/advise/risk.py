@@ -220,8 +220,8 @@ def posterior_risk(
         rng = np.random.default_rng(np.random.SeedSequence([seed, extra, 1]))
         pools[design, extra, seed] = proposal_pool(rng, available, design, extra, labels, n_labels)
     pool = pools[design, extra, seed]
-    centre = None
-    if anchor is not None and rule == "point":
+    anchored = anchor is not None and rule == "point"
+    if anchored:
         centre = model_changes(models, per_model, available, judge, pool, seed, extra)
     wrong = done = 0
     while done < trials and not settled(wrong, done, target):
@@ -229,8 +229,8 @@ def posterior_risk(
         drawn, codes = draw_matrices(
             models, per_model, n_humans, judge, n_items, sequence, first_trial + done, size
         )
-        mask = sparse_masks(pool, first_trial + done, size)
-        if anchor is not None and rule == "point":
+        mask = sparse_masks(pool, first_trial + done, size) if extra > 0 or not anchored else None
+        if anchored:
             sparse, dense = anchored_decisions(
                 drawn, mask, available, anchor, codes, epsilon, tau, min_pairs, centre
             )
@@ -259,7 +259,8 @@ def model_changes(models, per_model, available, judge, pool, seed, extra):
     drawn, codes = draw_matrices(
         models, per_model, n_humans, judge, n_items, sequence, 0, CHANGE_DRAWS
     )
-    return expected_changes(drawn, sparse_masks(pool, 0, CHANGE_DRAWS), available, codes)
+    proposal = sparse_masks(pool, 0, CHANGE_DRAWS) if extra > 0 else None
+    return expected_changes(drawn, proposal, available, codes)
 
 
 def labels_everything(available, design, extra):

@@ -25,7 +25,8 @@ def leave_one_out_differences(labels, mask, n_humans, n_labels, d, pairs):
         int16 ``(T, n, K + 1)`` label codes ``0 .. n_labels - 1``: the ``K`` humans, then
         the judge.
     mask : numpy.ndarray
-        bool ``(T, n, K)``: which human labelled which item in each trial.
+        bool ``(T, n, K)``: which human labelled which item in each trial, or ``(1, n, K)``:
+        one mask for every trial (read, never copied T times).
     n_humans : int
         ``K``.
     n_labels : int
@@ -37,27 +38,29 @@ def leave_one_out_differences(labels, mask, n_humans, n_labels, d, pairs):
         int64 ``(T, K)``, filled: ``sum_i c_i``, the pairs behind ``d_k``.
     """
     n_trials, n_items = labels.shape[0], labels.shape[1]
+    step = 0 if mask.shape[0] == 1 else 1  # a shared mask is row 0 for every trial
     for t in prange(n_trials):
+        m = t * step
         count = np.zeros(n_labels, dtype=np.int64)
         numerator = np.zeros(n_humans, dtype=np.int64)
         denominator = np.zeros(n_humans, dtype=np.int64)
         for i in range(n_items):
             present = 0
             for k in range(n_humans):
-                if mask[t, i, k]:
+                if mask[m, i, k]:
                     count[labels[t, i, k]] += 1
                     present += 1
             if present >= 2:
                 judge = labels[t, i, n_humans]
                 for k in range(n_humans):
-                    if mask[t, i, k]:
+                    if mask[m, i, k]:
                         own = labels[t, i, k]
                         with_judge = count[judge] - (1 if own == judge else 0)
                         with_self = count[own] - 1
                         numerator[k] += with_judge - with_self
                         denominator[k] += present - 1
             for k in range(n_humans):
-                if mask[t, i, k]:
+                if mask[m, i, k]:
                     count[labels[t, i, k]] = 0
         for k in range(n_humans):
             pairs[t, k] = denominator[k]
