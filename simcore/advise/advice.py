@@ -331,17 +331,17 @@ def budget_row(audit, design, per_secondary, pools=None):
     """
     risks = [
         posterior_risk(
-            audit.risks[name].models,
+            audit.risks[row["judge"]].models,
             audit.available,
             0,
             design=design,
             extra=per_secondary,
             labels=audit.human_labels,
             pools=pools,
-            anchor=audit.risks[name].anchor,
+            anchor=judge_anchor(row),
             **audit.options,
         )
-        for name in audit.judges
+        for row in audit.verdicts
     ]
     rates = [wrong / count for wrong, count in risks]
     worst = int(np.argmax(rates))

@@ -12,7 +12,7 @@ coverage and replicate, a *task*:
    and reads each judge's risk ``audit.risks[judge].now``;
 3. records, per judge, that risk beside whether the thinned verdict (the point rule,
    eps 0.05, tau 0.5) differs from the verdict on the matrix as given, and the normal
-   baseline's risk from the thinned verdict's comparison intervals
+   baseline's risk: the thinned verdict's ``interval_risk``
    (:func:`simcore.advise.interval_risk.normal_approximation_risk`).
 
 Tasks run on ``--workers`` processes (:mod:`concurrent.futures`); the cases come back in task
@@ -33,7 +33,6 @@ import numpy as np
 
 from simcore.advise.advice import audit_judges
 from simcore.advise.calibration_report import write_report
-from simcore.advise.interval_risk import normal_approximation_risk
 from simcore.advise.verdict import verdicts
 from simcore.realdata.matrix import DataError, load_alttest
 from simcore.realdata.thinning import thin
@@ -155,9 +154,7 @@ def run_task(options, name, coverage, replicate):
                 "judge": judge,
                 "predicted": risk,
                 "predicted_se": risk_se,
-                "normal_baseline": normal_approximation_risk(
-                    row["comparisons"], row["decision"], RULE["epsilon"], RULE["tau"]
-                ),
+                "normal_baseline": row["interval_risk"],
                 "sparse_decision": row["decision"],
                 "dense_decision": dense[judge],
                 "wrong": row["decision"] != dense[judge],

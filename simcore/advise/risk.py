@@ -456,7 +456,6 @@ class JudgeRisk(NamedTuple):
     now: tuple
     recipe: tuple
     models: list
-    anchor: np.ndarray | None = None
 
 
 def judge_risk(
@@ -496,4 +495,4 @@ def judge_risk(
     )
     risk_now = (curve.rate(0), curve.se(0)) if curve.extra[0] == 0 else (math.nan, math.nan)
     binding = recipe(model.fit.raters, model.fit.prevalence, available, 0, options["epsilon"])
-    return JudgeRisk(curve, risk_now, binding, models, anchor)
+    return JudgeRisk(curve, risk_now, binding, models)

@@ -19,8 +19,9 @@ import math
 import numpy as np
 
 from simcore.advise.advice import advise
+from simcore.advise.anchored import judge_anchor
 from simcore.advise.next_round import extend_mask
-from simcore.advise.verdict import comparison_intervals, verdicts
+from simcore.advise.verdict import verdicts
 from simcore.realdata.matrix import DataError, load_alttest
 
 PROPOSAL_STREAM = 20_261_130
@@ -60,10 +61,10 @@ def reveal(matrix, dense, proposal):
     return dataclasses.replace(matrix, human_labels=labels.astype(np.int16))
 
 
-def point_decisions(matrix, judges, epsilon, tau=0.5):
-    """Return the point rule's decision per judge on ``matrix`` (on the dense one: the truth)."""
+def point_rows(matrix, judges, epsilon, tau=0.5):
+    """Return the verdict rows of ``judges`` under the point rule (:func:`verdicts`)."""
     columns = [matrix.judges.index(name) for name in judges]
-    rows = verdicts(
+    return verdicts(
         np.asarray(matrix.human_labels, dtype=np.int64),
         np.asarray(matrix.judge_labels, dtype=np.int64)[:, columns],
         judges,
@@ -71,22 +72,25 @@ def point_decisions(matrix, judges, epsilon, tau=0.5):
         epsilon,
         tau,
     )
+
+
+def point_decisions(matrix, judges, epsilon, tau=0.5):
+    """Return the point rule's decision per judge on ``matrix`` (on the dense one: the truth)."""
+    return decisions_of(point_rows(matrix, judges, epsilon, tau))
+
+
+def decisions_of(rows):
+    """Return ``{judge: decision}`` of verdict rows."""
     return {row["judge"]: row["decision"] for row in rows}
 
 
-def comparison_margins(matrix, judges, epsilon):
-    """Return ``d_k + eps`` of every (judge, held-out human) comparison, ``(J, K)``.
+def comparison_margins(rows, epsilon):
+    """Return ``d_k + eps`` of each (judge, held-out human) comparison of verdict rows, ``(J, K)``.
 
-    ``d_k`` is :func:`simcore.advise.verdict.comparison_intervals`'s: the judge's minus
-    human ``k``'s observed agreement with the pool; NaN for an empty comparison.
+    ``d_k`` is the judge's minus human ``k``'s observed agreement with the pool
+    (:func:`simcore.advise.anchored.judge_anchor`); NaN for an empty comparison.
     """
-    columns = [matrix.judges.index(name) for name in judges]
-    rows = comparison_intervals(
-        np.asarray(matrix.human_labels, dtype=np.int64),
-        np.asarray(matrix.judge_labels, dtype=np.int64)[:, columns],
-        epsilon,
-    )
-    return np.array([[row["d"] for row in judge_rows] for judge_rows in rows]) + epsilon
+    return np.array([judge_anchor(row) for row in rows]) + epsilon
 
 
 # --------------------------------------------------------------------------- one replicate
@@ -126,19 +130,19 @@ def replicate(dense, judges, seed, coverage, budget, epsilon=0.05, advice=None, 
         advice = advise(
             matrix, judges=list(judges), budget=budget, seed=seed, epsilon=epsilon, **options
         )
-    truth = point_decisions(dense, judges, epsilon)
-    dense_margins = comparison_margins(dense, judges, epsilon)
+    dense_rows = point_rows(dense, judges, epsilon)
+    truth, dense_margins = decisions_of(dense_rows), comparison_margins(dense_rows, epsilon)
     proposals = design_proposals(advice, matrix, seed)
     designs = {}
     for row in advice.budget_rows:
-        revealed = reveal(matrix, dense, proposals[row["design"]])
-        decisions = point_decisions(revealed, judges, epsilon)
+        revealed = point_rows(reveal(matrix, dense, proposals[row["design"]]), judges, epsilon)
+        decisions = decisions_of(revealed)
         designs[row["design"]] = {
             "extra": row["extra"],
             "risk": row["risk"],
             "mean_risk": row["mean_risk"],
             "wrong": {name: decisions[name] != truth[name] for name in judges},
-            "d_error": comparison_margins(revealed, judges, epsilon) - dense_margins,
+            "d_error": comparison_margins(revealed, epsilon) - dense_margins,
         }
     return {
         "seed": seed,
