@@ -12,7 +12,7 @@ from pathlib import Path
 
 from simcore.cli_card import command_card
 from simcore.cli_ceiling import command_ceiling
-from simcore.cli_parser import parse_arguments
+from simcore.cli_parser import parse_arguments, rater_lists
 from simcore.cli_wellposed import command_wellposed
 
 # Everything else (numba, xarray, zarr, scipy, matplotlib, dask) is imported inside the
@@ -306,11 +306,7 @@ def _command_inspect(args):
     from simcore.sweep.files import checked_output_file
 
     path = Path(args.data)
-    names = {
-        key: value.split(",")
-        for key, value in (("humans", args.humans), ("judges", args.judges))
-        if value
-    }
+    names = rater_lists(args)
     if args.overlap_csv:
         checked_output_file(args.overlap_csv, "--overlap-csv")
     try:

@@ -76,17 +76,14 @@ def _load_matrix(args):
     """Return the annotation matrix of ``args.data`` (DataError when it is bad)."""
     from pathlib import Path
 
+    from simcore.cli_parser import rater_lists
     from simcore.realdata.annotation import DataError
     from simcore.realdata.column_map import load_mapped_csv
     from simcore.realdata.files import file_format
     from simcore.realdata.loaders import load_ratings
 
     path = Path(args.data)
-    names = {
-        key: value.split(",")
-        for key, value in (("humans", args.humans), ("judges", args.judges))
-        if value
-    }
+    names = rater_lists(args)
     columns = {name: getattr(args, f"{name}_column") for name in COLUMN_OPTIONS}
     columns = {name: value for name, value in columns.items() if value}
     if path.is_file() and file_format(path) != "json":

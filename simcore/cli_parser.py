@@ -282,6 +282,15 @@ def _add_data_arguments(parser, data_help):
     )
 
 
+def rater_lists(args):
+    """Return ``{"humans": [...], "judges": [...]}`` of the given ``--humans``/``--judges``."""
+    return {
+        key: value.split(",")
+        for key, value in (("humans", args.humans), ("judges", args.judges))
+        if value
+    }
+
+
 def _add_inspect(commands):
     """Add ``inspect``: density, coverage and overlaps of an annotation matrix."""
     inspect = _subcommand(
