@@ -104,6 +104,7 @@ def command_ceiling(args):
     import csv
 
     from simcore.calibration import ceiling_report as report
+    from simcore.calibration.ceiling import is_graded
     from simcore.cli import UsageError
     from simcore.realdata.annotation import DataError
     from simcore.sweep.files import checked_output_file
@@ -117,7 +118,7 @@ def command_ceiling(args):
             checked_output_file(path, option)
     try:
         matrix = _load_matrix(args)
-        graded = report.default_graded(matrix.labels) if args.graded is None else args.graded
+        graded = is_graded(matrix.labels) if args.graded is None else args.graded
         scores = None
         if args.judge_scores:
             scores = report.read_judge_scores(args.judge_scores, args.score_column)

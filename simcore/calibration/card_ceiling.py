@@ -10,21 +10,13 @@ when fewer than two humans co-label enough items for ``r̂``.
 
 import math
 
-from simcore.calibration.ceiling import human_ceilings
+from simcore.calibration.ceiling import human_ceilings, is_graded
 
 CEILING_BOOT = 200
 """Bootstrap replicates behind a card's ceiling intervals (seeded: cards are reproducible)."""
 
 CEILING_SEED = 2026
 """Root seed of a card's ceiling bootstrap."""
-
-
-def _numeric(labels):
-    """Return whether every label text reads as a finite number."""
-    try:
-        return all(math.isfinite(float(label)) for label in labels)
-    except ValueError:
-        return False
 
 
 def _finite_or_none(value):
@@ -53,7 +45,7 @@ def population_ceiling(matrix, n_boot=CEILING_BOOT, seed=CEILING_SEED):
         every number is null).
     """
     used = sorted({int(code) for code in matrix.human_labels[matrix.human_labels >= 0].ravel()})
-    graded = _numeric([matrix.labels[code] for code in used])
+    graded = is_graded([matrix.labels[code] for code in used])
     measure = "Spearman rho" if graded else "Cohen kappa"
     empty = {
         "value": None,

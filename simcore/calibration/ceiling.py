@@ -29,6 +29,7 @@ pairs are found from the item rows, never from an ``R x R x n`` array
 (:mod:`~simcore.calibration.grouped_scores`).
 """
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -114,6 +115,31 @@ class Ceilings(NamedTuple):
     def r_hat(self):
         """Return ``reliability``, under the name the formulas use."""
         return self.reliability
+
+
+def is_graded(labels):
+    """Return whether label texts read as graded: all numbers, at least 3 distinct values.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        The declared label values (codes index them, in numeric order when numeric).
+
+    Returns
+    -------
+    bool
+        True when every label parses as a finite float and there are at least 3 of them.
+    """
+    values = []
+    for label in labels:
+        try:
+            value = float(label)
+        except (TypeError, ValueError):
+            return False
+        if not math.isfinite(value):
+            return False
+        values.append(value)
+    return len(set(values)) >= 3
 
 
 def _checked_labels(labels):

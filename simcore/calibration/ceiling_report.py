@@ -46,15 +46,6 @@ class GroupCeiling(NamedTuple):
         return sum(judge.position == position for judge in self.judges)
 
 
-def default_graded(labels):
-    """Return True when every label is a number and there are at least 3 distinct labels."""
-    try:
-        numbers = [float(label) for label in labels]
-    except ValueError:
-        return False
-    return all(math.isfinite(n) for n in numbers) and len(set(numbers)) >= 3
-
-
 def scored_codes(matrix, graded):
     """Return ``(human, judge)`` code arrays whose mean is meaningful when ``graded``.
 

@@ -46,31 +46,6 @@ DEFAULT_MIN_OVERLAP = 2
 """A judge pair is scored only on at least this many items that both labelled."""
 
 
-def is_graded(labels):
-    """Return whether label texts read as graded: all numbers, at least 3 distinct values.
-
-    Parameters
-    ----------
-    labels : sequence of str
-        The declared label values (codes index them, in numeric order when numeric).
-
-    Returns
-    -------
-    bool
-        True when every label parses as a finite float and there are at least 3 of them.
-    """
-    values = []
-    for label in labels:
-        try:
-            value = float(label)
-        except (TypeError, ValueError):
-            return False
-        if not math.isfinite(value):
-            return False
-        values.append(value)
-    return len(set(values)) >= 3
-
-
 def group_seed_key(seed, group):
     """Return ``[seed, crc32(group)]``, the SeedSequence entropy of one group's resamples."""
     return [int(seed), zlib.crc32(str(group).encode("utf-8"))]
