@@ -82,7 +82,8 @@ def _report(table, agreements, graded, args):
 
 def command_wellposed(args):
     """Run ``simcore wellposed``: print the table; bad input raises ``UsageError`` (exit 2)."""
-    from simcore.calibration.wellposed import group_agreements, is_graded
+    from simcore.calibration.ceiling import is_graded
+    from simcore.calibration.wellposed import group_agreements
     from simcore.calibration.wellposed_data import load_judge_table
     from simcore.calibration.wellposed_report import agreement_rows, write_csv
     from simcore.cli import UsageError

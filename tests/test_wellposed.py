@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from simcore.calibration.ceiling import _n_codes, _pair_table, pairwise_agreement
+from simcore.calibration.ceiling import _n_codes, _pair_table, is_graded, pairwise_agreement
 from simcore.calibration.grouped_scores import mean_of_defined, replicate_scores
 from simcore.calibration.wellposed import (
     bootstrap_means,
     group_agreements,
-    is_graded,
     judge_agreement,
     pair_tables,
     table_agreement,

@@ -32,11 +32,11 @@ from itertools import permutations
 import numpy as np
 from scipy import stats
 
-from simcore.calibration.ceiling import pairwise_agreement
+from simcore.calibration.ceiling import is_graded, pairwise_agreement
 from simcore.calibration.fail_definitions import label_fail_flags
 from simcore.calibration.real_groups import group_flags, load_dataset
 from simcore.calibration.real_splits import _full_rates
-from simcore.calibration.wellposed import DEFAULT_BOOT, DEFAULT_SEED, group_agreements, is_graded
+from simcore.calibration.wellposed import DEFAULT_BOOT, DEFAULT_SEED, group_agreements
 from simcore.calibration.wellposed_report import write_study
 
 STUDY_DATASETS = ("summeval", "cebab_aspects")
