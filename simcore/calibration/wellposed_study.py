@@ -32,6 +32,7 @@ from itertools import permutations
 import numpy as np
 from scipy import stats
 
+from simcore.calibration.card import cohen_kappa, count_outcomes
 from simcore.calibration.ceiling import is_graded, pairwise_agreement
 from simcore.calibration.fail_definitions import label_fail_flags
 from simcore.calibration.real_groups import group_flags, load_dataset
@@ -87,9 +88,11 @@ def _judge_outcomes(flags, judges):
     kappas, youdens = [], []
     if flags.truth_fail.all() or not flags.truth_fail.any():
         return [math.nan] * len(judges), [math.nan] * len(judges)
+    parsed = np.ones(len(flags.truth_fail), dtype=bool)
     for column in range(len(judges)):
-        pair = np.column_stack([flags.truth_fail, flags.judge_fail[:, column]]).astype(np.int64)
-        kappas.append(pairwise_agreement(pair, graded=False).mean)
+        counts = count_outcomes(flags.truth_fail, flags.judge_fail[:, column], parsed)
+        kappa = cohen_kappa(counts.caught, counts.missed, counts.flagged, counts.cleared)
+        kappas.append(math.nan if kappa is None else kappa)
         youdens.append(_full_rates(flags.truth_fail, flags.judge_fail[:, column])[2])
     return kappas, youdens
 
