@@ -34,7 +34,6 @@ from simcore.calibration.real_splits import (
     _share,
     _split_counts,
     _split_results,
-    _SplitCounts,
     draw_splits,
 )
 from simcore.calibration.statistics import DEFAULT_YOUDEN_FLOOR, rogan_gladen
@@ -100,18 +99,19 @@ def transport_splits(
         )
     own = _split_counts(*target, calibration_target)
     card = _split_counts(*source, calibration_source)
-    moved = _SplitCounts(
-        own.judge_fails,
-        own.n_production,
-        card.fail_caught,
-        card.fail_missed,
-        card.pass_flagged,
-        card.pass_cleared,
-        own.truth_rate,
-    )
-    transported = _split_results(moved, n_splits, confidence, youden_floor)
+    transported = _split_results(_moved(card, own), n_splits, confidence, youden_floor)
     same = _split_results(own, n_splits, confidence, youden_floor)
     return transported, same
+
+
+def _moved(card, own):
+    """Return the target's stream counts with the source's calibration table (the card moved)."""
+    return own._replace(
+        fail_caught=card.fail_caught,
+        fail_missed=card.fail_missed,
+        pass_flagged=card.pass_flagged,
+        pass_cleared=card.pass_cleared,
+    )
 
 
 def transport_bias(source, target):
@@ -168,12 +168,18 @@ def transport_row(source, target, calibration_source, calibration_target, **opti
     transported, same = transport_splits(
         source, target, calibration_source, calibration_target, **options
     )
+    return _row_fields(transported, same, source, target, calibration_target.shape)
+
+
+def _row_fields(transported, same, source, target, splits_shape):
+    """Return a row's fields from its two arms' split results and the two groups' flags."""
+    n_splits, n_cal = splits_shape
     return {
         **_arm_fields("transported", transported),
         **_arm_fields("same", same),
         **transport_bias(source, target),
-        "n_production": int(target[0].size - calibration_target.shape[1]),
-        "n_splits": int(calibration_target.shape[0]),
+        "n_production": int(target[0].size - n_cal),
+        "n_splits": int(n_splits),
     }
 
 
@@ -218,6 +224,14 @@ def transport_table(
             for name, (truth, _) in groups.items()
             if n_cal < truth.size
         }
+        # each group's split counts and each target's same-population arm, once per judge
+        counts = {
+            (name, column): _split_counts(truth, flags[:, column], splits[name])
+            for name, (truth, flags) in groups.items()
+            if name in splits
+            for column in range(len(judges))
+        }
+        same = {}
         for target, (truth_b, flags_b) in groups.items():
             if truth_b.size - n_cal < MIN_STREAM:
                 continue
@@ -225,13 +239,20 @@ def transport_table(
                 if source == target or source not in splits:
                     continue
                 for column, judge in enumerate(judges):
-                    fields = transport_row(
+                    own = counts[target, column]
+                    if (target, column) not in same:
+                        same[target, column] = _split_results(
+                            own, n_splits, confidence, youden_floor
+                        )
+                    transported = _split_results(
+                        _moved(counts[source, column], own), n_splits, confidence, youden_floor
+                    )
+                    fields = _row_fields(
+                        transported,
+                        same[target, column],
                         (truth_a, flags_a[:, column]),
                         (truth_b, flags_b[:, column]),
-                        splits[source],
-                        splits[target],
-                        confidence=confidence,
-                        youden_floor=youden_floor,
+                        splits[target].shape,
                     )
                     rows.append(
                         {
