@@ -15,6 +15,7 @@ from pathlib import Path
 
 from simcore.calibration.card import CARD_FORMAT
 from simcore.calibration.command import CalibrationInputError
+from simcore.calibration.fail_definitions import FailDefinition
 from simcore.realdata.annotation import _got
 
 
@@ -210,13 +211,10 @@ def _check_consistency(card, source, problems):
             f"{source}: expires: must not come before measured {card['measured']} "
             f"(got {card['expires']!r})"
         )
-    definition = card["fail_definition"]
-    if (definition["fail_at_most"] is None) == (definition["fail_labels"] is None):
-        problems.append(
-            f"{source}: fail_definition: exactly one of fail_at_most and fail_labels must be "
-            f"set (got fail_at_most={_got(definition['fail_at_most'])}, "
-            f"fail_labels={_got(definition['fail_labels'])})"
-        )
+    try:
+        card_definition(card).check()
+    except ValueError as error:
+        problems.append(f"{source}: fail_definition: {error}")
 
 
 def read_card(path):
@@ -265,8 +263,6 @@ def read_card(path):
 
 def card_definition(card):
     """Return the card's :class:`~simcore.calibration.fail_definitions.FailDefinition`."""
-    from simcore.calibration.fail_definitions import FailDefinition
-
     given = card["fail_definition"]
     labels = given["fail_labels"]
     return FailDefinition(given["fail_at_most"], None if labels is None else tuple(labels))
