@@ -15,7 +15,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.calibration.ceiling import human_ceilings, judge_position, position_reading
+from simcore.calibration.ceiling import (
+    POSITIONS,
+    human_ceilings,
+    judge_position,
+    position_reading,
+)
 from simcore.realdata.annotation import DataError, _got
 
 JUDGE_COLUMNS = ("model", "judge")
@@ -223,7 +228,7 @@ def markdown_report(results, graded, command=None):
     ]
     for result in results:
         c = result.ceilings
-        counts = "/".join(str(result.count(p)) for p in ("below", "at", "above"))
+        counts = "/".join(str(result.count(p)) for p in POSITIONS)
         cells = (c.reliability, c.benchmark, c.leave_one_out, c.predicted_leave_one_out)
         lines.append(
             f"| {result.group} | {c.n_items} | {c.n_raters} | {c.k:g} | "
@@ -258,22 +263,15 @@ def _judge_lines(result):
     return lines
 
 
+ESTIMATES = ("reliability", "benchmark", "leave_one_out", "predicted_leave_one_out", "symmetric")
+"""The :class:`~simcore.calibration.ceiling.Ceilings` fields a report row carries."""
+
 CSV_FIELDS = (
     "group",
     "n_items",
     "n_raters",
     "k",
-    *(
-        f"{name}{suffix}"
-        for name in (
-            "reliability",
-            "benchmark",
-            "leave_one_out",
-            "predicted_leave_one_out",
-            "symmetric",
-        )
-        for suffix in ("", "_low", "_high")
-    ),
+    *(f"{name}{suffix}" for name in ESTIMATES for suffix in ("", "_low", "_high")),
     "judges_below",
     "judges_at",
     "judges_above",
@@ -287,17 +285,11 @@ def csv_rows(results):
     for result in results:
         c = result.ceilings
         row = {"group": result.group, "n_items": c.n_items, "n_raters": c.n_raters, "k": c.k}
-        for name in (
-            "reliability",
-            "benchmark",
-            "leave_one_out",
-            "predicted_leave_one_out",
-            "symmetric",
-        ):
+        for name in ESTIMATES:
             estimate = getattr(c, name)
             row.update(
                 {name: estimate.value, f"{name}_low": estimate.low, f"{name}_high": estimate.high}
             )
-        row.update({f"judges_{p}": result.count(p) for p in ("below", "at", "above")})
+        row.update({f"judges_{p}": result.count(p) for p in POSITIONS})
         rows.append(row)
     return rows
