@@ -46,6 +46,12 @@ from simcore.calibration.statistics import human_ceiling
 NEAR_ZERO_CEILING = 0.1
 """A symmetric ceiling below this is near zero: the humans barely agree at all."""
 
+DEFAULT_BOOT = 1000
+"""Bootstrap resamples of the items."""
+
+DEFAULT_SEED = 2026
+"""First entry of every group's SeedSequence."""
+
 POSITIONS = ("below", "at", "above")
 """Where a judge's score lies against the symmetric ceiling's bootstrap interval."""
 
@@ -352,7 +358,9 @@ def _estimate(point, replicates, level):
     return Estimate(float(point), float(low), float(high))
 
 
-def human_ceilings(labels, graded, n_boot=1000, seed=2026, level=0.95, min_overlap=2):
+def human_ceilings(
+    labels, graded, n_boot=DEFAULT_BOOT, seed=DEFAULT_SEED, level=0.95, min_overlap=2
+):
     """Return ``r̂``, the benchmark-style, leave-one-out and symmetric ceilings, with intervals.
 
     Parameters

@@ -33,14 +33,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.calibration.ceiling import pairwise_agreement
+from simcore.calibration.ceiling import DEFAULT_BOOT, DEFAULT_SEED, pairwise_agreement
 from simcore.calibration.grouped_scores import CELLS_PER_BLOCK
-
-DEFAULT_BOOT = 1000
-"""Bootstrap resamples of the items."""
-
-DEFAULT_SEED = 2026
-"""First entry of every group's SeedSequence."""
 
 DEFAULT_MIN_OVERLAP = 2
 """A judge pair is scored only on at least this many items that both labelled."""
