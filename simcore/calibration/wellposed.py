@@ -32,6 +32,7 @@ from itertools import combinations
 from typing import NamedTuple
 
 import numpy as np
+from scipy import sparse
 
 from simcore.calibration.ceiling import DEFAULT_BOOT, DEFAULT_SEED, pairwise_agreement
 from simcore.calibration.grouped_scores import CELLS_PER_BLOCK
@@ -61,7 +62,28 @@ def resample_weights(indices, n_items):
     return counts.reshape(n_boot, n_items).astype(np.float64)
 
 
-def pair_tables(codes, weights, n_labels):
+def pair_cells(codes, n_labels):
+    """Return each judge pair's sparse ``(n, L^2)`` indicator of the cell its items fall in.
+
+    Row ``i`` of pair ``(a, b)`` (``itertools.combinations`` order) has a single 1 at
+    ``x_i L + y_i`` when both judges labelled item ``i``, and is empty otherwise: built once
+    and reused for every block of resamples (:func:`pair_tables`), O(n) memory per pair.
+    """
+    n_items, n_raters = codes.shape
+    cells = []
+    for a, b in combinations(range(n_raters), 2):
+        x, y = codes[:, a].astype(np.int64), codes[:, b].astype(np.int64)
+        rows = np.flatnonzero((x >= 0) & (y >= 0))
+        cells.append(
+            sparse.csr_matrix(
+                (np.ones(rows.size), (rows, x[rows] * n_labels + y[rows])),
+                shape=(n_items, n_labels * n_labels),
+            )
+        )
+    return cells
+
+
+def pair_tables(codes, weights, n_labels, cells=None):
     """Return the weighted contingency tables of every judge pair.
 
     Parameters
@@ -72,6 +94,8 @@ def pair_tables(codes, weights, n_labels):
         float ``(B, n)`` item weights (resample counts; ones for the data as observed).
     n_labels : int
         ``L``.
+    cells : list, optional
+        :func:`pair_cells` of ``codes``, when already built.
 
     Returns
     -------
@@ -80,16 +104,10 @@ def pair_tables(codes, weights, n_labels):
         ``itertools.combinations`` order: ``T[p, b, c, d] = sum_i W[b, i] 1[x_i = c, y_i = d]``
         over the items both judges of pair ``p`` labelled.
     """
-    n_items, n_raters = codes.shape
-    pairs = list(combinations(range(n_raters), 2))
-    out = np.zeros((len(pairs), weights.shape[0], n_labels, n_labels))
-    for position, (a, b) in enumerate(pairs):
-        x, y = codes[:, a].astype(np.int64), codes[:, b].astype(np.int64)
-        both = (x >= 0) & (y >= 0)
-        onehot = np.zeros((n_items, n_labels * n_labels))
-        rows = np.flatnonzero(both)
-        onehot[rows, x[rows] * n_labels + y[rows]] = 1.0
-        out[position] = (weights @ onehot).reshape(-1, n_labels, n_labels)
+    cells = pair_cells(codes, n_labels) if cells is None else cells
+    out = np.zeros((len(cells), weights.shape[0], n_labels, n_labels))
+    for position, indicator in enumerate(cells):
+        out[position] = (indicator.T @ weights.T).T.reshape(-1, n_labels, n_labels)
     return out
 
 
@@ -193,13 +211,13 @@ def bootstrap_means(codes, graded, indices, min_overlap=DEFAULT_MIN_OVERLAP):
     n_items = codes.shape[0]
     n_labels = int(codes.max()) + 1 if codes.size and codes.max() >= 0 else 1
     indices = np.atleast_2d(np.asarray(indices, dtype=np.int64))
-    observed = pair_tables(codes, np.ones((1, n_items)), n_labels).sum(axis=(1, 2, 3))
-    counted_pairs = observed >= min_overlap
+    cells = pair_cells(codes, n_labels)
+    counted_pairs = np.array([indicator.nnz for indicator in cells]) >= min_overlap
     block = max(1, CELLS_PER_BLOCK // max(n_items, 1))
     means = []
     for start in range(0, indices.shape[0], block):
         weights = resample_weights(indices[start : start + block], n_items)
-        values = table_agreement(pair_tables(codes, weights, n_labels), graded, min_overlap)
+        values = table_agreement(pair_tables(codes, weights, n_labels, cells), graded, min_overlap)
         defined = np.isfinite(values) & counted_pairs[:, None]
         counted = defined.sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
