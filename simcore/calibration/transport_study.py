@@ -21,6 +21,7 @@ import time
 import numpy as np
 
 from simcore.calibration.real_groups import group_flags, load_dataset
+from simcore.calibration.statistics import youden_j
 from simcore.calibration.transport import (
     DEFAULT_N_CALS,
     DEFAULT_SEED,
@@ -43,7 +44,8 @@ CLEAR_YOUDEN = 0.3
 def clear_of_floor(row):
     """Return whether the row's judge has ``J >= CLEAR_YOUDEN`` on both full groups."""
     return all(
-        row[f"se_{side}"] + row[f"sp_{side}"] - 1.0 >= CLEAR_YOUDEN for side in ("source", "target")
+        youden_j(row[f"se_{side}"], row[f"sp_{side}"]) >= CLEAR_YOUDEN
+        for side in ("source", "target")
     )
 
 
