@@ -351,11 +351,11 @@ def load_criterion(path, criterion, group_separator=None, judges=None):
     return matrix, label_set
 
 
-def _interval_text(field):
+def interval_text(field, digits=3):
     """Return ``estimate [low, high]`` of a card's rate mapping (``n/a`` when undefined)."""
     if field["estimate"] is None:
         return "n/a"
-    return f"{field['estimate']:.3f} [{field['low']:.3f}, {field['high']:.3f}]"
+    return f"{field['estimate']:.{digits}f} [{field['low']:.{digits}f}, {field['high']:.{digits}f}]"
 
 
 def _ceiling_text(ceiling):
@@ -385,8 +385,8 @@ def card_text(card):
             "items excluded)",
             f"caught {counts['caught']}, missed {counts['missed']}, flagged "
             f"{counts['flagged']}, cleared {counts['cleared']}",
-            f"TPR {_interval_text(card['tpr'])}, TNR {_interval_text(card['tnr'])} (Wilson), "
-            f"J {_interval_text(card['youden_j'])}, kappa {kappa}",
+            f"TPR {interval_text(card['tpr'])}, TNR {interval_text(card['tnr'])} (Wilson), "
+            f"J {interval_text(card['youden_j'])}, kappa {kappa}",
             f"parse coverage {'n/a' if coverage is None else f'{coverage:.3f}'} "
             f"({card['parse_coverage']['unparseable']} unparseable, counted as errors)",
             f"human ceiling: {_ceiling_text(ceiling)}",

@@ -18,7 +18,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from simcore.calibration.card import card_text, human_label_set, measure_card
+from simcore.calibration.card import card_text, human_label_set, interval_text, measure_card
 from simcore.calibration.card_ceiling import population_ceiling
 from simcore.calibration.card_file import write_card
 from simcore.calibration.fail_definitions import SHIPPED_CARD_SPECS, criterion_matrix
@@ -73,21 +73,14 @@ def flag_reason(card):
     return "J's interval reaches the floor"
 
 
-def _interval(field, digits=3):
-    """Return ``estimate [low, high]`` of a card mapping, ``n/a`` when undefined."""
-    if field["estimate"] is None:
-        return "n/a"
-    return f"{field['estimate']:.{digits}f} [{field['low']:.{digits}f}, {field['high']:.{digits}f}]"
-
-
 def _card_row(name, card):
     """Return one summary table row of a card."""
     dataset = name.split("__", 1)[0]
     coverage = card["parse_coverage"]["share"]
     return (
         f"| {dataset} | {card['criterion']} | {card['judge']} | {card['n']} | "
-        f"{card['n_fail']} | {_interval(card['tpr'], 2)} | {_interval(card['tnr'], 2)} | "
-        f"{_interval(card['youden_j'], 2)} | "
+        f"{card['n_fail']} | {interval_text(card['tpr'], 2)} | {interval_text(card['tnr'], 2)} | "
+        f"{interval_text(card['youden_j'], 2)} | "
         f"{'n/a' if coverage is None else f'{coverage:.3f}'} | "
         f"{'yes' if card['usable_for_rate_correction'] else 'no'} | "
         f"{flag_reason(card) or 'clears the floor'} |"
