@@ -31,7 +31,9 @@ def _column_positions(header, columns, file):
         given = columns.get(standard)
         names = (given,) if given else tried
         found = [name for name in names if name in header]
-        if found:
+        if found and header.count(found[0]) > 1:
+            problems.append(f"{file}: header: repeated column {found[0]!r} (got {_got(header)})")
+        elif found:
             positions[standard] = header.index(found[0])
         elif given or standard != "group":
             looked = repr(given) if given else "one of " + ", ".join(map(repr, tried))
@@ -82,17 +84,7 @@ def load_mapped_csv(path, columns=None, humans=None, judges=None, judges_path=No
     rows = _read_csv_file(file, problems)
     header = [name.strip() for name in rows[0]]
     positions = _column_positions(header, columns or {}, file)
-    standard = list(positions)
-    mapped, numbers = [standard], []
-    for number, row in enumerate(rows[1:], start=2):
-        if not "".join(row).strip():  # a blank line
-            continue
-        if len(row) != len(header):
-            problems.append(f"{file}: row {number}: expected {len(header)} cells (got {len(row)})")
-            continue
-        mapped.append([row[positions[name]] for name in standard])
-        numbers.append(number)
-    ratings, row_problems = read_rows(mapped, standard, file, row_names=numbers)
+    ratings, row_problems = read_rows(rows, header, file, positions=positions)
     problems += row_problems
     return long_table_matrix(
         ratings, "group" in positions, file, problems, humans, judges, None, False, judges_path

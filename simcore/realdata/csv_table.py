@@ -133,15 +133,17 @@ def _csv_header(rows, file, problems):
     return header
 
 
-def read_rows(rows, header, file, row_names=None):
+def read_rows(rows, header, file, row_names=None, positions=None):
     """Return ``({rater: {(item, group): label}}, problems)`` from the CSV rows.
 
     ``rows[0]`` is the header row (``header``, stripped), the others lists of text cells.
+    ``positions`` maps ``item``, ``rater``, ``label`` (and ``group``) to their cells when
+    the header names them otherwise (default: the header's own names).
     A rater labelling the same ``(item, group)`` twice with different labels is a problem;
     the same item id in two groups is two items. Messages name a row by its line number
     in the file, or by ``row_names`` (one per row after the header; a DataFrame's index).
     """
-    column = {name: position for position, name in enumerate(header)}
+    column = positions or {name: position for position, name in enumerate(header)}
     ratings, first_row = {}, {}
     problems = []
     names = range(2, len(rows) + 1) if row_names is None else row_names
