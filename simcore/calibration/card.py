@@ -137,25 +137,36 @@ def youden_interval(tpr, tpr_interval, tnr, tnr_interval):
     return j, max(low, -1.0), min(high, 1.0)
 
 
-def usability(j, j_low, youden_floor=DEFAULT_YOUDEN_FLOOR, counts=None):
-    """Return ``(usable, reason)``: whether the card may correct a failure rate.
+class Usability(NamedTuple):
+    """Whether a card may correct a failure rate, the rule that decided it, and why."""
+
+    usable: bool
+    category: str
+    reason: str
+
+
+def usability(j, j_low, youden_floor=DEFAULT_YOUDEN_FLOOR, n_fail=None, n_pass=None):
+    """Return the :class:`Usability` of a card: whether it may correct a failure rate.
 
     Usable when ``J > youden_floor`` and the lower end of J's interval is above the floor
-    too; otherwise the reason names what failed (no FAIL or PASS rows, J at or below the
-    floor, or an interval reaching down to it).
+    too; otherwise ``category`` names what failed (no FAIL or PASS rows, J at or below the
+    floor, or an interval reaching down to it) and ``reason`` says it with the numbers.
     """
-    if counts is not None and counts.caught + counts.missed == 0:
-        return False, "no human-FAIL rows: TPR cannot be measured"
-    if counts is not None and counts.flagged + counts.cleared == 0:
-        return False, "no human-PASS rows: TNR cannot be measured"
+    if n_fail == 0:
+        return Usability(False, "no human-FAIL rows", "no human-FAIL rows: TPR cannot be measured")
+    if n_pass == 0:
+        return Usability(False, "no human-PASS rows", "no human-PASS rows: TNR cannot be measured")
     if not math.isfinite(j) or j <= youden_floor:
-        return False, f"J = {j:.3f} is not above the Youden floor {youden_floor:g}"
+        reason = f"J = {j:.3f} is not above the Youden floor {youden_floor:g}"
+        return Usability(False, "J at or below the floor", reason)
     if j_low <= youden_floor:
-        return False, (
+        reason = (
             f"J = {j:.3f} is above the floor {youden_floor:g} but its interval's lower end "
             f"{j_low:.3f} is not: too few calibration rows to trust the correction"
         )
-    return True, f"J = {j:.3f} and its interval's lower end {j_low:.3f} clear the floor"
+        return Usability(False, "J's interval reaches the floor", reason)
+    reason = f"J = {j:.3f} and its interval's lower end {j_low:.3f} clear the floor"
+    return Usability(True, "clears the floor", reason)
 
 
 def _rate(estimate, low, high):
@@ -183,7 +194,9 @@ def card_statistics(counts, confidence=0.95, youden_floor=DEFAULT_YOUDEN_FLOOR):
         tnr,
         (float(rates.tnr_low), float(rates.tnr_high)),
     )
-    usable, reason = usability(j, j_low, youden_floor, counts)
+    usable, _, reason = usability(
+        j, j_low, youden_floor, counts.caught + counts.missed, counts.flagged + counts.cleared
+    )
     unparseable = counts.unparseable_fail + counts.unparseable_pass
     return {
         "n": counts.n,

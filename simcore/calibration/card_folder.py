@@ -14,11 +14,18 @@ results/cards --date 2026-12-01``.
 
 import argparse
 import datetime
+import math
 import sys
 from collections import Counter
 from pathlib import Path
 
-from simcore.calibration.card import card_text, human_label_set, interval_text, measure_card
+from simcore.calibration.card import (
+    card_text,
+    human_label_set,
+    interval_text,
+    measure_card,
+    usability,
+)
 from simcore.calibration.card_ceiling import population_ceiling
 from simcore.calibration.card_file import write_card
 from simcore.calibration.fail_definitions import SHIPPED_CARD_SPECS, criterion_matrix
@@ -61,16 +68,19 @@ def spec_cards(spec, folder, date):
 
 
 def flag_reason(card):
-    """Return why a card is flagged, as a short category; None when it is usable."""
-    if card["usable_for_rate_correction"]:
-        return None
-    if card["n_fail"] == 0:
-        return "no human-FAIL rows"
-    if card["n_pass"] == 0:
-        return "no human-PASS rows"
-    if card["youden_j"]["estimate"] <= card["youden_floor"]:
-        return "J at or below the floor"
-    return "J's interval reaches the floor"
+    """Return why a card is flagged, as :func:`~simcore.calibration.card.usability`'s category.
+
+    None when the card is usable.
+    """
+    j = card["youden_j"]
+    verdict = usability(
+        math.nan if j["estimate"] is None else j["estimate"],
+        math.nan if j["low"] is None else j["low"],
+        card["youden_floor"],
+        card["n_fail"],
+        card["n_pass"],
+    )
+    return None if verdict.usable else verdict.category
 
 
 def _card_row(name, card):
