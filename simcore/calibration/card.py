@@ -23,7 +23,7 @@ import numpy as np
 
 from simcore._version import __version__
 from simcore.calibration.card_ceiling import population_ceiling
-from simcore.calibration.fail_definitions import binary_truth
+from simcore.calibration.fail_definitions import binary_truth, label_fail_flags
 from simcore.calibration.statistics import DEFAULT_YOUDEN_FLOOR, judge_rates
 from simcore.realdata.annotation import DataError, _got, _list_text
 
@@ -263,13 +263,7 @@ def judge_outcomes(matrix, judge, definition, label_set):
     truth_fail, has_truth, n_tied = binary_truth(matrix, definition)
     codes = matrix.judge_labels[has_truth, matrix.judges.index(judge)]
     parsed_of_code = np.array([label in label_set for label in matrix.labels], dtype=bool)
-    fail_of_code = np.array(
-        [
-            bool(ok) and definition.is_fail(label)
-            for label, ok in zip(matrix.labels, parsed_of_code, strict=True)
-        ],
-        dtype=bool,
-    )
+    fail_of_code = label_fail_flags(matrix.labels, definition, parsed_of_code)
     return truth_fail[has_truth], fail_of_code[codes], parsed_of_code[codes], n_tied
 
 

@@ -82,9 +82,16 @@ class FailDefinition(NamedTuple):
         return value <= self.fail_at_most
 
 
-def label_fail_flags(labels, definition):
-    """Return bool ``(L,)``: whether each label text of ``labels`` is FAIL under ``definition``."""
-    return np.array([definition.is_fail(label) for label in labels], dtype=bool)
+def label_fail_flags(labels, definition, binarised=None):
+    """Return bool ``(L,)``: whether each label text of ``labels`` is FAIL under ``definition``.
+
+    Only the labels where ``binarised`` (bool ``(L,)``, default all) is True are read; the
+    others are False, so a label outside them (a judge's unparseable answer, a label no
+    human used) is never passed to :meth:`FailDefinition.is_fail`.
+    """
+    binarised = np.ones(len(labels), dtype=bool) if binarised is None else binarised
+    pairs = zip(labels, binarised, strict=True)
+    return np.array([bool(read) and definition.is_fail(label) for label, read in pairs], dtype=bool)
 
 
 def binary_truth(matrix, definition):
@@ -119,10 +126,9 @@ def binary_truth(matrix, definition):
         When a label a human used cannot be binarised (non-numeric under ``fail_at_most``).
     """
     codes = np.asarray(matrix.human_labels)
-    used = np.unique(codes[codes >= 0])
-    fail_of_code = np.zeros(len(matrix.labels), dtype=bool)
-    for code in used:
-        fail_of_code[code] = definition.is_fail(matrix.labels[code])
+    used = np.zeros(len(matrix.labels), dtype=bool)
+    used[np.unique(codes[codes >= 0])] = True
+    fail_of_code = label_fail_flags(matrix.labels, definition, used)
     present = codes >= 0
     fails = (present & fail_of_code[np.where(present, codes, 0)]).sum(axis=1)
     passes = present.sum(axis=1) - fails
