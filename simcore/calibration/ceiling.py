@@ -348,7 +348,7 @@ def symmetric_ceiling(reliability, k):
     return result
 
 
-def _estimate(point, replicates, level):
+def percentile_estimate(point, replicates, level):
     """Return :class:`Estimate` of ``point`` with the percentile interval of ``replicates``."""
     finite = replicates[np.isfinite(replicates)]
     if not finite.size or not np.isfinite(point):
@@ -411,7 +411,7 @@ def human_ceilings(
     k = raters_per_item(labels)
     means += [symmetric_ceiling(means[0], k), symmetric_ceiling(means[0], k - 1)]
     reliability, benchmark, loo, symmetric, predicted = (
-        _estimate(values[0], values[1:], level) for values in means
+        percentile_estimate(values[0], values[1:], level) for values in means
     )
     return Ceilings(
         reliability, k, benchmark, loo, symmetric, predicted, n_items, n_raters, n_boot, level

@@ -34,7 +34,12 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 
-from simcore.calibration.ceiling import DEFAULT_BOOT, DEFAULT_SEED, pairwise_agreement
+from simcore.calibration.ceiling import (
+    DEFAULT_BOOT,
+    DEFAULT_SEED,
+    pairwise_agreement,
+    percentile_estimate,
+)
 from simcore.calibration.grouped_scores import CELLS_PER_BLOCK
 
 DEFAULT_MIN_OVERLAP = 2
@@ -267,11 +272,8 @@ def judge_agreement(
     if n_boot and codes.shape[0]:
         indices = bootstrap_indices(codes.shape[0], int(n_boot), np.random.default_rng(rng))
         means = bootstrap_means(codes, graded, indices, min_overlap)
-        means = means[np.isfinite(means)]
-        defined = int(means.size)
-        if defined:
-            tail = (1.0 - confidence) / 2.0
-            low, high = (float(v) for v in np.quantile(means, [tail, 1.0 - tail]))
+        defined = int(np.isfinite(means).sum())
+        _, low, high = percentile_estimate(point.mean, means, confidence)
     return JudgeAgreement(
         mean=float(point.mean),
         low=low,
