@@ -77,25 +77,15 @@ def _load_matrix(args):
     from pathlib import Path
 
     from simcore.cli_parser import rater_lists
-    from simcore.realdata.annotation import DataError
-    from simcore.realdata.column_map import load_mapped_csv
-    from simcore.realdata.files import file_format
     from simcore.realdata.loaders import load_ratings
 
-    path = Path(args.data)
-    names = rater_lists(args)
     columns = {name: getattr(args, f"{name}_column") for name in COLUMN_OPTIONS}
-    columns = {name: value for name, value in columns.items() if value}
-    if path.is_file() and file_format(path) != "json":
-        if args.group_separator is not None:
-            raise DataError(
-                [f"{path}: --group-separator: only for JSON input; a CSV gives groups in a column"]
-            )
-        return load_mapped_csv(path, columns, judges_path=args.judges_file, **names)
-    if columns:
-        raise DataError([f"{path}: --{next(iter(columns))}-column: only for CSV input"])
     return load_ratings(
-        path, group_separator=args.group_separator, judges_path=args.judges_file, **names
+        Path(args.data),
+        group_separator=args.group_separator,
+        judges_path=args.judges_file,
+        columns={name: value for name, value in columns.items() if value},
+        **rater_lists(args),
     )
 
 

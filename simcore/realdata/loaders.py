@@ -417,6 +417,7 @@ def load_ratings(
     ordinal=False,
     group_separator=None,
     judges_path=None,
+    columns=None,
 ):
     """Load an annotation matrix from a folder or a file, the format read from the path.
 
@@ -425,6 +426,10 @@ def load_ratings(
     does not start with ``{``, else a JSON file of humans ``{human: {item: label}}`` whose
     judges, if any, come from ``judges_path``. Gzip is detected by content. The parameters
     are those of :func:`load_alttest`; ``group_separator`` applies to JSON input only.
+    ``columns`` (a CSV file only) reads the CSV by
+    :func:`simcore.realdata.column_map.load_mapped_csv`: ``{"item" | "rater" | "label" |
+    "group": header name}``, the other columns found under their aliases (``{}``: aliases
+    only); ``labels`` and ``ordinal`` do not apply then.
 
     Returns
     -------
@@ -437,6 +442,10 @@ def load_ratings(
         loader reports.
     """
     target = Path(path)
+    if columns and (target.is_dir() or (target.is_file() and file_format(target) == "json")):
+        raise DataError(
+            [f"{target}: {next(iter(columns))} column: only for CSV input (got {columns})"]
+        )
     if target.is_dir():
         return load_alttest(target, humans, judges, labels, ordinal, group_separator, judges_path)
     if not target.is_file():
@@ -451,4 +460,8 @@ def load_ratings(
                 f"in its group column (got {_got(group_separator)})"
             ]
         )
+    if columns is not None:
+        from simcore.realdata.column_map import load_mapped_csv  # it builds on this module
+
+        return load_mapped_csv(target, columns, humans, judges, judges_path)
     return load_csv(target, humans, judges, labels, ordinal, judges_path)
