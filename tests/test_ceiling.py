@@ -286,7 +286,10 @@ def test_ceiling_command_on_newsroom_with_the_published_judges(tmp_path, capsys)
 @pytest.mark.parametrize(
     ("extra", "fragments"),
     [
-        (["--label-column", "stars"], ["human_scores.csv: header: no label column", "'stars'"]),
+        (
+            ["--label-column", "stars"],
+            ["human_scores.csv: header: missing column 'label'", "'stars'"],
+        ),
         (["--criterion", "Style"], ["criterion: no such group", "'Style'", "Fluency"]),
         (["--judge-scores", "JUDGES", "--score-column", "tau"], ["missing score column 'tau'"]),
         (["--boot", "-1"], ["--boot: must be >= 0 (got -1)"]),
@@ -313,9 +316,16 @@ def test_ceiling_command_refuses_a_missing_file_and_a_bad_score(tmp_path, capsys
     status, _, err = run(["ceiling", str(data), "--judge-scores", str(judges)], capsys)
     assert status == 2 and f"{judges}: row 2: spearman: not a number (got 'high')" in err
     ragged = tmp_path / "ragged.csv"
-    ragged.write_text("item,criterion,rater,score,note\n1,A,a,1,x\n1,A,b\n")
+    ragged.write_text("item,criterion,rater,score\n1,A,a,1\n1,A,b\n")
     status, _, err = run(["ceiling", str(ragged)], capsys)
-    assert status == 2 and f"{ragged}: row 3: expected 5 cells (got 3)" in err
+    assert status == 2 and f"{ragged}: row 3: expected 4 cells (got 3)" in err
+    extra = tmp_path / "extra.csv"
+    extra.write_text("item,criterion,rater,score,note\n1,A,a,1,x\n1,A,b,2,y\n")
+    status, _, err = run(["ceiling", str(extra)], capsys)
+    assert status == 2 and f"{extra}: header: unknown column" in err and "(got 'note')" in err
+    named = ["--item-column", "item", "--rater-column", "rater", "--label-column", "score"]
+    status, _, err = run(["ceiling", str(extra), *named], capsys)
+    assert "unknown column" not in err  # named columns: the others are not read
     judges.write_text("model,criterion,spearman\nj1,Style,0.5\n")
     status, _, err = run(["ceiling", str(data), "--judge-scores", str(judges)], capsys)
     assert status == 2 and f"{judges}: criterion: no group of the data (valid: all)" in err
@@ -390,7 +400,7 @@ def test_the_readme_newsroom_table_is_what_the_command_prints(capsys):
 def test_the_command_line_defaults_are_the_modules():
     # the parsers keep literals (no NumPy at parse time); they must equal the constants
     from simcore.calibration.ceiling import DEFAULT_BOOT, DEFAULT_SEED
-    from simcore.cli_parser import parse_arguments
+    from simcore.cli import parse_arguments
 
     for command in ("ceiling", "wellposed"):
         args = parse_arguments([command, "data.csv"])

@@ -340,20 +340,35 @@ def measure_card(
     return card
 
 
-def load_criterion(path, criterion, group_separator=None, judges=None):
+def load_criterion(path, criterion, group_separator=None, judge=None, **roles):
     """Return ``(matrix, label_set)``: a data path's criterion and its humans' label set.
 
-    Loads ``path`` with :func:`simcore.realdata.loaders.load_ratings` (every label the humans
-    and judges give is declared, so no judge answer is rejected at loading), takes the
-    humans' label set from the whole file, then keeps the criterion's group when
-    ``group_separator`` is given (the criterion must then be a group name; without a
-    separator the criterion names the whole file).
-    """
-    from simcore.realdata.loaders import load_ratings
+    Reads ``path`` (a path or a long DataFrame) with the one reader,
+    :func:`simcore.realdata.readers.read_annotations` (every label the humans and judges give
+    is declared, so no judge answer is rejected at reading), takes the humans' label set
+    from the whole input, then keeps the criterion's group when the input has groups (the
+    criterion must then be a group name; without groups it names the whole input).
 
-    matrix = load_ratings(path, judges=judges, group_separator=group_separator)
+    ``roles`` are the reader's ``humans``, ``judges``, ``judges_file`` and ``columns``.
+    Where the input declares its roles (an alttest folder) and none are given, only
+    ``judge`` is read; where it does not (a CSV, a DataFrame), the roles must be given and
+    ``judge`` must be one of the judges: another judge is never taken for a human.
+    """
+    from simcore.realdata.readers import read_annotations, reader_for
+
+    roles = {key: value for key, value in roles.items() if value is not None}
+    if judge is not None and not roles and reader_for(path).declares_roles:
+        roles["judges"] = [judge]
+    matrix = read_annotations(path, group_separator=group_separator, require_roles=True, **roles)
+    if judge is not None and judge not in matrix.judges:
+        raise DataError(
+            [
+                f"{matrix.source}: judge: not one of the judges (judges: "
+                f"{_list_text(matrix.judges)}) (got {_got(judge)})"
+            ]
+        )
     label_set = human_label_set(matrix)
-    if group_separator is not None:
+    if len(matrix.group_names) > 1 or group_separator is not None:
         matrix = matrix.subset(criterion)
     return matrix, label_set
 

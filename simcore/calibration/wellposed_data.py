@@ -21,9 +21,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.realdata.csv_table import read_csv_ratings
-from simcore.realdata.files import existing_variant, file_format, open_text
-from simcore.realdata.loaders import JUDGE_FILE, load_ratings, long_table_matrix
+from simcore.realdata.files import existing_variant, open_text
+from simcore.realdata.loaders import JUDGE_FILE
 from simcore.realdata.matrix import DataError, _got
 
 
@@ -130,29 +129,24 @@ def load_judge_table(path, judges=None, group_separator=None):
         judge, fewer than 2 judges, a separator for CSV input, labels or groups the loaders
         refuse.
     """
-    file = _judge_file(path)
-    if file_format(file) == "json":
-        available = _json_raters(file)
-        if available is None:  # the loader reports why the file cannot be read
-            load_ratings(file, group_separator=group_separator)
-            raise DataError([f"{file}: must hold a mapping of judge to {{item: label}}"])
-        names = _chosen(judges, available, file)
-        matrix = load_ratings(file, humans=names, group_separator=group_separator)
-    else:
+    from simcore.realdata.readers import read_annotations, reader_for
+
+    if reader_for(path).name not in ("alttest", "json"):  # a long or wide table, a DataFrame
         if group_separator is not None:
             raise DataError(
                 [
-                    f"{file}: group_separator: only for JSON input; a CSV file gives groups "
+                    f"{path}: group_separator: only for JSON input; a table gives groups "
                     f"in its group column (got {_got(group_separator)})"
                 ]
             )
-        problems = []
-        keyed, has_group = read_csv_ratings(file, problems)
-        if problems:
-            raise DataError(problems)
-        names = _chosen(judges, list(keyed), file)
-        kept = {name: keyed[name] for name in names}
-        matrix = long_table_matrix(kept, has_group, file, problems, humans=names)
+        return _table_judges(read_annotations(path), judges)
+    file = _judge_file(path)
+    available = _json_raters(file)
+    if available is None:  # the reader reports why the file cannot be read
+        read_annotations(file, group_separator=group_separator)
+        raise DataError([f"{file}: must hold a mapping of judge to {{item: label}}"])
+    names = _chosen(judges, available, file)
+    matrix = read_annotations(file, humans=names, group_separator=group_separator)
     return JudgeTable(
         source=str(file),
         judges=tuple(matrix.humans),
@@ -160,4 +154,29 @@ def load_judge_table(path, judges=None, group_separator=None):
         codes=np.asarray(matrix.human_labels),
         groups=np.asarray(matrix.groups),
         group_names=tuple(matrix.group_names),
+    )
+
+
+def _table_judges(matrix, judges):
+    """Return the :class:`JudgeTable` of the chosen raters of a table (every rater a human).
+
+    Their columns, the items at least one of them labelled, and only the labels they use.
+    """
+    names = _chosen(judges, list(matrix.humans), matrix.source)
+    columns = [matrix.humans.index(name) for name in names]
+    codes = np.asarray(matrix.human_labels)[:, columns]
+    rows = (codes >= 0).any(axis=1)
+    codes = codes[rows]
+    used = np.unique(codes[codes >= 0])
+    recoded = np.full(codes.shape, -1, dtype=np.int16)
+    recoded[codes >= 0] = np.searchsorted(used, codes[codes >= 0])
+    groups = np.asarray(matrix.groups)[rows]
+    present = np.unique(groups)
+    return JudgeTable(
+        source=matrix.source,
+        judges=tuple(names),
+        labels=tuple(matrix.labels[code] for code in used),
+        codes=recoded,
+        groups=np.searchsorted(present, groups).astype(np.int16),
+        group_names=tuple(matrix.group_names[code] for code in present),
     )

@@ -19,8 +19,8 @@ def _label_text(value):
         return None, "label must be a string or a number"
     if isinstance(value, float) and not math.isfinite(value):
         return None, "label must be a finite number"
-    text = str(value)
-    if not text.strip():
+    text = str(value).strip()  # names and labels are stripped in every format
+    if not text:
         return None, "label must not be empty"
     return text, None
 

@@ -1,11 +1,14 @@
-"""The long CSV table ``item,rater,label[,group]``: rows, header, and item keys.
+"""The long table ``item,rater,label[,group]``: columns, rows and item keys.
 
-:func:`read_csv_ratings` reads a (possibly gzip-compressed) long table into
-``{rater: {(item, group): label}}`` (``group`` None without a ``group`` column), collecting
-every problem. An item is identified by ``(item, group)``: the same item id in two groups is
-two items. :class:`ItemKeys` turns those pairs into the distinct text ids of an annotation
-matrix: the user's item id when no id repeats across groups, else ``GROUP/ITEM`` for every
-item of the file.
+:func:`read_csv_ratings` reads a (possibly gzip-compressed) long CSV table into ``{rater:
+{(item, group): label}}`` (``group`` None without a group column), collecting every problem.
+The columns are found by :func:`column_positions`, for CSV files and DataFrames alike: the
+names the caller gives, else the standard names, else the aliases of :data:`COLUMN_ALIASES`
+(JUDGE-BENCH's ``item,criterion,rater,score`` is read as it is); any other column is refused
+unless the caller named the item, rater and label columns. An item is identified by ``(item,
+group)``: the same item id in two groups is two items. :class:`ItemKeys` turns those pairs into
+the distinct text ids of an annotation matrix: the user's item id when no id repeats across
+groups, else ``GROUP/ITEM`` for every item of the file.
 """
 
 import csv
@@ -79,21 +82,26 @@ class ItemKeys:
         return repr(item)
 
 
-def read_csv_ratings(file, problems):
+def read_csv_ratings(file, problems, columns=None):
     """Return ``(ratings, has_group)`` of a long CSV file; raise when it cannot be read.
 
     ``ratings`` is ``{rater: {(item, group): label}}`` with ``group`` None when the file has
-    no ``group`` column. Row problems are appended to ``problems``; a missing, unreadable or
-    empty file or a bad header raises :class:`DataError` at once.
+    no group column. The columns are found by :func:`column_positions` (``columns`` names
+    them; else standard names, then aliases). Row problems are appended to ``problems``; a
+    missing, unreadable or empty file or a bad header raises :class:`DataError` at once.
     """
-    rows = _read_csv_file(Path(file), problems)
-    header = _csv_header(rows, file, problems)
-    ratings, row_problems = read_rows(rows, header, file)
+    rows = read_csv_file(Path(file), problems)
+    header = [name.strip() for name in rows[0]]
+    try:
+        positions = column_positions(header, columns or {}, file)
+    except DataError as error:
+        raise DataError(problems + error.problems) from None
+    ratings, row_problems = read_rows(rows, header, file, positions=positions)
     problems += row_problems
-    return ratings, "group" in header
+    return ratings, "group" in positions
 
 
-def _read_csv_file(file, problems):
+def read_csv_file(file, problems):
     """Return the rows of the CSV ``file``; raise :class:`DataError` when there are none."""
     if not file.is_file():
         problems.append(f"{file}: path: file not found (got {_got(str(file))})")
@@ -110,27 +118,53 @@ def _read_csv_file(file, problems):
     return rows
 
 
-def _csv_header(rows, file, problems):
-    """Return the stripped header; raise :class:`DataError` when it is not usable."""
-    header = [column.strip() for column in rows[0]]
-    header_problems = []
-    for column in header:
-        if column not in CSV_COLUMNS:
-            header_problems.append(
-                f"{file}: header: unknown column (valid: {', '.join(CSV_COLUMNS)}) "
-                f"(got {_got(column)})"
+COLUMN_ALIASES = {
+    "item": ("item", "item_id", "id"),
+    "rater": ("rater", "annotator", "worker"),
+    "label": ("label", "score", "rating"),
+    "group": ("group", "criterion", "dimension", "aspect"),
+}
+"""Standard column -> the header names tried, in order, when no name is given for it."""
+
+
+def column_positions(header, columns, file, key="header"):
+    """Return ``{standard column: position}`` of a long table's header.
+
+    Each of ``item``, ``rater``, ``label`` and the optional ``group`` is found under the
+    name ``columns`` gives it, else under its standard name or an alias
+    (:data:`COLUMN_ALIASES`). A column that is none of these is refused unless the caller
+    named the item, rater and label columns (then the others are not read): a column is
+    never guessed. Raises :class:`DataError` naming every missing, unknown or repeated
+    column, under ``key`` (``header`` for a file, ``columns`` for a DataFrame).
+    """
+    positions, problems = {}, []
+    for standard, tried in COLUMN_ALIASES.items():
+        given = columns.get(standard)
+        names = (given,) if given else tried
+        found = [name for name in names if name in header]
+        if found and header.count(found[0]) > 1:
+            problems.append(f"{file}: {key}: repeated columns (got {_got([found[0]])})")
+        elif found:
+            positions[standard] = header.index(found[0])
+        elif given or standard != "group":
+            looked = repr(given) if given else ", ".join(map(repr, tried))
+            problems.append(
+                f"{file}: {key}: missing column {standard!r} (looked for {looked}) "
+                f"(got {_got(','.join(header))})"
             )
-    for column in CSV_COLUMNS[:3]:
-        if column not in header:
-            header_problems.append(
-                f"{file}: header: missing column {column!r} (got {_got(','.join(rows[0]))})"
-            )
-    repeated = sorted({column for column in header if header.count(column) > 1})
-    if repeated:
-        header_problems.append(f"{file}: header: repeated columns (got {_got(repeated)})")
-    if header_problems:
-        raise DataError(problems + header_problems)
-    return header
+    if not all(columns.get(name) for name in ("item", "rater", "label")):
+        used = set(positions.values())
+        problems += [
+            f"{file}: {key}: unknown column (valid: item, rater, label, group or an alias: "
+            f"{', '.join(name for names in COLUMN_ALIASES.values() for name in names[1:])}; "
+            "or name the item, rater and label columns and the others are not read) "
+            f"(got {_got(name)})"
+            for position, name in enumerate(header)
+            if position not in used
+        ]
+    if problems:
+        raise DataError(problems)
+    return positions
 
 
 def read_rows(rows, header, file, row_names=None, positions=None):

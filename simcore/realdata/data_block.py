@@ -1,19 +1,20 @@
-"""The ``data`` block of a real-data scenario: its keys, their checks, and the loader it names.
+"""The ``data`` block of a real-data scenario: its keys, their checks, and the one reader.
 
 :func:`load_data` checks every key of the block, reports all problems together as
-``data.KEY: what is wrong (got VALUE)``, resolves the paths and calls
-:func:`~simcore.realdata.loaders.load_alttest`, :func:`~simcore.realdata.loaders.load_csv`
-or, without a ``format``, :func:`~simcore.realdata.loaders.load_ratings` (format read from
-the path). A real-data scenario runs the rule, so by default the matrix must have a judge.
+``data.KEY: what is wrong (got VALUE)``, resolves the paths and reads the data with the one
+reader, :func:`~simcore.realdata.readers.read_annotations` (a ``format``, when given, must
+be the one the reader finds at the path). A real-data scenario runs the rule, so by default
+the matrix must have a judge.
 """
 
 from pathlib import Path
 
+from simcore.options import did_you_mean
 from simcore.realdata.annotation import DataError, _got, require_judges
 from simcore.realdata.assembly import _declared_labels, _names
-from simcore.realdata.loaders import load_alttest, load_csv, load_ratings
+from simcore.realdata.readers import read_annotations, reader_for
 
-FORMATS = ("alttest", "csv")
+FORMATS = ("alttest", "json", "csv", "wide")
 """Values of the ``format`` key of a scenario's ``data`` block."""
 
 SCALES = ("nominal", "ordinal")
@@ -67,12 +68,18 @@ def load_data(block, base=None, need_judges=True):
     target, judges_path = (_resolved(value, base) for value in (path, block.get("judges_path")))
     ordinal = scale == "ordinal"
     humans, judges = names["humans"], names["judges"]
-    if kind == "csv":
-        matrix = load_csv(target, humans, judges, labels, ordinal, judges_path)
-    elif kind == "alttest":
-        matrix = load_alttest(target, humans, judges, labels, ordinal, separator, judges_path)
-    else:
-        matrix = load_ratings(target, humans, judges, labels, ordinal, separator, judges_path)
+    reader = reader_for(target)
+    if kind is not None and reader.name != kind:
+        raise DataError([f"data.format: the path holds {reader.description} (got {_got(kind)})"])
+    matrix = read_annotations(
+        target,
+        humans=humans,
+        judges=judges,
+        judges_file=judges_path,
+        group_separator=separator,
+        labels=labels,
+        ordinal=ordinal,
+    )
     if need_judges:
         require_judges(matrix, "a real-data scenario")
     return matrix
@@ -102,7 +109,8 @@ def _checked_block(block):
     for key in block:
         if key not in DATA_KEYS:
             problems.append(
-                f"data.{key}: unknown key (valid keys: {', '.join(DATA_KEYS)}) (got {_got(key)})"
+                f"data.{key}: unknown key{did_you_mean(key, DATA_KEYS)} (valid keys: "
+                f"{', '.join(DATA_KEYS)}) (got {_got(key)})"
             )
     kind = block.get("format")
     if kind is not None and kind not in FORMATS:

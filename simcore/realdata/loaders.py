@@ -71,7 +71,7 @@ def _read_json_raters(path, kind, problems):
                 problems.append(f"{path}: {rater}[{item!r}]: {problem} (got {_got(value)})")
             else:
                 texts[item] = text
-        data[rater] = texts
+        data[str(rater).strip()] = texts
     return data
 
 
@@ -264,7 +264,9 @@ def _read_judges_file(judges_path, keys, main, problems):
 # --------------------------------------------------------------------------- csv
 
 
-def load_csv(path, humans=None, judges=None, labels=None, ordinal=False, judges_path=None):
+def load_csv(
+    path, humans=None, judges=None, labels=None, ordinal=False, judges_path=None, columns=None
+):
     """Load a long CSV table ``item,rater,label`` with an optional ``group`` column.
 
     Parameters
@@ -292,6 +294,10 @@ def load_csv(path, humans=None, judges=None, labels=None, ordinal=False, judges_
     judges_path : str or pathlib.Path, optional
         A separate file of judge labels: a long CSV ``item,rater,label[,group]`` (plain or
         gzip) or a JSON ``{judge: {item: label}}``; then every rater of ``path`` is a human.
+    columns : dict, optional
+        ``{"item" | "rater" | "label" | "group": header name}``; columns not named are found
+        under their standard names or aliases
+        (:func:`simcore.realdata.csv_table.column_positions`).
 
     Returns
     -------
@@ -309,7 +315,15 @@ def load_csv(path, humans=None, judges=None, labels=None, ordinal=False, judges_
     """
     file = Path(path)
     problems = []
-    keyed, has_group = read_csv_ratings(file, problems)
+    unknown = sorted(set(columns or {}) - set(CSV_COLUMNS))
+    if unknown:
+        raise DataError(
+            [
+                f"{file}: columns: unknown key (valid: {', '.join(CSV_COLUMNS)}) "
+                f"(got {_got(unknown)})"
+            ]
+        )
+    keyed, has_group = read_csv_ratings(file, problems, columns)
     return long_table_matrix(
         keyed, has_group, file, problems, humans, judges, labels, ordinal, judges_path
     )
@@ -426,10 +440,7 @@ def load_ratings(
     does not start with ``{``, else a JSON file of humans ``{human: {item: label}}`` whose
     judges, if any, come from ``judges_path``. Gzip is detected by content. The parameters
     are those of :func:`load_alttest`; ``group_separator`` applies to JSON input only.
-    ``columns`` (a CSV file only) reads the CSV by
-    :func:`simcore.realdata.column_map.load_mapped_csv`: ``{"item" | "rater" | "label" |
-    "group": header name}``, the other columns found under their aliases (``{}``: aliases
-    only); ``labels`` and ``ordinal`` do not apply then.
+    ``columns`` (a CSV file only) names the CSV's columns, as :func:`load_csv` takes it.
 
     Returns
     -------
@@ -460,8 +471,4 @@ def load_ratings(
                 f"in its group column (got {_got(group_separator)})"
             ]
         )
-    if columns is not None:
-        from simcore.realdata.column_map import load_mapped_csv  # it builds on this module
-
-        return load_mapped_csv(target, columns, humans, judges, judges_path)
-    return load_csv(target, humans, judges, labels, ordinal, judges_path)
+    return load_csv(target, humans, judges, labels, ordinal, judges_path, columns)

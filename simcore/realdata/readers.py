@@ -1,0 +1,351 @@
+"""The one reader: every input format declares whether it can open an input and how to read it.
+
+Every command and function that reads annotations (``inspect``, real-data scenarios,
+``advise``, ``calibrate``, ``card``, ``card --check``, ``ceiling``, ``wellposed``) calls
+:func:`read_annotations`, which asks each :class:`Reader` of :data:`READERS` in turn whether
+it can open the input (as xarray's backends are asked, ``guess_can_open``) and reads it with
+the first that can. All return the same :class:`~simcore.realdata.annotation.AnnotationMatrix`
+with its roles explicit: ``humans`` (primary first), ``judges`` and ``group_names``.
+
+The formats:
+
+========== ================================================================= =============
+name       input                                                             roles
+========== ================================================================= =============
+dataframe  a pandas DataFrame ``item, rater, label[, group]`` (crowd-kit's)    given
+alttest    a folder with ``human_annotations.json`` / ``llm_annotations.json`` declared
+json       a JSON (or .json.gz) file of humans ``{human: {item: label}}``     declared
+csv        a long CSV (or gzip) ``item,rater,label[,group]``, aliases read    given
+wide       a wide CSV ``item[,group],RATER,RATER,...``, one label per cell    given
+========== ================================================================= =============
+
+A long table's columns are found by name, then by alias (``score`` for the label,
+``criterion`` for the group, ...), or as ``columns`` names them; any other column is
+refused unless the item, rater and label columns are all named. Names and labels are
+stripped of surrounding spaces in every format. A format whose roles are "given" does not
+say which raters are judges: without ``judges`` (or ``humans``) every rater is a human, and
+a caller that needs a judge passes ``require_roles`` so such input is refused, naming the
+raters, instead of guessed.
+"""
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from simcore.realdata.annotation import DataError, _got
+from simcore.realdata.files import file_format, open_text
+
+__all__ = ["READERS", "Reader", "read_annotations", "read_judge_labels", "reader_for"]
+
+
+@dataclass(frozen=True)
+class Reader:
+    """One input format: whether it can open an input, and how to read it.
+
+    Attributes
+    ----------
+    name : str
+        The format's name (a scenario's ``data.format``).
+    description : str
+        What the input looks like, for messages and the docs.
+    declares_roles : bool
+        Whether the input itself says which raters are humans and which judges.
+    can_open : callable
+        ``can_open(source) -> bool``.
+    read : callable
+        ``read(source, **keywords) -> AnnotationMatrix``.
+    """
+
+    name: str
+    description: str
+    declares_roles: bool
+    can_open: Any
+    read: Any
+
+
+def _is_frame(source):
+    """Whether ``source`` is a pandas DataFrame (pandas is not imported to find out)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(source, pandas.DataFrame)
+
+
+def _is_path(source):
+    return isinstance(source, str | Path)
+
+
+def _first_line(path):
+    """Return the first line of a (possibly gzip) text file, "" when unreadable."""
+    try:
+        with open_text(path) as handle:
+            return handle.readline()
+    except (OSError, EOFError, UnicodeDecodeError, ValueError):
+        return ""
+
+
+def _header(path):
+    import csv
+
+    line = _first_line(path).lstrip("\ufeff")
+    return [name.strip() for name in next(csv.reader([line]), [])]
+
+
+def _is_csv_file(source):
+    return _is_path(source) and Path(source).is_file() and file_format(Path(source)) == "csv"
+
+
+def _is_wide(source, columns=None):
+    """Tell a wide CSV: a header with an item column but no rater or label column."""
+    from simcore.realdata.csv_table import COLUMN_ALIASES
+
+    if columns or not _is_csv_file(source):
+        return False
+    header = set(_header(source))
+    long_names = set(COLUMN_ALIASES["rater"]) | set(COLUMN_ALIASES["label"])
+    return bool(header & set(COLUMN_ALIASES["item"])) and not header & long_names
+
+
+def _read_frame(source, humans=None, judges=None, judges_file=None, ordinal=False, **rest):
+    from simcore.realdata.dataframe import frame_matrix
+
+    _only_for("group_separator", rest, "JSON input; a DataFrame gives groups in a group column")
+    return frame_matrix(
+        source,
+        humans=humans,
+        judges=judges,
+        ordinal=ordinal,
+        judges_path=judges_file,
+        labels=rest.get("labels"),
+        columns=rest.get("columns"),
+    )
+
+
+def _only_for(key, given, where):
+    if given.get(key) is not None:
+        raise DataError([f"{key}: only for {where} (got {_got(given[key])})"])
+
+
+def _read_path(source, humans=None, judges=None, judges_file=None, ordinal=False, **rest):
+    from simcore.realdata.loaders import load_ratings
+
+    return load_ratings(
+        Path(source),
+        humans=humans,
+        judges=judges,
+        labels=rest.get("labels"),
+        ordinal=ordinal,
+        group_separator=rest.get("group_separator"),
+        judges_path=judges_file,
+        columns=rest.get("columns"),
+    )
+
+
+def _read_wide(source, humans=None, judges=None, judges_file=None, ordinal=False, **rest):
+    from simcore.realdata.wide import load_wide_csv
+
+    _only_for("group_separator", rest, "JSON input; a wide CSV gives groups in a group column")
+    return load_wide_csv(
+        Path(source),
+        humans=humans,
+        judges=judges,
+        labels=rest.get("labels"),
+        ordinal=ordinal,
+        judges_path=judges_file,
+    )
+
+
+READERS = (
+    Reader(
+        "dataframe", "a pandas DataFrame item, rater, label[, group]", False, _is_frame, _read_frame
+    ),
+    Reader(
+        "alttest",
+        "a folder holding human_annotations.json and llm_annotations.json",
+        True,
+        lambda source: _is_path(source) and Path(source).is_dir(),
+        _read_path,
+    ),
+    Reader(
+        "json",
+        "a JSON file of humans {human: {item: label}}",
+        True,
+        lambda source: (
+            _is_path(source) and Path(source).is_file() and file_format(Path(source)) == "json"
+        ),
+        _read_path,
+    ),
+    Reader(
+        "wide",
+        "a wide CSV item[,group],RATER,... with one label per cell",
+        False,
+        _is_wide,
+        _read_wide,
+    ),
+    Reader(
+        "csv",
+        "a long CSV item,rater,label[,group] (plain or gzip)",
+        False,
+        _is_csv_file,
+        _read_path,
+    ),
+)
+"""The formats, asked in this order (a wide CSV is told apart from a long one by its header)."""
+
+
+def reader_for(source, columns=None):
+    """Return the first :class:`Reader` that can open ``source``.
+
+    Raises
+    ------
+    DataError
+        When none can: a path that does not exist, or something that is neither a path nor
+        a DataFrame.
+    """
+    for reader in READERS:
+        opens = (
+            reader.can_open(source, columns) if reader.name == "wide" else reader.can_open(source)
+        )
+        if opens:
+            return reader
+    if _is_path(source):
+        raise DataError(
+            [
+                f"{source}: path: must be a folder holding human_annotations.json and "
+                f"llm_annotations.json, or a CSV or JSON file (plain or gzip) "
+                f"(got {_got(str(source))})"
+            ]
+        )
+    raise DataError([f"data: a path or a pandas DataFrame (got {_got(type(source).__name__)})"])
+
+
+def read_annotations(
+    source,
+    humans=None,
+    judges=None,
+    judges_file=None,
+    group_separator=None,
+    columns=None,
+    labels=None,
+    ordinal=False,
+    require_roles=False,
+):
+    """Read an annotation matrix from any supported input, its roles explicit.
+
+    Parameters
+    ----------
+    source : str, pathlib.Path or pandas.DataFrame
+        An ``alttest`` folder, a JSON file of humans, a long or wide CSV (plain or gzip), or
+        a long DataFrame (the formats of this module's table).
+    humans, judges : list of str, optional
+        Which raters are humans (primary first) and which are judges; names are stripped.
+    judges_file : str or pathlib.Path, optional
+        A separate file of judge labels (long CSV or JSON ``{judge: {item: label}}``).
+    group_separator : str, optional
+        JSON input: an item's group is the text after the last separator in its id.
+    columns : dict, optional
+        A long table's ``{"item" | "rater" | "label" | "group": column name}``.
+    labels : list, optional
+        Declared label values in code order.
+    ordinal : bool
+        Whether the label order is meaningful.
+    require_roles : bool
+        Refuse input whose format does not declare roles when neither ``humans``,
+        ``judges`` nor ``judges_file`` says them (the message names the raters).
+
+    Returns
+    -------
+    AnnotationMatrix
+
+    Raises
+    ------
+    DataError
+        Every problem, each naming the file (or ``DataFrame``), the key and the value.
+    """
+    reader = reader_for(source, columns)
+    keywords = {
+        "humans": _stripped(humans),
+        "judges": _stripped(judges),
+        "judges_file": judges_file,
+        "group_separator": group_separator,
+        "columns": columns,
+        "labels": labels,
+        "ordinal": ordinal,
+    }
+    matrix = reader.read(source, **keywords)
+    roles_given = humans is not None or judges is not None or judges_file is not None
+    if require_roles and not reader.declares_roles and not roles_given:
+        name = "DataFrame" if reader.name == "dataframe" else str(source)
+        raise DataError(
+            [
+                f"{name}: judges: {reader.description} does not say which raters are judges; "
+                f"name them with --judges (Python: judges=[...]) or the humans with --humans "
+                f"(got raters {_got(list(matrix.humans))})"
+            ]
+        )
+    return matrix
+
+
+def _stripped(names):
+    """Return a list of names stripped of spaces (a comma-separated text is split)."""
+    if names is None:
+        return None
+    if isinstance(names, str):
+        names = names.split(",")
+    return [str(name).strip() if isinstance(name, str) else name for name in names]
+
+
+def read_judge_labels(source, judge):
+    """Return one judge's labels (texts, stripped) from a production file, one per item.
+
+    ``source`` is a long CSV (the rows whose rater is ``judge``), a JSON
+    ``{judge: {item: label}}``, an alttest folder (its judge file) or a long DataFrame.
+    Raises :class:`DataError` naming the file when ``judge`` is not in it or it gives no label.
+    """
+    import json
+
+    from simcore.realdata.csv_table import read_csv_ratings
+    from simcore.realdata.files import existing_variant
+    from simcore.realdata.loaders import JUDGE_FILE
+
+    problems = []
+    if _is_frame(source):
+        frame = source
+        raters = {}
+        for rater, label in zip(frame["rater"].astype(str), frame["label"], strict=True):
+            raters.setdefault(rater.strip(), []).append(str(label).strip())
+        name, labels_of = "DataFrame", raters
+    else:
+        path = Path(source)
+        if path.is_dir():
+            path = existing_variant(path / JUDGE_FILE)
+        if not path.is_file():
+            raise DataError([f"{path}: production: file not found (got {_got(str(source))})"])
+        name = str(path)
+        if file_format(path) == "json":
+            try:
+                with open_text(path) as handle:
+                    raw = json.load(handle)
+            except (OSError, EOFError, UnicodeDecodeError, ValueError) as error:
+                raise DataError([f"{path}: unreadable: {error} (got {_got(str(path))})"]) from None
+            if not isinstance(raw, dict):
+                raise DataError(
+                    [f"{path}: must hold a mapping {{judge: {{item: label}}}} (got {_got(raw)})"]
+                )
+            labels_of = {
+                str(rater).strip(): [str(label).strip() for label in given.values()]
+                for rater, given in raw.items()
+                if isinstance(given, dict)
+            }
+        else:
+            ratings, _ = read_csv_ratings(path, problems)
+            if problems:
+                raise DataError(problems)
+            labels_of = {rater: list(given.values()) for rater, given in ratings.items()}
+    if judge not in labels_of or not labels_of[judge]:
+        raise DataError(
+            [
+                f"{name}: judge: no labels of this judge (raters: "
+                f"{', '.join(sorted(labels_of)) or 'none'}) (got {_got(judge)})"
+            ]
+        )
+    return labels_of[judge]
