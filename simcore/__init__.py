@@ -1,9 +1,13 @@
 """simcore: how far to trust an LLM judge validated on sparse, partly overlapping labels.
 
-Public API: :func:`run` a scenario into a cube, :func:`load_scenario` to read and validate
-a scenario file, :func:`advise` to audit a sparse validation matrix and plan its next round
-(the callable package :mod:`simcore.advise`, :func:`simcore.advise.api.advise`), and
-:mod:`simcore.testing` for assertion helpers on cubes.
+Public API, one function per command: :func:`run` a scenario into a cube,
+:func:`load_scenario` to read and validate a scenario file, :func:`advise` to audit a sparse
+validation matrix and plan its next round (the callable package :mod:`simcore.advise`,
+:func:`simcore.advise.api.advise`; :func:`advise_groups` for grouped data),
+:func:`inspect`, :func:`ceiling`, :func:`card`, :func:`card_check`, :func:`wellposed` and
+:func:`calibrate` (each taking a path or the long ``item, rater, label[, group]``
+DataFrame and returning a result with ``to_dict()``, the command's ``--json``), the one
+reader :func:`read_annotations`, and :mod:`simcore.testing` for assertion helpers on cubes.
 
 The names are imported on first use (PEP 562), so ``import simcore.cli`` does not pull in
 numba, xarray, zarr and dask before a command needs them.
@@ -13,13 +17,35 @@ import importlib
 
 from simcore._version import __version__
 
-__all__ = ["ScenarioError", "__version__", "advise", "load_scenario", "run"]
+__all__ = [
+    "ScenarioError",
+    "__version__",
+    "advise",
+    "advise_groups",
+    "calibrate",
+    "card",
+    "card_check",
+    "ceiling",
+    "inspect",
+    "load_scenario",
+    "read_annotations",
+    "run",
+    "wellposed",
+]
 
 _LAZY = {
     "load_scenario": ("simcore.api", "load_any"),  # synthetic or real-data
     "run": ("simcore.api", "run"),
     "ScenarioError": ("simcore.studies.config", "ScenarioError"),
     "advise": ("simcore.advise", None),  # the package itself, callable
+    "advise_groups": ("simcore.advise.api", "advise_groups"),
+    "calibrate": ("simcore.calibrate_api", "calibrate"),
+    "card": ("simcore.data_commands", "card"),
+    "card_check": ("simcore.data_commands", "card_check"),
+    "ceiling": ("simcore.data_commands", "ceiling"),
+    "inspect": ("simcore.data_commands", "inspect"),
+    "read_annotations": ("simcore.realdata.readers", "read_annotations"),
+    "wellposed": ("simcore.data_commands", "wellposed"),
 }
 
 

@@ -2,6 +2,7 @@
 the SummEval round trip."""
 
 import csv
+import json
 from pathlib import Path
 
 import numpy as np
@@ -155,6 +156,15 @@ def test_the_cli_writes_the_report_and_an_allocation_of_new_items(tmp_path, caps
     assert "comparing the designs within the budget" in phases[2]
     assert main([*argv, "--quiet"]) == 0
     assert "simcore advise [" not in capsys.readouterr().err
+    assert main([*argv, "--json"]) == 0
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)
+    assert captured.err == "" and document["command"] == "advise"
+    (advice,) = document["groups"].values()
+    (verdict,) = advice["verdicts"]
+    assert verdict["judge"] == "judge" and f"judge: omega {verdict['omega']:.2f}" in printed
+    assert len(advice["comparisons"]) == 2 and advice["humans"] == ["h0", "h1", "h2"]
+    assert len(advice["next_round"]) == len(list(csv.DictReader((out / "next_round.csv").open())))
     for name in ("report.md", "report.png", "next_round.csv"):
         assert (out / name).stat().st_size > 100
     report = (out / "report.md").read_text()

@@ -146,7 +146,7 @@ def test_a_judges_file_serves_a_dataframe_of_humans(drawn, tmp_path):
         (pd.DataFrame(columns=["item", "rater", "label"]), "the frame has no rows"),
         (
             pd.DataFrame({"item": ["i"], "rater": ["a"], "label": [1], "grup": ["g"]}),
-            "unknown column 'grup'",
+            "unknown column .*'grup'",
         ),
         (
             pd.DataFrame({"item": ["i", "i"], "rater": ["a", "b"], "label": [1, None]}),
@@ -177,12 +177,14 @@ def test_a_dataframe_without_judges_and_bad_options_are_refused(drawn):
         simcore.advise(frame, judges="judge0,judge1", eps=0.1)
 
 
-def test_several_groups_give_a_dict_and_pooled_groups_one_advice(drawn):
+def test_several_groups_need_advise_groups_and_pooled_groups_give_one_advice(drawn):
     humans, judges = drawn
     groups = {item: ("a" if int(item[4:]) % 2 else "b") for item in judges["judge0"]}
     frame = long_frame(humans, judges, groups)
     options = {"judges": "judge0", "trials": 20}
-    advices = simcore.advise(frame, **options)
+    with pytest.raises(ValueError, match=r"the data has 2 groups \(a, b\); simcore.advise_groups"):
+        simcore.advise(frame, **options)
+    advices = simcore.advise_groups(frame, **options)
     assert isinstance(advices, dict) and list(advices) == ["a", "b"]
     assert all(isinstance(advice, Advice) for advice in advices.values())
     assert advices["a"].items == tuple(item for item in sorted(groups) if groups[item] == "a")

@@ -127,4 +127,4 @@ def test_bad_plan_input_names_the_flag_and_exits_2(capsys, argv, message):
 
 def test_calibrate_without_plan_still_needs_a_table_and_fails(capsys):
     assert main(["calibrate", "--of", "10"]) == 2
-    assert "--table, --csv or --card" in capsys.readouterr().err
+    assert "--table, --csv, --card or --data" in capsys.readouterr().err

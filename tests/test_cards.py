@@ -408,6 +408,6 @@ def test_card_cli_measures_and_checks_a_card(tmp_path, capsys):
     )
     assert status == 2 and "fail_labels: not in the label set (1, 2, 3, 4, 5) (got ['one'])" in err
     status, _, err = run(capsys, "card", data, "--check", str(path), "--alpha", "2")
-    assert status == 2 and "--alpha and --drop must lie in (0, 1)" in err
+    assert status == 2 and "--alpha: must be in (0, 1) (got 2.0)" in err
     status, _, err = run(capsys, "card", data, "--judge", "gpt-4o")
     assert status == 2 and "--criterion, --population, --out required" in err

@@ -179,6 +179,30 @@ def test_show_finished_store(tiny_run, capsys):
     assert "0.6" in out
 
 
+def test_show_json_and_csv_hold_the_cube_cells(tiny_run, capsys):
+    import csv
+    import io
+    import json
+
+    _, store, _, _ = tiny_run
+    assert main(["show", str(store), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["command"] == "show" and document["dims"] == ["p_judge"]
+    assert "n_wrong" in document["variables"] and "omega_hist" not in document["variables"]
+    assert main(["show", str(store), "--csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    cube = counts(store)
+    assert [float(row["p_judge"]) for row in rows] == list(cube["p_judge"].values)
+    for row, cell in zip(rows, document["cells"], strict=True):
+        assert int(row["n_wrong"]) == cell["n_wrong"]
+        assert cell["n_wrong"] == int(cube["n_wrong"].sel(p_judge=cell["p_judge"]))
+        assert cell["n_trials"] == 50
+    assert main(["show", str(store)]) == 0
+    text = capsys.readouterr().out
+    for cell in document["cells"]:
+        assert f"{cell['p_judge']:g}" in text
+
+
 def test_plot_writes_a_png(tiny_run, tmp_path, capsys):
     _, store, _, _ = tiny_run
     png = tmp_path / "x.png"

@@ -25,7 +25,7 @@ ALLOWED = {
 """What each sub-package may import (``studies`` for sweep means the package itself, the
 registry, not its study modules)."""
 
-EVERYWHERE = {"_version"}
+EVERYWHERE = {"_version", "options", "command_options"}
 """Modules every layer may import (the version string)."""
 
 

@@ -221,11 +221,23 @@ def test_plan_agrees_with_the_table_within_one_grid_step():
 
 
 def test_plan_command(capsys):
+    import json
+
     assert main(["plan", "--items", "300", "--margin", "0.1"]) == 0
     out = capsys.readouterr().out
     assert "simulated: m = " in out and "recipe: m_cert = 78" in out
+    assert main(["plan", "--items", "300", "--margin", "0.1", "--json"]) == 0
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)
+    assert captured.err == ""  # no progress lines beside the JSON document
+    answer = document["answer"]
+    assert f"simulated: m = {answer['m']}" in out and answer["recipe_items"] == 78
+    assert document["question"]["items"] == 300 and document["question"]["margin"] == 0.1
     assert main(["plan", "--rank", "--judges", "5", "--gap", "0.02"]) == 0
-    assert "m_rank = " in capsys.readouterr().out
+    ranked = capsys.readouterr().out
+    assert main(["plan", "--rank", "--judges", "5", "--gap", "0.02", "--json"]) == 0
+    m_rank = json.loads(capsys.readouterr().out)["answer"]["m_rank"]
+    assert f"m_rank = {m_rank} items" in ranked
     assert main(["plan", "--rank", "--judges", "1", "--gap", "0.02"]) == 2
     assert main(["plan", "--human-agreement", "0.3"]) == 2
     assert main(["plan", "--target", "2"]) == 2

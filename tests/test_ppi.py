@@ -19,7 +19,7 @@ from simcore.calibration.statistics import (
     wilson_interval,
 )
 from simcore.cli import main
-from simcore.cli_parser import CALIBRATE_METHODS
+from simcore.cli.calibrate_command import CALIBRATE_METHODS
 
 Z95 = 1.959963984540054
 

@@ -12,18 +12,21 @@ gives the report's tables as pandas DataFrames (``verdict_table``, ``risk_table`
 import sys
 from pathlib import Path
 
-from simcore.advise.advice import Advice, advise_groups
-from simcore.model.designs import DESIGNS
-from simcore.realdata.matrix import load_ratings, require_judges
+from simcore.advise.advice import Advice
+from simcore.advise.advice import advise_groups as advise_matrix_groups
+from simcore.advise.advise_options import OPTIONS
+from simcore.options import check_values, defaults, did_you_mean
+from simcore.realdata.matrix import require_judges
+from simcore.realdata.readers import read_annotations
 
-__all__ = ["Advice", "advise", "advise_each_group", "check_options", "load_matrix"]
-
-CHOICES = {
-    "rule": ("point", "alt_test"),
-    "scale": ("categorical", "numeric"),
-    "model": ("auto", "dawid-skene", "one-coin"),
-}
-"""The values the string options take (the command line's ``choices``)."""
+__all__ = [
+    "Advice",
+    "advise",
+    "advise_each_group",
+    "advise_groups",
+    "check_options",
+    "load_matrix",
+]
 
 
 def advise(data, humans=None, judges=None, **options):
@@ -36,7 +39,7 @@ def advise(data, humans=None, judges=None, **options):
         ``human_annotations.json`` / ``llm_annotations.json``, a long CSV
         ``item,rater,label[,group]``, plain or gzip, or a JSON of humans), or a long
         DataFrame with the columns ``item, rater, label`` and optionally ``group``
-        (:func:`simcore.advise.frames.frame_matrix`; it gives the same advice as a CSV file
+        (:func:`simcore.realdata.dataframe.frame_matrix`; it gives the same advice as a CSV file
         of its rows).
     humans, judges : list of str or str, optional
         Which raters are humans (primary first) and which are judges, as ``--humans`` and
@@ -51,20 +54,31 @@ def advise(data, humans=None, judges=None, **options):
 
     Returns
     -------
-    Advice or dict
-        One :class:`~simcore.advise.advice.Advice` for a matrix without groups, with one
-        group, or with ``pool_groups=True``; ``{group: Advice}`` for several groups, each
-        audited on its own items (as ``simcore advise`` does).
+    Advice
+        One :class:`~simcore.advise.advice.Advice`, for a matrix without groups, with one
+        group, or with ``pool_groups=True``. Data with several groups is refused (naming
+        them) unless ``pool_groups``: :func:`advise_groups` audits each group on its own.
 
     Raises
     ------
     ValueError
-        An option out of range, or bad data: a :class:`~simcore.realdata.matrix.DataError`
-        (a ``ValueError``) naming the file or DataFrame column and what is wrong,
-        including a matrix without judges.
+        An option out of range, data with several groups, or bad data: a
+        :class:`~simcore.realdata.matrix.DataError` (a ``ValueError``) naming the file or
+        DataFrame column and what is wrong, including a matrix without judges.
     """
-    advices = advise_each_group(data, humans=humans, judges=judges, **options)
-    return next(iter(advices.values())) if len(advices) == 1 else advices
+    advices = advise_each_group(data, humans=humans, judges=judges, one_group=True, **options)
+    return next(iter(advices.values()))
+
+
+def advise_groups(data, humans=None, judges=None, **options):
+    """Audit each group of ``data`` on its own items: ``{group name: Advice}``.
+
+    The parameters are :func:`advise`'s (``pool_groups`` does not apply); data without
+    groups gives one entry, named ``all``. This is what ``simcore advise`` does.
+    """
+    if options.get("pool_groups"):
+        raise ValueError("pool_groups: advise_groups audits each group; use advise(...) instead")
+    return advise_each_group(data, humans=humans, judges=judges, **options)
 
 
 def advise_each_group(
@@ -77,6 +91,7 @@ def advise_each_group(
     group_separator=None,
     pool_groups=False,
     progress=None,
+    one_group=False,
     **options,
 ):
     """Return ``{group: Advice}`` of ``data`` (:func:`advise`'s parameters).
@@ -85,63 +100,59 @@ def advise_each_group(
     ``epsilon=0.05``, ``target=0.05``, ``budget=None``, ``design="strat"``,
     ``trials=300``, ``seed=0``, ``model="auto"``, ``scale="categorical"``,
     ``min_pairs=0``; they are checked (:func:`check_options`) before the data is read.
-    Each group is audited by :func:`simcore.advise.advice.advise_groups`.
+    Each group is audited by :func:`simcore.advise.advice.advise_groups`; ``one_group``
+    refuses data with several groups (unless ``pool_groups``) before any audit.
     """
     options = {**DEFAULTS, **options}
     unknown = sorted(set(options) - set(DEFAULTS))
     if unknown:
+        valid = ["judges_file", "audit", "ordinal", "group_separator", "pool_groups", "progress"]
+        valid += list(DEFAULTS)
         raise TypeError(
-            f"advise: unknown option {unknown[0]!r} (options: judges_file, audit, ordinal, "
-            f"group_separator, pool_groups, progress, {', '.join(DEFAULTS)})"
+            f"advise: unknown option {unknown[0]!r}{did_you_mean(unknown[0], valid)} "
+            f"(options: {', '.join(valid)})"
         )
     check_options(options)
     matrix = load_matrix(data, humans, judges, judges_file, ordinal, group_separator)
-    return advise_groups(
+    if one_group and not pool_groups and len(matrix.group_names) > 1:
+        raise ValueError(
+            f"{matrix.source}: groups: the data has {len(matrix.group_names)} groups "
+            f"({', '.join(matrix.group_names[:5])}{', ...' if len(matrix.group_names) > 5 else ''}"
+            "); simcore.advise_groups(...) audits each on its own, pool_groups=True audits them "
+            "together"
+        )
+    return advise_matrix_groups(
         matrix, pool_groups=pool_groups, judges=_names(audit), progress=progress, **options
     )
 
 
-DEFAULTS = {
-    "rule": "point",
-    "epsilon": 0.05,
-    "target": 0.05,
-    "budget": None,
-    "design": "strat",
-    "trials": 300,
-    "seed": 0,
-    "model": "auto",
-    "scale": "categorical",
-    "min_pairs": 0,
-}
+DEFAULTS = defaults(OPTIONS)
 """The options of :func:`advise_each_group` and their defaults (the command line's)."""
 
 
 def load_matrix(data, humans=None, judges=None, judges_file=None, ordinal=False, separator=None):
     """Return the annotation matrix of a path or a long DataFrame; refuse one without judges.
 
-    A path is read by :func:`simcore.realdata.matrix.load_ratings`, a DataFrame by
-    :func:`simcore.advise.frames.frame_matrix`; ``humans`` and ``judges`` are lists of
-    names or comma-separated strings; ``separator`` is the group separator of JSON input.
+    Read by the one reader, :func:`simcore.realdata.readers.read_annotations`; ``humans``
+    and ``judges`` are lists of names or comma-separated strings; ``separator`` is the group
+    separator of JSON input.
     """
-    names = {"humans": _names(humans), "judges": _names(judges)}
-    names = {key: value for key, value in names.items() if value}
-    if _is_frame(data):
-        if separator is not None:
-            raise ValueError(
-                "group_separator: only for JSON input; a DataFrame gives groups in a group "
-                f"column (got {separator!r})"
-            )
-        from simcore.advise.frames import frame_matrix
-
-        matrix = frame_matrix(data, ordinal=ordinal, judges_path=judges_file, **names)
-    elif isinstance(data, str | Path):
-        matrix = load_ratings(
-            data, ordinal=ordinal, group_separator=separator, judges_path=judges_file, **names
-        )
-    else:
+    if not (_is_path(data) or _is_frame(data)):
         raise TypeError(f"data: a path or a pandas DataFrame (got {type(data).__name__})")
+    matrix = read_annotations(
+        data,
+        humans=_names(humans),
+        judges=_names(judges),
+        judges_file=judges_file,
+        ordinal=ordinal,
+        group_separator=separator,
+    )
     require_judges(matrix, "simcore advise")
     return matrix
+
+
+def _is_path(data):
+    return isinstance(data, str | Path)
 
 
 def _is_frame(data):
@@ -159,35 +170,18 @@ def _names(value):
     return list(value)
 
 
-def check_options(options, names=None):
-    """Raise ``ValueError`` for the first option out of range, named as ``names`` says.
+def check_options(options, command_line=False):
+    """Raise ``ValueError`` for the first option out of its declared range.
 
-    ``names`` maps an option to how the message names it (the command line's ``--eps``
-    for ``epsilon``); the default is the option's own name.
+    The options are declared in :data:`simcore.advise.advise_options.OPTIONS`; the message
+    names an option by its flag (``--eps``) when ``command_line``, else by its keyword.
     """
-    names = names or {}
-
-    def name(key):
-        return names.get(key, key)
-
-    for key, values in CHOICES.items():
-        if options[key] not in values:
-            choices = ", ".join(values)
-            raise ValueError(f"{name(key)}: must be one of {choices} (got {options[key]})")
-    checks = (
-        ("epsilon", 0.0 <= options["epsilon"] <= 1.0, "must be in [0, 1]"),
-        ("target", 0.0 < options["target"] < 1.0, "must be in (0, 1)"),
-        ("trials", options["trials"] >= 20, "must be >= 20"),
-        ("design", options["design"] in DESIGNS, f"must be one of {', '.join(DESIGNS)}"),
-        ("budget", options["budget"] is None or options["budget"] >= 1, "must be >= 1"),
-    )
-    for key, ok, text in checks:
-        if not ok:
-            raise ValueError(f"{name(key)}: {text} (got {options[key]})")
+    check_values(options, OPTIONS, command_line)
     min_pairs, rule = options["min_pairs"], options["rule"]
-    if min_pairs < 0 or (min_pairs > 0 and rule != "point"):
+    if min_pairs > 0 and rule != "point":
+        name = "--min-pairs" if command_line else "min_pairs"
+        rule_name = "--rule" if command_line else "rule"
         raise ValueError(
-            f"{name('min_pairs')}: must be >= 0, and 0 with {name('rule')} alt_test, which "
-            f"skips humans with fewer than 30 items instead (got {min_pairs} with "
-            f"{name('rule')} {rule})"
+            f"{name}: must be 0 with {rule_name} alt_test, which skips humans with fewer than "
+            f"30 items instead (got {min_pairs} with {rule_name} {rule})"
         )

@@ -1,13 +1,7 @@
-"""pandas DataFrames in and out of ``simcore advise``, for notebooks.
+"""pandas DataFrames out of ``simcore advise``, for notebooks.
 
-In: :func:`frame_matrix` reads a long DataFrame with the columns ``item, rater, label`` and
-an optional ``group`` (one row per label, the long CSV format of
-:mod:`simcore.realdata.matrix`) into the same :class:`~simcore.realdata.matrix.AnnotationMatrix`
-the CSV file of those rows gives: every cell is turned into the text a CSV file holds
-(``str(value)``; a missing value is an empty cell) and read by the CSV loader's own row
-reader and matrix builder.
-
-Out: the tables of an :class:`simcore.advise.advice.Advice` (its properties call these):
+(A DataFrame in is read by the one reader, :func:`simcore.realdata.read_annotations`.)
+The tables of an :class:`simcore.advise.advice.Advice` (its properties call these):
 :func:`verdict_table`, :func:`comparison_table`, :func:`alt_test_table`,
 :func:`risk_table`, :func:`risk_curve_table`, :func:`budget_table`, :func:`model_table`
 and :func:`next_round_table` (the rows of ``next_round.csv``).
@@ -18,77 +12,6 @@ import math
 import pandas as pd
 
 from simcore.advise.report import next_round_rows
-from simcore.realdata.annotation import DataError, _got
-from simcore.realdata.csv_table import CSV_COLUMNS, read_rows
-from simcore.realdata.loaders import long_table_matrix
-
-FRAME_SOURCE = "DataFrame"
-"""How messages and the report name a matrix given as a DataFrame."""
-
-
-# --------------------------------------------------------------------------- in
-
-
-def frame_matrix(frame, humans=None, judges=None, ordinal=False, judges_path=None):
-    """Return the annotation matrix of a long DataFrame ``item, rater, label[, group]``.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        One row per label; exactly the columns of the long CSV format
-        (:data:`simcore.realdata.csv_table.CSV_COLUMNS`; ``group`` optional), in any
-        order, with any index (problems name a row by its index label).
-    humans, judges, ordinal, judges_path
-        As for :func:`simcore.realdata.matrix.load_csv`.
-
-    Returns
-    -------
-    AnnotationMatrix
-        The matrix a CSV file of the same rows gives, with source ``DataFrame``.
-
-    Raises
-    ------
-    DataError
-        (a ``ValueError``) naming the column for a frame that is not a DataFrame, has no
-        rows, misses a column or has an unknown one; else every problem the CSV loader
-        reports (empty cells, conflicting labels, raters in neither list, ...).
-    """
-    header = _frame_header(frame)
-    cells = frame.set_axis(header, axis=1)  # the names stripped; the caller's frame unchanged
-    text = cells.astype(str).where(cells.notna(), "")
-    rows = [header, *text.to_numpy().tolist()]
-    keyed, problems = read_rows(rows, header, FRAME_SOURCE, row_names=list(frame.index))
-    has_group = "group" in header
-    return long_table_matrix(
-        keyed, has_group, FRAME_SOURCE, problems, humans, judges, None, ordinal, judges_path
-    )
-
-
-def _frame_header(frame):
-    """Return the frame's column names; raise :class:`DataError` naming a bad column."""
-    if not isinstance(frame, pd.DataFrame):
-        raise DataError([f"{FRAME_SOURCE}: data: not a pandas DataFrame (got {type(frame)})"])
-    columns = [str(column).strip() for column in frame.columns]
-    problems = [
-        f"{FRAME_SOURCE}: columns: missing column {column!r} (got columns {_got(columns)})"
-        for column in CSV_COLUMNS[:3]
-        if column not in columns
-    ]
-    problems += [
-        f"{FRAME_SOURCE}: columns: unknown column {column!r} (valid: "
-        f"{', '.join(CSV_COLUMNS)}; select them with frame[[...]]) (got columns {_got(columns)})"
-        for column in columns
-        if column not in CSV_COLUMNS
-    ]
-    repeated = sorted({column for column in columns if columns.count(column) > 1})
-    if repeated:
-        problems.append(f"{FRAME_SOURCE}: columns: repeated columns (got {_got(repeated)})")
-    if not problems and frame.empty:
-        problems.append(f"{FRAME_SOURCE}: rows: the frame has no rows (got 0 rows)")
-    if problems:
-        raise DataError(problems)
-    return columns
-
 
 # --------------------------------------------------------------------------- out
 

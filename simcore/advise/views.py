@@ -67,6 +67,24 @@ class AdviceView:
 
         return frames.next_round_table(self)
 
+    def to_dict(self):
+        """Return the advice as one JSON-ready document (``simcore advise --json``).
+
+        ``{"humans", "judges", "verdicts", "comparisons", "risk", "budget", "next_round"}``:
+        each table is the list of rows of the DataFrame of the same name (``risk`` is
+        ``risk_table``), NaN where a number is undefined.
+        """
+        tables = {
+            "verdicts": self.verdict_table,
+            "comparisons": self.comparison_table,
+            "risk": self.risk_table,
+            "budget": self.budget_table,
+            "next_round": self.next_round,
+        }
+        document = {"humans": list(self.humans), "judges": list(self.verdict_table["judge"])}
+        document.update({name: _records(frame) for name, frame in tables.items()})
+        return document
+
     def to_markdown(self):
         """Return the text of ``report.md`` for this advice (one group's, for a group)."""
         from simcore.advise.report import report_markdown
@@ -85,3 +103,11 @@ class AdviceView:
         from simcore.advise.report_figure import report_plot
 
         return report_plot(self)
+
+
+def _records(frame):
+    """Return a DataFrame's rows as mappings of plain Python values."""
+    return [
+        {str(key): value.item() if hasattr(value, "item") else value for key, value in row.items()}
+        for row in frame.to_dict(orient="records")
+    ]

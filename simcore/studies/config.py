@@ -18,6 +18,7 @@ import yaml
 
 from simcore.engine.coefficients import COEFFICIENTS
 from simcore.model.generative import Skew
+from simcore.options import did_you_mean
 
 RULE_KINDS = ("point", "alt_test", "interval")
 
@@ -316,9 +317,7 @@ def _parse_section(raw, cls, path, problems, source):
     values = {}
     for key, value in raw.items():
         if key not in fields:
-            problems.append(
-                f"{source}: {prefix}{key}: unknown key (valid keys: {', '.join(fields)})"
-            )
+            problems.append(unknown_key(source, f"{prefix}{key}", key, fields))
             continue
         converted, problem = _convert(value, fields[key].metadata)
         if problem:
@@ -328,10 +327,18 @@ def _parse_section(raw, cls, path, problems, source):
     return cls(**values)
 
 
+def unknown_key(source, path, key, valid):
+    """Return the problem of an unknown ``key`` at ``path``: the nearest valid key, then all."""
+    return (
+        f"{source}: {path}: unknown key{did_you_mean(key, valid)} (valid keys: {', '.join(valid)})"
+    )
+
+
 def unknown_keys(raw, valid, what, source):
     """Return a problem for every top-level key of ``raw`` not in ``valid``."""
     return [
-        f"{source}: {key}: unknown key for {what} (valid keys: {', '.join(valid)})"
+        f"{source}: {key}: unknown key for {what}{did_you_mean(key, valid)} "
+        f"(valid keys: {', '.join(valid)})"
         for key in raw
         if key not in valid
     ]

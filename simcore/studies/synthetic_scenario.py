@@ -16,6 +16,7 @@ from simcore.studies.config import (
     _is_number,
     _parse_section,
     read_raw,
+    unknown_key,
 )
 from simcore.studies.synthetic_config import (
     _SECTIONS,
@@ -100,9 +101,7 @@ def _parse_published(raw, sweep, problems, source):
         return None
     for key in raw:
         if key not in keys:
-            problems.append(
-                f"{source}: published.{key}: unknown key (valid keys: {', '.join(keys)})"
-            )
+            problems.append(unknown_key(source, f"published.{key}", key, keys))
     if raw.get("applies") is False:
         return raw  # overridden: kept to say so, never compared
     values = raw.get("values")
@@ -368,11 +367,9 @@ def scenario_from_dict(raw, source="<scenario>"):
     problems = []
     if not isinstance(raw, dict):
         raise ScenarioError([f"{source}: must hold a mapping of sections (got {_describe(raw)})"])
-    for key in raw:
-        if key not in _VALID_TOP_KEYS:
-            problems.append(
-                f"{source}: {key}: unknown key (valid keys: {', '.join(_VALID_TOP_KEYS)})"
-            )
+    problems += [
+        unknown_key(source, key, key, _VALID_TOP_KEYS) for key in raw if key not in _VALID_TOP_KEYS
+    ]
     sections = {
         name: _parse_section(raw.get(name), cls, name, problems, source)
         for name, cls in _SECTIONS.items()

@@ -1,0 +1,77 @@
+"""The options of ``simcore advise`` and :func:`simcore.advise`, declared once.
+
+Each :class:`~simcore.options.Option` carries the keyword, the flag, the type, the default,
+the range and the help; the command line adds its arguments from :data:`OPTIONS` and
+:func:`simcore.advise.api.check_options` checks the Python keywords with the same list.
+"""
+
+from simcore.model.designs import DESIGNS
+from simcore.options import Option
+
+OPTIONS = (
+    Option(
+        "rule",
+        "--rule",
+        str,
+        "point",
+        "decision rule: P's point comparison or the original alternative annotator test",
+        choices=("point", "alt_test"),
+    ),
+    Option(
+        "scale",
+        "--scale",
+        str,
+        "categorical",
+        "alt_test: per-item score is accuracy (categorical) or minus the RMSE of the "
+        "label values (numeric)",
+        choices=("categorical", "numeric"),
+    ),
+    Option("epsilon", "--eps", float, 0.05, "tolerance eps", low=0.0, high=1.0),
+    Option(
+        "min_pairs",
+        "--min-pairs",
+        int,
+        0,
+        "point rule: leave out comparisons with fewer pairs (0: an empty one passes)",
+        low=0,
+    ),
+    Option(
+        "target",
+        "--target",
+        float,
+        0.05,
+        "largest acceptable risk",
+        low=0.0,
+        high=1.0,
+        open_low=True,
+        open_high=True,
+    ),
+    Option("budget", "--budget", int, None, "total new labels to spend", low=1, allow_none=True),
+    Option(
+        "design",
+        "--design",
+        str,
+        "strat",
+        "design of the proposal without a budget (docs: designs)",
+        choices=tuple(DESIGNS),
+    ),
+    Option(
+        "trials",
+        "--trials",
+        int,
+        300,
+        "simulated matrices per point of the risk curve; the risk now starts there and "
+        "draws more (up to 10x) until its Monte Carlo SE is at most one point",
+        low=20,
+    ),
+    Option("seed", "--seed", int, 0, "root seed of the simulations", low=0),
+    Option(
+        "model",
+        "--model",
+        str,
+        "auto",
+        "latent-class model: auto is one-coin above 10 labels, else Dawid-Skene",
+        choices=("auto", "dawid-skene", "one-coin"),
+    ),
+)
+"""``simcore advise``'s options (the data options are the one reader's)."""

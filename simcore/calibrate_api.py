@@ -1,0 +1,290 @@
+"""``simcore.calibrate``: a judge's TPR/TNR and its corrected production failure rate, as a result.
+
+The calibration set comes as four counts (``table``), a judge card (``card``), a one-row-per-
+item CSV (``csv``: a human and a judge column), or annotation data in any format of the one
+reader (``data``, with the ``judge`` and a FAIL definition; several humans on an item are
+resolved by majority vote of their FAIL/PASS labels, a tie leaves the item out, and a judge
+answer outside the humans' labels is an error: a miss on a FAIL row, a false flag on a PASS
+row, :func:`simcore.calibration.card.judge_outcomes`). The production stream comes as counts
+(``fails`` of ``of``) or as a file of the judge's labels (``production``: a long CSV, a
+JSON ``{judge: {item: label}}`` or an alttest folder's judge file), whose FAIL labels are
+counted under the same definition.
+"""
+
+from simcore.calibration.command import CalibrationInputError
+from simcore.command_options import CALIBRATE_OPTIONS
+from simcore.options import check_values, did_you_mean
+from simcore.results import CommandResult
+
+__all__ = ["calibrate", "calibration_counts", "fail_definition", "production_counts"]
+
+METHODS = CALIBRATE_OPTIONS[0].choices
+"""``method``: :data:`simcore.calibration.methods.METHODS` and ``all``."""
+
+READER_KEYS = ("humans", "judges", "judges_file", "group_separator", "columns")
+"""The one reader's keywords, for ``data``."""
+
+CALIBRATE_KEYWORDS = (
+    "data",
+    "table",
+    "card",
+    "csv",
+    "judge",
+    "fail_at_most",
+    "fail_labels",
+    "production",
+    "fails",
+    "of",
+    "method",
+    "confidence",
+    "youden_floor",
+)
+"""The keywords of :func:`calibrate` itself (for suggestions)."""
+
+
+def fail_definition(fail_at_most, fail_labels):
+    """Return the checked FAIL definition of ``fail_at_most`` or ``fail_labels`` (one of them)."""
+    from simcore.calibration.fail_definitions import FailDefinition
+
+    if fail_at_most is None and fail_labels is None:
+        raise CalibrationInputError(
+            "calibrate: reading labels needs a FAIL definition: --fail-at-most X or "
+            "--fail-labels A,B (got neither)"
+        )
+    if isinstance(fail_labels, str):
+        fail_labels = tuple(label.strip() for label in fail_labels.split(","))
+    try:
+        return FailDefinition(fail_at_most, fail_labels).check()
+    except ValueError as error:
+        raise CalibrationInputError(f"calibrate: {error}") from None
+
+
+def calibration_counts(data, judge, definition, **roles):
+    """Return ``(caught, missed, flagged, cleared)`` of ``judge`` against the human truth.
+
+    ``data`` is any input of the one reader (``roles``: its ``humans``, ``judges``,
+    ``judges_file``, ``group_separator``, ``columns``); a long table must name its judges.
+    """
+    from simcore.calibration.card import count_outcomes, human_label_set, judge_outcomes
+    from simcore.realdata.readers import read_annotations, reader_for
+
+    roles = {key: value for key, value in roles.items() if value is not None}
+    if not roles.get("humans") and not roles.get("judges") and reader_for(data).declares_roles:
+        roles["judges"] = [judge]
+    matrix = read_annotations(data, require_roles=True, **roles)
+    truth, flags, parsed, _ = judge_outcomes(matrix, judge, definition, human_label_set(matrix))
+    return tuple(int(count) for count in count_outcomes(truth, flags, parsed).table)
+
+
+def production_counts(source, judge, definition):
+    """Return ``(fails, n, unparseable)``: the judge's FAIL labels in a production file.
+
+    An answer that is not a label of ``definition`` (for ``fail_at_most``, not a number) is
+    counted in ``n`` and ``unparseable``, never as a FAIL.
+    """
+    from simcore.realdata.readers import read_judge_labels
+
+    labels = read_judge_labels(source, judge)
+    fails = unparseable = 0
+    for label in labels:
+        try:
+            fails += bool(definition.is_fail(label))
+        except ValueError:
+            unparseable += 1
+    return fails, len(labels), unparseable
+
+
+def _number(value):
+    value = float(value)
+    return value if value == value else None
+
+
+def _document(table, fails, n, result, rates):
+    """Return the JSON document of a calibration report."""
+    caught, missed, flagged, cleared = table
+    judge = result.rates
+    document = {
+        "calibration": {
+            "caught": caught,
+            "missed": missed,
+            "flagged": flagged,
+            "cleared": cleared,
+            "rows": sum(table),
+        },
+        "tpr": {
+            "estimate": _number(judge.tpr),
+            "low": _number(judge.tpr_low),
+            "high": _number(judge.tpr_high),
+        },
+        "tnr": {
+            "estimate": _number(judge.tnr),
+            "low": _number(judge.tnr_low),
+            "high": _number(judge.tnr_high),
+        },
+        "youden_j": _number(result.youden),
+        "production": {
+            "fails": fails,
+            "of": n,
+            "observed": _number(result.observed),
+            "low": _number(result.observed_low),
+            "high": _number(result.observed_high),
+        },
+        "corrected": bool(result.corrected),
+        "refusal": str(result.refusal),
+        "estimate": _number(result.estimate),
+        "interval": {
+            "method": "lang-reiczigel",
+            "low": _number(result.lr_low),
+            "high": _number(result.lr_high),
+        },
+        "naive_interval": {"low": _number(result.naive_low), "high": _number(result.naive_high)},
+        "calibration_share": _number(result.calibration_share),
+    }
+    document["methods"] = [
+        {
+            "method": rate.method,
+            "corrected": bool(rate.corrected),
+            "estimate": _number(rate.estimate),
+            "low": _number(rate.low),
+            "high": _number(rate.high),
+            "refusal": str(rate.refusal),
+        }
+        for rate in rates
+    ]
+    return document
+
+
+def calibrate(
+    data=None,
+    *,
+    table=None,
+    card=None,
+    csv=None,
+    judge=None,
+    fail_at_most=None,
+    fail_labels=None,
+    production=None,
+    fails=None,
+    of=None,
+    method="lr",
+    confidence=0.95,
+    youden_floor=0.15,
+    **roles,
+):
+    """Correct a judge's production failure rate by its TPR and TNR, with an interval.
+
+    Parameters
+    ----------
+    data : str, pathlib.Path or pandas.DataFrame, optional
+        The calibration set as annotations (humans and ``judge``), any input the one reader
+        reads; ``roles`` are its ``humans``, ``judges``, ``judges_file``,
+        ``group_separator`` and ``columns``.
+    table : tuple of int, optional
+        Instead: ``(caught, missed, flagged, cleared)``.
+    card : dict, optional
+        Instead: a judge card's document (``simcore.card(...)["card"]``); its counts.
+    csv : str or pathlib.Path, optional
+        Instead: a CSV with one row per item and columns ``human`` and ``judge`` holding
+        ``fail`` / ``pass``.
+    judge : str, optional
+        The judge, for ``data`` and ``production``.
+    fail_at_most, fail_labels : optional
+        What FAIL means (exactly one), for ``data`` and ``production``.
+    production : str or pathlib.Path, optional
+        The production stream as a file of the judge's labels.
+    fails, of : int, optional
+        Instead: the judge failed ``fails`` of ``of`` production outputs.
+    method : str
+        ``lr`` (Rogan-Gladen, Lang-Reiczigel interval), ``naive``, ``ppi``, ``ppi++``,
+        ``strat-ppi`` or ``all`` (every method side by side).
+    confidence, youden_floor : float
+        The intervals' confidence; the Youden J below which the correction is refused.
+
+    Returns
+    -------
+    CommandResult
+        ``to_dict()``: ``calibration`` (the four counts and ``rows``), ``tpr``, ``tnr``
+        (``estimate``, ``low``, ``high``), ``youden_j``, ``production`` (``fails``, ``of``,
+        the ``observed`` rate with ``low``, ``high``), ``corrected``, ``refusal``,
+        ``estimate``, ``interval``, ``naive_interval``, ``calibration_share``, ``methods``
+        (one row per method); table ``methods``.
+
+    Raises
+    ------
+    ValueError
+        No or several calibration sources, no production, counts or options out of range,
+        or bad data (naming the file, key and value).
+    """
+    _check_call(roles, method, confidence, youden_floor, data, table, card, csv)
+    reading = data is not None or production is not None
+    definition = fail_definition(fail_at_most, fail_labels) if reading else None
+    if reading and not judge:
+        raise CalibrationInputError("judge: needed to read the judge's labels (got none)")
+    table = _calibration_table(data, table, card, csv, judge, definition, roles)
+    if production is not None:
+        if fails is not None:
+            raise CalibrationInputError("production: give the file or the counts, not both")
+        fails, of, _ = production_counts(production, judge, definition)
+    if fails is None or of is None or of < 1 or not 0 <= fails <= of:
+        raise CalibrationInputError(
+            f"--fails/--of: need 0 <= fails <= N, N >= 1, or a --production file (got {fails}/{of})"
+        )
+    return _report(table, fails, of, method, confidence, youden_floor)
+
+
+def _check_call(roles, method, confidence, youden_floor, *sources):
+    """Refuse unknown keywords, values out of range, and not exactly one calibration set."""
+    unknown = sorted(set(roles) - set(READER_KEYS))
+    if unknown:
+        raise TypeError(
+            f"calibrate: unknown option {unknown[0]!r}"
+            f"{did_you_mean(unknown[0], [*READER_KEYS, *CALIBRATE_KEYWORDS])}"
+        )
+    check_values(
+        {"method": method, "confidence": confidence, "youden_floor": youden_floor},
+        CALIBRATE_OPTIONS,
+    )
+    given = [
+        name for name, value in zip(CALIBRATE_KEYWORDS, sources, strict=False) if value is not None
+    ]
+    if len(given) != 1:
+        raise CalibrationInputError(
+            f"calibrate: give exactly one calibration set: data, table, card or csv "
+            f"(got {', '.join(given) or 'none'})"
+        )
+
+
+def _calibration_table(data, table, card, csv, judge, definition, roles):
+    """Return the four calibration counts of whichever source was given."""
+    from simcore.calibration.command import read_confusion_csv
+
+    if data is not None:
+        table = calibration_counts(data, judge, definition, **roles)
+    elif card is not None:
+        counts = card["counts"]
+        table = (counts["caught"], counts["missed"], counts["flagged"], counts["cleared"])
+    elif csv is not None:
+        table = read_confusion_csv(csv)
+    return tuple(int(count) for count in table)
+
+
+def _report(table, fails, of, method, confidence, youden_floor):
+    """Return the result of the counts: the report's text and its document."""
+    from simcore.calibration.command import format_report
+    from simcore.calibration.method_report import format_method_report
+    from simcore.calibration.statistics import corrected_failure_rate, corrected_rates
+
+    result = corrected_failure_rate(
+        fails, of, *table, confidence=confidence, youden_floor=youden_floor
+    )
+    chosen = ("lr",) if method == "lr" else (METHODS[:-1] if method == "all" else (method,))
+    rates = corrected_rates(
+        fails, of, *table, confidence=confidence, youden_floor=youden_floor, methods=chosen
+    )
+    if method == "lr":
+        text = format_report(table, fails, of, confidence, youden_floor)
+    else:
+        text = format_method_report(table, fails, of, method, confidence, youden_floor)
+    return CommandResult(
+        "calibrate", _document(table, fails, of, result, rates), text, {"methods": "methods"}
+    )

@@ -1,0 +1,119 @@
+"""The ``simcore`` command line: one module per command, each with ``add`` and ``run``.
+
+Each command module (``run_command``, ``show_command``, ... :data:`COMMANDS`) has
+``add(subparsers)``, which declares its arguments (from the declared options of
+:mod:`simcore.command_options` and :mod:`simcore.advise.advise_options` where the Python
+function shares them), and ``run(args) -> int``. What they share (errors, exit codes, data
+arguments, ``--json``) is :mod:`simcore.cli.common`. :func:`main` parses, runs the command,
+and turns errors into one line and an exit status:
+
+0 on success, 2 on bad input (the message names the file, the key and what was wrong;
+nothing is written), 1 on an internal error, 130 when interrupted (cells already finished
+stay in the store and a re-run resumes). Everything heavy (numba, xarray, zarr, scipy,
+matplotlib, dask) is imported inside the command that needs it, so ``simcore --help`` and a
+mistyped option answer at once.
+"""
+
+import importlib
+import os
+import sys
+import traceback
+
+from simcore._version import __version__
+from simcore.cli.common import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    Parser,
+    UsageError,
+)
+
+__all__ = ["COMMANDS", "UsageError", "build_parser", "main", "parse_arguments"]
+
+COMMANDS = (
+    "run",
+    "show",
+    "plot",
+    "plan",
+    "tables",
+    "advise",
+    "inspect",
+    "calibrate",
+    "validate",
+    "wellposed",
+    "card",
+    "ceiling",
+)
+"""The commands, in the order ``simcore --help`` lists them; ``NAME`` is ``cli/NAME_command.py``."""
+
+
+def command_module(name):
+    """Return the module of command ``name``."""
+    return importlib.import_module(f"simcore.cli.{name}_command")
+
+
+def build_parser():
+    """Return the ``simcore`` argument parser with every command."""
+    parser = Parser(
+        prog="simcore",
+        description="Monte Carlo sweeps of the leave-one-out LLM-judge validation rule "
+        "under sparse human overlap, and the tools to audit and calibrate a judge.",
+    )
+    parser.add_argument("--version", action="version", version=f"simcore {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    parser.subcommands = commands
+    for name in COMMANDS:
+        command_module(name).add(commands)
+    return parser
+
+
+def parse_arguments(argv=None):
+    """Parse ``argv``; an unknown option exits 2 with its command's usage and a suggestion."""
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        parser.subcommands.choices[args.command].error(
+            f"unrecognized arguments: {' '.join(unknown)}"
+        )
+    return args
+
+
+def _bad_input_errors():
+    """Return the exception types that mean bad input (exit 2)."""
+    from simcore.calibration.command import CalibrationInputError
+    from simcore.realdata.annotation import DataError
+    from simcore.studies.config import ScenarioError
+    from simcore.sweep.grid import SchedulerError
+    from simcore.sweep.store import StoreError
+
+    return (ScenarioError, StoreError, SchedulerError, UsageError, DataError, CalibrationInputError)
+
+
+def main(argv=None):
+    """Run the command line; return the exit status."""
+    args = parse_arguments(argv)
+    bad_input = _bad_input_errors()
+    try:
+        status = command_module(args.command).run(args)
+    except bad_input as error:
+        from simcore.studies.config import ScenarioError
+
+        text = (
+            str(error) if isinstance(error, ScenarioError) else f"simcore {args.command}: {error}"
+        )
+        print(text, file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("simcore: interrupted; finished cells are kept and a re-run resumes", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader stopped early (`simcore show S | head`): fine
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except Exception:  # an internal error: say so, with the traceback
+        traceback.print_exc()
+        print(
+            "simcore: internal error (please report it with the traceback above)", file=sys.stderr
+        )
+        return EXIT_INTERNAL
+    return EXIT_OK if status is None else status

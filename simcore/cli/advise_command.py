@@ -1,0 +1,105 @@
+"""``simcore advise DATA``: audit a sparse validation matrix and plan its next annotation round.
+
+A thin layer over :func:`simcore.advise.api.advise_each_group`: the options are declared once
+in :data:`simcore.advise.advise_options.OPTIONS` and added here from the declarations. The report
+(``report.md``, figures, ``next_round.csv``) goes to ``--out``; ``--json`` prints
+``{"command": "advise", "out", "groups": {group: Advice.to_dict()}}`` instead of the summary.
+"""
+
+from pathlib import Path
+
+from simcore.cli.common import (
+    UsageError,
+    add_data_arguments,
+    add_json,
+    data_keywords,
+    phase_printer,
+    print_json,
+    subcommand,
+)
+
+NAME = "advise"
+
+
+def add(commands):
+    """Add ``advise`` to the subparsers ``commands``."""
+    from simcore.advise.advise_options import OPTIONS
+
+    advise = subcommand(
+        commands,
+        NAME,
+        "audit a sparse validation matrix and plan its next annotation round",
+        [
+            "simcore advise ../shared/data/alttest/summeval --group-separator __ --out advice",
+            "simcore advise ratings.csv --judges judge_a --budget 400 --json",
+        ],
+    )
+    add_data_arguments(
+        advise, "an alttest folder, a long or wide CSV file (or .csv.gz), or a JSON of humans"
+    )
+    advise.add_argument(
+        "--judge", action="append", default=[], metavar="NAME", help="judge to audit (repeat)"
+    )
+    for option in OPTIONS:
+        option.add_to(advise)
+    advise.add_argument("--ordinal", action="store_true", help="the labels are ordered")
+    advise.add_argument(
+        "--pool-groups",
+        action="store_true",
+        help="audit all groups together instead of each group on its own",
+    )
+    advise.add_argument("--out", default="advice", help="folder for the report and the CSV")
+    advise.add_argument("--quiet", action="store_true", help="no progress, only the summary")
+    add_json(advise)
+
+
+def run(args):
+    """Audit, write the report folder, print the summary (or JSON)."""
+    from simcore.advise import api
+    from simcore.advise.advise_options import OPTIONS
+    from simcore.advise.groups import group_summary, write_group_outputs
+    from simcore.sweep.files import checked_output_folder
+
+    options = {option.name: getattr(args, option.name) for option in OPTIONS}
+    try:
+        api.check_options(options, command_line=True)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if args.group_separator is not None and not Path(args.data).is_dir():
+        raise UsageError(
+            f"--group-separator: only for an alttest folder; a CSV gives groups in a group "
+            f"column (got {args.group_separator!r} with {args.data})"
+        )
+    checked_output_folder(args.out, "--out")  # before the minutes of computation
+    keywords = data_keywords(args)
+    try:
+        advice = api.advise_each_group(
+            args.data,
+            humans=keywords.get("humans"),
+            judges=keywords.get("judges"),
+            judges_file=keywords.get("judges_file"),
+            audit=args.judge,
+            ordinal=args.ordinal,
+            group_separator=args.group_separator,
+            pool_groups=args.pool_groups,
+            progress=None if args.quiet or args.json else phase_printer("advise"),
+            **options,
+        )
+    except ValueError as error:  # DataError is one
+        text = str(error)  # data errors name the file already; others get its name
+        message = text if text.startswith(str(args.data)) else f"{args.data}: {text}"
+        raise UsageError(message) from None
+    out = write_group_outputs(advice, args.out)
+    if args.json:
+        groups = {name: one.to_dict() for name, one in advice.items()}
+        print_json({"command": NAME, "out": str(out), "groups": groups})
+        return 0
+    print(group_summary(advice))
+    figures = (
+        ["report.png"]
+        if len(advice) == 1
+        else [f"report_{n}.png" for n in range(1, len(advice) + 1)]
+    )
+    written = ", ".join(str(out / name) for name in ["report.md", *figures, "next_round.csv"])
+    print(f"\nwritten: {written}")
+    return 0

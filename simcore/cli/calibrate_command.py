@@ -1,0 +1,164 @@
+"""``simcore calibrate``: a judge's TPR/TNR and its corrected production failure rate.
+
+A thin layer over :func:`simcore.calibrate`. The calibration set is ``--table`` counts, a
+one-row-per-item ``--csv``, a ``--card``, or ``--data`` annotations in any format of the one
+reader (with ``--judge`` and ``--fail-labels``/``--fail-at-most``); the production stream is
+``--fails``/``--of`` or ``--production FILE`` (the judge's labels). ``--plan`` instead plans
+the calibration labels each method needs.
+"""
+
+from simcore.cli.common import (
+    UsageError,
+    add_data_arguments,
+    add_json,
+    check_flags,
+    data_keywords,
+    label_list,
+    print_json,
+    subcommand,
+)
+from simcore.command_options import CALIBRATE_OPTIONS
+
+NAME = "calibrate"
+
+CALIBRATE_METHODS = CALIBRATE_OPTIONS[0].choices
+"""``--method``: simcore.calibration.methods.METHODS and ``all`` (declared in
+:mod:`simcore.command_options`, so that parsing does not load SciPy; a test keeps them equal)."""
+
+
+def add(commands):
+    """Add ``calibrate`` to the subparsers ``commands``."""
+    from simcore.cli.card_command import add_calibrate_card_options
+
+    calibrate = subcommand(
+        commands,
+        NAME,
+        "a judge's TPR/TNR and its corrected production failure rate",
+        [
+            "simcore calibrate --table 40,10,5,45 --fails 120 --of 1000",
+            "simcore calibrate --data calibration.csv --judges judge_a --judge judge_a "
+            "--fail-labels fail --production production.csv --json",
+            "simcore calibrate --plan --se 0.85 --sp 0.9 --theta 0.1 --of 5000 --half-width 0.03",
+        ],
+    )
+    source = calibrate.add_mutually_exclusive_group()  # one is needed unless --plan --se
+    source.add_argument(
+        "--table",
+        metavar="CAUGHT,MISSED,FLAGGED,CLEARED",
+        help="calibration counts: human-FAIL rows the judge failed, passed; human-PASS rows "
+        "it failed, passed",
+    )
+    source.add_argument("--csv", help="CSV with one calibration row per item")
+    source.add_argument("--card", help="a judge card (simcore card): its four counts")
+    source.add_argument(
+        "--data", help="calibration annotations in any input format (humans and --judge)"
+    )
+    add_data_arguments(calibrate, "unused", columns=True, positional=False)
+    calibrate.add_argument("--judge", help="--data/--production: the judge calibrated")
+    fail = calibrate.add_mutually_exclusive_group()
+    fail.add_argument("--fail-at-most", type=float, help="--data: FAIL = numeric label <= X")
+    fail.add_argument("--fail-labels", type=label_list, help="--data: FAIL = one of labels A,B")
+    calibrate.add_argument("--human-column", default="human", help="CSV column of the truth")
+    calibrate.add_argument("--judge-column", default="judge", help="CSV column of the judge")
+    calibrate.add_argument("--fail-label", default="fail", help="CSV value meaning FAIL")
+    calibrate.add_argument("--pass-label", default="pass", help="CSV value meaning PASS")
+    calibrate.add_argument("--fails", type=int, help="production outputs the judge failed")
+    calibrate.add_argument("--of", type=int, help="production outputs, N")
+    calibrate.add_argument(
+        "--production", metavar="FILE", help="the production stream: a file of judge labels"
+    )
+    for option in CALIBRATE_OPTIONS:
+        option.add_to(calibrate)
+    _add_plan(calibrate)
+    add_calibrate_card_options(calibrate)
+    add_json(calibrate)
+
+
+def _add_plan(calibrate):
+    """Add ``calibrate --plan``: calibration labels needed per method for a target width."""
+    plan = calibrate.add_argument_group("planning (--plan)")
+    plan.add_argument(
+        "--plan",
+        action="store_true",
+        help="instead of a report: the calibration labels each method needs for --half-width, "
+        "from a pilot (--table/--csv, --fails, --of) or from --se --sp --theta --of",
+    )
+    plan.add_argument("--half-width", type=float, help="target half-width of the interval")
+    plan.add_argument("--se", type=float, help="the judge's sensitivity (TPR), instead of a pilot")
+    plan.add_argument("--sp", type=float, help="the judge's specificity (TNR), instead of a pilot")
+    plan.add_argument("--theta", type=float, help="the failure rate, instead of a pilot")
+    plan.add_argument(
+        "--plan-trials", type=int, default=2000, help="simulated trials per calibration size"
+    )
+
+
+def _table(args):
+    """Return the calibration counts of ``--table``, ``--csv``, ``--card`` or ``--data``."""
+    from simcore.calibrate_api import calibration_counts, fail_definition
+    from simcore.calibration.command import read_confusion_csv
+
+    if args.card:
+        from simcore.cli.card_command import calibrate_card_table
+
+        return calibrate_card_table(args)
+    if args.csv:
+        return read_confusion_csv(
+            args.csv, args.human_column, args.judge_column, args.fail_label, args.pass_label
+        )
+    if args.data:
+        if not args.judge:
+            raise UsageError("--data: needs --judge, the judge calibrated (got none)")
+        definition = fail_definition(args.fail_at_most, args.fail_labels)
+        return calibration_counts(args.data, args.judge, definition, **data_keywords(args))
+    parts = args.table.split(",")
+    if len(parts) != 4 or not all(part.strip().isdigit() for part in parts):
+        raise UsageError(
+            f"--table: needs four non-negative counts CAUGHT,MISSED,FLAGGED,CLEARED "
+            f"(got {args.table!r})"
+        )
+    return tuple(int(part) for part in parts)
+
+
+def run(args):
+    """Print the calibrate report (or JSON), or the plan with ``--plan``."""
+    from simcore.calibrate_api import calibrate
+
+    piloted = any(value is not None for value in (args.table, args.csv, args.card, args.data))
+    if args.production is not None and args.of is not None:
+        raise UsageError("--production: give the file or --fails/--of, not both")
+    if args.plan:
+        from simcore.calibration.plan import plan_report
+
+        if args.of is None:
+            raise UsageError("calibrate --plan: --of N, the production size, is required")
+        table = _table(args) if piloted else None
+        print(plan_report(args, table))
+        return 0
+    if not piloted or (args.fails is None and args.production is None):
+        raise UsageError(
+            "--table, --csv, --card or --data, and --fails/--of or --production, "
+            "are required (or --plan)"
+        )
+    if args.production is None and args.of is None:
+        raise UsageError("calibrate: --of N, the production size, is required with --fails")
+    check_flags(
+        {name: getattr(args, name) for name in ("method", "confidence", "youden_floor")},
+        CALIBRATE_OPTIONS,
+    )
+    result = calibrate(
+        table=_table(args),
+        judge=args.judge,
+        fail_at_most=args.fail_at_most,
+        fail_labels=args.fail_labels,
+        production=args.production,
+        fails=args.fails,
+        of=args.of,
+        method=args.method,
+        confidence=args.confidence,
+        youden_floor=args.youden_floor,
+    )
+    if args.json:
+        print_json(result.to_dict())
+    else:
+        print(result.to_markdown())
+    return 0

@@ -1,0 +1,137 @@
+"""``simcore card``: measure a judge card, or check one on a new population (``--check``).
+
+``simcore card DATA --judge NAME --criterion C --population LABEL --out CARD.json``
+measures a card (:func:`simcore.card`); ``simcore card --check CARD.json NEWDATA`` compares
+the card's TPR and TNR with a labelled sample of a new population (:func:`simcore.card_check`).
+A long CSV does not say which raters are judges, so it needs ``--judges`` (every judge in
+it) or ``--humans``: another judge is never counted as a human.
+"""
+
+from simcore.cli.common import (
+    UsageError,
+    add_data_arguments,
+    add_json,
+    check_flags,
+    data_keywords,
+    iso_date,
+    label_list,
+    print_json,
+    subcommand,
+)
+from simcore.command_options import CARD_OPTIONS, CHECK_OPTIONS
+
+NAME = "card"
+
+TYPES = {"fail_labels": label_list, "labels": label_list, "date": iso_date}
+"""Options parsed from text by their own function instead of their declared type."""
+
+
+def add(commands):
+    """Add ``card`` to the subparsers ``commands``."""
+    card = subcommand(
+        commands,
+        NAME,
+        "a judge's TPR/TNR card on one criterion and population (or --check one)",
+        [
+            "simcore card ../shared/data/alttest/summeval --group-separator __ --judge gpt-4o "
+            "--criterion coherence --population summeval --fail-at-most 2 --out card.json",
+            "simcore card ratings.csv --judges judge_a,judge_b --judge judge_a --criterion all "
+            "--population pilot --fail-labels fail --out card.json",
+            "simcore card --check card.json new_sample.csv --judges judge_a,judge_b",
+        ],
+    )
+    add_data_arguments(
+        card,
+        "alttest folder, CSV or JSON file with humans and the judge",
+        judges_help="comma-separated judge names: a CSV must name every judge in it (or give "
+        "--humans)",
+        columns=True,
+    )
+    card.add_argument(
+        "--check",
+        metavar="CARD",
+        help="instead of measuring: check CARD on DATA, a labelled sample of a new population",
+    )
+    fail = card.add_mutually_exclusive_group()
+    unique = {option.name: option for option in CARD_OPTIONS + CHECK_OPTIONS}
+    for option in unique.values():
+        if option.name in TYPES:
+            target = fail if option.name == "fail_labels" else card
+            target.add_argument(
+                option.flag, dest=option.name, type=TYPES[option.name], help=option.help
+            )
+        else:
+            option.add_to(fail if option.name == "fail_at_most" else card)
+    card.add_argument("--out", help="card JSON file to write")
+    add_json(card)
+
+
+def run(args):
+    """Measure (default) or check (``--check``) a card; print the summary or JSON."""
+    from simcore import data_commands
+    from simcore.calibration.card_file import write_card
+
+    if args.check:
+        options = {option.name: getattr(args, option.name) for option in CHECK_OPTIONS}
+        check_flags(options, CHECK_OPTIONS)
+        result = data_commands.card_check(args.check, args.data, **data_keywords(args), **options)
+    else:
+        missing = [
+            f"--{name}"
+            for name in ("judge", "criterion", "population", "out")
+            if not getattr(args, name)
+        ]
+        if missing:
+            raise UsageError(f"{', '.join(missing)} required to measure a card (or --check CARD)")
+        from simcore.cli.common import checked_outputs
+
+        checked_outputs((args.out, "--out"))
+        options = {option.name: getattr(args, option.name) for option in CARD_OPTIONS}
+        check_flags(options, CARD_OPTIONS)
+        result = data_commands.card(args.data, **data_keywords(args), **options)
+    if not args.check:
+        path = write_card(result["card"], args.out)
+    if args.json:
+        print_json(result.to_dict())
+        return 0
+    if not args.check:
+        print(f"card: {path}")
+    print(result.to_markdown())
+    return 0
+
+
+def add_calibrate_card_options(calibrate):
+    """Add the options of ``calibrate --card``: population, transport, today."""
+    group = calibrate.add_argument_group("judge card (--card)")
+    group.add_argument("--population", help="population the production count comes from")
+    group.add_argument(
+        "--accept-transport",
+        action="store_true",
+        help="use an expired card or another population's card anyway (with a warning)",
+    )
+    group.add_argument("--today", type=iso_date, help="date the card is used on (default today)")
+
+
+def calibrate_card_table(args):
+    """Return ``calibrate --card``'s four counts, printing the card's header and warnings.
+
+    Raises :class:`~simcore.calibration.command.CalibrationInputError` (exit 2) without
+    ``--population``, on a bad card, or on an expired or other-population card without
+    ``--accept-transport``.
+    """
+    import sys
+
+    from simcore.calibration.card_file import card_calibration_table
+    from simcore.calibration.command import CalibrationInputError
+
+    if not args.population:
+        raise CalibrationInputError(
+            f"--card: needs --population LABEL, the population the production count comes "
+            f"from (got card {args.card!r} and no --population)"
+        )
+    table, lines = card_calibration_table(
+        args.card, args.population, args.today, args.accept_transport
+    )
+    for line in lines:
+        print(line, file=sys.stderr if getattr(args, "json", False) else sys.stdout)
+    return table

@@ -1,0 +1,87 @@
+"""``simcore ceiling DATA``: human ceilings of a multi-rater matrix, judges read against them.
+
+A thin layer over :func:`simcore.ceiling`: the text is its ``to_markdown()``, ``--json`` its
+``to_dict()``, ``--csv`` one row per group. A long CSV's columns are found by name or alias
+(JUDGE-BENCH's ``item,criterion,rater,score`` is read as it is) or named by
+``--item-column`` and the like.
+"""
+
+from simcore.cli.common import (
+    add_data_arguments,
+    add_json,
+    add_scale_arguments,
+    check_flags,
+    checked_outputs,
+    data_keywords,
+    print_json,
+    subcommand,
+    write_text,
+)
+from simcore.command_options import CEILING_OPTIONS
+
+NAME = "ceiling"
+
+
+def add(commands):
+    """Add ``ceiling`` to the subparsers ``commands``."""
+    ceiling = subcommand(
+        commands,
+        NAME,
+        "human ceilings of a multi-rater matrix (r-hat, benchmark, leave-one-out, "
+        "symmetric) and judges against them",
+        [
+            "simcore ceiling ../shared/data/judgebench/newsroom/human_scores.csv",
+            "simcore ceiling ../shared/data/alttest/summeval --group-separator __ --json",
+            "simcore ceiling ratings.csv --label-column stars --boot 200 --csv ceilings.csv",
+        ],
+    )
+    add_data_arguments(
+        ceiling,
+        "an alttest folder, a JSON file of humans, or a long or wide CSV "
+        "(item,rater,label[,group]; item,criterion,rater,score also read)",
+        judges_help="comma-separated judge names (a CSV: default none, every rater a human)",
+        columns=True,
+    )
+    ceiling.add_argument(
+        "--criterion",
+        action="append",
+        metavar="NAME",
+        help="report only this group (repeatable; default every group)",
+    )
+    add_scale_arguments(
+        ceiling, "ordered scores: Spearman (default when every label is a number, >= 3 of them)"
+    )
+    for option in CEILING_OPTIONS:
+        if option.name in ("judge_scores", "score_column", "boot", "seed"):
+            option.add_to(ceiling)
+    ceiling.add_argument("--out", metavar="FILE.md", help="also write the Markdown report")
+    ceiling.add_argument("--csv", metavar="FILE", help="also write one CSV row per group")
+    add_json(ceiling)
+
+
+def run(args):
+    """Print the report (or JSON); write ``--out`` and ``--csv`` if asked."""
+    import csv
+
+    from simcore import data_commands
+    from simcore.calibration.ceiling_report import CSV_FIELDS
+
+    checked_outputs((args.out, "--out"), (args.csv, "--csv"))
+    options = {
+        name: getattr(args, name)
+        for name in ("graded", "criterion", "judge_scores", "score_column", "boot", "seed")
+    }
+    check_flags(options, CEILING_OPTIONS)
+    result = data_commands.ceiling(args.data, **data_keywords(args), **options)
+    if args.json:
+        print_json(result.to_dict())
+    else:
+        print(result.to_markdown(), end="")
+    if args.out:
+        write_text(args.out, result.to_markdown())
+    if args.csv:
+        with open(args.csv, "w", encoding="utf-8", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS, extrasaction="ignore")
+            writer.writeheader()
+            writer.writerows(result["groups"])
+    return 0

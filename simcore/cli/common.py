@@ -1,0 +1,219 @@
+"""What every command of the command line shares: errors, exit codes, parsers, data options.
+
+Exit status: :data:`EXIT_OK` on success, :data:`EXIT_USAGE` (2) on bad input (the message
+names the file, the key and what was wrong; nothing is written), :data:`EXIT_INTERNAL` (1)
+on an internal error, :data:`EXIT_INTERRUPTED` (130) when interrupted.
+
+The data options (``DATA``, ``--humans``, ``--judges``, ``--judges-file``,
+``--group-separator`` and the CSV column options) are added by :func:`add_data_arguments`
+and turned into the one reader's keywords by :func:`data_keywords`, so every command that
+reads annotations reads, names and refuses them the same way. Rater names and labels are
+stripped of surrounding spaces everywhere (``--judges "a, b"`` is ``a`` and ``b``).
+Nothing heavy is imported here, so ``simcore --help`` answers at once.
+"""
+
+import argparse
+import datetime
+import json
+import sys
+
+from simcore.options import did_you_mean
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+COLUMN_OPTIONS = ("item", "rater", "label", "group")
+"""CSV columns that ``--<name>-column`` names."""
+
+
+class UsageError(ValueError):
+    """Bad command-line input (exit status 2)."""
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Defaults shown after each help text; the examples epilog kept as written."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors suggest the nearest valid command or option."""
+
+    def error(self, message):
+        """Exit 2 with ``message``, plus "did you mean" for an unknown command or option."""
+        if "invalid choice: " in message:
+            wrong = message.split("invalid choice: ", 1)[1].split(" (choose", 1)[0].strip("'")
+            choices = message.rsplit("(choose from ", 1)[-1].rstrip(")").replace("'", "")
+            message += did_you_mean(wrong, [part.strip() for part in choices.split(",")])
+        elif message.startswith("unrecognized arguments: "):
+            wrong = message.split(": ", 1)[1].split()[0].split("=")[0]
+            message += did_you_mean(wrong, self._option_string_actions)
+        super().error(message)
+
+
+def subcommand(commands, name, help, examples, description=None):
+    """Add subcommand ``name`` to ``commands``; its ``--help`` ends with ``examples``.
+
+    ``examples`` are command lines (two or three), shown under "examples:".
+    """
+    epilog = "examples:\n" + "\n".join(f"  {line}" for line in examples)
+    return commands.add_parser(
+        name,
+        help=help,
+        description=description or help[0].upper() + help[1:] + ".",
+        epilog=epilog,
+        formatter_class=HelpFormatter,
+    )
+
+
+def add_json(parser):
+    """Add ``--json``: print one JSON document with the result's numbers instead of text."""
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the result as one JSON document (the Python result's to_dict()) instead "
+        "of text",
+    )
+
+
+def print_json(document):
+    """Print ``document`` as one JSON document (NaN written as null)."""
+    print(json.dumps(_finite(document), indent=2, ensure_ascii=False))
+
+
+def _finite(value):
+    """Return ``value`` with every float NaN or infinity replaced by None (valid JSON)."""
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else None
+    if isinstance(value, dict):
+        return {str(key): _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
+
+
+def add_data_arguments(
+    parser, data_help, judges_help=None, groups=True, columns=False, positional=True
+):
+    """Add the annotation data's arguments: DATA, its humans and judges, groups, CSV columns."""
+    if positional:
+        parser.add_argument("data", help=data_help)
+    parser.add_argument(
+        "--humans",
+        help="comma-separated human ids, primary first (CSV: default every rater not in --judges)",
+    )
+    parser.add_argument(
+        "--judges",
+        help=judges_help
+        or "comma-separated judge names (a CSV does not say which raters are judges: name "
+        "them; default none, a human-only matrix)",
+    )
+    parser.add_argument(
+        "--judges-file",
+        metavar="PATH",
+        help="judge labels in a separate file: long CSV item,rater,label or JSON "
+        "{judge: {item: label}}",
+    )
+    if groups:
+        parser.add_argument(
+            "--group-separator",
+            help="JSON input: an item's group is the text after the last separator in its "
+            "id (CSV: a group column)",
+        )
+    if columns:
+        for name in COLUMN_OPTIONS:
+            parser.add_argument(
+                f"--{name}-column", metavar="NAME", help=f"CSV: the {name} column's header name"
+            )
+
+
+def names_list(text):
+    """Return a comma-separated list of names, each stripped of spaces (None for none)."""
+    if text is None or not str(text).strip():
+        return None
+    return [part.strip() for part in str(text).split(",")]
+
+
+def data_keywords(args):
+    """Return the one reader's keywords from the data arguments of ``args``.
+
+    ``{"humans", "judges", "judges_file", "group_separator", "columns"}``, each only when
+    given (see :func:`simcore.realdata.read_annotations`).
+    """
+    keywords = {
+        "humans": names_list(getattr(args, "humans", None)),
+        "judges": names_list(getattr(args, "judges", None)),
+        "judges_file": getattr(args, "judges_file", None),
+        "group_separator": getattr(args, "group_separator", None),
+    }
+    columns = {name: getattr(args, f"{name}_column", None) for name in COLUMN_OPTIONS}
+    columns = {name: value for name, value in columns.items() if value}
+    if columns:
+        keywords["columns"] = columns
+    return {key: value for key, value in keywords.items() if value is not None}
+
+
+def add_scale_arguments(parser, graded_help):
+    """Add ``--graded`` / ``--categorical`` (``args.graded``: True, False or None = detect)."""
+    scale = parser.add_mutually_exclusive_group()
+    scale.add_argument(
+        "--graded", dest="graded", action="store_const", const=True, help=graded_help
+    )
+    scale.add_argument(
+        "--categorical", dest="graded", action="store_const", const=False, help="Cohen's kappa"
+    )
+
+
+def label_list(text):
+    """Return a comma-separated list of labels as a tuple of stripped, non-empty texts."""
+    labels = tuple(part.strip() for part in text.split(","))
+    if not all(labels):
+        raise argparse.ArgumentTypeError(f"must be labels separated by commas (got {text!r})")
+    return labels
+
+
+def iso_date(text):
+    """Return ``text`` as a :class:`datetime.date`; argparse reports a bad one (exit 2)."""
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a date YYYY-MM-DD (got {text!r})") from None
+
+
+def checked_outputs(*pairs):
+    """Check each ``(path, option)`` output file before any computation (UsageError)."""
+    from simcore.sweep.files import checked_output_file
+
+    for path, option in pairs:
+        if path:
+            checked_output_file(path, option)
+
+
+def check_flags(values, options):
+    """Check option values against their declarations, naming them by flag (UsageError)."""
+    from simcore.options import check_values
+
+    try:
+        check_values(values, options, command_line=True)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def phase_printer(command):
+    """Return a function printing ``simcore COMMAND [elapsed]: message`` on stderr."""
+    import time
+
+    start = time.monotonic()
+
+    def say(message):
+        print(f"simcore {command} [{time.monotonic() - start:5.1f}s]: {message}", file=sys.stderr)
+
+    return say
+
+
+def write_text(path, text):
+    """Write ``text`` to ``path`` (UTF-8), creating its folder."""
+    from pathlib import Path
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(text, encoding="utf-8")

@@ -1,0 +1,87 @@
+"""``simcore inspect DATA``: density, coverage and overlaps of an annotation matrix.
+
+DATA is any input the one reader reads, or a ``kind: real`` scenario (its data block).
+``--json`` prints :func:`simcore.inspect`'s document.
+"""
+
+from pathlib import Path
+
+from simcore.cli.common import (
+    UsageError,
+    add_data_arguments,
+    add_json,
+    checked_outputs,
+    data_keywords,
+    print_json,
+    subcommand,
+)
+
+NAME = "inspect"
+
+
+def add(commands):
+    """Add ``inspect`` to the subparsers ``commands``."""
+    inspect = subcommand(
+        commands,
+        NAME,
+        "density, coverage and overlaps of an annotation matrix",
+        [
+            "simcore inspect ../shared/data/alttest/summeval --group-separator __",
+            "simcore inspect ratings.csv --judges gpt-4o --json",
+            "simcore inspect scenarios/real_summeval.yaml",
+        ],
+    )
+    add_data_arguments(
+        inspect,
+        "an alttest folder, a JSON file of humans, a long or wide CSV (or .csv.gz), or a "
+        "real-data scenario",
+        columns=True,
+    )
+    inspect.add_argument(
+        "--overlap-csv",
+        metavar="FILE",
+        help="also write the full K x K table of items labelled by both humans to FILE",
+    )
+    add_json(inspect)
+
+
+def run(args):
+    """Describe the matrix (text or JSON); write the overlap table if asked."""
+    from simcore import data_commands
+    from simcore.realdata import matrix as realdata
+
+    path = Path(args.data)
+    checked_outputs((args.overlap_csv, "--overlap-csv"))
+    if path.suffix in (".yaml", ".yml"):
+        matrix = _scenario_matrix(path)
+        result = data_commands.inspect_matrix(matrix)
+    else:
+        result = data_commands.inspect(path, **data_keywords(args))
+        matrix = None
+    if args.json:
+        print_json(result.to_dict())
+    else:
+        print(result.to_markdown())
+    if args.overlap_csv:
+        from simcore.realdata.readers import read_annotations
+
+        matrix = matrix or read_annotations(path, **data_keywords(args))
+        realdata.write_overlap_csv(matrix, args.overlap_csv)
+        if not args.json:
+            print(f"overlap table ({matrix.n_humans} x {matrix.n_humans}): {args.overlap_csv}")
+    return 0
+
+
+def _scenario_matrix(path):
+    """Return the matrix of a ``kind: real`` scenario's data block, judges or not."""
+    from simcore import api
+    from simcore.realdata.matrix import DataError, load_data
+    from simcore.studies.config import ScenarioError
+
+    scenario = api.load_any(path)
+    if getattr(scenario, "kind", None) != "real":
+        raise UsageError(f"{path}: inspect reads the data of a kind: real scenario")
+    try:
+        return load_data(scenario.data, need_judges=False)
+    except DataError as error:
+        raise ScenarioError([f"{scenario.source}: data: {p}" for p in error.problems]) from None

@@ -1,0 +1,183 @@
+"""``simcore plan``: how many co-labelled items per secondary a validation needs.
+
+``--json`` prints ``{"command": "plan", "question": {...the options...}, "answer": {...}}``:
+the answer's fields are :class:`simcore.plan.PlanAnswer`'s (``m``, ``m_conservative``,
+``m_optimistic``, ``m_max``, the margin, the recipe, ...), or with ``--rank`` ``m_rank``
+and ``sigma2``.
+"""
+
+from simcore.cli.common import UsageError, add_json, phase_printer, print_json, subcommand
+
+NAME = "plan"
+
+
+def add(commands):
+    """Add ``plan`` to the subparsers ``commands``."""
+    plan = subcommand(
+        commands,
+        NAME,
+        "how many items per secondary a validation needs (simulation + recipe)",
+        [
+            "simcore plan --humans 4 --items 2000 --margin 0.05",
+            "simcore plan --p-judge 0.8 --p-human 0.85 --target 0.1 --json",
+            "simcore plan --rank --judges 3 --gap 0.05",
+        ],
+    )
+    plan.add_argument("--humans", type=int, default=4, help="humans K")
+    accuracy = plan.add_mutually_exclusive_group()
+    accuracy.add_argument("--p-human", type=float, help="human accuracy (default 0.85)")
+    accuracy.add_argument(
+        "--human-agreement", type=float, help="measured pairwise observed agreement between humans"
+    )
+    plan.add_argument("--labels", type=int, default=2, help="label categories L")
+    plan.add_argument("--epsilon", type=float, default=0.05, help="tolerance")
+    plan.add_argument("--tau", type=float, default=0.5, help="acceptance threshold")
+    plan.add_argument("--design", default="exact_m", help="allocation design")
+    plan.add_argument("--items", type=int, default=2000, help="corpus size n")
+    judge = plan.add_mutually_exclusive_group()
+    judge.add_argument(
+        "--margin",
+        type=float,
+        help="the judge's expected signed margin S_j - S_h + eps (default +0.05)",
+    )
+    judge.add_argument("--p-judge", type=float, help="the judge's accuracy instead")
+    plan.add_argument(
+        "--target", type=float, default=0.05, help="largest acceptable wrong-decision rate"
+    )
+    plan.add_argument(
+        "--confidence", type=float, default=0.95, help="confidence of the answer's bounds"
+    )
+    plan.add_argument(
+        "--alpha", type=float, default=0.05, help="two-sided level of the Gaussian recipe"
+    )
+    plan.add_argument("--seed", type=int, default=0, help="root seed")
+    plan.add_argument("--quiet", action="store_true", help="no progress, only the answer")
+    plan.add_argument(
+        "--rank",
+        action="store_true",
+        help="the ranking recipe m_rank instead (needs --judges and --gap)",
+    )
+    plan.add_argument("--judges", type=int, help="judges J to rank")
+    plan.add_argument(
+        "--gap", type=float, help="smallest gap in agreement with the pool between two judges"
+    )
+    add_json(plan)
+
+
+def _p_human(args):
+    from simcore import plan
+
+    if args.human_agreement is None:
+        return args.p_human if args.p_human is not None else 0.85
+    try:
+        return plan.human_accuracy_from_agreement(args.human_agreement, args.labels)
+    except ValueError as error:
+        raise UsageError(f"--human-agreement: {error}") from None
+
+
+def _rank(args, p_human):
+    """Print (or return as JSON) the ranking recipe."""
+    from simcore.model.generative import pair_agreement
+    from simcore.model.recipes import ranking_items
+
+    if args.judges is None or args.gap is None or args.judges < 2 or not args.gap > 0:
+        raise UsageError(
+            f"--rank needs --judges J >= 2 and --gap > 0 (got {args.judges}, {args.gap})"
+        )
+    p_judge = args.p_judge if args.p_judge is not None else p_human
+    agreement = float(pair_agreement(p_judge, p_human, args.labels))
+    sigma2 = agreement * (1 - agreement)
+    m_rank = ranking_items(args.judges, args.gap, sigma2, args.alpha)
+    if args.json:
+        print_json(
+            {
+                "command": NAME,
+                "question": {
+                    "rank": True,
+                    "judges": args.judges,
+                    "gap": args.gap,
+                    "alpha": args.alpha,
+                    "p_judge": p_judge,
+                    "p_human": p_human,
+                    "labels": args.labels,
+                    "items": args.items,
+                },
+                "answer": {
+                    "m_rank": int(m_rank),
+                    "sigma2": sigma2,
+                    "more_than_corpus": bool(m_rank > args.items),
+                },
+            }
+        )
+        return
+    print(
+        f"ranking recipe: m_rank = {m_rank} items per secondary to order {args.judges} "
+        f"judges whose agreement with the pool differs by at least {args.gap:g} "
+        f"(alpha {args.alpha:g}; sigma0^2 = {sigma2:.4f}, the per-item variance of "
+        f"[judge == r1] at p_judge {p_judge:g}).\nIt assumes equal variances and no "
+        "covariance between the judges' scores (judges who err on the same items need "
+        "fewer), and it does not simulate the rule."
+    )
+    if m_rank > args.items:
+        print(
+            f"That is more than the corpus's {args.items} items (--items): no validation "
+            "on this corpus orders these judges at this gap; a larger corpus or a larger "
+            "--gap is needed."
+        )
+
+
+def run(args):
+    """Answer the planning question (or the ranking recipe) and print it."""
+    import dataclasses
+
+    from simcore import plan
+    from simcore.studies.config import ScenarioError
+
+    p_human = _p_human(args)
+    if args.rank:
+        _rank(args, p_human)
+        return 0
+    margin = None
+    if args.p_judge is None:
+        margin = args.margin if args.margin is not None else 0.05
+    raw = plan.question_scenario(
+        args.items,
+        args.humans,
+        args.labels,
+        p_human,
+        args.epsilon,
+        args.tau,
+        args.design,
+        margin=margin,
+        p_judge=args.p_judge,
+        seed=args.seed,
+    )
+    progress = None if args.quiet or args.json else phase_printer("plan")
+    try:
+        result = plan.answer(
+            raw, target=args.target, confidence=args.confidence, alpha=args.alpha, progress=progress
+        )
+    except ScenarioError as error:
+        raise plan.with_option_names(error) from None
+    if args.json:
+        question = {
+            key: getattr(args, key)
+            for key in (
+                "humans",
+                "labels",
+                "epsilon",
+                "tau",
+                "design",
+                "items",
+                "target",
+                "confidence",
+                "alpha",
+                "seed",
+                "p_judge",
+            )
+        }
+        question.update({"p_human": p_human, "margin": margin})
+        print_json({"command": NAME, "question": question, "answer": dataclasses.asdict(result)})
+    else:
+        print(plan.describe(result, raw, args.target, args.confidence, args.alpha))
+    return 0

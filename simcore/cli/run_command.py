@@ -1,0 +1,80 @@
+"""``simcore run SCENARIO``: a scenario's sweep into a zarr store."""
+
+from pathlib import Path
+
+from simcore.cli.common import UsageError, subcommand
+
+NAME = "run"
+
+
+def add(commands):
+    """Add ``run`` to the subparsers ``commands``."""
+    run = subcommand(
+        commands,
+        NAME,
+        "run a scenario's sweep into a zarr store",
+        [
+            "simcore run scenarios/fig2.yaml",
+            "simcore run scenarios/fig2.yaml --trials 2000 --set model.n_items=1000",
+            "simcore run scenarios/real.yaml --workers 2 --out results/real.zarr",
+        ],
+    )
+    run.add_argument("scenario", help="scenario YAML file")
+    run.add_argument(
+        "--out",
+        help="zarr store (default: the scenario's output.store, else results/<scenario name>.zarr)",
+    )
+    run.add_argument("--trials", type=int, help="trials per cell (overrides the file)")
+    run.add_argument("--seed", type=int, help="root seed (overrides the file)")
+    add_sets(run, "override any field, e.g. model.n_items=1000 (repeatable)")
+    where = run.add_mutually_exclusive_group()
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="dask.distributed scheduler to run on, e.g. tcp://host:8786",
+    )
+    where.add_argument(
+        "--workers", type=int, metavar="N", help="run on a local cluster of N worker processes"
+    )
+    run.add_argument("--overwrite", action="store_true", help="replace whatever the store holds")
+    run.add_argument("--quiet", action="store_true", help="no progress, no table")
+
+
+def add_sets(parser, help_text):
+    """Add the repeatable ``--set KEY=VALUE``."""
+    parser.add_argument(
+        "--set", dest="sets", action="append", default=[], metavar="KEY=VALUE", help=help_text
+    )
+
+
+def default_store(scenario, path):
+    """Return the store a scenario writes without ``--out``."""
+    if scenario.output.store:
+        return Path(scenario.output.store)
+    return Path("results") / f"{scenario.name or Path(path).stem}.zarr"
+
+
+def run(args):
+    """Run the sweep, write the store and the scenario's tables, print the summary."""
+    from simcore import api, report
+    from simcore.studies import study_of
+
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers: must be >= 1 (got {args.workers})")
+    scenario = api.load_any(args.scenario, overrides=args.sets, trials=args.trials, seed=args.seed)
+    out = Path(args.out) if args.out else default_store(scenario, args.scenario)
+    cube = api.run(
+        scenario,
+        out=out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        overwrite=args.overwrite,
+        progress=not args.quiet,
+    )
+    written = study_of(scenario).write_outputs(scenario, cube)
+    if not args.quiet:
+        print(report.summary(cube))
+        print(f"\nstore: {out}")
+        for path in written:
+            print(f"table: {path}")
+    return 0

@@ -1,0 +1,113 @@
+"""``simcore show STORE``: a finished store's cube as tables, as JSON (``--json``) or as CSV.
+
+``--csv`` writes the long table: one row per cell, a column per swept coordinate and per
+variable over exactly those dimensions (``omega_hist``, with its extra ``omega``
+dimension, and the store's bookkeeping are left out). ``--json`` prints ``{"command":
+"show", "store", "kind", "dims", "variables", "cells": [row, ...]}`` with the same rows.
+"""
+
+import sys
+
+from simcore.cli.common import UsageError, add_json, print_json, subcommand
+
+NAME = "show"
+
+
+def add(commands):
+    """Add ``show`` to the subparsers ``commands``."""
+    show = subcommand(
+        commands,
+        NAME,
+        "print a store's cube as tables",
+        [
+            "simcore show results/fig2.zarr",
+            "simcore show results/fig2.zarr --csv > fig2.csv",
+            "simcore show results/fig2.zarr --json",
+        ],
+    )
+    show.add_argument("store", help="a finished zarr store written by simcore run")
+    output = show.add_mutually_exclusive_group()
+    output.add_argument(
+        "--csv", action="store_true", help="print the long table (one row per cell) as CSV"
+    )
+    add_json(output)
+
+
+def open_finished(path):
+    """Open a finished, undamaged store; anything else is a usage error."""
+    import xarray as xr
+
+    from simcore.sweep.store import damaged_cells, read_attrs
+
+    attrs = read_attrs(path)
+    if attrs is None:
+        raise UsageError(f"{path}: no simcore store there")
+    if not attrs.get("complete"):
+        raise UsageError(
+            f"{path}: the run is unfinished; re-run the same scenario into it to resume"
+        )
+    try:
+        cube = xr.open_zarr(str(path), chunks=None).load()  # small: no dask needed
+    except Exception as error:  # a chunk that cannot be read or decoded
+        raise UsageError(
+            f"{path}: the store is damaged ({error}); re-run its scenario into "
+            "it to recompute the damaged cells"
+        ) from None
+    damaged = damaged_cells(cube)
+    if damaged:
+        raise UsageError(
+            f"{path}: cells {damaged[:5]} are damaged; re-run the store's "
+            "scenario into it to recompute them"
+        )
+    return cube
+
+
+def cell_dims(cube):
+    """Return the cube's cell dimensions: the swept parameters (those of ``n_trials``)."""
+    return tuple(cube["n_trials"].dims)
+
+
+def cell_table(cube):
+    """Return the long table of ``cube``: one row per cell, coordinates then variables.
+
+    The variables are those over exactly the cell dimensions, the store's own bookkeeping
+    (``cell_checksum``, ``cell_complete``) left out.
+    """
+    dims = cell_dims(cube)
+    names = [
+        name
+        for name, variable in cube.data_vars.items()
+        if variable.dims == dims and not name.startswith("cell_")
+    ]
+    return cube[names].to_dataframe().reset_index()[[*dims, *names]]
+
+
+def run(args):
+    """Print the cube's summary, its long table as CSV, or its JSON document."""
+    from simcore import report
+
+    cube = open_finished(args.store)
+    if args.csv:
+        cell_table(cube).to_csv(sys.stdout, index=False)
+    elif args.json:
+        print_json(show_document(args.store, cube))
+    else:
+        print(report.summary(cube))
+    return 0
+
+
+def show_document(store, cube):
+    """Return ``show --json``'s document of ``cube``."""
+    table = cell_table(cube)
+    dims = list(cell_dims(cube))
+    return {
+        "command": NAME,
+        "store": str(store),
+        "kind": cube.attrs.get("kind") or "synthetic",
+        "dims": dims,
+        "variables": [column for column in table.columns if column not in dims],
+        "cells": [
+            {key: value.item() if hasattr(value, "item") else value for key, value in row.items()}
+            for row in table.to_dict(orient="records")
+        ],
+    }

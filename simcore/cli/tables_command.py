@@ -1,0 +1,83 @@
+"""``simcore tables STORE ...``: P's Tables 3 and 2 over finished real-data stores."""
+
+from pathlib import Path
+
+from simcore.cli.common import UsageError, subcommand
+from simcore.cli.show_command import open_finished
+
+NAME = "tables"
+
+
+def add(commands):
+    """Add ``tables`` to the subparsers ``commands``."""
+    tables = subcommand(
+        commands,
+        NAME,
+        "P Tables 3 and 2 (FR/FA/WDR, ranking) over real-data stores",
+        [
+            "simcore tables results/real_*.zarr --table3 results/table3.md",
+            "simcore tables results/real_*.zarr --variants results/variants.md",
+        ],
+    )
+    tables.add_argument("stores", nargs="+", help="real-data zarr stores")
+    tables.add_argument("--table3", help="Markdown file for the FR/FA/WDR table")
+    tables.add_argument("--table2", help="Markdown file for the ranking table")
+    tables.add_argument(
+        "--paper",
+        nargs="+",
+        metavar="STORE",
+        help="stores of P's composition (one matrix per data set, SummEval as one): --table3 "
+        "then opens with Table 3 over them, class counts beside P's 20/16/4",
+    )
+    tables.add_argument(
+        "--variants",
+        metavar="FILE",
+        help="Markdown file: every design of the stores beside P's published Strat numbers "
+        "(Table 3, Table 4's borderline WDR, CeBaB stars agreement) and the closest reading",
+    )
+    tables.add_argument(
+        "--agreement",
+        nargs="+",
+        metavar="STORE",
+        help="with --variants: stores whose CeBaB stars agreement (e.g. scored with "
+        "krippendorff_alpha) fills the agreement columns instead of the rates' stores",
+    )
+
+
+def real_cubes(paths):
+    """Open finished real-data stores; anything else is a usage error."""
+    cubes = []
+    for path in paths:
+        cube = open_finished(path)
+        if cube.attrs.get("kind") != "real":
+            raise UsageError(f"{path}: not a real-data store (kind {cube.attrs.get('kind')!r})")
+        cubes.append(cube)
+    return cubes
+
+
+def run(args):
+    """Print the tables and write the files asked for."""
+    from simcore.studies.real_paper import composition_table, variants_report
+    from simcore.studies.real_tables import table2, table3
+
+    cubes = real_cubes(args.stores)
+    outputs = []
+    if args.variants:
+        agreement = real_cubes(args.agreement) if args.agreement else None
+        outputs.append((variants_report(cubes, agreement), args.variants))
+    if args.table3 or args.table2 or not args.variants:
+        first = table3(cubes)
+        if args.paper:
+            first = (
+                composition_table(real_cubes(args.paper))
+                + "\n## Every group as a matrix (SummEval's four dimensions as four matrices)\n\n"
+                + first.replace("# Real matrices", "### Real matrices", 1)
+            )
+        outputs += [(first, args.table3), (table2(cubes), args.table2)]
+    for text, out in outputs:
+        print(text)
+        if out:
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            Path(out).write_text(text)
+            print(f"table: {out}\n")
+    return 0

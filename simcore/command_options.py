@@ -1,0 +1,207 @@
+"""Every command's options, declared once (:class:`simcore.options.Option`).
+
+The command line adds its arguments from these declarations and the Python functions check
+their keywords with them, so a default, a range or a help text is written in one place. The
+data options (:data:`DATA_OPTIONS`) are the one reader's; the others are each command's own.
+Like :mod:`simcore.options`, this module imports nothing heavy, so every layer may use it.
+"""
+
+from simcore.options import Option
+
+DATA_OPTIONS = (
+    Option("humans", "--humans", object, None, "human ids, primary first", allow_none=True),
+    Option("judges", "--judges", object, None, "judge names", allow_none=True),
+    Option("judges_file", "--judges-file", object, None, "judge labels file", allow_none=True),
+    Option(
+        "group_separator", "--group-separator", str, None, "JSON group separator", allow_none=True
+    ),
+    Option("columns", "--item-column etc.", dict, None, "long table column names", allow_none=True),
+)
+"""The one reader's keywords (the command line's data arguments,
+:func:`simcore.cli.common.add_data_arguments`); checked by the reader itself."""
+
+BOOT = Option("boot", "--boot", int, 1000, "bootstrap replicates over items", low=0)
+SEED_2026 = Option("seed", "--seed", int, 2026, "bootstrap root seed", low=0)
+GRADED = Option(
+    "graded",
+    "--graded/--categorical",
+    bool,
+    None,
+    "ordered scores (Spearman) or categories (Cohen's kappa); None: Spearman when every "
+    "label is a number with at least 3 values",
+    allow_none=True,
+)
+
+CEILING_OPTIONS = (
+    GRADED,
+    Option("criterion", "--criterion", list, None, "report only these groups", allow_none=True),
+    Option(
+        "judge_scores",
+        "--judge-scores",
+        str,
+        None,
+        "published per-judge scores: CSV with model (or judge), criterion (optional) and "
+        "the score column",
+        allow_none=True,
+        metavar="FILE",
+    ),
+    Option(
+        "score_column", "--score-column", str, "spearman", "--judge-scores column holding the score"
+    ),
+    BOOT,
+    SEED_2026,
+)
+"""``simcore ceiling`` / :func:`simcore.ceiling`."""
+
+WELLPOSED_OPTIONS = (
+    Option(
+        "judges",
+        "--judges",
+        object,
+        None,
+        "comma-separated judges, e.g. gpt-4o-mini,llama-31,mistral-v03 (default: every "
+        "judge of the folder or JSON file; a CSV: every rater in it)",
+        allow_none=True,
+    ),
+    Option(
+        "group_separator",
+        "--group-separator",
+        str,
+        None,
+        "JSON input: item id separator before the group",
+        allow_none=True,
+    ),
+    Option("criterion", "--criterion", str, None, "measure this group only", allow_none=True),
+    GRADED,
+    BOOT,
+    SEED_2026,
+)
+"""``simcore wellposed`` / :func:`simcore.wellposed`."""
+
+CONFIDENCE = Option(
+    "confidence",
+    "--confidence",
+    float,
+    0.95,
+    "confidence of the intervals",
+    low=0,
+    high=1,
+    open_low=True,
+    open_high=True,
+)
+YOUDEN_FLOOR = Option(
+    "youden_floor",
+    "--youden-floor",
+    float,
+    0.15,
+    "refuse to correct when Se + Sp - 1 is below this",
+    low=0,
+    high=1,
+)
+LABELS = Option(
+    "labels",
+    "--labels",
+    tuple,
+    None,
+    "labels a judge answer must be one of to parse (default: those the humans use)",
+    allow_none=True,
+)
+
+CARD_OPTIONS = (
+    Option("judge", "--judge", str, None, "the judge the card is for", allow_none=True),
+    Option(
+        "criterion",
+        "--criterion",
+        str,
+        None,
+        "the criterion: a group name when the data has groups",
+        allow_none=True,
+    ),
+    Option(
+        "population",
+        "--population",
+        str,
+        None,
+        "label of the population DATA comes from",
+        allow_none=True,
+    ),
+    Option(
+        "fail_at_most", "--fail-at-most", float, None, "FAIL = numeric label <= X", allow_none=True
+    ),
+    Option(
+        "fail_labels",
+        "--fail-labels",
+        tuple,
+        None,
+        "FAIL = one of these labels A,B",
+        allow_none=True,
+    ),
+    LABELS,
+    Option("date", "--date", object, None, "measurement date (default today)", allow_none=True),
+    Option("expires_days", "--expires-days", int, 30, "days until the card expires", low=0),
+    CONFIDENCE,
+    YOUDEN_FLOOR,
+)
+"""``simcore card`` / :func:`simcore.card` (``judge``, ``criterion`` and ``population`` are
+required; exactly one of ``fail_at_most`` and ``fail_labels``)."""
+
+CHECK_OPTIONS = (
+    LABELS,
+    Option(
+        "drop",
+        "--drop",
+        float,
+        0.15,
+        "--check: the rate drop the power is for",
+        low=0,
+        high=1,
+        open_low=True,
+        open_high=True,
+    ),
+    Option(
+        "alpha",
+        "--alpha",
+        float,
+        0.05,
+        "--check: level of each test",
+        low=0,
+        high=1,
+        open_low=True,
+        open_high=True,
+    ),
+)
+"""``simcore card --check`` / :func:`simcore.card_check`."""
+
+CALIBRATE_OPTIONS = (
+    Option(
+        "method",
+        "--method",
+        str,
+        "lr",
+        "lr: Rogan-Gladen with the Lang-Reiczigel interval (the default report); naive, ppi, "
+        "ppi++ (power-tuned), strat-ppi (strata = judge label), or all: each method's estimate "
+        "and interval side by side, with its assumptions",
+        choices=("lr", "naive", "ppi", "ppi++", "strat-ppi", "all"),
+    ),
+    Option(
+        "confidence",
+        "--confidence",
+        float,
+        0.95,
+        "two-sided confidence of the intervals",
+        low=0,
+        high=1,
+        open_low=True,
+        open_high=True,
+    ),
+    Option(
+        "youden_floor",
+        "--youden-floor",
+        float,
+        0.15,
+        "refuse to correct when Se + Sp - 1 is below this (report the observed rate)",
+        low=0,
+        high=1,
+    ),
+)
+"""``simcore calibrate`` / :func:`simcore.calibrate` (the method, confidence and floor)."""

@@ -1,0 +1,215 @@
+"""The Python functions of the data commands: ``inspect``, ``ceiling``, ``wellposed``, cards.
+
+Each takes what its command takes, a path or the long ``item, rater, label[, group]``
+DataFrame users already have, read by the one reader
+(:func:`simcore.realdata.readers.read_annotations`), and the command's declared options
+(:mod:`simcore.command_options`, checked with their Python names), and returns a
+:class:`simcore.results.CommandResult` whose ``to_dict()`` is the command's ``--json``
+document and ``to_markdown()`` its text. The command line (:mod:`simcore.cli`) is a thin
+layer over these functions, so the two give the same numbers.
+"""
+
+from simcore import command_options as declared
+from simcore.options import check_values, defaults
+from simcore.results import CommandResult
+
+__all__ = ["card", "card_check", "ceiling", "inspect", "inspect_matrix", "wellposed"]
+
+
+def _options(command, given, options, command_line=False):
+    """Return ``given`` completed with the declared defaults, after checking every value."""
+    unknown = sorted(set(given) - {option.name for option in options})
+    if unknown:
+        from simcore.options import did_you_mean
+
+        names = [option.name for option in options]
+        raise TypeError(
+            f"{command}: unknown option {unknown[0]!r}{did_you_mean(unknown[0], names)} "
+            f"(options: {', '.join(names)})"
+        )
+    values = {**defaults(options), **given}
+    check_values(values, options, command_line)
+    return values
+
+
+def _read(data, roles, require_roles=False):
+    """Read ``data`` with the one reader and the role/format keywords in ``roles``."""
+    from simcore.realdata.readers import read_annotations
+
+    keywords = {key: value for key, value in roles.items() if value is not None}
+    return read_annotations(data, require_roles=require_roles, **keywords)
+
+
+def _matrix_document(matrix):
+    """Return the numbers of ``simcore inspect``: sizes, raters, labels, groups, overlaps."""
+    import numpy as np
+
+    labelled = (matrix.human_labels >= 0).sum(axis=0)
+    per_item = (matrix.human_labels >= 0).sum(axis=1)
+    group_sizes = np.bincount(matrix.groups, minlength=len(matrix.group_names))
+    return {
+        "source": matrix.source,
+        "items": matrix.n_items,
+        "humans": [
+            {"name": name, "items": int(count)}
+            for name, count in zip(matrix.humans, labelled, strict=True)
+        ],
+        "primary": matrix.humans[0],
+        "primary_labels_every_item": bool(labelled[0] == matrix.n_items),
+        "judges": list(matrix.judges),
+        "labels": list(matrix.labels),
+        "ordinal": bool(matrix.ordinal),
+        "groups": [
+            {"name": name, "items": int(size)}
+            for name, size in zip(matrix.group_names, group_sizes, strict=True)
+        ],
+        "human_labels": int(labelled.sum()),
+        "density": float(labelled.sum() / (matrix.n_items * matrix.n_humans)),
+        "humans_per_item": {
+            "min": int(per_item.min()),
+            "median": float(np.median(per_item)),
+            "max": int(per_item.max()),
+        },
+    }
+
+
+def inspect(data, **options):
+    """Describe an annotation matrix: sizes, raters, labels, groups, density and overlaps.
+
+    Parameters
+    ----------
+    data : str, pathlib.Path or pandas.DataFrame
+        Any input the one reader reads (an alttest folder, a JSON file of humans, a long or
+        wide CSV, plain or gzip, a long DataFrame).
+    **options
+        ``humans``, ``judges`` (lists or comma-separated texts), ``judges_file``,
+        ``group_separator``, ``columns``. Without judges a long table is human-only.
+
+    Returns
+    -------
+    CommandResult
+        ``to_dict()``: ``source``, ``items``, ``humans`` (``name``, ``items`` labelled, primary
+        first), ``primary``, ``primary_labels_every_item``, ``judges``, ``labels``,
+        ``ordinal``, ``groups`` (``name``, ``items``), ``human_labels`` (cells labelled),
+        ``density`` (their share of the item-human cells), ``humans_per_item``
+        (``min``, ``median``, ``max``); tables ``humans`` and ``groups``.
+    """
+    roles = _options("inspect", options, declared.DATA_OPTIONS)
+    return inspect_matrix(_read(data, roles))
+
+
+def inspect_matrix(matrix):
+    """Return :func:`inspect`'s result for a matrix already read (a scenario's data block)."""
+    from simcore.realdata.describe import describe_matrix
+
+    return CommandResult(
+        "inspect",
+        _matrix_document(matrix),
+        describe_matrix(matrix),
+        {"humans": "humans", "groups": "groups"},
+    )
+
+
+def ceiling(data, **options):
+    """Human ceilings of a multi-rater matrix, and judges read against them.
+
+    Parameters
+    ----------
+    data : str, pathlib.Path or pandas.DataFrame
+        Any input the one reader reads.
+    **options
+        The reader's ``humans``, ``judges``, ``judges_file``, ``group_separator``,
+        ``columns``; and ``graded`` (None: Spearman when every label is a number with at
+        least 3 values, else Cohen's kappa), ``criterion`` (list of groups), ``judge_scores``
+        (a published scores CSV), ``score_column``, ``boot``, ``seed``
+        (:data:`simcore.command_options.CEILING_OPTIONS`).
+
+    Returns
+    -------
+    CommandResult
+        ``to_dict()``: ``source``, ``graded``, ``boot``, ``seed`` and ``groups``, one row per
+        group with the columns of ``simcore ceiling --csv`` (``reliability`` (r-hat),
+        ``benchmark``, ``leave_one_out``, ``predicted_leave_one_out``, ``symmetric``, each
+        with ``_low`` and ``_high``; ``judges_below``/``_at``/``_above``) and ``judges``
+        (``judge``, ``score``, ``source``, ``position``); table ``groups``.
+    """
+    from simcore.instrument_api import ceiling_result
+
+    values = _options("ceiling", options, declared.DATA_OPTIONS + declared.CEILING_OPTIONS)
+    return ceiling_result(data, values, _read)
+
+
+def wellposed(data, **options):
+    """How well judges agree with one another on unlabelled items, per group.
+
+    Parameters
+    ----------
+    data : str, pathlib.Path or pandas.DataFrame
+        An alttest folder (its judges), a JSON ``{judge: {item: label}}`` file, a long CSV or
+        DataFrame (every rater is taken as a judge unless ``judges`` names them).
+    **options
+        ``judges``, ``group_separator``, ``criterion``, ``graded``, ``boot``, ``seed``
+        (:data:`simcore.command_options.WELLPOSED_OPTIONS`).
+
+    Returns
+    -------
+    CommandResult
+        ``to_dict()``: ``source``, ``judges``, ``labels``, ``graded``, ``boot``, ``seed``,
+        ``groups`` (the rows of ``simcore wellposed --csv``); table ``groups``.
+    """
+    from simcore.instrument_api import wellposed_result
+
+    values = _options("wellposed", options, declared.WELLPOSED_OPTIONS)
+    return wellposed_result(data, values)
+
+
+def card(data, **options):
+    """Measure a judge card: TPR/TNR with intervals on one criterion and population.
+
+    Parameters
+    ----------
+    data : str, pathlib.Path or pandas.DataFrame
+        Humans and the judge, any input the one reader reads. A long table does not say
+        which raters are judges: give ``judges`` (every judge in it) or ``humans``.
+    **options
+        ``judge``, ``criterion``, ``population`` (required), ``fail_at_most`` or
+        ``fail_labels`` (exactly one), the reader's ``humans``, ``judges``,
+        ``judges_file``, ``group_separator``, ``columns``, and ``labels``, ``date``,
+        ``expires_days``, ``confidence``, ``youden_floor``
+        (:data:`simcore.command_options.CARD_OPTIONS`).
+
+    Returns
+    -------
+    CommandResult
+        ``to_dict()``: the card itself (the JSON ``simcore card --out`` writes).
+    """
+    from simcore.instrument_api import card_result
+
+    values = _options("card", options, declared.DATA_OPTIONS + declared.CARD_OPTIONS)
+    return card_result(data, values)
+
+
+def card_check(card_path, data, **options):
+    """Check a judge card on a labelled sample of a new population (``card --check``).
+
+    Parameters
+    ----------
+    card_path : str or pathlib.Path
+        The card JSON file.
+    data : str, pathlib.Path or pandas.DataFrame
+        The new labelled sample.
+    **options
+        The reader's keywords, ``group_separator`` (default the card's), ``labels``,
+        ``drop``, ``alpha`` (:data:`simcore.command_options.CHECK_OPTIONS`).
+
+    Returns
+    -------
+    CommandResult
+        ``to_dict()``: ``card``, ``judge``, ``criterion``, ``population``, ``n``, ``tied``,
+        ``unparseable``, ``verdict`` and ``rates`` (one row per rate: card and new
+        estimates and counts, p-value, power, rows needed); table ``rates``.
+    """
+    from simcore.instrument_api import card_check_result
+
+    values = _options("card --check", options, declared.DATA_OPTIONS + declared.CHECK_OPTIONS)
+    return card_check_result(card_path, data, values)

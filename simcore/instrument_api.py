@@ -1,0 +1,221 @@
+"""The judge-as-instrument commands as results: ceiling, well-posedness, cards and their check.
+
+Each ``*_result`` function takes the input and the checked option values of its Python
+function in :mod:`simcore.data_commands` and returns the :class:`~simcore.results.CommandResult`
+whose text is what the command prints and whose document is its ``--json``. Bad input raises
+:class:`~simcore.realdata.annotation.DataError` or
+:class:`~simcore.calibration.command.CalibrationInputError` (both ``ValueError``).
+"""
+
+from simcore.results import CommandResult
+
+READER_KEYS = ("humans", "judges", "judges_file", "group_separator", "columns")
+"""The one reader's keywords among a command's option values."""
+
+
+def _roles(values):
+    return {key: values.get(key) for key in READER_KEYS}
+
+
+def ceiling_result(data, values, read):
+    """Return ``simcore ceiling``'s result (``read`` is the one reader with roles)."""
+    from simcore.calibration import ceiling_report as report
+    from simcore.calibration.ceiling import is_graded
+
+    matrix = read(data, _roles(values))
+    graded = is_graded(matrix.labels) if values["graded"] is None else values["graded"]
+    scores = None
+    if values["judge_scores"]:
+        scores = report.read_judge_scores(values["judge_scores"], values["score_column"])
+        report.check_judge_groups(scores, matrix.group_names, values["judge_scores"])
+    results = report.group_ceilings(
+        matrix,
+        graded,
+        values["criterion"],
+        scores,
+        n_boot=values["boot"],
+        seed=values["seed"],
+    )
+    rows = [_plain(row) for row in report.csv_rows(results)]
+    for row, result in zip(rows, results, strict=True):
+        row["judges"] = [_plain(judge._asdict()) for judge in result.judges]
+    document = {
+        "source": matrix.source,
+        "graded": bool(graded),
+        "boot": values["boot"],
+        "seed": values["seed"],
+        "groups": rows,
+    }
+    return CommandResult(
+        "ceiling", document, report.markdown_report(results, graded), {"groups": "groups"}
+    )
+
+
+def _plain(row):
+    """Return a row with numpy scalars as Python numbers (JSON-ready)."""
+    return {key: value.item() if hasattr(value, "item") else value for key, value in row.items()}
+
+
+def wellposed_result(data, values):
+    """Return ``simcore wellposed``'s result."""
+    from simcore.calibration.ceiling import is_graded
+    from simcore.calibration.wellposed import group_agreements
+    from simcore.calibration.wellposed_data import load_judge_table
+    from simcore.calibration.wellposed_report import agreement_lines, agreement_rows
+    from simcore.realdata.annotation import DataError
+
+    judges = values["judges"]
+    judges = [name.strip() for name in judges.split(",")] if isinstance(judges, str) else judges
+    table = load_judge_table(data, judges=judges, group_separator=values["group_separator"])
+    if values["criterion"] is not None and values["criterion"] not in table.group_names:
+        raise DataError(
+            [
+                f"{table.source}: criterion: unknown group (groups: "
+                f"{', '.join(table.group_names)}) (got {values['criterion']!r})"
+            ]
+        )
+    graded = is_graded(table.labels) if values["graded"] is None else values["graded"]
+    only = None if values["criterion"] is None else [values["criterion"]]
+    agreements = group_agreements(
+        table.codes,
+        table.groups,
+        table.group_names,
+        graded,
+        values["boot"],
+        values["seed"],
+        only=only,
+    )
+    scale = "graded labels" if graded else "categorical labels"
+    text = "\n".join(
+        [
+            f"# Is the question well posed? {table.source}",
+            "",
+            f"{len(table.judges)} judges ({', '.join(table.judges)}); {scale} "
+            f"({', '.join(table.labels)}); {values['boot']} bootstrap resamples of the items, "
+            f"seed {values['seed']}.",
+            "",
+            *agreement_lines(agreements, table.judges),
+            "",
+            "Low agreement among judges warns that the criterion may be too vague for any "
+            "judge to be calibrated on it (README, 'Is the question well posed?').",
+        ]
+    )
+    document = {
+        "source": table.source,
+        "judges": list(table.judges),
+        "labels": list(table.labels),
+        "graded": bool(graded),
+        "boot": values["boot"],
+        "seed": values["seed"],
+        "groups": [_plain(row) for row in agreement_rows(agreements, table.judges, values["seed"])],
+    }
+    return CommandResult("wellposed", document, text, {"groups": "groups"})
+
+
+def _fail_definition(values, command="card"):
+    """Return the FAIL definition of ``fail_at_most`` / ``fail_labels``."""
+    from simcore.calibration.command import CalibrationInputError
+    from simcore.calibration.fail_definitions import FailDefinition
+
+    if values["fail_at_most"] is None and values["fail_labels"] is None:
+        raise CalibrationInputError(
+            f"{command}: needs a FAIL definition: --fail-at-most X or --fail-labels A,B "
+            "(got neither)"
+        )
+    labels = values["fail_labels"]
+    labels = (
+        tuple(label.strip() for label in labels.split(",")) if isinstance(labels, str) else labels
+    )
+    try:
+        return FailDefinition(values["fail_at_most"], labels).check()
+    except ValueError as error:
+        raise CalibrationInputError(f"{command}: {error}") from None
+
+
+def card_result(data, values):
+    """Return ``simcore card``'s result: the measured card (not written anywhere)."""
+    from simcore.calibration.card import card_text, load_criterion, measure_card
+    from simcore.calibration.command import CalibrationInputError
+
+    missing = [name for name in ("judge", "criterion", "population") if not values[name]]
+    if missing:
+        raise CalibrationInputError(
+            f"card: {', '.join('--' + name for name in missing)} required to measure a card"
+        )
+    definition = _fail_definition(values)
+    separator = values["group_separator"] or None
+    matrix, label_set = load_criterion(
+        data,
+        values["criterion"],
+        separator,
+        judge=values["judge"],
+        **{key: values[key] for key in ("humans", "judges", "judges_file", "columns")},
+    )
+    names = {
+        "criterion": values["criterion"],
+        "population": values["population"],
+        "source": str(matrix.source),
+        "group_separator": separator,
+    }
+    card = measure_card(
+        matrix,
+        values["judge"],
+        definition,
+        names=names,
+        label_set=values["labels"] or label_set,
+        dates=(values["date"], values["expires_days"]),
+        settings={"confidence": values["confidence"], "youden_floor": values["youden_floor"]},
+    )
+    return CommandResult("card", {"card": card}, card_text(card))
+
+
+def card_check_result(card_path, data, values):
+    """Return ``simcore card --check``'s result."""
+    from simcore.calibration.card import count_outcomes, judge_outcomes, load_criterion
+    from simcore.calibration.card_check import transport_check
+    from simcore.calibration.card_file import card_definition, read_card
+
+    card = read_card(card_path)
+    separator = (
+        card["group_separator"]
+        if values["group_separator"] is None
+        else (values["group_separator"])
+    )
+    matrix, _ = load_criterion(
+        data,
+        card["criterion"],
+        separator or None,
+        judge=card["judge"],
+        **{key: values[key] for key in ("humans", "judges", "judges_file", "columns")},
+    )
+    label_set = values["labels"] or tuple(card["label_set"])
+    truth_fail, judge_fail, parsed, n_tied = judge_outcomes(
+        matrix, card["judge"], card_definition(card), label_set
+    )
+    counts = count_outcomes(truth_fail, judge_fail, parsed)
+    old = card["counts"]
+    result = transport_check(
+        (old["caught"], old["missed"], old["flagged"], old["cleared"]),
+        counts.table,
+        drop=values["drop"],
+        alpha=values["alpha"],
+    )
+    unparseable = counts.unparseable_fail + counts.unparseable_pass
+    head = (
+        f"check of card {card_path} (judge {card['judge']}, criterion {card['criterion']}, "
+        f"population {card['population']}, {card['fail_definition']['text']}) on "
+        f"{matrix.source}: {counts.n} rows with a human truth ({n_tied} tied, excluded), "
+        f"{unparseable} unparseable answers counted as errors"
+    )
+    document = {
+        "card": str(card_path),
+        "judge": card["judge"],
+        "criterion": card["criterion"],
+        "population": card["population"],
+        "n": int(counts.n),
+        "tied": int(n_tied),
+        "unparseable": int(unparseable),
+        "verdict": result.verdict,
+        "rates": [_plain(check._asdict()) for check in result.checks],
+    }
+    return CommandResult("card", document, "\n".join([head, *result.lines]), {"rates": "rates"})

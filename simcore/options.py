@@ -1,0 +1,163 @@
+"""Options declared once: type, default, range and help, for the command line and Python alike.
+
+An :class:`Option` is one setting of a command (``epsilon`` of ``advise``, ``boot`` of
+``ceiling``): its Python keyword, its command-line flag, its type, default, the values it may
+take and its help text. The command line builds its ``argparse`` arguments from the
+declarations (:meth:`Option.add_to`), the Python functions check their keywords with the same
+declarations (:func:`check_values`), and the messages name the option as the caller wrote it:
+``--eps: must be in [0, 1] (got 2.0)`` on the command line, ``epsilon: ...`` in Python.
+
+This module imports nothing of simcore or beyond the standard library, so every layer may use
+it (the layering test lists it beside the version string).
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Option", "check_values", "defaults", "did_you_mean", "flag_names"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One declared setting of a command.
+
+    Attributes
+    ----------
+    name : str
+        The Python keyword (and ``argparse`` destination), e.g. ``"epsilon"``.
+    flag : str
+        The command-line flag, e.g. ``"--eps"``.
+    type : type
+        ``int``, ``float``, ``str`` or ``bool`` (a ``bool`` is a flag without a value).
+    default : object
+        The default, shared by the command line and the Python function.
+    help : str
+        What the option means (the command line's help text; the docs reference).
+    choices : tuple, optional
+        The values it may take.
+    low, high : float, optional
+        Inclusive bounds of a number (``None``: unbounded on that side).
+    open_low, open_high : bool
+        Whether ``low`` / ``high`` are excluded.
+    allow_none : bool
+        Whether ``None`` (not given) is a valid value besides the declared range.
+    metavar : str, optional
+        How the help names the value.
+    """
+
+    name: str
+    flag: str
+    type: type
+    default: Any
+    help: str
+    choices: tuple | None = None
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+    allow_none: bool = False
+    metavar: str | None = None
+
+    def range_text(self):
+        """Return the rule the value must follow, e.g. ``must be in (0, 1)``."""
+        if self.choices is not None:
+            return f"must be one of {', '.join(str(choice) for choice in self.choices)}"
+        if self.low is not None and self.high is not None:
+            left = "(" if self.open_low else "["
+            right = ")" if self.open_high else "]"
+            return f"must be in {left}{self.low:g}, {self.high:g}{right}"
+        if self.low is not None:
+            return f"must be {'>' if self.open_low else '>='} {self.low:g}"
+        if self.high is not None:
+            return f"must be {'<' if self.open_high else '<='} {self.high:g}"
+        return f"must be {'an integer' if self.type is int else 'a ' + self.type.__name__}"
+
+    def problem(self, value):
+        """Return what is wrong with ``value`` (None when it is valid)."""
+        if value is None:
+            return None if self.allow_none or self.default is None else self.range_text()
+        if self.type is bool:
+            return None if isinstance(value, bool) else "must be True or False"
+        if self.type in (int, float):
+            number_types = (int,) if self.type is int else (int, float)
+            if isinstance(value, bool) or not isinstance(value, number_types):
+                return (
+                    self.range_text() if self.low is not None else f"must be a {self.type.__name__}"
+                )
+            if value != value:  # NaN
+                return self.range_text()
+        elif self.type is str and not isinstance(value, str):
+            return f"must be a text (got type {type(value).__name__})"
+        if self.choices is not None and value not in self.choices:
+            return self.range_text()
+        too_low = self.low is not None and (
+            value <= self.low if self.open_low else value < self.low
+        )
+        too_high = self.high is not None and (
+            value >= self.high if self.open_high else value > self.high
+        )
+        return self.range_text() if too_low or too_high else None
+
+    def add_to(self, parser):
+        """Add this option to an ``argparse`` parser (or argument group)."""
+        if self.type is bool:
+            parser.add_argument(self.flag, dest=self.name, action="store_true", help=self.help)
+            return
+        help_text = self.help
+        if self.choices is not None:  # checked by check_values, for the same message as Python
+            help_text += f" (one of {', '.join(str(choice) for choice in self.choices)})"
+        kwargs = {"dest": self.name, "default": self.default, "help": help_text}
+        if self.metavar is not None:
+            kwargs["metavar"] = self.metavar
+        parse = self.type if self.type in (int, float, str) else str
+        parser.add_argument(self.flag, type=parse, **kwargs)
+
+
+def defaults(options):
+    """Return ``{name: default}`` of declared ``options``."""
+    return {option.name: option.default for option in options}
+
+
+def flag_names(options):
+    """Return ``{name: flag}`` of declared ``options`` (how the command line names them)."""
+    return {option.name: option.flag for option in options}
+
+
+def check_values(values, options, command_line=False):
+    """Raise ``ValueError`` for the first of ``values`` that breaks its declaration.
+
+    Parameters
+    ----------
+    values : dict
+        ``{name: value}``; names not declared in ``options`` are not checked here.
+    options : sequence of Option
+        The declarations.
+    command_line : bool
+        Name the option by its flag (``--eps``) instead of its keyword (``epsilon``).
+
+    Raises
+    ------
+    ValueError
+        ``NAME: what is wrong (got VALUE)``.
+    """
+    for option in options:
+        if option.name not in values:
+            continue
+        problem = option.problem(values[option.name])
+        if problem:
+            name = option.flag if command_line else option.name
+            raise ValueError(f"{name}: {problem} (got {values[option.name]!r})")
+
+
+def did_you_mean(word, valid):
+    """Return ``"; did you mean 'X'?"`` for the valid name nearest ``word`` ("" when none is near).
+
+    Nearness is :func:`difflib.get_close_matches`' ratio (at least 0.75), so a typo
+    (``--trails`` for ``--trials``, ``n_item`` for ``n_items``) finds its name and an unrelated
+    word (``columns`` among ``humans``, ``judges``) finds none.
+    """
+    import difflib
+
+    names = [str(name) for name in valid]
+    matches = difflib.get_close_matches(str(word), names, n=1, cutoff=0.75)
+    return f"; did you mean {matches[0]!r}?" if matches else ""
