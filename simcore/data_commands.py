@@ -92,22 +92,38 @@ def inspect(data, **options):
         first), ``primary``, ``primary_labels_every_item``, ``judges``, ``labels``,
         ``ordinal``, ``groups`` (``name``, ``items``), ``human_labels`` (cells labelled),
         ``density`` (their share of the item-human cells), ``humans_per_item``
-        (``min``, ``median``, ``max``); tables ``humans`` and ``groups``.
+        (``min``, ``median``, ``max``), ``roles_note`` (the line saying every rater of a
+        table was read as a human, "" where the roles are known); tables ``humans`` and
+        ``groups``.
     """
     roles = _options("inspect", options, declared.DATA_OPTIONS)
-    return inspect_matrix(_read(data, roles))
+    return inspect_matrix(_read(data, roles), roles_note(data, roles))
 
 
-def inspect_matrix(matrix):
+def roles_note(data, roles):
+    """Return the line saying every rater was read as a human, or "" where roles are known.
+
+    A long or wide table or a DataFrame does not say which raters are judges; read without
+    ``judges``, ``humans`` or ``judges_file`` its raters are all humans, and the output says so.
+    """
+    from simcore.realdata.readers import reader_for
+
+    given = any(roles.get(key) is not None for key in ("humans", "judges", "judges_file"))
+    if given or reader_for(data, roles.get("columns")).declares_roles:
+        return ""
+    return (
+        "roles: the input does not say which raters are judges, so every rater is read as a "
+        "human (name the judges with --judges)"
+    )
+
+
+def inspect_matrix(matrix, note=""):
     """Return :func:`inspect`'s result for a matrix already read (a scenario's data block)."""
     from simcore.realdata.describe import describe_matrix
 
-    return CommandResult(
-        "inspect",
-        _matrix_document(matrix),
-        describe_matrix(matrix),
-        {"humans": "humans", "groups": "groups"},
-    )
+    document = {**_matrix_document(matrix), "roles_note": note}
+    text = describe_matrix(matrix) + (f"\n{note}" if note else "")
+    return CommandResult("inspect", document, text, {"humans": "humans", "groups": "groups"})
 
 
 def ceiling(data, **options):

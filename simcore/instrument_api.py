@@ -39,16 +39,19 @@ def ceiling_result(data, values, read):
     rows = [_plain(row) for row in report.csv_rows(results)]
     for row, result in zip(rows, results, strict=True):
         row["judges"] = [_plain(judge._asdict()) for judge in result.judges]
+    from simcore.data_commands import roles_note
+
+    note = roles_note(data, _roles(values))
     document = {
         "source": matrix.source,
         "graded": bool(graded),
         "boot": values["boot"],
         "seed": values["seed"],
         "groups": rows,
+        "roles_note": note,
     }
-    return CommandResult(
-        "ceiling", document, report.markdown_report(results, graded), {"groups": "groups"}
-    )
+    text = report.markdown_report(results, graded) + (f"\n{note}\n" if note else "")
+    return CommandResult("ceiling", document, text, {"groups": "groups"})
 
 
 def _plain(row):

@@ -185,6 +185,17 @@ def test_card_on_a_csv_with_two_judges_is_refused_without_roles(formats, raters,
         assert with_both[key] == alone_card[key], key
 
 
+def test_a_table_read_without_roles_says_every_rater_is_a_human(formats):
+    data = formats["csv"][0]
+    note = simcore.inspect(data)["roles_note"]
+    assert "every rater is read as a human" in note
+    assert note in simcore.inspect(data).to_markdown()
+    assert simcore.inspect(data).to_dict()["judges"] == []
+    assert simcore.inspect(data, judges=JUDGES)["roles_note"] == ""
+    assert simcore.inspect(formats["alttest"][0])["roles_note"] == ""
+    assert note in simcore.ceiling(data, boot=0).to_markdown()
+
+
 def test_a_judge_named_by_card_must_be_one_of_the_judges(formats, capsys, tmp_path):
     status, _, err = run(
         capsys,
