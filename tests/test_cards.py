@@ -22,13 +22,13 @@ from simcore.calibration.card_check import (
     two_proportion_test,
 )
 from simcore.calibration.card_file import CardError, read_card, write_card
-from simcore.calibration.card_folder import write_card_folder
 from simcore.calibration.fail_definitions import (
     SHIPPED_CARD_SPECS,
     FailDefinition,
     binary_truth,
 )
 from simcore.cli import main
+from simcore.experiments.card_folder import write_card_folder
 from simcore.realdata.annotation import AnnotationMatrix
 
 ALTTEST = Path(__file__).resolve().parents[2] / "shared" / "data" / "alttest"

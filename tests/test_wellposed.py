@@ -19,9 +19,9 @@ from simcore.calibration.wellposed import (
     table_agreement,
 )
 from simcore.calibration.wellposed_data import load_judge_table
-from simcore.calibration.wellposed_study import exact_spearman
-from simcore.calibration.wellposed_study import main as study_main
 from simcore.cli import main
+from simcore.experiments.wellposed_study import exact_spearman
+from simcore.experiments.wellposed_study import main as study_main
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "alttest"
 SUMMEVAL = DATA / "summeval"

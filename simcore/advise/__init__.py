@@ -5,8 +5,9 @@ bootstrap), the raters' channels as the simulation reads them (channels), the ag
 checks (diagnostics), the next round's
 proposals (next_round), the verdict on the data as it is (verdict), the risk of a wrong
 verdict (risk), the audit, the budget comparison and the plan that join them (advice), the
-report (report, groups), the SummEval round trip (example), and the Python API (api, with
-the DataFrames in and out in frames).
+report (report, groups), and the Python API (api, with the DataFrames in and out in
+frames). The SummEval round trip and the calibration study of advise's risk are experiments
+(:mod:`simcore.experiments`).
 
 This package module is itself callable: ``simcore.advise(data, humans=..., judges=...,
 **options)`` is :func:`simcore.advise.api.advise`. A plain function ``simcore.advise``

@@ -4,7 +4,7 @@
 calibration table and stream, builds the corrected failure rate's intervals and checks them
 against the expert's fail rate on the stream; :func:`real_coverage_table` does this for every
 judge and calibration size (and, if asked, every dimension), one row each, seeded as the
-module docstring of :mod:`simcore.calibration.real_check` says.
+module docstring of :mod:`simcore.experiments.real_check` says.
 """
 
 import math

@@ -19,7 +19,7 @@ Then Spearman's rank correlation of each agreement column with ``best_kappa`` an
 ``best_youden`` across all groups and within each data set, with the exact two-sided
 permutation p-value (every ordering enumerated; :func:`exact_spearman`).
 
-Run ``python -m simcore.calibration.wellposed_study --data ALTTEST_FOLDER --out PREFIX``
+Run ``python -m simcore.experiments.wellposed_study --data ALTTEST_FOLDER --out PREFIX``
 (writes ``PREFIX.md`` and ``PREFIX.csv``); ``make wellposed`` does it.
 """
 
@@ -35,10 +35,10 @@ from scipy import stats
 from simcore.calibration.card import cohen_kappa, count_outcomes
 from simcore.calibration.ceiling import is_graded, pairwise_agreement
 from simcore.calibration.fail_definitions import label_fail_flags
-from simcore.calibration.real_groups import group_flags, load_dataset
 from simcore.calibration.real_splits import _full_rates
 from simcore.calibration.wellposed import DEFAULT_BOOT, DEFAULT_SEED, group_agreements
 from simcore.calibration.wellposed_report import write_study
+from simcore.experiments.real_groups import group_flags, load_dataset
 
 STUDY_DATASETS = ("summeval", "cebab_aspects")
 """The shipped data sets of the study (each has four criteria as groups)."""
@@ -216,7 +216,7 @@ def study_markdown(rows, correlations, n_boot, seed, seconds):
 def main(argv=None):
     """Run the study from the command line; 0 on success, 2 on bad input, 1 if unwritable."""
     parser = argparse.ArgumentParser(
-        prog="python -m simcore.calibration.wellposed_study",
+        prog="python -m simcore.experiments.wellposed_study",
         description="Judge agreement on unlabelled items against the best judge's calibration.",
     )
     parser.add_argument("--data", required=True, help="folder holding the alttest data sets")
