@@ -1,9 +1,9 @@
 """``simcore card``: measure a judge card, or check one on a new population (``--check``).
 
 ``simcore card DATA --judge NAME --criterion C --population LABEL --out CARD.json`` measures
-a card (:mod:`simcore.calibration.card`); ``simcore card --check CARD.json NEWDATA`` compares
+a card (:mod:`simcore.instrument.card`); ``simcore card --check CARD.json NEWDATA`` compares
 the card's TPR and TNR with a labelled sample of a new population
-(:mod:`simcore.calibration.card_check`). The options ``calibrate --card`` needs live here
+(:mod:`simcore.instrument.card_check`). The options ``calibrate --card`` needs live here
 too. Everything heavy is imported inside the functions, so ``simcore --help`` stays fast.
 """
 
@@ -84,8 +84,8 @@ def calibrate_card_table(args):
     ``--population``, on a bad card, or on an expired or other-population card without
     ``--accept-transport``.
     """
-    from simcore.calibration.card_file import card_calibration_table
     from simcore.calibration.command import CalibrationInputError
+    from simcore.instrument.card_file import card_calibration_table
 
     if not args.population:
         raise CalibrationInputError(
@@ -118,7 +118,7 @@ def command_card(args):
 def _fail_definition(args):
     """Return the FAIL definition of ``--fail-at-most`` / ``--fail-labels`` (UsageError)."""
     from simcore.calibration.command import CalibrationInputError
-    from simcore.calibration.fail_definitions import FailDefinition
+    from simcore.instrument.fail_definitions import FailDefinition
 
     if args.fail_at_most is None and args.fail_labels is None:
         raise CalibrationInputError(
@@ -132,9 +132,9 @@ def _fail_definition(args):
 
 def _measure_card(args):
     """Measure the card of ``args`` on ``args.data``, write it to ``--out``, print a summary."""
-    from simcore.calibration.card import card_text, load_criterion, measure_card
-    from simcore.calibration.card_file import write_card
     from simcore.calibration.command import CalibrationInputError
+    from simcore.instrument.card import card_text, load_criterion, measure_card
+    from simcore.instrument.card_file import write_card
 
     missing = [
         f"--{name}"
@@ -176,10 +176,10 @@ def _measure_card(args):
 
 def _check_card(args):
     """Check the card ``--check`` on the labelled sample ``args.data``; print the verdict."""
-    from simcore.calibration.card import count_outcomes, judge_outcomes, load_criterion
-    from simcore.calibration.card_check import transport_check
-    from simcore.calibration.card_file import card_definition, read_card
     from simcore.calibration.command import CalibrationInputError
+    from simcore.instrument.card import count_outcomes, judge_outcomes, load_criterion
+    from simcore.instrument.card_check import transport_check
+    from simcore.instrument.card_file import card_definition, read_card
 
     if not (0 < args.alpha < 1 and 0 < args.drop < 1):
         raise CalibrationInputError(

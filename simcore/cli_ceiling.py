@@ -2,8 +2,8 @@
 
 The parser (:func:`add_ceiling`) and the handler (:func:`command_ceiling`) of the command;
 everything numerical is imported inside the handler so ``simcore --help`` stays fast. The
-statistics are :mod:`simcore.calibration.ceiling`'s, the per-group report
-:mod:`simcore.calibration.ceiling_report`'s.
+statistics are :mod:`simcore.instrument.ceiling`'s, the per-group report
+:mod:`simcore.instrument.ceiling_report`'s.
 
 Input: an ``alttest`` folder or JSON file (as ``simcore inspect`` reads them), or a long CSV
 table. A CSV's columns are found by name: ``--item-column``, ``--rater-column``,
@@ -93,9 +93,9 @@ def command_ceiling(args):
     """Run ``simcore ceiling``: print the report; write ``--out`` and ``--csv`` if asked."""
     import csv
 
-    from simcore.calibration import ceiling_report as report
-    from simcore.calibration.ceiling import is_graded
     from simcore.cli import UsageError
+    from simcore.instrument import ceiling_report as report
+    from simcore.instrument.ceiling import is_graded
     from simcore.realdata.annotation import DataError
     from simcore.sweep.files import checked_output_file
 

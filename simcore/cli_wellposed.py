@@ -3,8 +3,8 @@
 The subcommand's parser (:func:`add_wellposed`) and handler (:func:`command_wellposed`).
 Agreement among two or three cheap judges on a criterion's unlabelled items predicts
 whether any judge can be calibrated on it (README, "Is the question well posed?"). The
-statistics live in :mod:`simcore.calibration.wellposed`; the judges are read by
-:mod:`simcore.calibration.wellposed_data`, humans ignored, so a judge-only file works.
+statistics live in :mod:`simcore.instrument.wellposed`; the judges are read by
+:mod:`simcore.instrument.wellposed_data`, humans ignored, so a judge-only file works.
 Nothing heavy is imported until the command runs.
 """
 
@@ -62,7 +62,7 @@ def _judges_text(table):
 
 
 def _report(table, agreements, graded, args):
-    from simcore.calibration.wellposed_report import agreement_lines
+    from simcore.instrument.wellposed_report import agreement_lines
 
     scale = "graded labels" if graded else "categorical labels"
     lines = [
@@ -82,11 +82,11 @@ def _report(table, agreements, graded, args):
 
 def command_wellposed(args):
     """Run ``simcore wellposed``: print the table; bad input raises ``UsageError`` (exit 2)."""
-    from simcore.calibration.ceiling import is_graded
-    from simcore.calibration.wellposed import group_agreements
-    from simcore.calibration.wellposed_data import load_judge_table
-    from simcore.calibration.wellposed_report import agreement_rows, write_csv
     from simcore.cli import UsageError
+    from simcore.instrument.ceiling import is_graded
+    from simcore.instrument.wellposed import group_agreements
+    from simcore.instrument.wellposed_data import load_judge_table
+    from simcore.instrument.wellposed_report import agreement_rows, write_csv
     from simcore.realdata.matrix import DataError
     from simcore.sweep.files import checked_output_file
 

@@ -1,9 +1,10 @@
 """The one-way doors between simcore's sub-packages, read from the source with ``ast``.
 
-engine and model sit at the bottom; realdata and calibration use them; studies use
-everything below; sweep sees the studies only through ``simcore.studies`` (the registry)
-and ``simcore.studies.protocol``; advise uses the measuring layers; the modules at the top
-(cli, api, plots, report, plan, testing) may import anything.
+engine and model sit at the bottom; realdata and calibration use them; instrument uses
+calibration; studies use everything below; sweep sees the studies only through
+``simcore.studies`` (the registry) and ``simcore.studies.protocol``; advise uses the
+measuring layers; the modules at the top (cli, api, plots, report, plan, testing) may
+import anything.
 """
 
 import ast
@@ -18,9 +19,10 @@ ALLOWED = {
     "model": {"engine", "model"},
     "realdata": {"engine", "model", "realdata"},
     "calibration": {"engine", "model", "realdata", "calibration"},
-    "studies": {"engine", "model", "realdata", "calibration", "studies"},
+    "instrument": {"engine", "model", "realdata", "calibration", "instrument"},
+    "studies": {"engine", "model", "realdata", "calibration", "instrument", "studies"},
     "sweep": {"sweep", "studies.protocol", "studies"},
-    "advise": {"engine", "model", "realdata", "calibration", "advise"},
+    "advise": {"engine", "model", "realdata", "calibration", "instrument", "advise"},
 }
 """What each sub-package may import (``studies`` for sweep means the package itself, the
 registry, not its study modules)."""

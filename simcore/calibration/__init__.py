@@ -2,9 +2,9 @@
 
 TPR/TNR with Wilson intervals, Rogan-Gladen with the naive and Lang-Reiczigel intervals
 (statistics, on the checks and formulas of formulas), the corrected rate and its refusal
-rule (correction), their numba twins for the coverage study (twins), the ``simcore
-calibrate`` report (command) and the real-data coverage check's pairs and splits
-(real_pairs, real_splits, which :mod:`simcore.experiments.real_check` runs); the human
-ceilings of a multi-rater matrix (ceiling, on the grouped Spearman/kappa scores of
-grouped_scores).
+rule (correction), the prediction-powered family (ppi, methods, method_report), their numba
+twins for the coverage study (twins), the ``simcore calibrate`` report (command) and the
+real-data coverage check's pairs and splits (real_pairs, real_splits, real_ppi, which
+:mod:`simcore.experiments.real_check` runs). Statistics only: the judge as an instrument
+(cards, ceilings, transport, well-posedness) is :mod:`simcore.instrument`, above this package.
 """

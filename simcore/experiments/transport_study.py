@@ -1,7 +1,7 @@
 """The transport study on real judges: SummEval's dimensions and CeBaB's aspects.
 
 For each data set of :data:`STUDY_DATASETS`, every ordered pair of its groups (criteria),
-every judge and calibration size, :func:`simcore.calibration.transport.transport_table`
+every judge and calibration size, :func:`simcore.instrument.transport.transport_table`
 checks the Lang-Reiczigel interval of the corrected failure rate when the judge's card is
 measured on group ``A`` and applied to group ``B``'s stream, against the same card measured
 on ``B`` itself. Truth is the human majority of the binarised labels
@@ -21,15 +21,15 @@ import time
 import numpy as np
 
 from simcore.calibration.statistics import youden_j
-from simcore.calibration.transport import (
+from simcore.experiments.real_groups import group_flags, load_dataset
+from simcore.instrument.transport import (
     DEFAULT_N_CALS,
     DEFAULT_SEED,
     DEFAULT_SPLITS,
     MIN_STREAM,
     transport_table,
 )
-from simcore.calibration.wellposed_report import write_study
-from simcore.experiments.real_groups import group_flags, load_dataset
+from simcore.instrument.wellposed_report import write_study
 
 STUDY_DATASETS = ("summeval", "cebab_aspects")
 """Data sets whose groups are criteria of the same items."""

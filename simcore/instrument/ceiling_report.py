@@ -1,9 +1,9 @@
 """The ``simcore ceiling`` report: human ceilings per group of a matrix, and judges against them.
 
-:func:`group_ceilings` measures :func:`~simcore.calibration.ceiling.human_ceilings` on every
+:func:`group_ceilings` measures :func:`~simcore.instrument.ceiling.human_ceilings` on every
 group (criterion) of an :class:`~simcore.realdata.annotation.AnnotationMatrix`, scores the
 matrix's own judges against each group's full human consensus
-(:func:`~simcore.calibration.ceiling.agreement_with_consensus`), adds the scores of a
+(:func:`~simcore.instrument.ceiling.agreement_with_consensus`), adds the scores of a
 published table (:func:`read_judge_scores`), and places every judge below, at or above the
 symmetric ceiling. :func:`markdown_report` and :func:`csv_rows` write the result.
 """
@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.calibration.ceiling import (
+from simcore.instrument.ceiling import (
     POSITIONS,
     human_ceilings,
     judge_position,
@@ -145,7 +145,7 @@ def check_judge_groups(scores, group_names, path):
 
 def _judges_of_group(matrix, rows, human, judge, graded, published):
     """Return ``[(judge, score, source)]``: the matrix's judges, then the published table's."""
-    from simcore.calibration.ceiling import agreement_with_consensus
+    from simcore.instrument.ceiling import agreement_with_consensus
 
     found = [
         (name, agreement_with_consensus(judge[rows, j], human[rows], graded), "data")
@@ -264,7 +264,7 @@ def _judge_lines(result):
 
 
 ESTIMATES = ("reliability", "benchmark", "leave_one_out", "predicted_leave_one_out", "symmetric")
-"""The :class:`~simcore.calibration.ceiling.Ceilings` fields a report row carries."""
+"""The :class:`~simcore.instrument.ceiling.Ceilings` fields a report row carries."""
 
 CSV_FIELDS = (
     "group",

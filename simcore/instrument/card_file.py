@@ -1,6 +1,6 @@
 """Judge card files: write one, read one back with every key checked, use one in calibrate.
 
-:func:`write_card` writes a card (:func:`simcore.calibration.card.measure_card`) as JSON;
+:func:`write_card` writes a card (:func:`simcore.instrument.card.measure_card`) as JSON;
 :func:`read_card` reads it and checks every key (type, range, the counts adding up, the
 rates matching the counts, the dates), raising :class:`CardError` with one
 ``FILE: key: what is wrong (got VALUE)`` line per problem. :func:`card_calibration_table`
@@ -13,9 +13,9 @@ import json
 import math
 from pathlib import Path
 
-from simcore.calibration.card import CARD_FORMAT
 from simcore.calibration.command import CalibrationInputError
-from simcore.calibration.fail_definitions import FailDefinition
+from simcore.instrument.card import CARD_FORMAT
+from simcore.instrument.fail_definitions import FailDefinition
 from simcore.realdata.annotation import _got
 
 
@@ -262,7 +262,7 @@ def read_card(path):
 
 
 def card_definition(card):
-    """Return the card's :class:`~simcore.calibration.fail_definitions.FailDefinition`."""
+    """Return the card's :class:`~simcore.instrument.fail_definitions.FailDefinition`."""
     given = card["fail_definition"]
     labels = given["fail_labels"]
     return FailDefinition(given["fail_at_most"], None if labels is None else tuple(labels))
