@@ -21,7 +21,7 @@ ALLOWED = {
     "calibration": {"engine", "model", "realdata", "calibration"},
     "instrument": {"engine", "model", "realdata", "calibration", "instrument"},
     "studies": {"engine", "model", "realdata", "calibration", "instrument", "studies"},
-    "sweep": {"sweep", "studies.protocol", "studies"},
+    "sweep": {"engine", "sweep", "studies.protocol", "studies"},
     "advise": {"engine", "model", "realdata", "calibration", "instrument", "advise"},
 }
 """What each sub-package may import (``studies`` for sweep means the package itself, the
