@@ -2,7 +2,7 @@
 
 Public API: :func:`run` a scenario into a cube, :func:`load_scenario` to read and validate
 a scenario file, :func:`advise` to audit a sparse validation matrix and plan its next round
-(the callable package :mod:`simcore.advise`, :func:`simcore.advise.api.advise`), and
+(the callable package :mod:`simcore.advise`, :func:`simcore.advise.python_api.advise`), and
 :mod:`simcore.testing` for assertion helpers on cubes.
 
 The names are imported on first use (PEP 562), so ``import simcore.cli`` does not pull in

@@ -97,7 +97,7 @@ def _command_plot(args):
 
     from simcore.studies import study_for
     from simcore.studies.protocol import CubeError
-    from simcore.sweep.files import checked_output_file
+    from simcore.sweep.store_files import checked_output_file
 
     cube = _open_finished(args.store)
     scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
@@ -189,9 +189,9 @@ def _command_plan(args):
 
 
 def _command_advise(args):
-    from simcore.advise import api
+    from simcore.advise import python_api as api
     from simcore.advise.groups import group_summary, write_group_outputs
-    from simcore.sweep.files import checked_output_folder
+    from simcore.sweep.store_files import checked_output_folder
 
     options = {
         "rule": args.rule,
@@ -249,7 +249,8 @@ ADVISE_OPTION_NAMES = {
     **{key: f"--{key}" for key in ("rule", "scale", "model", "target", "trials", "design")},
     "budget": "--budget",
 }
-"""The options of ``simcore advise`` by their names in :func:`simcore.advise.api.check_options`."""
+"""The options of ``simcore advise`` by their names in
+:func:`simcore.advise.python_api.check_options`."""
 
 
 def _phase_printer(command):
@@ -303,7 +304,7 @@ def _command_tables(args):
 
 def _command_inspect(args):
     from simcore.realdata import matrix as realdata
-    from simcore.sweep.files import checked_output_file
+    from simcore.sweep.store_files import checked_output_file
 
     path = Path(args.data)
     names = rater_lists(args)

@@ -97,7 +97,7 @@ def command_ceiling(args):
     from simcore.instrument import ceiling_report as report
     from simcore.instrument.ceiling import is_graded
     from simcore.realdata.annotation import DataError
-    from simcore.sweep.files import checked_output_file
+    from simcore.sweep.store_files import checked_output_file
 
     if args.boot < 0:
         raise UsageError(f"--boot: must be >= 0 (got {args.boot})")

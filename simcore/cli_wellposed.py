@@ -88,7 +88,7 @@ def command_wellposed(args):
     from simcore.instrument.wellposed_data import load_judge_table
     from simcore.instrument.wellposed_report import agreement_rows, write_csv
     from simcore.realdata.matrix import DataError
-    from simcore.sweep.files import checked_output_file
+    from simcore.sweep.store_files import checked_output_file
 
     for path, option in ((args.out, "--out"), (args.csv, "--csv")):
         if path:

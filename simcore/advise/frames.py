@@ -17,7 +17,7 @@ import math
 
 import pandas as pd
 
-from simcore.advise.report import next_round_rows
+from simcore.advise.report_files import next_round_rows
 from simcore.realdata.annotation import DataError, _got
 from simcore.realdata.csv_table import CSV_COLUMNS, read_rows
 from simcore.realdata.loaders import long_table_matrix

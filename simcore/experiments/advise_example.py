@@ -28,7 +28,7 @@ import numpy as np
 
 from simcore.advise.advice import advise
 from simcore.advise.anchored import judge_anchor
-from simcore.advise.report import write_outputs
+from simcore.advise.report_files import write_outputs
 from simcore.advise.risk import monte_carlo_se, posterior_risk
 from simcore.experiments.advise_round_trip import (
     design_check,

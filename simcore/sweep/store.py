@@ -20,7 +20,7 @@ import numpy as np
 import xarray as xr
 import zarr
 
-from simcore.sweep.files import (
+from simcore.sweep.store_files import (
     StoreError,
     checked_destination,
     create_store,
