@@ -128,9 +128,9 @@ def _command_validate(args):
 
 
 def _command_plan(args):
-    from simcore import plan
     from simcore.model.generative import pair_agreement
     from simcore.model.recipes import ranking_items
+    from simcore.planning import validation_items as plan
     from simcore.studies.config import ScenarioError
 
     p_human = args.p_human if args.p_human is not None else 0.85
@@ -372,7 +372,7 @@ def _command_calibrate(args):
 
     piloted = args.table is not None or args.csv is not None or args.card is not None
     if args.plan:
-        from simcore.calibration.plan import plan_report
+        from simcore.planning.calibration_labels import plan_report
 
         table = _calibration_table(args) if piloted else None
         try:

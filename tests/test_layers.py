@@ -3,8 +3,8 @@
 engine and model sit at the bottom; realdata and calibration use them; instrument uses
 calibration; studies use everything below; sweep sees the studies only through
 ``simcore.studies`` (the registry) and ``simcore.studies.protocol``; advise uses the
-measuring layers; the modules at the top (cli, api, plots, report, plan, testing) may
-import anything.
+measuring layers; planning uses the studies and calibration; the modules at the top (cli,
+api, report, testing) may import anything.
 """
 
 import ast
@@ -23,6 +23,7 @@ ALLOWED = {
     "studies": {"engine", "model", "realdata", "calibration", "instrument", "studies"},
     "sweep": {"engine", "sweep", "studies.protocol", "studies"},
     "advise": {"engine", "model", "realdata", "calibration", "instrument", "advise"},
+    "planning": {"engine", "model", "realdata", "calibration", "instrument", "studies", "planning"},
 }
 """What each sub-package may import (``studies`` for sweep means the package itself, the
 registry, not its study modules)."""

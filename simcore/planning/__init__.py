@@ -1,0 +1,9 @@
+"""Planning a validation: how many labels to collect before the answer can be trusted.
+
+``simcore plan`` (validation_items): how many co-labelled items a judge's validation needs,
+by an adaptive simulation against the population reference beside the Gaussian recipe, on
+the synthetic study's planning table (:mod:`simcore.studies.planning_table`).
+``simcore calibrate --plan`` (calibration_labels): how many calibration labels each
+interval method of :mod:`simcore.calibration` needs for a target half-width, simulated with
+the coverage kernel. The package sits above studies and calibration, below cli and api.
+"""
