@@ -18,7 +18,7 @@ import math
 import pandas as pd
 
 from simcore.advise.report_files import next_round_rows
-from simcore.realdata.annotation import DataError, _got
+from simcore.realdata.annotation import DataError, got_text
 from simcore.realdata.csv_table import CSV_COLUMNS, read_rows
 from simcore.realdata.loaders import long_table_matrix
 
@@ -70,19 +70,20 @@ def _frame_header(frame):
         raise DataError([f"{FRAME_SOURCE}: data: not a pandas DataFrame (got {type(frame)})"])
     columns = [str(column).strip() for column in frame.columns]
     problems = [
-        f"{FRAME_SOURCE}: columns: missing column {column!r} (got columns {_got(columns)})"
+        f"{FRAME_SOURCE}: columns: missing column {column!r} (got columns {got_text(columns)})"
         for column in CSV_COLUMNS[:3]
         if column not in columns
     ]
     problems += [
         f"{FRAME_SOURCE}: columns: unknown column {column!r} (valid: "
-        f"{', '.join(CSV_COLUMNS)}; select them with frame[[...]]) (got columns {_got(columns)})"
+        f"{', '.join(CSV_COLUMNS)}; select them with frame[[...]]) "
+        f"(got columns {got_text(columns)})"
         for column in columns
         if column not in CSV_COLUMNS
     ]
     repeated = sorted({column for column in columns if columns.count(column) > 1})
     if repeated:
-        problems.append(f"{FRAME_SOURCE}: columns: repeated columns (got {_got(repeated)})")
+        problems.append(f"{FRAME_SOURCE}: columns: repeated columns (got {got_text(repeated)})")
     if not problems and frame.empty:
         problems.append(f"{FRAME_SOURCE}: rows: the frame has no rows (got 0 rows)")
     if problems:

@@ -21,7 +21,7 @@ COMPARED = ("lr", *PPI_METHODS)
 def ppi_split_results(counts, n_splits, confidence):
     """Return per-split arrays ``covered_<m>``, ``width_<m>``, ``refused_<m>`` per PPI method.
 
-    ``counts`` is the splits' :class:`~simcore.calibration.real_splits._SplitCounts`.
+    ``counts`` is the splits' :class:`~simcore.calibration.real_splits.SplitCounts`.
     Coverage and width are of the interval clipped to [0, 1]; where a method refuses,
     covered is False and width NaN.
     """

@@ -32,7 +32,7 @@ from itertools import permutations
 import numpy as np
 from scipy import stats
 
-from simcore.calibration.real_splits import _full_rates
+from simcore.calibration.real_splits import full_rates
 from simcore.experiments.real_groups import group_flags, load_dataset
 from simcore.instrument.card import cohen_kappa, count_outcomes
 from simcore.instrument.ceiling import is_graded, pairwise_agreement
@@ -93,7 +93,7 @@ def _judge_outcomes(flags, judges):
         counts = count_outcomes(flags.truth_fail, flags.judge_fail[:, column], parsed)
         kappa = cohen_kappa(counts.caught, counts.missed, counts.flagged, counts.cleared)
         kappas.append(math.nan if kappa is None else kappa)
-        youdens.append(_full_rates(flags.truth_fail, flags.judge_fail[:, column])[2])
+        youdens.append(full_rates(flags.truth_fail, flags.judge_fail[:, column])[2])
     return kappas, youdens
 
 

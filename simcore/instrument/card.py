@@ -25,7 +25,7 @@ from simcore._version import __version__
 from simcore.calibration.statistics import DEFAULT_YOUDEN_FLOOR, judge_rates
 from simcore.instrument.card_ceiling import population_ceiling
 from simcore.instrument.fail_definitions import binary_truth, label_fail_flags
-from simcore.realdata.annotation import DataError, _got, _list_text
+from simcore.realdata.annotation import DataError, got_text, list_text
 
 CARD_FORMAT = "simcore judge card 1"
 """Value of every card's ``format`` key."""
@@ -240,7 +240,7 @@ def judge_outcomes(matrix, judge, definition, label_set):
         raise DataError(
             [
                 f"{matrix.source}: judge: unknown judge "
-                f"(judges in the file: {_list_text(matrix.judges)}) (got {_got(judge)})"
+                f"(judges in the file: {list_text(matrix.judges)}) (got {got_text(judge)})"
             ]
         )
     human_codes = matrix.human_labels[matrix.human_labels >= 0]
@@ -249,7 +249,7 @@ def judge_outcomes(matrix, judge, definition, label_set):
         raise DataError(
             [
                 f"{matrix.source}: labels: the humans use labels outside the label set (got "
-                f"{_got(outside)})"
+                f"{got_text(outside)})"
             ]
         )
     unknown = sorted(set(definition.fail_labels or ()) - set(label_set))
@@ -257,7 +257,7 @@ def judge_outcomes(matrix, judge, definition, label_set):
         raise DataError(
             [
                 f"{matrix.source}: fail_labels: not in the label set "
-                f"({_list_text(label_set)}) (got {_got(unknown)})"
+                f"({list_text(label_set)}) (got {got_text(unknown)})"
             ]
         )
     truth_fail, has_truth, n_tied = binary_truth(matrix, definition)

@@ -21,7 +21,7 @@ from simcore.instrument.ceiling import (
     judge_position,
     position_reading,
 )
-from simcore.realdata.annotation import DataError, _got
+from simcore.realdata.annotation import DataError, got_text
 
 JUDGE_COLUMNS = ("model", "judge")
 """Columns a published judge table may name its judges by, tried in order."""
@@ -92,7 +92,7 @@ def read_judge_scores(path, score_column="spearman"):
     """
     file = Path(path)
     if not file.is_file():
-        raise DataError([f"{file}: path: file not found (got {_got(str(file))})"])
+        raise DataError([f"{file}: path: file not found (got {got_text(str(file))})"])
     with open(file, encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))
     header = list(rows[0]) if rows else []
@@ -102,11 +102,12 @@ def read_judge_scores(path, score_column="spearman"):
     if judge_column is None:
         problems.append(
             f"{file}: header: missing judge column (looked for {', '.join(JUDGE_COLUMNS)}) "
-            f"(got {_got(','.join(header))})"
+            f"(got {got_text(','.join(header))})"
         )
     if score_column not in header:
         problems.append(
-            f"{file}: header: missing score column {score_column!r} (got {_got(','.join(header))})"
+            f"{file}: header: missing score column {score_column!r} "
+            f"(got {got_text(','.join(header))})"
         )
     if problems:
         raise DataError(problems)
@@ -117,7 +118,7 @@ def read_judge_scores(path, score_column="spearman"):
         except (TypeError, ValueError):
             problems.append(
                 f"{file}: row {number}: {score_column}: not a number "
-                f"(got {_got(row[score_column])})"
+                f"(got {got_text(row[score_column])})"
             )
             continue
         group = row[group_column] if group_column else None
@@ -138,7 +139,7 @@ def check_judge_groups(scores, group_names, path):
         raise DataError(
             [
                 f"{path}: criterion: no group of the data (valid: {', '.join(group_names)}) "
-                f"(got {_got(named[:5])})"
+                f"(got {got_text(named[:5])})"
             ]
         )
 
@@ -182,7 +183,7 @@ def group_ceilings(matrix, graded, groups=None, judge_scores=None, n_boot=1000, 
         raise DataError(
             [
                 f"{matrix.source}: criterion: no such group (valid: {', '.join(names)}) "
-                f"(got {_got(unknown[0])})"
+                f"(got {got_text(unknown[0])})"
             ]
         )
     human, judge = scored_codes(matrix, graded)

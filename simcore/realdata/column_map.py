@@ -11,7 +11,7 @@ so the same problems are reported the same way.
 
 from pathlib import Path
 
-from simcore.realdata.annotation import DataError, _got
+from simcore.realdata.annotation import DataError, got_text
 from simcore.realdata.csv_table import _read_csv_file, read_rows
 from simcore.realdata.loaders import long_table_matrix
 
@@ -32,14 +32,16 @@ def _column_positions(header, columns, file):
         names = (given,) if given else tried
         found = [name for name in names if name in header]
         if found and header.count(found[0]) > 1:
-            problems.append(f"{file}: header: repeated column {found[0]!r} (got {_got(header)})")
+            problems.append(
+                f"{file}: header: repeated column {found[0]!r} (got {got_text(header)})"
+            )
         elif found:
             positions[standard] = header.index(found[0])
         elif given or standard != "group":
             looked = repr(given) if given else "one of " + ", ".join(map(repr, tried))
             problems.append(
                 f"{file}: header: no {standard} column (looked for {looked}) "
-                f"(got {_got(','.join(header))})"
+                f"(got {got_text(','.join(header))})"
             )
     if problems:
         raise DataError(problems)
@@ -77,7 +79,7 @@ def load_mapped_csv(path, columns=None, humans=None, judges=None, judges_path=No
         raise DataError(
             [
                 f"{file}: columns: unknown key (valid: item, rater, label, group) "
-                f"(got {_got(unknown)})"
+                f"(got {got_text(unknown)})"
             ]
         )
     problems = []

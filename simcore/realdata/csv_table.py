@@ -12,7 +12,7 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from simcore.realdata.annotation import DataError, _got
+from simcore.realdata.annotation import DataError, got_text
 from simcore.realdata.files import open_text
 
 CSV_COLUMNS = ("item", "rater", "label", "group")
@@ -96,13 +96,13 @@ def read_csv_ratings(file, problems):
 def _read_csv_file(file, problems):
     """Return the rows of the CSV ``file``; raise :class:`DataError` when there are none."""
     if not file.is_file():
-        problems.append(f"{file}: path: file not found (got {_got(str(file))})")
+        problems.append(f"{file}: path: file not found (got {got_text(str(file))})")
         raise DataError(problems)
     try:
         with open_text(file, encoding="utf-8-sig") as handle:
             rows = list(csv.reader(handle))
     except (OSError, EOFError, UnicodeDecodeError, csv.Error) as error:
-        problems.append(f"{file}: unreadable: {error} (got {_got(str(file))})")
+        problems.append(f"{file}: unreadable: {error} (got {got_text(str(file))})")
         raise DataError(problems) from None
     if not rows:
         problems.append(f"{file}: header: the file is empty (got no rows)")
@@ -118,16 +118,16 @@ def _csv_header(rows, file, problems):
         if column not in CSV_COLUMNS:
             header_problems.append(
                 f"{file}: header: unknown column (valid: {', '.join(CSV_COLUMNS)}) "
-                f"(got {_got(column)})"
+                f"(got {got_text(column)})"
             )
     for column in CSV_COLUMNS[:3]:
         if column not in header:
             header_problems.append(
-                f"{file}: header: missing column {column!r} (got {_got(','.join(rows[0]))})"
+                f"{file}: header: missing column {column!r} (got {got_text(','.join(rows[0]))})"
             )
     repeated = sorted({column for column in header if header.count(column) > 1})
     if repeated:
-        header_problems.append(f"{file}: header: repeated columns (got {_got(repeated)})")
+        header_problems.append(f"{file}: header: repeated columns (got {got_text(repeated)})")
     if header_problems:
         raise DataError(problems + header_problems)
     return header
@@ -157,7 +157,7 @@ def read_rows(rows, header, file, row_names=None, positions=None):
         empty = [name for name, value in cells.items() if not value]
         if empty:
             problems.append(
-                f"{file}: row {number}: empty {', '.join(empty)} (got {_got(','.join(row))})"
+                f"{file}: row {number}: empty {', '.join(empty)} (got {got_text(','.join(row))})"
             )
             continue
         item, rater, label = cells["item"], cells["rater"], cells["label"]
