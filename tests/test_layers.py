@@ -28,8 +28,8 @@ ALLOWED = {
 """What each sub-package may import (``studies`` for sweep means the package itself, the
 registry, not its study modules)."""
 
-EVERYWHERE = {"_version"}
-"""Modules every layer may import (the version string)."""
+EVERYWHERE = {"_version", "_lazy"}
+"""Modules every layer may import (the version string, the lazy package faces)."""
 
 
 def imported_modules(path):

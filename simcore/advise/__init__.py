@@ -15,10 +15,42 @@ could not work, because importing any ``simcore.advise.x`` sets the attribute
 ``simcore.advise`` to this package, so the package's class is a
 :class:`types.ModuleType` subclass whose ``__call__`` imports the API on first call
 (``import simcore.advise`` stays as light as before).
+
+``__all__`` lists the names other packages import from here; each is imported from its
+module on first use (:func:`simcore._lazy.attach`).
 """
 
 import sys
 import types
+
+from simcore._lazy import attach
+
+__all__ = [
+    "audit_judges",
+    "extend_mask",
+    "group_summary",
+    "judge_anchor",
+    "monte_carlo_se",
+    "posterior_risk",
+    "python_api",
+    "verdicts",
+    "write_group_outputs",
+    "write_outputs",
+]
+
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "advice": ("audit_judges",),
+        "anchored": ("judge_anchor",),
+        "groups": ("group_summary", "write_group_outputs"),
+        "next_round": ("extend_mask",),
+        "python_api": ("python_api",),
+        "report_files": ("write_outputs",),
+        "risk": ("monte_carlo_se", "posterior_risk"),
+        "verdict": ("verdicts",),
+    },
+)
 
 
 class _CallableModule(types.ModuleType):

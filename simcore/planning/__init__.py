@@ -6,4 +6,15 @@ the synthetic study's planning table (:mod:`simcore.studies.planning_table`).
 ``simcore calibrate --plan`` (calibration_labels): how many calibration labels each
 interval method of :mod:`simcore.calibration` needs for a target half-width, simulated with
 the coverage kernel. The package sits above studies and calibration, below cli and api.
+
+``__all__`` lists the names other packages import from here; each is imported from its
+module on first use (:func:`simcore._lazy.attach`).
 """
+
+from simcore._lazy import attach
+
+__all__ = ["plan_report", "validation_items"]
+
+__getattr__, __dir__ = attach(
+    __name__, {"calibration_labels": ("plan_report",), "validation_items": ("validation_items",)}
+)
