@@ -62,37 +62,37 @@ coverage: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/coverage.yaml $(RUN_FLAGS)
 	$(BIN)/simcore plot results/coverage.zarr
 	$(BIN)/simcore show results/coverage.zarr > results/coverage.md
-	$(BIN)/python -m simcore.calibration.real_check --data ../shared/data/alttest/summeval --out results/coverage_real.md
+	$(BIN)/python -m simcore.experiments.real_check --data ../shared/data/alttest/summeval --out results/coverage_real.md
 
 # simcore advise round trip on SummEval: thin to 5%, advise, label the proposal from the
 # withheld expert labels, advise again; then, on each of the four dimensions, reveal every
 # design's proposal over 30 thinnings: predicted vs realised risk per design
 # (results/advise_example/README.md, about 24 CPU-minutes).
 advise-example: $(STAMP)
-	$(BIN)/python -m simcore.advise.example --data ../shared/data/alttest/summeval --out results/advise_example
+	$(BIN)/python -m simcore.experiments.advise_example --data ../shared/data/alttest/summeval --out results/advise_example
 
 # Is advise's risk calibrated? Thin every shared real matrix, compare advise's risk with how
 # often the thinned verdict differs from the full one (results/advise_calibration.md, .png, .csv).
 CALIBRATION_REPLICATES ?= 4
 advise-calibration: $(STAMP)
-	$(BIN)/python -m simcore.advise.calibration_study --data ../shared/data/alttest \
+	$(BIN)/python -m simcore.experiments.advise_calibration --data ../shared/data/alttest \
 		--out results/advise_calibration --replicates $(CALIBRATION_REPLICATES) --workers 2
 
 # Is the question well posed? Judge agreement on unlabelled items beside the best judge's
 # calibration, per criterion of SummEval and CeBaB aspects (results/wellposed.md, .csv).
 wellposed: $(STAMP)
-	$(BIN)/python -m simcore.calibration.wellposed_study --data ../shared/data/alttest --out results/wellposed
+	$(BIN)/python -m simcore.experiments.wellposed_study --data ../shared/data/alttest --out results/wellposed
 
 # A judge's card measured on one criterion, applied to another's stream: coverage of the
 # corrected rate's interval, transported against same population (results/transport.md, .csv).
 transport: $(STAMP)
-	$(BIN)/python -m simcore.calibration.transport_study --data ../shared/data/alttest --out results/transport
+	$(BIN)/python -m simcore.experiments.transport_study --data ../shared/data/alttest --out results/transport
 
 # A judge card per judge and criterion of the shipped data (results/cards/*.json) and their
 # summary (results/cards/README.md); the fixed date makes the folder reproducible.
 CARDS_DATE ?= 2026-12-01
 cards: $(STAMP)
-	$(BIN)/python -m simcore.calibration.card_folder --data ../shared/data/alttest \
+	$(BIN)/python -m simcore.experiments.card_folder --data ../shared/data/alttest \
 		--out results/cards --date $(CARDS_DATE)
 
 # P's composition for Table 3: one matrix per data set, SummEval's dimensions pooled (PAPER).

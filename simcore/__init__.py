@@ -3,7 +3,7 @@
 Public API, one function per command: :func:`run` a scenario into a cube,
 :func:`load_scenario` to read and validate a scenario file, :func:`advise` to audit a sparse
 validation matrix and plan its next round (the callable package :mod:`simcore.advise`,
-:func:`simcore.advise.api.advise`; :func:`advise_groups` for grouped data),
+:func:`simcore.advise.python_api.advise`; :func:`advise_groups` for grouped data),
 :func:`inspect`, :func:`ceiling`, :func:`card`, :func:`card_check`, :func:`wellposed` and
 :func:`calibrate` (each taking a path or the long ``item, rater, label[, group]``
 DataFrame and returning a result with ``to_dict()``, the command's ``--json``), the one
@@ -38,7 +38,7 @@ _LAZY = {
     "run": ("simcore.api", "run"),
     "ScenarioError": ("simcore.studies.config", "ScenarioError"),
     "advise": ("simcore.advise", None),  # the package itself, callable
-    "advise_groups": ("simcore.advise.api", "advise_groups"),
+    "advise_groups": ("simcore.advise.python_api", "advise_groups"),
     "calibrate": ("simcore.calibrate_api", "calibrate"),
     "card": ("simcore.data_commands", "card"),
     "card_check": ("simcore.data_commands", "card_check"),

@@ -5,7 +5,7 @@ item CSV (``csv``: a human and a judge column), or annotation data in any format
 reader (``data``, with the ``judge`` and a FAIL definition; several humans on an item are
 resolved by majority vote of their FAIL/PASS labels, a tie leaves the item out, and a judge
 answer outside the humans' labels is an error: a miss on a FAIL row, a false flag on a PASS
-row, :func:`simcore.calibration.card.judge_outcomes`). The production stream comes as counts
+row, :func:`simcore.instrument.card.judge_outcomes`). The production stream comes as counts
 (``fails`` of ``of``) or as a file of the judge's labels (``production``: a long CSV, a
 JSON ``{judge: {item: label}}`` or an alttest folder's judge file), whose FAIL labels are
 counted under the same definition.
@@ -44,7 +44,7 @@ CALIBRATE_KEYWORDS = (
 
 def fail_definition(fail_at_most, fail_labels):
     """Return the checked FAIL definition of ``fail_at_most`` or ``fail_labels`` (one of them)."""
-    from simcore.calibration.fail_definitions import FailDefinition
+    from simcore.instrument.fail_definitions import FailDefinition
 
     if fail_at_most is None and fail_labels is None:
         raise CalibrationInputError(
@@ -65,7 +65,7 @@ def calibration_counts(data, judge, definition, **roles):
     ``data`` is any input of the one reader (``roles``: its ``humans``, ``judges``,
     ``judges_file``, ``group_separator``, ``columns``); a long table must name its judges.
     """
-    from simcore.calibration.card import count_outcomes, human_label_set, judge_outcomes
+    from simcore.instrument.card import count_outcomes, human_label_set, judge_outcomes
     from simcore.realdata.readers import read_annotations, reader_for
 
     roles = {key: value for key, value in roles.items() if value is not None}

@@ -19,8 +19,8 @@ def _roles(values):
 
 def ceiling_result(data, values, read):
     """Return ``simcore ceiling``'s result (``read`` is the one reader with roles)."""
-    from simcore.calibration import ceiling_report as report
-    from simcore.calibration.ceiling import is_graded
+    from simcore.instrument import ceiling_report as report
+    from simcore.instrument.ceiling import is_graded
 
     matrix = read(data, _roles(values))
     graded = is_graded(matrix.labels) if values["graded"] is None else values["graded"]
@@ -61,10 +61,10 @@ def _plain(row):
 
 def wellposed_result(data, values):
     """Return ``simcore wellposed``'s result."""
-    from simcore.calibration.ceiling import is_graded
-    from simcore.calibration.wellposed import group_agreements
-    from simcore.calibration.wellposed_data import load_judge_table
-    from simcore.calibration.wellposed_report import agreement_lines, agreement_rows
+    from simcore.instrument.ceiling import is_graded
+    from simcore.instrument.wellposed import group_agreements
+    from simcore.instrument.wellposed_data import load_judge_table
+    from simcore.instrument.wellposed_report import agreement_lines, agreement_rows
     from simcore.realdata.annotation import DataError
 
     judges = values["judges"]
@@ -118,7 +118,7 @@ def wellposed_result(data, values):
 def _fail_definition(values, command="card"):
     """Return the FAIL definition of ``fail_at_most`` / ``fail_labels``."""
     from simcore.calibration.command import CalibrationInputError
-    from simcore.calibration.fail_definitions import FailDefinition
+    from simcore.instrument.fail_definitions import FailDefinition
 
     if values["fail_at_most"] is None and values["fail_labels"] is None:
         raise CalibrationInputError(
@@ -137,8 +137,8 @@ def _fail_definition(values, command="card"):
 
 def card_result(data, values):
     """Return ``simcore card``'s result: the measured card (not written anywhere)."""
-    from simcore.calibration.card import card_text, load_criterion, measure_card
     from simcore.calibration.command import CalibrationInputError
+    from simcore.instrument.card import card_text, load_criterion, measure_card
 
     missing = [name for name in ("judge", "criterion", "population") if not values[name]]
     if missing:
@@ -174,9 +174,9 @@ def card_result(data, values):
 
 def card_check_result(card_path, data, values):
     """Return ``simcore card --check``'s result."""
-    from simcore.calibration.card import count_outcomes, judge_outcomes, load_criterion
-    from simcore.calibration.card_check import transport_check
-    from simcore.calibration.card_file import card_definition, read_card
+    from simcore.instrument.card import count_outcomes, judge_outcomes, load_criterion
+    from simcore.instrument.card_check import transport_check
+    from simcore.instrument.card_file import card_definition, read_card
 
     card = read_card(card_path)
     separator = (

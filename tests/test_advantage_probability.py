@@ -11,7 +11,7 @@ from simcore.advise.verdict import alt_test_verdict, numeric_label_values, verdi
 from simcore.cli import main
 from simcore.engine import kernels
 from simcore.engine.alt_test import alt_test_masks
-from simcore.model.alt_test import alternative_annotator_test, by_rejections
+from simcore.model.alt_test_reference import alternative_annotator_test, by_rejections
 from simcore.realdata.matrix import load_alttest
 from simcore.studies.config import RuleConfig, ScenarioError
 from simcore.studies.protocol import add_counts

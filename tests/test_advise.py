@@ -163,7 +163,7 @@ def test_the_cli_writes_the_report_and_an_allocation_of_new_items(tmp_path, caps
     (advice,) = document["groups"].values()
     (verdict,) = advice["verdicts"]
     assert verdict["judge"] == "judge" and f"judge: omega {verdict['omega']:.2f}" in printed
-    assert len(advice["comparisons"]) == 2 and advice["humans"] == ["h0", "h1", "h2"]
+    assert len(advice["comparisons"]) == 3 and advice["humans"] == ["h0", "h1", "h2"]
     assert len(advice["next_round"]) == len(list(csv.DictReader((out / "next_round.csv").open())))
     for name in ("report.md", "report.png", "next_round.csv"):
         assert (out / name).stat().st_size > 100
@@ -224,7 +224,7 @@ def test_bad_advise_input_exits_2(tmp_path, capsys, extra, message):
 
 @pytest.mark.skipif(not SUMMEVAL.is_dir(), reason="../shared/data/alttest/summeval is absent")
 def test_summeval_round_trip_lowers_the_risk_and_reveals_every_design(tmp_path):
-    from simcore.advise.example import round_trip
+    from simcore.experiments.advise_example import round_trip
 
     result = round_trip(
         SUMMEVAL, tmp_path, trials=300, seed=2026, replicates=1, design_dimensions=("coherence",)

@@ -8,8 +8,14 @@ import pytest
 from scenario_files import REPO
 from scipy import stats
 
-from simcore.advise.calibration_report import write_report
-from simcore.advise.calibration_scores import (
+from simcore.advise.interval_risk import (
+    comparison_pass_probability,
+    normal_approximation_risk,
+    poisson_binomial,
+)
+from simcore.experiments.advise_calibration import StudyOptions, main, run_study, run_task
+from simcore.experiments.advise_calibration_report import write_report
+from simcore.experiments.advise_calibration_scores import (
     bin_index,
     brier_difference,
     brier_score,
@@ -17,12 +23,6 @@ from simcore.advise.calibration_scores import (
     gross_miscalibration,
     leave_one_group_out_share,
     reliability_bins,
-)
-from simcore.advise.calibration_study import StudyOptions, main, run_study, run_task
-from simcore.advise.interval_risk import (
-    comparison_pass_probability,
-    normal_approximation_risk,
-    poisson_binomial,
 )
 
 DATA = REPO.parent / "shared" / "data" / "alttest"

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from simcore.calibration import plan as planner
-from simcore.calibration.twins import INTERVAL_METHODS, method_coverage_trials
 from simcore.cli import main
+from simcore.engine.interval_twins import INTERVAL_METHODS, method_coverage_trials
+from simcore.planning import calibration_labels as planner
 
 Z95 = 1.959963984540054
 

@@ -385,7 +385,7 @@ def test_kernel_refusal_rule_equals_corrected_failure_rate():
         [(0, 0), (52, 48), (10, 90), (84, 16)],
     ):
         numpy_result = cal.corrected_failure_rate(fails, 1000, caught, missed, flagged, cleared)
-        refused, naive_low, naive_high, lr_low, lr_high = cal._corrected_bounds(
+        refused, naive_low, naive_high, lr_low, lr_high = cal.corrected_bounds(
             fails, 1000, caught, caught + missed, cleared, flagged + cleared, z, 0.15
         )
         assert refused == (not numpy_result.corrected), numpy_result.refusal

@@ -7,28 +7,28 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore.calibration.card import (
+from simcore.cli import main
+from simcore.experiments.card_folder import write_card_folder
+from simcore.instrument.card import (
     cohen_kappa,
     count_outcomes,
     judge_outcomes,
     measure_card,
     youden_interval,
 )
-from simcore.calibration.card_check import (
+from simcore.instrument.card_check import (
     check_rate,
     drop_power,
     rows_needed,
     transport_check,
     two_proportion_test,
 )
-from simcore.calibration.card_file import CardError, read_card, write_card
-from simcore.calibration.card_folder import write_card_folder
-from simcore.calibration.fail_definitions import (
+from simcore.instrument.card_file import CardError, read_card, write_card
+from simcore.instrument.fail_definitions import (
     SHIPPED_CARD_SPECS,
     FailDefinition,
     binary_truth,
 )
-from simcore.cli import main
 from simcore.realdata.annotation import AnnotationMatrix
 
 ALTTEST = Path(__file__).resolve().parents[2] / "shared" / "data" / "alttest"

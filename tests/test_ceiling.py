@@ -1,4 +1,4 @@
-"""Human ceilings (simcore.calibration.ceiling): exact values against SciPy/NumPy oracles."""
+"""Human ceilings (simcore.instrument.ceiling): exact values against SciPy/NumPy oracles."""
 
 import tracemalloc
 from pathlib import Path
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.stats import rankdata, spearmanr
 
-from simcore.calibration.ceiling import (
+from simcore.instrument.ceiling import (
     agreement_with_consensus,
     consensus,
     human_ceilings,
@@ -17,7 +17,7 @@ from simcore.calibration.ceiling import (
     raters_per_item,
     symmetric_ceiling,
 )
-from simcore.calibration.grouped_scores import grouped_average_ranks
+from simcore.instrument.grouped_scores import grouped_average_ranks
 
 REPO = Path(__file__).resolve().parent.parent
 NEWSROOM = REPO.parent / "shared" / "data" / "judgebench" / "newsroom"
@@ -399,8 +399,8 @@ def test_the_readme_newsroom_table_is_what_the_command_prints(capsys):
 
 def test_the_command_line_defaults_are_the_modules():
     # the parsers keep literals (no NumPy at parse time); they must equal the constants
-    from simcore.calibration.ceiling import DEFAULT_BOOT, DEFAULT_SEED
     from simcore.cli import parse_arguments
+    from simcore.instrument.ceiling import DEFAULT_BOOT, DEFAULT_SEED
 
     for command in ("ceiling", "wellposed"):
         args = parse_arguments([command, "data.csv"])

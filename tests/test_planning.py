@@ -8,12 +8,12 @@ from scenario_files import REPO, variant
 from scipy import stats
 
 import simcore
-from simcore import plan
 from simcore.cli import main
 from simcore.engine import kernels, rng
 from simcore.model.generative import prevalence_vector, rater_confusions
+from simcore.planning import validation_items as plan
 from simcore.studies.config import ScenarioError
-from simcore.studies.planning import (
+from simcore.studies.planning_table import (
     RateProbe,
     certification_items,
     judge_accuracy_for_margin,

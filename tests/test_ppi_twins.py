@@ -10,8 +10,8 @@ import itertools
 import numpy as np
 import pytest
 
-from simcore.calibration import twins
-from simcore.calibration.ppi_twins import (
+from simcore.engine import interval_twins as twins
+from simcore.engine.ppi_twins import (
     ppi_bounds,
     ppi_plus_plus_bounds,
     ppi_plus_plus_lambda,

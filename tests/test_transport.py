@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from simcore.calibration.real_splits import coverage_splits
-from simcore.calibration.transport import (
+from simcore.experiments.transport_study import main as study_main
+from simcore.experiments.transport_study import study_rows
+from simcore.instrument.transport import (
     group_splits,
     split_key,
     transport_bias,
@@ -16,8 +18,6 @@ from simcore.calibration.transport import (
     transport_splits,
     transport_table,
 )
-from simcore.calibration.transport_study import main as study_main
-from simcore.calibration.transport_study import study_rows
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "alttest"
 needs_data = pytest.mark.skipif(not (DATA / "summeval").is_dir(), reason=f"no data at {DATA}")

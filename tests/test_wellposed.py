@@ -9,19 +9,19 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from simcore.calibration.ceiling import _n_codes, _pair_table, is_graded, pairwise_agreement
-from simcore.calibration.grouped_scores import mean_of_defined, replicate_scores
-from simcore.calibration.wellposed import (
+from simcore.cli import main
+from simcore.experiments.wellposed_study import exact_spearman
+from simcore.experiments.wellposed_study import main as study_main
+from simcore.instrument.ceiling import _n_codes, _pair_table, is_graded, pairwise_agreement
+from simcore.instrument.grouped_scores import mean_of_defined, replicate_scores
+from simcore.instrument.wellposed import (
     bootstrap_means,
     group_agreements,
     judge_agreement,
     pair_tables,
     table_agreement,
 )
-from simcore.calibration.wellposed_data import load_judge_table
-from simcore.calibration.wellposed_study import exact_spearman
-from simcore.calibration.wellposed_study import main as study_main
-from simcore.cli import main
+from simcore.instrument.wellposed_data import load_judge_table
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "alttest"
 SUMMEVAL = DATA / "summeval"

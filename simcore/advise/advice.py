@@ -23,7 +23,7 @@ Four steps, joined by :func:`advise`; the first two audit the matrix as it is
    grid value whose risk is under the target, beside the Gaussian certification recipe
    from the fitted model (SPEC §7); with a budget, the risk of spending it under each
    design (:func:`budget_comparison`).
-4. **The allocation** (:func:`simcore.advise.report.write_outputs`): ``next_round.csv``
+4. **The allocation** (:func:`simcore.advise.report_files.write_outputs`): ``next_round.csv``
    (for each secondary, the items to label next), ``report.md`` and ``report.png``.
 """
 
@@ -101,7 +101,7 @@ def fit_judge_model(matrix, judge, n_boot=30, seed=0, model="auto"):
 
 @dataclass
 class Advice(AdviceView):
-    """Everything :func:`advise` found; :func:`simcore.advise.report.write_outputs` writes it.
+    """Everything :func:`advise` found; :func:`simcore.advise.report_files.write_outputs` writes it.
 
     Its base :class:`~simcore.advise.views.AdviceView` adds the report's tables as
     DataFrames, ``to_markdown()`` and ``plot()``.

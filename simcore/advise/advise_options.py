@@ -2,7 +2,7 @@
 
 Each :class:`~simcore.options.Option` carries the keyword, the flag, the type, the default,
 the range and the help; the command line adds its arguments from :data:`OPTIONS` and
-:func:`simcore.advise.api.check_options` checks the Python keywords with the same list.
+:func:`simcore.advise.python_api.check_options` checks the Python keywords with the same list.
 """
 
 from simcore.model.designs import DESIGNS

@@ -9,8 +9,8 @@ prints them.
 import csv
 from pathlib import Path
 
-from simcore.advise.report import next_round_rows, report_markdown, summary, write_outputs
 from simcore.advise.report_figure import report_figure
+from simcore.advise.report_files import next_round_rows, report_markdown, summary, write_outputs
 
 
 def write_group_outputs(advices, directory):

@@ -24,7 +24,7 @@ import numpy as np
 
 from simcore.advise import channels
 from simcore.advise.anchored import anchored_decisions, expected_changes
-from simcore.advise.draws import (
+from simcore.advise.risk_draws import (
     draw_matrices,
     judge_raters,
     proposal_pool,

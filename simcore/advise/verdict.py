@@ -14,7 +14,7 @@ import numpy as np
 from scipy import stats
 
 from simcore.advise.interval_risk import normal_approximation_risk
-from simcore.model.alt_test import alternative_annotator_test
+from simcore.model.alt_test_reference import alternative_annotator_test
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, decide_counts
 
 DECISIONS = {ACCEPT: "accept", REJECT: "reject", INCONCLUSIVE: "inconclusive"}
@@ -125,10 +125,12 @@ def alt_test_verdict(
     scale="categorical",
     label_values=None,
 ):
-    """Return the alternative annotator test's :class:`~simcore.model.alt_test.AltTestResult`.
+    """Return the alternative annotator test's result (:class:`AltTestResult`).
 
-    SPEC §5b as the authors publish it (:func:`simcore.model.alt_test.alternative_annotator_test`):
-    items with fewer than 2 human labels dropped, humans with fewer than ``min_items``
+    SPEC §5b as the authors publish it
+    (:func:`simcore.model.alt_test_reference.alternative_annotator_test`, whose
+    :class:`~simcore.model.alt_test_reference.AltTestResult` it returns): items with fewer
+    than 2 human labels dropped, humans with fewer than ``min_items``
     items skipped, Benjamini-Yekutieli at ``level``; per judge the winning rate and the
     advantage probability, per human the p-value, the BY decision and the advantage.
     """

@@ -87,7 +87,7 @@ class AdviceView:
 
     def to_markdown(self):
         """Return the text of ``report.md`` for this advice (one group's, for a group)."""
-        from simcore.advise.report import report_markdown
+        from simcore.advise.report_files import report_markdown
 
         return report_markdown(self) + "\n"
 

@@ -2,8 +2,93 @@
 
 TPR/TNR with Wilson intervals, Rogan-Gladen with the naive and Lang-Reiczigel intervals
 (statistics, on the checks and formulas of formulas), the corrected rate and its refusal
-rule (correction), their numba twins for the coverage study (twins), the ``simcore
-calibrate`` report (command) and the coverage check on real judges (real_check, with
-real_pairs, real_splits and real_report); the human ceilings of a multi-rater matrix
-(ceiling, on the grouped Spearman/kappa scores of grouped_scores).
+rule (correction), the prediction-powered family (ppi, methods, method_report), the
+``simcore calibrate`` report (command) and the real-data coverage check's pairs and splits
+(real_pairs, real_splits, real_ppi, which :mod:`simcore.experiments.real_check` runs). Their
+numba twins for the coverage study are engine kernels (:mod:`simcore.engine.interval_twins`,
+:mod:`simcore.engine.ppi_twins`), re-exported by statistics. Statistics only: the judge as
+an instrument (cards, ceilings, transport, well-posedness) is :mod:`simcore.instrument`,
+above this package.
+
+``__all__`` lists the names other packages import from here; each is imported from its
+module on first use (:func:`simcore._lazy.attach`).
 """
+
+from simcore._lazy import attach
+
+__all__ = [
+    "BinarisedPair",
+    "CalibrationInputError",
+    "DEFAULT_EXPERT",
+    "DEFAULT_FAIL_AT_MOST",
+    "DEFAULT_N_CALS",
+    "DEFAULT_SEED",
+    "DEFAULT_SPLITS",
+    "DEFAULT_YOUDEN_FLOOR",
+    "DIMENSION_SEPARATOR",
+    "POOLED",
+    "binarised_pairs",
+    "corrected_failure_rate",
+    "coverage_splits",
+    "coverage_trials",
+    "draw_splits",
+    "format_method_report",
+    "format_report",
+    "full_rates",
+    "human_ceiling",
+    "item_dimension",
+    "judge_rates",
+    "lang_reiczigel_interval",
+    "naive_corrected_interval",
+    "ppi_table_lines",
+    "read_confusion_csv",
+    "real_coverage_table",
+    "rogan_gladen",
+    "share_with_se",
+    "split_counts",
+    "split_results",
+    "wilson_interval",
+    "youden_j",
+]
+
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "command": ("CalibrationInputError", "format_report", "read_confusion_csv"),
+        "method_report": ("format_method_report",),
+        "real_pairs": (
+            "BinarisedPair",
+            "DEFAULT_EXPERT",
+            "DEFAULT_FAIL_AT_MOST",
+            "DIMENSION_SEPARATOR",
+            "POOLED",
+            "binarised_pairs",
+            "item_dimension",
+        ),
+        "real_ppi": ("ppi_table_lines",),
+        "real_splits": (
+            "DEFAULT_N_CALS",
+            "DEFAULT_SEED",
+            "DEFAULT_SPLITS",
+            "coverage_splits",
+            "draw_splits",
+            "full_rates",
+            "real_coverage_table",
+            "share_with_se",
+            "split_counts",
+            "split_results",
+        ),
+        "statistics": (
+            "DEFAULT_YOUDEN_FLOOR",
+            "corrected_failure_rate",
+            "coverage_trials",
+            "human_ceiling",
+            "judge_rates",
+            "lang_reiczigel_interval",
+            "naive_corrected_interval",
+            "rogan_gladen",
+            "wilson_interval",
+            "youden_j",
+        ),
+    },
+)

@@ -10,12 +10,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.realdata.annotation import DataError, _got
+from simcore.realdata.annotation import DataError, got_text
 from simcore.realdata.loaders import (
     HUMAN_FILE,
     JUDGE_FILE,
-    _alttest_folder,
-    _read_alttest_raters,
+    alttest_folder,
+    read_alttest_raters,
 )
 
 DEFAULT_EXPERT = "e0"
@@ -81,7 +81,8 @@ def _scores(data, source, problems):
                 value = math.nan
             if not math.isfinite(value):
                 problems.append(
-                    f"{source}: {rater}[{item!r}]: label must be a numeric score (got {_got(text)})"
+                    f"{source}: {rater}[{item!r}]: label must be a numeric score "
+                    f"(got {got_text(text)})"
                 )
                 continue
             numbers[item] = value
@@ -115,16 +116,16 @@ def binarised_pairs(path, expert=DEFAULT_EXPERT, fail_at_most=DEFAULT_FAIL_AT_MO
         ``{rater: {item: label}}`` JSON, a non-numeric label, an unknown expert, no judges,
         a judge sharing no item with the expert, a non-numeric ``fail_at_most``.
     """
-    folder = _alttest_folder(path)
+    folder = alttest_folder(path)
     problems = []
     threshold = _fail_threshold(fail_at_most, folder, problems)
-    human_data, judge_data = _read_alttest_raters(folder, problems)
+    human_data, judge_data = read_alttest_raters(folder, problems)
     human_path, judge_path = folder / HUMAN_FILE, folder / JUDGE_FILE
     expert = str(expert)
     if expert not in human_data:
         problems.append(
             f"{human_path}: expert: unknown human, not in the file "
-            f"(humans in the file: {', '.join(human_data)}) (got {_got(expert)})"
+            f"(humans in the file: {', '.join(human_data)}) (got {got_text(expert)})"
         )
     if not judge_data:
         problems.append(f"{judge_path}: judges: the file holds no judge (got 0 judges)")
@@ -163,8 +164,8 @@ def _pairs(truth, judge_scores, threshold, expert, known_expert, judge_path, pro
 def _fail_threshold(fail_at_most, source, problems):
     """Return ``fail_at_most`` as a float, appending a problem when it is not a number."""
     if isinstance(fail_at_most, bool) or not isinstance(fail_at_most, int | float):
-        problems.append(f"{source}: fail_at_most: must be a number (got {_got(fail_at_most)})")
+        problems.append(f"{source}: fail_at_most: must be a number (got {got_text(fail_at_most)})")
         return math.nan
     if not math.isfinite(fail_at_most):
-        problems.append(f"{source}: fail_at_most: must be finite (got {_got(fail_at_most)})")
+        problems.append(f"{source}: fail_at_most: must be finite (got {got_text(fail_at_most)})")
     return float(fail_at_most)

@@ -2,7 +2,7 @@
 
 Each split's calibration table and stream count (:mod:`simcore.calibration.real_splits`)
 also get the ``ppi``, ``ppi++`` and ``strat-ppi`` intervals
-(:func:`simcore.calibration.ppi_twins.ppi_method_intervals`, clipped to [0, 1]), checked
+(:func:`simcore.engine.ppi_twins.ppi_method_intervals`, clipped to [0, 1]), checked
 against the expert's fail rate on the stream as the LR interval is; this module adds their
 per-split arrays, their row fields and the report's method-comparison table.
 """
@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from simcore.calibration.ppi_twins import PPI_METHODS, ppi_method_intervals
-from simcore.calibration.twins import COVERAGE_SLACK
+from simcore.engine.interval_twins import COVERAGE_SLACK
+from simcore.engine.ppi_twins import PPI_METHODS, ppi_method_intervals
 
 COMPARED = ("lr", *PPI_METHODS)
 """The methods of the comparison table (the naive interval is in the main table)."""
@@ -21,7 +21,7 @@ COMPARED = ("lr", *PPI_METHODS)
 def ppi_split_results(counts, n_splits, confidence):
     """Return per-split arrays ``covered_<m>``, ``width_<m>``, ``refused_<m>`` per PPI method.
 
-    ``counts`` is the splits' :class:`~simcore.calibration.real_splits._SplitCounts`.
+    ``counts`` is the splits' :class:`~simcore.calibration.real_splits.SplitCounts`.
     Coverage and width are of the interval clipped to [0, 1]; where a method refuses,
     covered is False and width NaN.
     """

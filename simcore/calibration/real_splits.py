@@ -4,7 +4,10 @@
 calibration table and stream, builds the corrected failure rate's intervals and checks them
 against the expert's fail rate on the stream; :func:`real_coverage_table` does this for every
 judge and calibration size (and, if asked, every dimension), one row each, seeded as the
-module docstring of :mod:`simcore.calibration.real_check` says.
+module docstring of :mod:`simcore.experiments.real_check` says. The steps in between
+(:func:`split_counts`, :func:`split_results`, :func:`share_with_se`, :func:`full_rates`) are
+public because the transport check (:mod:`simcore.instrument.transport`) and the
+well-posedness study reuse them.
 """
 
 import math
@@ -141,8 +144,8 @@ def coverage_splits(
     """
     truth, judge = _flag_pair(truth_fail, judge_fail)
     calibration, _ = draw_splits(truth.size, n_cal, n_splits, np.random.default_rng(rng))
-    counts = _split_counts(truth, judge, calibration)
-    return _split_results(counts, calibration.shape[0], confidence, youden_floor)
+    counts = split_counts(truth, judge, calibration)
+    return split_results(counts, calibration.shape[0], confidence, youden_floor)
 
 
 def _flag_pair(truth_fail, judge_fail):
@@ -156,7 +159,7 @@ def _flag_pair(truth_fail, judge_fail):
     return truth, judge
 
 
-class _SplitCounts(NamedTuple):
+class SplitCounts(NamedTuple):
     """Per-split ``(n_splits,)`` counts of the calibration table and the stream."""
 
     judge_fails: np.ndarray
@@ -168,8 +171,13 @@ class _SplitCounts(NamedTuple):
     truth_rate: np.ndarray
 
 
-def _split_counts(truth, judge, calibration):
-    """Return the :class:`_SplitCounts` of the splits whose calibration items are given."""
+def split_counts(truth, judge, calibration):
+    """Return the :class:`SplitCounts` of the splits whose calibration items are given.
+
+    ``truth`` and ``judge`` are the items' bool FAIL flags, ``calibration`` the
+    ``(n_splits, n_cal)`` item indices of each split's calibration set; the stream is the
+    rest.
+    """
     n_cal = calibration.shape[1]
     cal_truth = truth[calibration]
     cal_judge = judge[calibration]
@@ -182,13 +190,18 @@ def _split_counts(truth, judge, calibration):
     # the calibration counts.
     judge_fails = np.count_nonzero(judge) - (fail_caught + pass_flagged)
     truth_rate = (np.count_nonzero(truth) - (fail_caught + fail_missed)) / n_production
-    return _SplitCounts(
+    return SplitCounts(
         judge_fails, n_production, fail_caught, fail_missed, pass_flagged, pass_cleared, truth_rate
     )
 
 
-def _split_results(counts, n_splits, confidence, youden_floor):
-    """Return the per-split arrays of :func:`coverage_splits` from the splits' counts."""
+def split_results(counts, n_splits, confidence, youden_floor):
+    """Return the per-split arrays of :func:`coverage_splits` from the splits' counts.
+
+    ``counts`` is a :class:`SplitCounts` (from :func:`split_counts`, or a card's counts moved
+    onto another group's stream); the intervals are those of
+    :func:`~simcore.calibration.statistics.corrected_failure_rate`.
+    """
     rate = corrected_failure_rate(
         counts.judge_fails,
         counts.n_production,
@@ -229,7 +242,7 @@ def _split_results(counts, n_splits, confidence, youden_floor):
 # --------------------------------------------------------------------------- table
 
 
-def _share(flags):
+def share_with_se(flags):
     """Return the share of True in ``flags`` and its binomial SE (NaN, NaN when empty)."""
     m = flags.size
     if m == 0:
@@ -238,8 +251,8 @@ def _share(flags):
     return share, math.sqrt(share * (1.0 - share) / m)
 
 
-def _full_rates(truth, judge):
-    """TPR, TNR and Youden's J of the judge against the truth on all items."""
+def full_rates(truth, judge):
+    """Return ``(tpr, tnr, youden)`` of the judge against the truth on all items (floats)."""
     rates = judge_rates(
         np.count_nonzero(truth & judge),
         np.count_nonzero(truth & ~judge),
@@ -256,9 +269,9 @@ def _row(judge, dimension, truth, judge_fail, n_cal, n_splits, key, confidence, 
         truth, judge_fail, n_cal, n_splits, rng, confidence=confidence, youden_floor=youden_floor
     )
     corrected = ~split["refused"]
-    lr, lr_se = _share(split["covered_lr"][corrected])
-    naive, naive_se = _share(split["covered_naive"][corrected])
-    tpr, tnr, youden = _full_rates(truth, judge_fail)
+    lr, lr_se = share_with_se(split["covered_lr"][corrected])
+    naive, naive_se = share_with_se(split["covered_naive"][corrected])
+    tpr, tnr, youden = full_rates(truth, judge_fail)
     any_corrected = bool(corrected.any())
     return {
         "judge": judge,

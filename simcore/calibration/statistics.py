@@ -40,12 +40,12 @@ The ``@jit`` scalar twins (:func:`wilson_bounds`, :func:`naive_bounds`, :func:`l
 
 Where the code lives: this module holds the vectorised NumPy interval functions;
 :mod:`~simcore.calibration.correction` the corrected failure rate and its refusal rule;
-:mod:`~simcore.calibration.twins` the ``@jit`` twins and :func:`coverage_trials`;
+:mod:`~simcore.engine.interval_twins` the ``@jit`` twins and :func:`coverage_trials`;
 :mod:`~simcore.calibration.formulas` the input checks and formulas they share;
 :mod:`~simcore.calibration.ppi` the prediction-powered estimators (:func:`ppi_mean`,
 :func:`ppi_plus_plus`, :func:`stratified_ppi`, raw) and :mod:`~simcore.calibration.methods`
 the per-method report (:class:`MethodRate`) that :func:`corrected_rates` returns. Every name in
-``__all__`` (and the twins' ``_corrected_bounds``) is importable from here.
+``__all__`` (and the twins' ``corrected_bounds``) is importable from here.
 
 References
 ----------
@@ -86,10 +86,10 @@ from simcore.calibration.formulas import (
 )
 from simcore.calibration.methods import METHODS, MethodRate  # noqa: F401
 from simcore.calibration.ppi import ppi_mean, ppi_plus_plus, stratified_ppi  # noqa: F401
-from simcore.calibration.twins import (  # noqa: F401
+from simcore.engine.interval_twins import (  # noqa: F401
     COVERAGE_SLACK,
     TRIAL_CHUNK,
-    _corrected_bounds,
+    corrected_bounds,
     coverage_trials,
     lr_bounds,
     naive_bounds,

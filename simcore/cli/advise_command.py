@@ -1,6 +1,6 @@
 """``simcore advise DATA``: audit a sparse validation matrix and plan its next annotation round.
 
-A thin layer over :func:`simcore.advise.api.advise_each_group`: the options are declared once
+A thin layer over :func:`simcore.advise.python_api.advise_each_group`: the options are declared once
 in :data:`simcore.advise.advise_options.OPTIONS` and added here from the declarations. The report
 (``report.md``, figures, ``next_round.csv``) goes to ``--out``; ``--json`` prints
 ``{"command": "advise", "out", "groups": {group: Advice.to_dict()}}`` instead of the summary.
@@ -55,10 +55,10 @@ def add(commands):
 
 def run(args):
     """Audit, write the report folder, print the summary (or JSON)."""
-    from simcore.advise import api
+    from simcore.advise import python_api as api
     from simcore.advise.advise_options import OPTIONS
     from simcore.advise.groups import group_summary, write_group_outputs
-    from simcore.sweep.files import checked_output_folder
+    from simcore.sweep.store_files import checked_output_folder
 
     options = {option.name: getattr(args, option.name) for option in OPTIONS}
     try:

@@ -127,7 +127,7 @@ def run(args):
     if args.production is not None and args.of is not None:
         raise UsageError("--production: give the file or --fails/--of, not both")
     if args.plan:
-        from simcore.calibration.plan import plan_report
+        from simcore.planning.calibration_labels import plan_report
 
         if args.of is None:
             raise UsageError("calibrate --plan: --of N, the production size, is required")

@@ -69,7 +69,7 @@ def add(commands):
 def run(args):
     """Measure (default) or check (``--check``) a card; print the summary or JSON."""
     from simcore import data_commands
-    from simcore.calibration.card_file import write_card
+    from simcore.instrument.card_file import write_card
 
     if args.check:
         options = {option.name: getattr(args, option.name) for option in CHECK_OPTIONS}
@@ -121,8 +121,8 @@ def calibrate_card_table(args):
     """
     import sys
 
-    from simcore.calibration.card_file import card_calibration_table
     from simcore.calibration.command import CalibrationInputError
+    from simcore.instrument.card_file import card_calibration_table
 
     if not args.population:
         raise CalibrationInputError(

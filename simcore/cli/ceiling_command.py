@@ -64,7 +64,7 @@ def run(args):
     import csv
 
     from simcore import data_commands
-    from simcore.calibration.ceiling_report import CSV_FIELDS
+    from simcore.instrument.ceiling_report import CSV_FIELDS
 
     checked_outputs((args.out, "--out"), (args.csv, "--csv"))
     options = {

@@ -182,7 +182,7 @@ def iso_date(text):
 
 def checked_outputs(*pairs):
     """Check each ``(path, option)`` output file before any computation (UsageError)."""
-    from simcore.sweep.files import checked_output_file
+    from simcore.sweep.store_files import checked_output_file
 
     for path, option in pairs:
         if path:

@@ -1,9 +1,9 @@
 """``simcore plan``: how many co-labelled items per secondary a validation needs.
 
 ``--json`` prints ``{"command": "plan", "question": {...the options...}, "answer": {...}}``:
-the answer's fields are :class:`simcore.plan.PlanAnswer`'s (``m``, ``m_conservative``,
-``m_optimistic``, ``m_max``, the margin, the recipe, ...), or with ``--rank`` ``m_rank``
-and ``sigma2``.
+the answer's fields are :class:`simcore.planning.validation_items.PlanAnswer`'s (``m``,
+``m_conservative``, ``m_optimistic``, ``m_max``, the margin, the recipe, ...), or with
+``--rank`` ``m_rank`` and ``sigma2``.
 """
 
 from simcore.cli.common import UsageError, add_json, phase_printer, print_json, subcommand
@@ -65,7 +65,7 @@ def add(commands):
 
 
 def _p_human(args):
-    from simcore import plan
+    from simcore.planning import validation_items as plan
 
     if args.human_agreement is None:
         return args.p_human if args.p_human is not None else 0.85
@@ -130,7 +130,7 @@ def run(args):
     """Answer the planning question (or the ranking recipe) and print it."""
     import dataclasses
 
-    from simcore import plan
+    from simcore.planning import validation_items as plan
     from simcore.studies.config import ScenarioError
 
     p_human = _p_human(args)

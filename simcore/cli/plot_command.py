@@ -40,7 +40,7 @@ def run(args):
 
     from simcore.studies import study_for
     from simcore.studies.protocol import CubeError
-    from simcore.sweep.files import checked_output_file
+    from simcore.sweep.store_files import checked_output_file
 
     cube = open_finished(args.store)
     scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}

@@ -52,7 +52,7 @@ def add(commands):
 def run(args):
     """Print the table (or JSON); write ``--out`` and ``--csv`` if asked."""
     from simcore import data_commands
-    from simcore.calibration.wellposed_report import write_csv
+    from simcore.instrument.wellposed_report import write_csv
 
     checked_outputs((args.out, "--out"), (args.csv, "--csv"))
     options = {option.name: getattr(args, option.name) for option in WELLPOSED_OPTIONS}

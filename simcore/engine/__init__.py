@@ -4,6 +4,73 @@ Counter-based random streams (rng), exact discrete samplers (samplers), the agre
 coefficients (coefficients), the codes and array layouts the kernels share (layout), the
 items engine (kernels, which draws each trial through draws), the rules that decide a
 trial (point_rule, alt_test, interval, and decide, which both engines call), the counts
-engine (counts) and the statistics kernels of the original test (stats_kernels). Arrays
-and scalars in, arrays out; no configuration, scheduling or storage.
+engine (counts), the statistics kernels of the original test (stats_kernels), and the
+calibration statistics' scalar twins and coverage trials (interval_twins, ppi_twins). Arrays
+and scalars in, arrays out; no configuration, scheduling or storage. numba is imported
+nowhere else: the layers above set and read its threads and version through threads.
+
+``__all__`` lists the names other packages import from here; each is imported from its
+module on first use (:func:`simcore._lazy.attach`).
 """
+
+from simcore._lazy import attach
+
+__all__ = [
+    "COEFFICIENTS",
+    "COVERAGE_SLACK",
+    "INTERVAL_METHODS",
+    "PPI_METHODS",
+    "RULE_SKIP",
+    "SCORE_TOLERANCE",
+    "SKIP_AGREEMENT",
+    "SKIP_OVERLAP",
+    "SKIP_RANKING",
+    "TIE_TOLERANCE",
+    "alt_test_masks",
+    "coefficient_code",
+    "corrected_bounds",
+    "coverage_trials",
+    "kernels",
+    "label_draws",
+    "leave_one_out_differences",
+    "lr_bounds",
+    "margins_bytes",
+    "method_coverage_trials",
+    "naive_bounds",
+    "numba_version",
+    "ppi_method_intervals",
+    "score_table",
+    "set_threads",
+    "simulate_counts",
+    "stable_key",
+    "thread_count",
+    "trial_keys",
+    "wilson_bounds",
+]
+
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "alt_test": ("alt_test_masks",),
+        "coefficients": ("COEFFICIENTS", "coefficient_code", "score_table"),
+        "counts": ("simulate_counts",),
+        "interval_twins": (
+            "COVERAGE_SLACK",
+            "INTERVAL_METHODS",
+            "corrected_bounds",
+            "coverage_trials",
+            "lr_bounds",
+            "method_coverage_trials",
+            "naive_bounds",
+            "wilson_bounds",
+        ),
+        "kernels": ("kernels", "SCORE_TOLERANCE", "TIE_TOLERANCE"),
+        "label_draws": ("label_draws",),
+        "layout": ("RULE_SKIP", "SKIP_AGREEMENT", "SKIP_OVERLAP", "SKIP_RANKING"),
+        "margins": ("leave_one_out_differences",),
+        "point_rule": ("margins_bytes",),
+        "ppi_twins": ("PPI_METHODS", "ppi_method_intervals"),
+        "rng": ("stable_key", "trial_keys"),
+        "threads": ("numba_version", "set_threads", "thread_count"),
+    },
+)

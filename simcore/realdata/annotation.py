@@ -2,8 +2,9 @@
 
 :class:`AnnotationMatrix` holds the labels of humans and judges on the same items as integer
 codes and checks that its names and arrays fit together. :class:`DataError` carries every
-problem found in an input, each as ``SOURCE: key: what is wrong (got VALUE)``; ``_got`` and
-``_list_text`` format the parts of those messages.
+problem found in an input, each as ``SOURCE: key: what is wrong (got VALUE)``;
+:func:`got_text` and :func:`list_text` format the parts of those messages, for every
+package that checks an input (cards, ceilings, advise's DataFrames).
 """
 
 from dataclasses import dataclass
@@ -23,14 +24,18 @@ class DataError(ValueError):
         super().__init__("\n".join(self.problems))
 
 
-def _got(value):
-    """Return ``value`` as it appears after ``got`` in a problem message."""
+def got_text(value):
+    """Return ``value`` as it appears after ``got`` in a problem message.
+
+    Strings and paths quoted, lists element by element, ``None`` as ``null``, booleans as
+    ``true``/``false``, a mapping as ``a mapping``, anything else by its ``repr``.
+    """
     if isinstance(value, str):
         return repr(value)
     if isinstance(value, Path):
         return repr(str(value))
     if isinstance(value, list | tuple):
-        return "[" + ", ".join(_got(v) for v in value) + "]"
+        return "[" + ", ".join(got_text(v) for v in value) + "]"
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -40,8 +45,11 @@ def _got(value):
     return repr(value)
 
 
-def _list_text(names, limit=20):
-    """Return ``names`` joined by commas, shortened after ``limit`` entries."""
+def list_text(names, limit=20):
+    """Return ``names`` joined by commas, shortened after ``limit`` entries.
+
+    Beyond ``limit`` the first ``limit`` names are followed by ``... (N in all)``.
+    """
     names = [str(name) for name in names]
     if len(names) > limit:
         return ", ".join(names[:limit]) + f", ... ({len(names)} in all)"
@@ -112,7 +120,9 @@ class AnnotationMatrix:
             setter(self, name, values)
             if len(set(values)) != len(values):
                 repeated = sorted({value for value in values if values.count(value) > 1})
-                problems.append(f"{source}: {name}: names must be distinct (got {_got(repeated)})")
+                problems.append(
+                    f"{source}: {name}: names must be distinct (got {got_text(repeated)})"
+                )
         if self.item_ids is None:
             setter(self, "item_ids", self.items)
         setter(self, "item_ids", tuple(str(value) for value in self.item_ids))
@@ -224,7 +234,7 @@ class AnnotationMatrix:
             raise DataError(
                 [
                     f"{self.source}: group: unknown group "
-                    f"(valid: {_list_text(self.group_names)}) (got {_got(group)})"
+                    f"(valid: {list_text(self.group_names)}) (got {got_text(group)})"
                 ]
             )
         keep = self.groups == self.group_names.index(group)

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from simcore.realdata.annotation import NO_GROUPS, AnnotationMatrix, DataError, _got, _list_text
+from simcore.realdata.annotation import NO_GROUPS, AnnotationMatrix, DataError, got_text, list_text
 
 
 def _label_text(value):
@@ -32,12 +32,12 @@ def _names(value, key, source, problems):
     if not isinstance(value, list | tuple) or not all(
         isinstance(name, str | int) and not isinstance(name, bool) for name in value
     ):
-        problems.append(f"{source}: {key}: must be a list of names (got {_got(value)})")
+        problems.append(f"{source}: {key}: must be a list of names (got {got_text(value)})")
         return None
     names = [str(name) for name in value]
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
-        problems.append(f"{source}: {key}: names must be distinct (got {_got(repeated)})")
+        problems.append(f"{source}: {key}: names must be distinct (got {got_text(repeated)})")
         return None
     return names
 
@@ -75,7 +75,7 @@ def _choose(requested, available, key, kind, source, known, problems, default):
     for name in unknown:
         problems.append(
             f"{source}: {key}: unknown {kind}, not in the file "
-            f"({known[0]}: {_list_text(known[1])}) (got {_got(name)})"
+            f"({known[0]}: {list_text(known[1])}) (got {got_text(name)})"
         )
     return [name for name in names if name not in unknown]
 
@@ -164,11 +164,12 @@ def _chosen_raters(human_data, judge_data, humans, judges, sources, problems):
     )
     for name in sorted(set(humans) & set(judges)):
         problems.append(
-            f"{sources['humans']}: humans: rater listed as both human and judge (got {_got(name)})"
+            f"{sources['humans']}: humans: rater listed as both human and judge "
+            f"(got {got_text(name)})"
         )
     if len(humans) < 2:
         problems.append(
-            f"{sources['humans']}: humans: need at least 2 humans (got {_got(list(humans))})"
+            f"{sources['humans']}: humans: need at least 2 humans (got {got_text(list(humans))})"
         )
     return humans, judges
 
@@ -204,7 +205,7 @@ def _matrix_labels(cells, items, labels, source, problems):
         declared = _declared_labels(labels, source, problems)
         labels = declared if declared is not None else []
     if len(labels) < 2 and items and declared is not None:
-        problems.append(f"{source}: labels: need at least 2 labels (got {_got(labels)})")
+        problems.append(f"{source}: labels: need at least 2 labels (got {got_text(labels)})")
     return labels
 
 
@@ -223,7 +224,7 @@ def _check_outside_labels(cells, items, labels, code, sources, problems):
         for label, where in sorted(outside.items(), key=lambda pair: min(pair[1])):
             problems.append(
                 f"{file}: {rater}[{_item_text(sources, min(where))}]: label outside the declared "
-                f"labels ({_list_text(labels)}) (got {label!r}"
+                f"labels ({list_text(labels)}) (got {label!r}"
                 + (f"; on {len(where)} items of {rater})" if len(where) > 1 else ")")
             )
 
@@ -241,7 +242,7 @@ def _group_codes(items, item_group, sources, problems):
             file, key, value = sources["groups"]
             problems.append(
                 f"{file}: {key}: {len(lacking)} of the {len(items)} items have no group, "
-                f"e.g. {_item_text(sources, lacking[0])} (got {_got(value)})"
+                f"e.g. {_item_text(sources, lacking[0])} (got {got_text(value)})"
             )
         else:
             group_names = tuple(sorted(set(names)))
@@ -267,17 +268,21 @@ def _label_codes(items, humans, judges, human_data, judge_data, code):
 def _declared_labels(labels, source, problems):
     """Return the declared labels as text, or None (after a problem) when unusable."""
     if not isinstance(labels, list | tuple):
-        problems.append(f"{source}: labels: must be a list of label values (got {_got(labels)})")
+        problems.append(
+            f"{source}: labels: must be a list of label values (got {got_text(labels)})"
+        )
         return None
     texts = []
     for value in labels:
         text, problem = _label_text(value)
         if problem:
-            problems.append(f"{source}: labels: every {problem} (got {_got(value)})")
+            problems.append(f"{source}: labels: every {problem} (got {got_text(value)})")
             return None
         texts.append(text)
     repeated = sorted({text for text in texts if texts.count(text) > 1})
     if repeated:
-        problems.append(f"{source}: labels: labels must be distinct as text (got {_got(repeated)})")
+        problems.append(
+            f"{source}: labels: labels must be distinct as text (got {got_text(repeated)})"
+        )
         return None
     return texts

@@ -15,7 +15,7 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from simcore.realdata.annotation import DataError, _got
+from simcore.realdata.annotation import DataError, got_text
 from simcore.realdata.files import open_text
 
 CSV_COLUMNS = ("item", "rater", "label", "group")
@@ -104,13 +104,13 @@ def read_csv_ratings(file, problems, columns=None):
 def read_csv_file(file, problems):
     """Return the rows of the CSV ``file``; raise :class:`DataError` when there are none."""
     if not file.is_file():
-        problems.append(f"{file}: path: file not found (got {_got(str(file))})")
+        problems.append(f"{file}: path: file not found (got {got_text(str(file))})")
         raise DataError(problems)
     try:
         with open_text(file, encoding="utf-8-sig") as handle:
             rows = list(csv.reader(handle))
     except (OSError, EOFError, UnicodeDecodeError, csv.Error) as error:
-        problems.append(f"{file}: unreadable: {error} (got {_got(str(file))})")
+        problems.append(f"{file}: unreadable: {error} (got {got_text(str(file))})")
         raise DataError(problems) from None
     if not rows:
         problems.append(f"{file}: header: the file is empty (got no rows)")
@@ -143,14 +143,14 @@ def column_positions(header, columns, file, key="header"):
         names = (given,) if given else tried
         found = [name for name in names if name in header]
         if found and header.count(found[0]) > 1:
-            problems.append(f"{file}: {key}: repeated columns (got {_got([found[0]])})")
+            problems.append(f"{file}: {key}: repeated columns (got {got_text([found[0]])})")
         elif found:
             positions[standard] = header.index(found[0])
         elif given or standard != "group":
             looked = repr(given) if given else ", ".join(map(repr, tried))
             problems.append(
                 f"{file}: {key}: missing column {standard!r} (looked for {looked}) "
-                f"(got {_got(','.join(header))})"
+                f"(got {got_text(','.join(header))})"
             )
     if not all(columns.get(name) for name in ("item", "rater", "label")):
         used = set(positions.values())
@@ -158,7 +158,7 @@ def column_positions(header, columns, file, key="header"):
             f"{file}: {key}: unknown column (valid: item, rater, label, group or an alias: "
             f"{', '.join(name for names in COLUMN_ALIASES.values() for name in names[1:])}; "
             "or name the item, rater and label columns and the others are not read) "
-            f"(got {_got(name)})"
+            f"(got {got_text(name)})"
             for position, name in enumerate(header)
             if position not in used
         ]
@@ -191,7 +191,7 @@ def read_rows(rows, header, file, row_names=None, positions=None):
         empty = [name for name, value in cells.items() if not value]
         if empty:
             problems.append(
-                f"{file}: row {number}: empty {', '.join(empty)} (got {_got(','.join(row))})"
+                f"{file}: row {number}: empty {', '.join(empty)} (got {got_text(','.join(row))})"
             )
             continue
         item, rater, label = cells["item"], cells["rater"], cells["label"]

@@ -10,7 +10,7 @@ the matrix must have a judge.
 from pathlib import Path
 
 from simcore.options import did_you_mean
-from simcore.realdata.annotation import DataError, _got, require_judges
+from simcore.realdata.annotation import DataError, got_text, require_judges
 from simcore.realdata.assembly import _declared_labels, _names
 from simcore.realdata.readers import read_annotations, reader_for
 
@@ -70,7 +70,9 @@ def load_data(block, base=None, need_judges=True):
     humans, judges = names["humans"], names["judges"]
     reader = reader_for(target)
     if kind is not None and reader.name != kind:
-        raise DataError([f"data.format: the path holds {reader.description} (got {_got(kind)})"])
+        raise DataError(
+            [f"data.format: the path holds {reader.description} (got {got_text(kind)})"]
+        )
     matrix = read_annotations(
         target,
         humans=humans,
@@ -103,39 +105,39 @@ def _checked_block(block):
     """
     if not isinstance(block, dict):
         raise DataError(
-            [f"data: must be a mapping with keys {', '.join(DATA_KEYS)} (got {_got(block)})"]
+            [f"data: must be a mapping with keys {', '.join(DATA_KEYS)} (got {got_text(block)})"]
         )
     problems = []
     for key in block:
         if key not in DATA_KEYS:
             problems.append(
                 f"data.{key}: unknown key{did_you_mean(key, DATA_KEYS)} (valid keys: "
-                f"{', '.join(DATA_KEYS)}) (got {_got(key)})"
+                f"{', '.join(DATA_KEYS)}) (got {got_text(key)})"
             )
     kind = block.get("format")
     if kind is not None and kind not in FORMATS:
-        problems.append(f"data.format: must be one of {', '.join(FORMATS)} (got {_got(kind)})")
+        problems.append(f"data.format: must be one of {', '.join(FORMATS)} (got {got_text(kind)})")
     path = block.get("path")
     if not isinstance(path, str) or not path.strip():
         problems.append(
             f"data.path: must be given, the path of the data (a folder or a CSV file) "
-            f"(got {_got(path)})"
+            f"(got {got_text(path)})"
         )
     judges_path = block.get("judges_path")
     if judges_path is not None and (not isinstance(judges_path, str) or not judges_path.strip()):
         problems.append(
             f"data.judges_path: must be the path of a CSV or JSON file of judge labels "
-            f"(got {_got(judges_path)})"
+            f"(got {got_text(judges_path)})"
         )
     names = {key: _block_names(block, key, problems) for key in ("humans", "judges")}
     labels = block.get("labels")
     if labels is not None and _declared_labels(labels, "data", []) is None:
         problems.append(
-            f"data.labels: must be a list of distinct label values (got {_got(labels)})"
+            f"data.labels: must be a list of distinct label values (got {got_text(labels)})"
         )
     scale = block.get("scale", "nominal")
     if scale not in SCALES:
-        problems.append(f"data.scale: must be one of {', '.join(SCALES)} (got {_got(scale)})")
+        problems.append(f"data.scale: must be one of {', '.join(SCALES)} (got {got_text(scale)})")
     separator = block.get("group_separator")
     _check_separator(separator, kind, problems)
     if problems:
@@ -150,7 +152,9 @@ def _block_names(block, key, problems):
         return None
     names = _names(value, f"data.{key}", "data", [])
     if names is None:
-        problems.append(f"data.{key}: must be a list of distinct rater names (got {_got(value)})")
+        problems.append(
+            f"data.{key}: must be a list of distinct rater names (got {got_text(value)})"
+        )
     return names
 
 
@@ -160,10 +164,10 @@ def _check_separator(separator, kind, problems):
         return
     if not isinstance(separator, str) or not separator:
         problems.append(
-            f"data.group_separator: must be a non-empty string or null (got {_got(separator)})"
+            f"data.group_separator: must be a non-empty string or null (got {got_text(separator)})"
         )
     elif kind == "csv":
         problems.append(
             "data.group_separator: only for format alttest; a CSV file gives groups in "
-            f"its group column (got {_got(separator)})"
+            f"its group column (got {got_text(separator)})"
         )

@@ -8,7 +8,7 @@ it is ``L x L``: agreement comes from equality counts (:mod:`simcore.realdata.ov
 
 import numpy as np
 
-from simcore.realdata.annotation import NO_GROUPS, _list_text
+from simcore.realdata.annotation import NO_GROUPS, list_text
 from simcore.realdata.overlap import (
     agreement_counts,
     overlap_partners,
@@ -78,11 +78,11 @@ def _size_lines(matrix):
     lines = [
         f"source: {matrix.source}",
         f"items: {n}",
-        f"humans: {matrix.n_humans} (primary first: {_list_text(matrix.humans, shown)})",
-        f"judges: {matrix.n_judges} ({_list_text(matrix.judges)})"
+        f"humans: {matrix.n_humans} (primary first: {list_text(matrix.humans, shown)})",
+        f"judges: {matrix.n_judges} ({list_text(matrix.judges)})"
         if matrix.n_judges
         else "judges: 0 (no judge: a human-only matrix; run and advise need a judge)",
-        f"labels: {matrix.n_labels}, {scale} ({_list_text(matrix.labels, shown_labels)})",
+        f"labels: {matrix.n_labels}, {scale} ({list_text(matrix.labels, shown_labels)})",
     ]
     if matrix.item_ids != matrix.items:
         repeated = n - len(set(matrix.item_ids))
@@ -98,7 +98,7 @@ def _size_lines(matrix):
             f"{name} {count}"
             for name, count in zip(matrix.group_names, counts.tolist(), strict=True)
         ]
-        lines.append(f"groups: {len(matrix.group_names)} ({_list_text(shown)})")
+        lines.append(f"groups: {len(matrix.group_names)} ({list_text(shown)})")
     cells = int(matrix.available.sum())
     lines.append(
         f"density: {matrix.density:.3f} ({cells} of {n * matrix.n_humans} item-human cells "
@@ -114,7 +114,7 @@ def _primary_lines(matrix):
         name for name, full in zip(matrix.humans, available.all(axis=0), strict=True) if full
     ]
     if complete:
-        lines = [f"humans labelling every item: {_list_text(complete)}"]
+        lines = [f"humans labelling every item: {list_text(complete)}"]
     else:
         lines = ["humans labelling every item: none (no single human labels every item)"]
     if matrix.n_items and matrix.n_humans and not available[:, 0].all():

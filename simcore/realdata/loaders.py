@@ -14,7 +14,7 @@ formats and the rules for items, labels and the primary layer are described in
 import json
 from pathlib import Path
 
-from simcore.realdata.annotation import DataError, _got
+from simcore.realdata.annotation import DataError, got_text
 from simcore.realdata.assembly import _build, _label_text, _names
 from simcore.realdata.csv_table import (  # noqa: F401  (CSV_COLUMNS, MAX_ROW_PROBLEMS re-exported)
     CSV_COLUMNS,
@@ -37,7 +37,7 @@ JUDGE_FILE = "llm_annotations.json"
 def _read_json_raters(path, kind, problems):
     """Read one JSON file of ``{rater: {item: label}}``; return it with labels as text."""
     if not path.is_file():
-        problems.append(f"{path}: file not found (got {_got(str(path))})")
+        problems.append(f"{path}: file not found (got {got_text(str(path))})")
         return None
     try:
         with open_text(path) as handle:
@@ -45,11 +45,11 @@ def _read_json_raters(path, kind, problems):
     except json.JSONDecodeError as error:
         problems.append(
             f"{path}: not valid JSON: {error.msg} at line {error.lineno} column {error.colno} "
-            f"(got {_got(error.doc[max(0, error.pos - 20) : error.pos + 20])})"
+            f"(got {got_text(error.doc[max(0, error.pos - 20) : error.pos + 20])})"
         )
         return None
     except (OSError, EOFError, UnicodeDecodeError) as error:
-        problems.append(f"{path}: unreadable: {error} (got {_got(str(path))})")
+        problems.append(f"{path}: unreadable: {error} (got {got_text(str(path))})")
         return None
     if not isinstance(raw, dict):
         problems.append(
@@ -61,34 +61,34 @@ def _read_json_raters(path, kind, problems):
     for rater, given in raw.items():
         if not isinstance(given, dict):
             problems.append(
-                f"{path}: {rater}: must be a mapping of item id to label (got {_got(given)})"
+                f"{path}: {rater}: must be a mapping of item id to label (got {got_text(given)})"
             )
             continue
         texts = {}
         for item, value in given.items():
             text, problem = _label_text(value)
             if problem:
-                problems.append(f"{path}: {rater}[{item!r}]: {problem} (got {_got(value)})")
+                problems.append(f"{path}: {rater}[{item!r}]: {problem} (got {got_text(value)})")
             else:
                 texts[item] = text
         data[str(rater).strip()] = texts
     return data
 
 
-def _alttest_folder(path):
+def alttest_folder(path):
     """Return ``path`` as a folder; raise :class:`DataError` when it is not one."""
     folder = Path(path)
     if not folder.is_dir():
         raise DataError(
             [
                 f"{folder}: path: must be a folder holding {HUMAN_FILE} and {JUDGE_FILE}, "
-                f"or a CSV or JSON file (got {_got(str(path))})"
+                f"or a CSV or JSON file (got {got_text(str(path))})"
             ]
         )
     return folder
 
 
-def _read_alttest_raters(folder, problems):
+def read_alttest_raters(folder, problems):
     """Return ``(human_data, judge_data)`` read from an ``alttest`` folder's two files.
 
     Either file may be gzip-compressed. Raises :class:`DataError` with ``problems`` when
@@ -153,7 +153,7 @@ def load_alttest(
         than 2 humans, a judge who misses items the humans labelled, labels outside the
         declared ones, an item id without the group separator.
     """
-    folder = _alttest_folder(path)
+    folder = alttest_folder(path)
     return _load_json_humans(
         folder,
         existing_variant(folder / HUMAN_FILE),
@@ -211,7 +211,8 @@ def _separator_item_group(group_separator, folder, problems):
         return None
     if not isinstance(group_separator, str) or not group_separator:
         problems.append(
-            f"{folder}: group_separator: must be a non-empty string (got {_got(group_separator)})"
+            f"{folder}: group_separator: must be a non-empty string "
+            f"(got {got_text(group_separator)})"
         )
         return None
     return _separator_group(group_separator)
@@ -239,7 +240,7 @@ def _read_judges_file(judges_path, keys, main, problems):
     """
     file = Path(judges_path).expanduser()
     if not file.is_file():
-        problems.append(f"{file}: judges_path: file not found (got {_got(str(judges_path))})")
+        problems.append(f"{file}: judges_path: file not found (got {got_text(str(judges_path))})")
         return None, file
     if file_format(file) == "json":
         return _read_json_raters(file, "judge", problems), file
@@ -320,7 +321,7 @@ def load_csv(
         raise DataError(
             [
                 f"{file}: columns: unknown key (valid: {', '.join(CSV_COLUMNS)}) "
-                f"(got {_got(unknown)})"
+                f"(got {got_text(unknown)})"
             ]
         )
     keyed, has_group = read_csv_ratings(file, problems, columns)
@@ -410,7 +411,7 @@ def _csv_raters(ratings, humans, judges, file, problems):
     for rater in ratings:
         if rater not in listed:
             problems.append(
-                f"{file}: rater: rater in neither humans nor judges (got {_got(rater)})"
+                f"{file}: rater: rater in neither humans nor judges (got {got_text(rater)})"
             )
     human_data = {name: ratings[name] for name in ratings if name in human_names}
     judge_data = {name: ratings[name] for name in ratings if name in judge_names}
@@ -460,7 +461,7 @@ def load_ratings(
     if target.is_dir():
         return load_alttest(target, humans, judges, labels, ordinal, group_separator, judges_path)
     if not target.is_file():
-        _alttest_folder(target)  # raises: neither a folder nor a file
+        alttest_folder(target)  # raises: neither a folder nor a file
     if file_format(target) == "json":
         options = (humans, judges, labels, ordinal, group_separator, judges_path)
         return _load_json_humans(target, target, None, options)
@@ -468,7 +469,7 @@ def load_ratings(
         raise DataError(
             [
                 f"{target}: group_separator: only for JSON input; a CSV file gives groups "
-                f"in its group column (got {_got(group_separator)})"
+                f"in its group column (got {got_text(group_separator)})"
             ]
         )
     return load_csv(target, humans, judges, labels, ordinal, judges_path, columns)

@@ -43,7 +43,7 @@ from simcore.realdata.annotation import (  # noqa: F401
     NO_GROUPS,
     AnnotationMatrix,
     DataError,
-    _got,
+    got_text,
     require_judges,
 )
 from simcore.realdata.data_block import DATA_KEYS, FORMATS, SCALES, load_data  # noqa: F401

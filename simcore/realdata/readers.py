@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from simcore.realdata.annotation import DataError, _got
+from simcore.realdata.annotation import DataError, got_text
 from simcore.realdata.files import file_format, open_text
 
 __all__ = ["READERS", "Reader", "read_annotations", "read_judge_labels", "reader_for"]
@@ -122,7 +122,7 @@ def _read_frame(source, humans=None, judges=None, judges_file=None, ordinal=Fals
 
 def _only_for(key, given, where):
     if given.get(key) is not None:
-        raise DataError([f"{key}: only for {where} (got {_got(given[key])})"])
+        raise DataError([f"{key}: only for {where} (got {got_text(given[key])})"])
 
 
 def _read_path(source, humans=None, judges=None, judges_file=None, ordinal=False, **rest):
@@ -212,10 +212,10 @@ def reader_for(source, columns=None):
             [
                 f"{source}: path: must be a folder holding human_annotations.json and "
                 f"llm_annotations.json, or a CSV or JSON file (plain or gzip) "
-                f"(got {_got(str(source))})"
+                f"(got {got_text(str(source))})"
             ]
         )
-    raise DataError([f"data: a path or a pandas DataFrame (got {_got(type(source).__name__)})"])
+    raise DataError([f"data: a path or a pandas DataFrame (got {got_text(type(source).__name__)})"])
 
 
 def read_annotations(
@@ -279,7 +279,7 @@ def read_annotations(
             [
                 f"{name}: judges: {reader.description} does not say which raters are judges; "
                 f"name them with --judges (Python: judges=[...]) or the humans with --humans "
-                f"(got raters {_got(list(matrix.humans))})"
+                f"(got raters {got_text(list(matrix.humans))})"
             ]
         )
     return matrix
@@ -319,17 +319,22 @@ def read_judge_labels(source, judge):
         if path.is_dir():
             path = existing_variant(path / JUDGE_FILE)
         if not path.is_file():
-            raise DataError([f"{path}: production: file not found (got {_got(str(source))})"])
+            raise DataError([f"{path}: production: file not found (got {got_text(str(source))})"])
         name = str(path)
         if file_format(path) == "json":
             try:
                 with open_text(path) as handle:
                     raw = json.load(handle)
             except (OSError, EOFError, UnicodeDecodeError, ValueError) as error:
-                raise DataError([f"{path}: unreadable: {error} (got {_got(str(path))})"]) from None
+                raise DataError(
+                    [f"{path}: unreadable: {error} (got {got_text(str(path))})"]
+                ) from None
             if not isinstance(raw, dict):
                 raise DataError(
-                    [f"{path}: must hold a mapping {{judge: {{item: label}}}} (got {_got(raw)})"]
+                    [
+                        f"{path}: must hold a mapping {{judge: {{item: label}}}} "
+                        f"(got {got_text(raw)})"
+                    ]
                 )
             labels_of = {
                 str(rater).strip(): [str(label).strip() for label in given.values()]
@@ -345,7 +350,7 @@ def read_judge_labels(source, judge):
         raise DataError(
             [
                 f"{name}: judge: no labels of this judge (raters: "
-                f"{', '.join(sorted(labels_of)) or 'none'}) (got {_got(judge)})"
+                f"{', '.join(sorted(labels_of)) or 'none'}) (got {got_text(judge)})"
             ]
         )
     return labels_of[judge]

@@ -11,7 +11,7 @@ judges: name them (``judges``) or the humans.
 
 from pathlib import Path
 
-from simcore.realdata.annotation import DataError, _got
+from simcore.realdata.annotation import DataError, got_text
 from simcore.realdata.csv_table import COLUMN_ALIASES, MAX_ROW_PROBLEMS, read_csv_file
 from simcore.realdata.loaders import long_table_matrix
 
@@ -22,10 +22,12 @@ def _key_columns(header, file):
     for standard in ("item", "group"):
         names = [name for name in COLUMN_ALIASES[standard] if name in header]
         if names and header.count(names[0]) > 1:
-            raise DataError([f"{file}: header: repeated columns (got {_got([names[0]])})"])
+            raise DataError([f"{file}: header: repeated columns (got {got_text([names[0]])})"])
         found[standard] = header.index(names[0]) if names else None
     if found["item"] is None:
-        raise DataError([f"{file}: header: missing column 'item' (got {_got(','.join(header))})"])
+        raise DataError(
+            [f"{file}: header: missing column 'item' (got {got_text(','.join(header))})"]
+        )
     return found["item"], found["group"]
 
 
@@ -34,11 +36,11 @@ def wide_ratings(rows, file):
     header = [name.strip() for name in rows[0]]
     item_at, group_at = _key_columns(header, file)
     raters = [(at, name) for at, name in enumerate(header) if at not in (item_at, group_at)]
-    problems = [f"{file}: header: a rater column has no name (got {_got(','.join(header))})"]
+    problems = [f"{file}: header: a rater column has no name (got {got_text(','.join(header))})"]
     problems = problems if any(not name for _, name in raters) else []
     repeated = sorted({name for _, name in raters if header.count(name) > 1})
     if repeated:
-        problems.append(f"{file}: header: repeated columns (got {_got(repeated)})")
+        problems.append(f"{file}: header: repeated columns (got {got_text(repeated)})")
     if problems:
         raise DataError(problems)
     ratings = {name: {} for _, name in raters}
@@ -52,7 +54,7 @@ def wide_ratings(rows, file):
         group = row[group_at].strip() if group_at is not None else None
         if not item or group == "":
             problems.append(
-                f"{file}: row {number}: empty item or group (got {_got(','.join(row))})"
+                f"{file}: row {number}: empty item or group (got {got_text(','.join(row))})"
             )
             continue
         for at, name in raters:

@@ -11,7 +11,7 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
-from simcore.calibration.twins import INTERVAL_METHODS, method_coverage_trials
+from simcore.engine.interval_twins import INTERVAL_METHODS, method_coverage_trials
 from simcore.engine.rng import stable_key, trial_keys
 from simcore.studies.protocol import CellSpec, Layout, Variable, add_counts, quantize
 

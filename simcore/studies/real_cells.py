@@ -223,9 +223,9 @@ def memory_need(context):
     (``n x L``), and per numba thread the rule's pair margins
     (:func:`simcore.engine.point_rule.margins_bytes`), which grow linearly in L.
     """
-    import numba
+    from simcore.engine.threads import thread_count
 
-    threads = int(numba.get_num_threads())
+    threads = thread_count()
     need = 0
     for group in context.groups:
         n, raters = group.labels.shape

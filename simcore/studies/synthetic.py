@@ -5,7 +5,7 @@ Each cell is one point of the sweep over the generative model, the design and th
 the per-item or the counts engine and decide every judge by the rule against the dense or
 the population reference (:mod:`simcore.studies.synthetic_cell`). The cube, its rates
 and the planning table are in :mod:`simcore.studies.synthetic_cube` and
-:mod:`simcore.studies.planning`; its tables and figures in
+:mod:`simcore.studies.planning_table`; its tables and figures in
 :mod:`simcore.studies.synthetic_report` and :mod:`simcore.studies.figures`.
 """
 
@@ -77,7 +77,7 @@ class SyntheticStudy:
         """Write a planning scenario's table (Markdown and CSV); return the paths written."""
         if scenario.planning is None:
             return []
-        from simcore.studies.planning import write_plan_table
+        from simcore.studies.planning_table import write_plan_table
 
         paths = [path for path in (scenario.output.table, scenario.output.csv) if path]
         for path in paths:

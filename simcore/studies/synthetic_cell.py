@@ -13,6 +13,7 @@ from simcore.engine.coefficients import coefficient_code
 from simcore.engine.counts import simulate_counts
 from simcore.engine.layout import RULE_SKIP, SKIP_AGREEMENT, SKIP_OVERLAP, SKIP_RANKING
 from simcore.engine.rng import trial_keys
+from simcore.engine.threads import set_threads
 from simcore.model.designs import design_code, pair_weights
 from simcore.model.generative import pair_tables, prevalence_vector
 from simcore.model.rule import (
@@ -395,9 +396,7 @@ def run_cell(cell, root_seed, trials, numba_threads=None, start=0):
         ``(cell.index, counts)`` with counts as in :func:`count_outcomes`.
     """
     if numba_threads is not None:
-        import numba
-
-        numba.set_num_threads(max(1, min(numba_threads, numba.config.NUMBA_NUM_THREADS)))
+        set_threads(numba_threads)
     counts = None
     for first in range(start, trials, TRIALS_PER_CALL):
         outputs = simulate_cell(cell, root_seed, first, min(trials, first + TRIALS_PER_CALL))

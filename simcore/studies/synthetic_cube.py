@@ -413,7 +413,7 @@ def derive(scenario, cube):
     used = {dim for variable in cube.data_vars.values() for dim in variable.dims}
     cube = cube.drop_vars([name for name, c in cube.coords.items() if not set(c.dims) <= used])
     if "judge" in cube.dims:
-        from simcore.studies.planning import ranking_recipe
+        from simcore.studies.planning_table import ranking_recipe
 
         m_rank, gap, sigma2 = ranking_recipe(next(iter(scenario.cells())))
         cube.attrs.update(
@@ -427,7 +427,7 @@ def derive(scenario, cube):
             }
         )
     if scenario.planning is not None:
-        from simcore.studies.planning import add_plan
+        from simcore.studies.planning_table import add_plan
 
         cube = add_plan(cube, scenario)
     return cube

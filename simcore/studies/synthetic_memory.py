@@ -6,9 +6,8 @@ confusion matrices, the counts engine's pattern histogram) and the outputs of on
 of trials; it is an estimate to refuse what cannot fit, not an accounting.
 """
 
-import numba
-
 from simcore.engine.point_rule import margins_bytes
+from simcore.engine.threads import thread_count
 from simcore.studies.synthetic_cell import TRIALS_PER_CALL
 from simcore.studies.synthetic_cube import judge_count
 
@@ -28,7 +27,7 @@ def cell_bytes(cell, judges, threads):
 
 def memory_need(scenario):
     """Return ``(bytes, advice)`` for the scenario's largest cell in this process."""
-    threads = int(numba.get_num_threads())
+    threads = thread_count()
     judges = judge_count(scenario)  # read without building any L x L confusion matrix
     need = max(cell_bytes(cell, judges, threads) for cell in scenario.cells())
     return need, (

@@ -163,7 +163,7 @@ def summary(cube):
         f"{cube.attrs.get('root_seed', '?')}"
     ]
     if "min_items" in cube:
-        from simcore.studies.planning import write_plan_table
+        from simcore.studies.planning_table import write_plan_table
 
         parts.append(write_plan_table(cube))
         return "\n\n".join(parts)

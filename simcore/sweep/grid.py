@@ -214,9 +214,9 @@ def run_task(kind, scenario, context, cell, start, stop, numba_threads=None):
         ``(cell.index, counts)``.
     """
     if numba_threads is not None:
-        import numba
+        from simcore.engine.threads import set_threads
 
-        numba.set_num_threads(max(1, min(numba_threads, numba.config.NUMBA_NUM_THREADS)))
+        set_threads(numba_threads)
     study = study_for(kind)
     return cell.index, study.run_cell(scenario, context, cell, start, stop)
 

@@ -20,7 +20,7 @@ import numpy as np
 import xarray as xr
 import zarr
 
-from simcore.sweep.files import (
+from simcore.sweep.store_files import (
     StoreError,
     checked_destination,
     create_store,
@@ -50,13 +50,12 @@ RUN_VARIABLES = ["cell_ints", "cell_floats", "cell_checksum", "cell_complete"]
 
 
 def _versions():
-    import numba
-
     from simcore._version import __version__
+    from simcore.engine.threads import numba_version
 
     return {
         "simcore_version": __version__,
-        "numba_version": numba.__version__,
+        "numba_version": numba_version(),
         "numpy_version": np.__version__,
         "xarray_version": xr.__version__,
         "zarr_version": zarr.__version__,

@@ -1,11 +1,11 @@
 """A shipped data set's groups as binary FAIL flags: the human majority truth and each judge.
 
-Shared by the transport study (:mod:`simcore.calibration.transport_study`) and the
-well-posedness study (:mod:`simcore.calibration.wellposed_study`). The FAIL definition and
+Shared by the transport study (:mod:`simcore.experiments.transport_study`) and the
+well-posedness study (:mod:`simcore.experiments.wellposed_study`). The FAIL definition and
 the group separator of each data set are those of
-:data:`simcore.calibration.fail_definitions.SHIPPED_CARD_SPECS`; the truth of an item is the
+:data:`simcore.instrument.fail_definitions.SHIPPED_CARD_SPECS`; the truth of an item is the
 majority of its humans' binarised labels
-(:func:`~simcore.calibration.fail_definitions.binary_truth`, ties excluded).
+(:func:`~simcore.instrument.fail_definitions.binary_truth`, ties excluded).
 """
 
 from pathlib import Path
@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.calibration.fail_definitions import (
+from simcore.instrument.fail_definitions import (
     SHIPPED_CARD_SPECS,
     binary_truth,
     label_fail_flags,
@@ -43,7 +43,7 @@ class GroupFlags(NamedTuple):
 
 
 def card_spec(dataset):
-    """Return the shipped :class:`~simcore.calibration.fail_definitions.CardSpec` of a name."""
+    """Return the shipped :class:`~simcore.instrument.fail_definitions.CardSpec` of a name."""
     for spec in SHIPPED_CARD_SPECS:
         if spec.dataset == dataset:
             return spec

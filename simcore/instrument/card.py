@@ -12,7 +12,7 @@ human-FAIL row an unparseable answer is a miss, on a human-PASS row it is a fals
 it is an error whichever the truth.
 
 :func:`measure_card` builds the card from a matrix; :func:`load_criterion` loads a data
-path's criterion; :mod:`simcore.calibration.card_file` writes and reads cards.
+path's criterion; :mod:`simcore.instrument.card_file` writes and reads cards.
 """
 
 import datetime
@@ -22,10 +22,10 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore._version import __version__
-from simcore.calibration.card_ceiling import population_ceiling
-from simcore.calibration.fail_definitions import binary_truth, label_fail_flags
 from simcore.calibration.statistics import DEFAULT_YOUDEN_FLOOR, judge_rates
-from simcore.realdata.annotation import DataError, _got, _list_text
+from simcore.instrument.card_ceiling import population_ceiling
+from simcore.instrument.fail_definitions import binary_truth, label_fail_flags
+from simcore.realdata.annotation import DataError, got_text, list_text
 
 CARD_FORMAT = "simcore judge card 1"
 """Value of every card's ``format`` key."""
@@ -240,7 +240,7 @@ def judge_outcomes(matrix, judge, definition, label_set):
         raise DataError(
             [
                 f"{matrix.source}: judge: unknown judge "
-                f"(judges in the file: {_list_text(matrix.judges)}) (got {_got(judge)})"
+                f"(judges in the file: {list_text(matrix.judges)}) (got {got_text(judge)})"
             ]
         )
     human_codes = matrix.human_labels[matrix.human_labels >= 0]
@@ -249,7 +249,7 @@ def judge_outcomes(matrix, judge, definition, label_set):
         raise DataError(
             [
                 f"{matrix.source}: labels: the humans use labels outside the label set (got "
-                f"{_got(outside)})"
+                f"{got_text(outside)})"
             ]
         )
     unknown = sorted(set(definition.fail_labels or ()) - set(label_set))
@@ -257,7 +257,7 @@ def judge_outcomes(matrix, judge, definition, label_set):
         raise DataError(
             [
                 f"{matrix.source}: fail_labels: not in the label set "
-                f"({_list_text(label_set)}) (got {_got(unknown)})"
+                f"({list_text(label_set)}) (got {got_text(unknown)})"
             ]
         )
     truth_fail, has_truth, n_tied = binary_truth(matrix, definition)
@@ -298,12 +298,12 @@ def measure_card(
         ``confidence`` (default 0.95) and ``youden_floor`` (default 0.15).
     ceiling : dict, optional
         The ``human_ceiling`` field, when already computed for this matrix (the same for
-        every judge); default :func:`~simcore.calibration.card_ceiling.population_ceiling`.
+        every judge); default :func:`~simcore.instrument.card_ceiling.population_ceiling`.
 
     Returns
     -------
     dict
-        The card; :func:`simcore.calibration.card_file.card_keys` lists its keys.
+        The card; :func:`simcore.instrument.card_file.card_keys` lists its keys.
     """
     definition.check()
     label_set = tuple(human_label_set(matrix) if label_set is None else label_set)
@@ -364,7 +364,7 @@ def load_criterion(path, criterion, group_separator=None, judge=None, **roles):
         raise DataError(
             [
                 f"{matrix.source}: judge: not one of the judges (judges: "
-                f"{_list_text(matrix.judges)}) (got {_got(judge)})"
+                f"{list_text(matrix.judges)}) (got {got_text(judge)})"
             ]
         )
     label_set = human_label_set(matrix)

@@ -13,6 +13,10 @@ Two answers side by side:
 
 and the ranking recipe ``m_rank = ceil(2 z_{1 - alpha/(J-1)}^2 sigma0^2 / Delta_min^2)``,
 which assumes equal variances and no covariance between the judges' scores.
+
+This is the synthetic study's planning table (:mod:`simcore.studies.synthetic` and its
+cube, report and figures use it); ``simcore plan`` asks it one team's question
+(:mod:`simcore.planning.validation_items`).
 """
 
 import math

@@ -1,6 +1,6 @@
 """Judge card files: write one, read one back with every key checked, use one in calibrate.
 
-:func:`write_card` writes a card (:func:`simcore.calibration.card.measure_card`) as JSON;
+:func:`write_card` writes a card (:func:`simcore.instrument.card.measure_card`) as JSON;
 :func:`read_card` reads it and checks every key (type, range, the counts adding up, the
 rates matching the counts, the dates), raising :class:`CardError` with one
 ``FILE: key: what is wrong (got VALUE)`` line per problem. :func:`card_calibration_table`
@@ -13,10 +13,10 @@ import json
 import math
 from pathlib import Path
 
-from simcore.calibration.card import CARD_FORMAT
 from simcore.calibration.command import CalibrationInputError
-from simcore.calibration.fail_definitions import FailDefinition
-from simcore.realdata.annotation import _got
+from simcore.instrument.card import CARD_FORMAT
+from simcore.instrument.fail_definitions import FailDefinition
+from simcore.realdata.annotation import got_text
 
 
 class CardError(CalibrationInputError):
@@ -156,7 +156,7 @@ def card_keys():
 def _check_mapping(value, schema, where, source, problems):
     """Append a problem per missing, unknown or bad key of mapping ``value`` at ``where``."""
     if not isinstance(value, dict):
-        problems.append(f"{source}: {where or 'card'}: must be a mapping (got {_got(value)})")
+        problems.append(f"{source}: {where or 'card'}: must be a mapping (got {got_text(value)})")
         return
     prefix = f"{where}." if where else ""
     for key, check in schema.items():
@@ -169,13 +169,13 @@ def _check_mapping(value, schema, where, source, problems):
         else:
             problem = check(value[key])
             if problem:
-                problems.append(f"{source}: {prefix}{key}: {problem} (got {_got(value[key])})")
+                problems.append(f"{source}: {prefix}{key}: {problem} (got {got_text(value[key])})")
     if "*" not in schema:
         for key in value:
             if key not in schema:
                 problems.append(
                     f"{source}: {prefix}{key}: unknown key (valid: {', '.join(schema)}) "
-                    f"(got {_got(value[key])})"
+                    f"(got {got_text(value[key])})"
                 )
 
 
@@ -204,7 +204,7 @@ def _check_consistency(card, source, problems):
         ):
             problems.append(
                 f"{source}: {key}.estimate: must equal the counts' rate "
-                f"{'null' if expected is None else f'{expected:.6f}'} (got {_got(estimate)})"
+                f"{'null' if expected is None else f'{expected:.6f}'} (got {got_text(estimate)})"
             )
     if card["expires"] < card["measured"]:
         problems.append(
@@ -242,14 +242,14 @@ def read_card(path):
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise CardError([f"{source}: unreadable: {error} (got {_got(source)})"]) from None
+        raise CardError([f"{source}: unreadable: {error} (got {got_text(source)})"]) from None
     try:
         card = json.loads(text)
     except json.JSONDecodeError as error:
         raise CardError(
             [
                 f"{source}: not valid JSON: {error.msg} at line {error.lineno} column "
-                f"{error.colno} (got {_got(text[max(0, error.pos - 20) : error.pos + 20])})"
+                f"{error.colno} (got {got_text(text[max(0, error.pos - 20) : error.pos + 20])})"
             ]
         ) from None
     problems = []
@@ -262,7 +262,7 @@ def read_card(path):
 
 
 def card_definition(card):
-    """Return the card's :class:`~simcore.calibration.fail_definitions.FailDefinition`."""
+    """Return the card's :class:`~simcore.instrument.fail_definitions.FailDefinition`."""
     given = card["fail_definition"]
     labels = given["fail_labels"]
     return FailDefinition(given["fail_at_most"], None if labels is None else tuple(labels))

@@ -23,7 +23,7 @@ import numpy as np
 
 from simcore.realdata.files import existing_variant, open_text
 from simcore.realdata.loaders import JUDGE_FILE
-from simcore.realdata.matrix import DataError, _got
+from simcore.realdata.matrix import DataError, got_text
 
 
 class JudgeTable(NamedTuple):
@@ -61,13 +61,14 @@ def _chosen(requested, available, file):
         if name not in available:
             problems.append(
                 f"{file}: judges: unknown judge, not in the file (raters in the file: "
-                f"{', '.join(available)}) (got {_got(name)})"
+                f"{', '.join(available)}) (got {got_text(name)})"
             )
     if len(set(names)) != len(names):
-        problems.append(f"{file}: judges: names must be distinct (got {_got(names)})")
+        problems.append(f"{file}: judges: names must be distinct (got {got_text(names)})")
     if not problems and len(names) < 2:
         problems.append(
-            f"{file}: judges: need at least 2 judges to measure their agreement (got {_got(names)})"
+            f"{file}: judges: need at least 2 judges to measure their agreement "
+            f"(got {got_text(names)})"
         )
     if problems:
         raise DataError(problems)
@@ -91,14 +92,17 @@ def _judge_file(path):
         file = existing_variant(target / JUDGE_FILE)
         if not file.is_file():
             raise DataError(
-                [f"{target}: {JUDGE_FILE}: the folder holds no judge file (got {_got(str(file))})"]
+                [
+                    f"{target}: {JUDGE_FILE}: the folder holds no judge file "
+                    f"(got {got_text(str(file))})"
+                ]
             )
         return file
     if not target.is_file():
         raise DataError(
             [
                 f"{target}: path: must be a folder holding {JUDGE_FILE}, a CSV or a JSON file "
-                f"(got {_got(str(path))})"
+                f"(got {got_text(str(path))})"
             ]
         )
     return target
@@ -136,7 +140,7 @@ def load_judge_table(path, judges=None, group_separator=None):
             raise DataError(
                 [
                     f"{path}: group_separator: only for JSON input; a table gives groups "
-                    f"in its group column (got {_got(group_separator)})"
+                    f"in its group column (got {got_text(group_separator)})"
                 ]
             )
         return _table_judges(read_annotations(path), judges)

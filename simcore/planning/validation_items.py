@@ -2,14 +2,15 @@
 
 The question is a scenario with one judge at a given margin (or accuracy), a design, a
 target wrong-decision rate and a confidence level; the answer is an adaptive simulation
-(:func:`simcore.studies.planning.search_items`) against the ``population`` reference, beside the
-Gaussian recipe.
+(:func:`simcore.studies.planning_table.search_items`) against the ``population`` reference,
+beside the Gaussian recipe. ``simcore calibrate --plan``'s question, how many calibration
+labels, is :mod:`simcore.planning.calibration_labels`.
 """
 
 from dataclasses import dataclass
 
 from simcore.studies.config import ScenarioError
-from simcore.studies.planning import RateProbe, recipe_for_cell, search_items
+from simcore.studies.planning_table import RateProbe, recipe_for_cell, search_items
 from simcore.studies.synthetic_cell import count_outcomes, simulate_cell
 from simcore.studies.synthetic_scenario import scenario_from_dict
 

@@ -1,6 +1,6 @@
 """``make cards``: a judge card for every judge and criterion of the shipped data, and a summary.
 
-For each data set of :data:`~simcore.calibration.fail_definitions.SHIPPED_CARD_SPECS` found
+For each data set of :data:`~simcore.instrument.fail_definitions.SHIPPED_CARD_SPECS` found
 under ``--data``, every judge on every criterion gets a card
 ``OUT/<dataset>__<criterion>__<judge>.json`` measured on the population
 ``<dataset>/<criterion>`` with a fixed ``--date`` (so the folder is reproducible), and
@@ -8,7 +8,7 @@ under ``--data``, every judge on every criterion gets a card
 and why, each card's numbers, and each criterion's human ceiling. The ceiling is computed
 once per criterion and shared by its judges' cards.
 
-Run as ``python -m simcore.calibration.card_folder --data ../shared/data/alttest --out
+Run as ``python -m simcore.experiments.card_folder --data ../shared/data/alttest --out
 results/cards --date 2026-12-01``.
 """
 
@@ -19,16 +19,16 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from simcore.calibration.card import (
+from simcore.instrument.card import (
     card_text,
     human_label_set,
     interval_text,
     measure_card,
     usability,
 )
-from simcore.calibration.card_ceiling import population_ceiling
-from simcore.calibration.card_file import write_card
-from simcore.calibration.fail_definitions import SHIPPED_CARD_SPECS, criterion_matrix
+from simcore.instrument.card_ceiling import population_ceiling
+from simcore.instrument.card_file import write_card
+from simcore.instrument.fail_definitions import SHIPPED_CARD_SPECS, criterion_matrix
 from simcore.realdata.annotation import DataError
 
 
@@ -68,7 +68,7 @@ def spec_cards(spec, folder, date):
 
 
 def flag_reason(card):
-    """Return why a card is flagged, as :func:`~simcore.calibration.card.usability`'s category.
+    """Return why a card is flagged, as :func:`~simcore.instrument.card.usability`'s category.
 
     None when the card is usable.
     """

@@ -1,9 +1,9 @@
 """The ``simcore ceiling`` report: human ceilings per group of a matrix, and judges against them.
 
-:func:`group_ceilings` measures :func:`~simcore.calibration.ceiling.human_ceilings` on every
+:func:`group_ceilings` measures :func:`~simcore.instrument.ceiling.human_ceilings` on every
 group (criterion) of an :class:`~simcore.realdata.annotation.AnnotationMatrix`, scores the
 matrix's own judges against each group's full human consensus
-(:func:`~simcore.calibration.ceiling.agreement_with_consensus`), adds the scores of a
+(:func:`~simcore.instrument.ceiling.agreement_with_consensus`), adds the scores of a
 published table (:func:`read_judge_scores`), and places every judge below, at or above the
 symmetric ceiling. :func:`markdown_report` and :func:`csv_rows` write the result.
 """
@@ -15,13 +15,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.calibration.ceiling import (
+from simcore.instrument.ceiling import (
     POSITIONS,
     human_ceilings,
     judge_position,
     position_reading,
 )
-from simcore.realdata.annotation import DataError, _got
+from simcore.realdata.annotation import DataError, got_text
 
 JUDGE_COLUMNS = ("model", "judge")
 """Columns a published judge table may name its judges by, tried in order."""
@@ -92,7 +92,7 @@ def read_judge_scores(path, score_column="spearman"):
     """
     file = Path(path)
     if not file.is_file():
-        raise DataError([f"{file}: path: file not found (got {_got(str(file))})"])
+        raise DataError([f"{file}: path: file not found (got {got_text(str(file))})"])
     with open(file, encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))
     header = list(rows[0]) if rows else []
@@ -102,11 +102,12 @@ def read_judge_scores(path, score_column="spearman"):
     if judge_column is None:
         problems.append(
             f"{file}: header: missing judge column (looked for {', '.join(JUDGE_COLUMNS)}) "
-            f"(got {_got(','.join(header))})"
+            f"(got {got_text(','.join(header))})"
         )
     if score_column not in header:
         problems.append(
-            f"{file}: header: missing score column {score_column!r} (got {_got(','.join(header))})"
+            f"{file}: header: missing score column {score_column!r} "
+            f"(got {got_text(','.join(header))})"
         )
     if problems:
         raise DataError(problems)
@@ -117,7 +118,7 @@ def read_judge_scores(path, score_column="spearman"):
         except (TypeError, ValueError):
             problems.append(
                 f"{file}: row {number}: {score_column}: not a number "
-                f"(got {_got(row[score_column])})"
+                f"(got {got_text(row[score_column])})"
             )
             continue
         group = row[group_column] if group_column else None
@@ -138,14 +139,14 @@ def check_judge_groups(scores, group_names, path):
         raise DataError(
             [
                 f"{path}: criterion: no group of the data (valid: {', '.join(group_names)}) "
-                f"(got {_got(named[:5])})"
+                f"(got {got_text(named[:5])})"
             ]
         )
 
 
 def _judges_of_group(matrix, rows, human, judge, graded, published):
     """Return ``[(judge, score, source)]``: the matrix's judges, then the published table's."""
-    from simcore.calibration.ceiling import agreement_with_consensus
+    from simcore.instrument.ceiling import agreement_with_consensus
 
     found = [
         (name, agreement_with_consensus(judge[rows, j], human[rows], graded), "data")
@@ -182,7 +183,7 @@ def group_ceilings(matrix, graded, groups=None, judge_scores=None, n_boot=1000, 
         raise DataError(
             [
                 f"{matrix.source}: criterion: no such group (valid: {', '.join(names)}) "
-                f"(got {_got(unknown[0])})"
+                f"(got {got_text(unknown[0])})"
             ]
         )
     human, judge = scored_codes(matrix, graded)
@@ -264,7 +265,7 @@ def _judge_lines(result):
 
 
 ESTIMATES = ("reliability", "benchmark", "leave_one_out", "predicted_leave_one_out", "symmetric")
-"""The :class:`~simcore.calibration.ceiling.Ceilings` fields a report row carries."""
+"""The :class:`~simcore.instrument.ceiling.Ceilings` fields a report row carries."""
 
 CSV_FIELDS = (
     "group",

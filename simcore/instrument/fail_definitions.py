@@ -1,6 +1,6 @@
 """What FAIL means on a criterion: a score threshold or a set of labels, and the human truth.
 
-A judge card (:mod:`simcore.calibration.card`) measures a judge's TPR and TNR with FAIL as the
+A judge card (:mod:`simcore.instrument.card`) measures a judge's TPR and TNR with FAIL as the
 positive class, so every criterion needs a binary FAIL definition. :class:`FailDefinition`
 holds one: ``fail_at_most`` (a numeric label at most this is FAIL) or ``fail_labels`` (these
 label texts are FAIL), exactly one of them set. :func:`binary_truth` turns an annotation

@@ -30,11 +30,11 @@ import zlib
 import numpy as np
 
 from simcore.calibration.real_splits import (
-    _full_rates,
-    _share,
-    _split_counts,
-    _split_results,
     draw_splits,
+    full_rates,
+    share_with_se,
+    split_counts,
+    split_results,
 )
 from simcore.calibration.statistics import DEFAULT_YOUDEN_FLOOR, rogan_gladen
 
@@ -97,10 +97,10 @@ def transport_splits(
             "the source's and target's splits must have one shape (got "
             f"{calibration_source.shape} and {calibration_target.shape})"
         )
-    own = _split_counts(*target, calibration_target)
-    card = _split_counts(*source, calibration_source)
-    transported = _split_results(_moved(card, own), n_splits, confidence, youden_floor)
-    same = _split_results(own, n_splits, confidence, youden_floor)
+    own = split_counts(*target, calibration_target)
+    card = split_counts(*source, calibration_source)
+    transported = split_results(_moved(card, own), n_splits, confidence, youden_floor)
+    same = split_results(own, n_splits, confidence, youden_floor)
     return transported, same
 
 
@@ -130,8 +130,8 @@ def transport_bias(source, target):
         grow), ``se_source``, ``sp_source``, ``se_target``, ``sp_target``,
         ``prevalence_source``, ``prevalence_target``.
     """
-    se_a, sp_a, _ = _full_rates(*source)
-    se_b, sp_b, _ = _full_rates(*target)
+    se_a, sp_a, _ = full_rates(*source)
+    se_b, sp_b, _ = full_rates(*target)
     truth_b, judge_b = target
     theta_b = float(np.mean(truth_b))
     limit = float(rogan_gladen(float(np.mean(judge_b)), se_a, sp_a))
@@ -149,7 +149,7 @@ def transport_bias(source, target):
 def _arm_fields(prefix, split):
     """Return ``<prefix>_coverage``, ``_se``, ``_width``, ``_refused`` of one arm's splits."""
     corrected = ~split["refused"]
-    coverage, se = _share(split["covered_lr"][corrected])
+    coverage, se = share_with_se(split["covered_lr"][corrected])
     width = float(np.mean(split["width_lr"][corrected])) if corrected.any() else math.nan
     return {
         f"{prefix}_coverage": coverage,
@@ -226,7 +226,7 @@ def transport_table(
         }
         # each group's split counts and each target's same-population arm, once per judge
         counts = {
-            (name, column): _split_counts(truth, flags[:, column], splits[name])
+            (name, column): split_counts(truth, flags[:, column], splits[name])
             for name, (truth, flags) in groups.items()
             if name in splits
             for column in range(len(judges))
@@ -241,10 +241,10 @@ def transport_table(
                 for column, judge in enumerate(judges):
                     own = counts[target, column]
                     if (target, column) not in same:
-                        same[target, column] = _split_results(
+                        same[target, column] = split_results(
                             own, n_splits, confidence, youden_floor
                         )
-                    transported = _split_results(
+                    transported = split_results(
                         _moved(counts[source, column], own), n_splits, confidence, youden_floor
                     )
                     fields = _row_fields(

@@ -16,7 +16,7 @@ coverage and replicate, a *task*:
    (:func:`simcore.advise.interval_risk.normal_approximation_risk`).
 
 Tasks run on ``--workers`` processes (:mod:`concurrent.futures`); the cases come back in task
-order. :mod:`simcore.advise.calibration_report` scores them and writes the report.
+order. :mod:`simcore.experiments.advise_calibration_report` scores them and writes the report.
 """
 
 import argparse
@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from simcore.advise.advice import audit_judges
-from simcore.advise.calibration_report import write_report
 from simcore.advise.verdict import verdicts
+from simcore.experiments.advise_calibration_report import write_report
 from simcore.realdata.matrix import DataError, load_alttest
 from simcore.realdata.thinning import thin
 
@@ -213,7 +213,7 @@ def run_study(
 def parse_arguments(argv):
     """Parse and validate the command line; exit 2 with a message on bad input."""
     parser = argparse.ArgumentParser(
-        prog="python -m simcore.advise.calibration_study", description=__doc__.splitlines()[0]
+        prog="python -m simcore.experiments.advise_calibration", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--data", required=True, help="the alttest folder (../shared/data/alttest)")
     parser.add_argument(

@@ -2,7 +2,7 @@
 
 Given a judge (Se, Sp), a failure rate theta, a production size N and a target half-width h
 of the interval at the chosen confidence, each method's calibration size is found by
-simulation with the coverage kernel (:func:`simcore.calibration.twins.method_coverage_trials`):
+simulation with the coverage kernel (:func:`simcore.engine.interval_twins.method_coverage_trials`):
 the smallest ``n_cal`` whose mean simulated half-width (over the trials the method did not
 refuse) is at most h while its simulated coverage of theta is within 3 SEs of nominal (a Wald
 interval on a handful of rows can be narrow and wrong), searched by doubling from
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simcore.calibration.command import CalibrationInputError
-from simcore.calibration.twins import INTERVAL_METHODS, method_coverage_trials
+from simcore.engine.interval_twins import INTERVAL_METHODS, method_coverage_trials
 
 PLANNED_METHODS = ("lr", "ppi", "ppi++", "strat-ppi")
 """The methods planned (the naive interval's width ignores the calibration set)."""

@@ -15,6 +15,13 @@ Each coverage trial draws from its own stream seeded by its key
 3. ``pass_flagged ~ Bin(n_cal - n_fail, 1 - sp)``;
 4. ``true_fails ~ Bin(N, theta)``, the production stream's failures;
 5. ``judge_fails = Bin(true_fails, se) + Bin(N - true_fails, 1 - sp)``.
+
+These are calibration's kernels, kept in the engine with every numba kernel:
+:mod:`simcore.calibration.statistics` re-exports the scalar twins and :func:`coverage_trials`,
+the coverage study (:mod:`simcore.studies.coverage_cells`) and ``calibrate --plan`` call
+:func:`method_coverage_trials`, and the NumPy functions the docstrings below name
+(:func:`wilson_interval`, :func:`corrected_failure_rate`, ...) are statistics'. The PPI twins
+are :mod:`simcore.engine.ppi_twins`.
 """
 
 import math
@@ -22,8 +29,8 @@ import math
 import numpy as np
 from numba import prange
 
-from simcore.calibration.ppi_twins import PPI_METHODS, ppi_method_bounds
 from simcore.engine._jit import jit
+from simcore.engine.ppi_twins import PPI_METHODS, ppi_method_bounds
 from simcore.engine.rng import seed_state
 from simcore.engine.samplers import binomial, log_factorial_table
 
@@ -134,7 +141,7 @@ def lr_bounds(judge_fails, n_production, se_successes, n_se, sp_successes, n_sp,
 
 
 @jit
-def _corrected_bounds(
+def corrected_bounds(
     judge_fails, n_production, fail_caught, n_fail, pass_cleared, n_pass, z, floor
 ):
     """Return ``(refused, naive_low, naive_high, lr_low, lr_high)`` for one calibrated judge.
@@ -201,7 +208,7 @@ def _coverage_trial(state, theta, se, sp, n_cal, n_production, z, youden_floor, 
     )
     n_pass = n_cal - n_fail
     truth = true_fails / n_production
-    refused, naive_low, naive_high, lr_low, lr_high = _corrected_bounds(
+    refused, naive_low, naive_high, lr_low, lr_high = corrected_bounds(
         judge_fails,
         n_production,
         fail_caught,
@@ -251,7 +258,7 @@ def coverage_trials(trial_keys, theta, se, sp, n_cal, n_production, z, youden_fl
     Notes
     -----
     Each trial draws from its own stream seeded by its key, with exact binomials, in the
-    fixed order listed in the module docstring (:mod:`simcore.calibration.twins`).
+    fixed order listed in the module docstring (:mod:`simcore.engine.interval_twins`).
     ``Se_hat = fail_caught / n_fail`` and ``Sp_hat = 1 - pass_flagged / (n_cal - n_fail)``
     are the raw estimates; the refusal rule is that of :func:`corrected_failure_rate` (a
     zero denominator, ``J < youden_floor``, or an adjusted ``J' <= 0``). Trials run in
@@ -294,7 +301,7 @@ def _method_trial(state, theta, se, sp, n_cal, n_production, z, youden_floor, ta
     )
     n_pass = n_cal - n_fail
     truth = true_fails / n_production
-    refused, naive_low, naive_high, lr_low, lr_high = _corrected_bounds(
+    refused, naive_low, naive_high, lr_low, lr_high = corrected_bounds(
         judge_fails, n_production, caught, n_fail, n_pass - flagged, n_pass, z, youden_floor
     )
     for m in range(N_METHODS):
@@ -332,7 +339,7 @@ def method_coverage_trials(trial_keys, theta, se, sp, n_cal, n_production, z, yo
     refused, covered : numpy.ndarray
         bool ``(T, M)``: the method refused (``naive``, ``lr``: the Youden floor rule of
         :func:`corrected_failure_rate`; the PPI methods: the refusals of
-        :mod:`simcore.calibration.ppi_twins`); its interval, clipped to [0, 1], covers the
+        :mod:`simcore.engine.ppi_twins`); its interval, clipped to [0, 1], covers the
         stream's realised rate (``low - 1e-12 <= truth <= high + 1e-12``). False where
         refused.
     width : numpy.ndarray

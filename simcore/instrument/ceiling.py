@@ -26,7 +26,7 @@ The statistics (SPEC §9):
 Each comes with a percentile bootstrap interval over items (items drawn with replacement,
 every statistic recomputed on the same draws). All work is sized by the observed cells: rater
 pairs are found from the item rows, never from an ``R x R x n`` array
-(:mod:`~simcore.calibration.grouped_scores`).
+(:mod:`~simcore.instrument.grouped_scores`).
 """
 
 import math
@@ -34,14 +34,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.calibration.grouped_scores import (
+from simcore.calibration.statistics import human_ceiling
+from simcore.instrument.grouped_scores import (
     CellTable,
     grouped_kappa,
     grouped_spearman,
     replicate_means,
     replicate_scores,
 )
-from simcore.calibration.statistics import human_ceiling
 
 NEAR_ZERO_CEILING = 0.1
 """A symmetric ceiling below this is near zero: the humans barely agree at all."""

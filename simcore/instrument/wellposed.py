@@ -5,7 +5,7 @@ they cannot agree with one another, no judge is likely to be calibrated on it: t
 itself is vague. :func:`judge_agreement` measures that agreement on a ``(n, R)`` matrix of
 judge label codes (``-1`` where a judge is silent):
 
-* the point estimate is :func:`simcore.calibration.ceiling.pairwise_agreement` (the mean over
+* the point estimate is :func:`simcore.instrument.ceiling.pairwise_agreement` (the mean over
   judge pairs of Spearman's rho for graded labels, Cohen's kappa for categorical ones, each
   pair on the items both labelled);
 * its interval is the percentile bootstrap over items: ``B`` resamples of the ``n`` items
@@ -17,8 +17,8 @@ how often each item was drawn: ``T_b = W_b @ onehot(x_i, y_i)`` with ``W_b`` the
 of resample ``b``; see :func:`table_kappa` and :func:`table_spearman`. Judges give a handful
 of label values, so all ``B`` resamples cost one matrix product per pair: on a SummEval
 dimension (1,600 items, 6 judges, Spearman) 1,000 resamples take about 0.3 s, against about
-9 s through the cell-level :func:`simcore.calibration.grouped_scores.replicate_scores` that
-:mod:`~simcore.calibration.ceiling` uses. The tests check that both give the same means
+9 s through the cell-level :func:`simcore.instrument.grouped_scores.replicate_scores` that
+:mod:`~simcore.instrument.ceiling` uses. The tests check that both give the same means
 on the same draws, and that the data's own table gives ``pairwise_agreement``.
 
 Seeding: the resamples of a group come from ``numpy.random.default_rng(SeedSequence([seed,
@@ -34,13 +34,13 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 
-from simcore.calibration.ceiling import (
+from simcore.instrument.ceiling import (
     DEFAULT_BOOT,
     DEFAULT_SEED,
     pairwise_agreement,
     percentile_estimate,
 )
-from simcore.calibration.grouped_scores import CELLS_PER_BLOCK
+from simcore.instrument.grouped_scores import CELLS_PER_BLOCK
 
 DEFAULT_MIN_OVERLAP = 2
 """A judge pair is scored only on at least this many items that both labelled."""

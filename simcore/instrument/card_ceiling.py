@@ -2,7 +2,7 @@
 
 A judge's TPR and TNR mean more beside the agreement of the humans who set the truth. A card
 carries the symmetric ceiling ``c_k(r̂)`` and the single-rater reliability ``r̂`` of the
-humans on the criterion's own labels (:func:`simcore.calibration.ceiling.human_ceilings`):
+humans on the criterion's own labels (:func:`simcore.instrument.ceiling.human_ceilings`):
 graded (Spearman's rho) when every label the humans use is a number, categorical (Cohen's
 kappa) otherwise, each with an item-bootstrap interval. The ceiling is null, with a reason,
 when fewer than two humans co-label enough items for ``r̂``.
@@ -10,7 +10,7 @@ when fewer than two humans co-label enough items for ``r̂``.
 
 import math
 
-from simcore.calibration.ceiling import human_ceilings, is_graded
+from simcore.instrument.ceiling import human_ceilings, is_graded
 
 CEILING_BOOT = 200
 """Bootstrap replicates behind a card's ceiling intervals (seeded: cards are reproducible)."""

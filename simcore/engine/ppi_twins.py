@@ -11,6 +11,11 @@ where ``refused`` is True the other three are NaN (the caller reports the observ
 Refusals: every method refuses ``N <= 0`` or ``n <= 0``; ``ppi`` and ``ppi++`` refuse
 ``n < 2`` (no variance estimate); ``strat-ppi`` refuses where a stratum present in
 production (``w_k > 0``) has no calibration rows (``n_k = 0``).
+
+Kept in the engine with every numba kernel; the NumPy estimators they twin are
+:mod:`simcore.calibration.ppi`'s, and the coverage kernels of
+:mod:`simcore.engine.interval_twins` and the real-data check's PPI intervals
+(:mod:`simcore.calibration.real_ppi`) call them.
 """
 
 import math

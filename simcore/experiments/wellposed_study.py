@@ -2,7 +2,7 @@
 
 For every group (criterion) of the shipped data sets in :data:`STUDY_DATASETS` this study
 puts the judges' agreement with one another, measured without any human label
-(:func:`simcore.calibration.wellposed.judge_agreement`), beside how well the best judge
+(:func:`simcore.instrument.wellposed.judge_agreement`), beside how well the best judge
 matches the humans once they have labelled:
 
 * ``agreement_all``: mean pairwise agreement of all judges on the raw labels (Spearman for
@@ -11,7 +11,7 @@ matches the humans once they have labelled:
 * ``agreement_binary``: mean pairwise kappa of all judges on their binarised FAIL flags,
   which puts SummEval and CeBaB on one scale;
 * ``best_kappa``: the best judge's Cohen's kappa with the human majority truth
-  (:func:`~simcore.calibration.fail_definitions.binary_truth`, ties dropped) on the FAIL
+  (:func:`~simcore.instrument.fail_definitions.binary_truth`, ties dropped) on the FAIL
   flags; ``best_youden``: the best judge's ``J = Se + Sp - 1`` against the same truth;
 * ``human_agreement``: mean pairwise agreement among the humans (raw labels), for reference.
 
@@ -19,7 +19,7 @@ Then Spearman's rank correlation of each agreement column with ``best_kappa`` an
 ``best_youden`` across all groups and within each data set, with the exact two-sided
 permutation p-value (every ordering enumerated; :func:`exact_spearman`).
 
-Run ``python -m simcore.calibration.wellposed_study --data ALTTEST_FOLDER --out PREFIX``
+Run ``python -m simcore.experiments.wellposed_study --data ALTTEST_FOLDER --out PREFIX``
 (writes ``PREFIX.md`` and ``PREFIX.csv``); ``make wellposed`` does it.
 """
 
@@ -32,13 +32,13 @@ from itertools import permutations
 import numpy as np
 from scipy import stats
 
-from simcore.calibration.card import cohen_kappa, count_outcomes
-from simcore.calibration.ceiling import is_graded, pairwise_agreement
-from simcore.calibration.fail_definitions import label_fail_flags
-from simcore.calibration.real_groups import group_flags, load_dataset
-from simcore.calibration.real_splits import _full_rates
-from simcore.calibration.wellposed import DEFAULT_BOOT, DEFAULT_SEED, group_agreements
-from simcore.calibration.wellposed_report import write_study
+from simcore.calibration.real_splits import full_rates
+from simcore.experiments.real_groups import group_flags, load_dataset
+from simcore.instrument.card import cohen_kappa, count_outcomes
+from simcore.instrument.ceiling import is_graded, pairwise_agreement
+from simcore.instrument.fail_definitions import label_fail_flags
+from simcore.instrument.wellposed import DEFAULT_BOOT, DEFAULT_SEED, group_agreements
+from simcore.instrument.wellposed_report import write_study
 
 STUDY_DATASETS = ("summeval", "cebab_aspects")
 """The shipped data sets of the study (each has four criteria as groups)."""
@@ -93,7 +93,7 @@ def _judge_outcomes(flags, judges):
         counts = count_outcomes(flags.truth_fail, flags.judge_fail[:, column], parsed)
         kappa = cohen_kappa(counts.caught, counts.missed, counts.flagged, counts.cleared)
         kappas.append(math.nan if kappa is None else kappa)
-        youdens.append(_full_rates(flags.truth_fail, flags.judge_fail[:, column])[2])
+        youdens.append(full_rates(flags.truth_fail, flags.judge_fail[:, column])[2])
     return kappas, youdens
 
 
@@ -216,7 +216,7 @@ def study_markdown(rows, correlations, n_boot, seed, seconds):
 def main(argv=None):
     """Run the study from the command line; 0 on success, 2 on bad input, 1 if unwritable."""
     parser = argparse.ArgumentParser(
-        prog="python -m simcore.calibration.wellposed_study",
+        prog="python -m simcore.experiments.wellposed_study",
         description="Judge agreement on unlabelled items against the best judge's calibration.",
     )
     parser.add_argument("--data", required=True, help="folder holding the alttest data sets")

@@ -1,15 +1,15 @@
 """The transport study on real judges: SummEval's dimensions and CeBaB's aspects.
 
 For each data set of :data:`STUDY_DATASETS`, every ordered pair of its groups (criteria),
-every judge and calibration size, :func:`simcore.calibration.transport.transport_table`
+every judge and calibration size, :func:`simcore.instrument.transport.transport_table`
 checks the Lang-Reiczigel interval of the corrected failure rate when the judge's card is
 measured on group ``A`` and applied to group ``B``'s stream, against the same card measured
 on ``B`` itself. Truth is the human majority of the binarised labels
-(:mod:`simcore.calibration.real_groups`). The Markdown report summarises coverage per data
+(:mod:`simcore.experiments.real_groups`). The Markdown report summarises coverage per data
 set and calibration size, by the size of the transport bias, and per group pair; the CSV
 holds every row.
 
-Run ``python -m simcore.calibration.transport_study --data ALTTEST_FOLDER --out PREFIX``
+Run ``python -m simcore.experiments.transport_study --data ALTTEST_FOLDER --out PREFIX``
 (writes ``PREFIX.md`` and ``PREFIX.csv``); ``make transport`` does it.
 """
 
@@ -20,16 +20,16 @@ import time
 
 import numpy as np
 
-from simcore.calibration.real_groups import group_flags, load_dataset
 from simcore.calibration.statistics import youden_j
-from simcore.calibration.transport import (
+from simcore.experiments.real_groups import group_flags, load_dataset
+from simcore.instrument.transport import (
     DEFAULT_N_CALS,
     DEFAULT_SEED,
     DEFAULT_SPLITS,
     MIN_STREAM,
     transport_table,
 )
-from simcore.calibration.wellposed_report import write_study
+from simcore.instrument.wellposed_report import write_study
 
 STUDY_DATASETS = ("summeval", "cebab_aspects")
 """Data sets whose groups are criteria of the same items."""
@@ -175,7 +175,7 @@ def study_markdown(rows, n_splits, seed, seconds):
 def main(argv=None):
     """Run the study from the command line; 0 on success, 2 on bad input, 1 if unwritable."""
     parser = argparse.ArgumentParser(
-        prog="python -m simcore.calibration.transport_study",
+        prog="python -m simcore.experiments.transport_study",
         description="Coverage of the corrected failure rate when a judge's card is transported.",
     )
     parser.add_argument("--data", required=True, help="folder holding the alttest data sets")
