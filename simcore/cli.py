@@ -1,8 +1,8 @@
 """The ``simcore`` command line: run, show, plot, validate.
 
 Exit status: 0 on success, 2 on bad input (the message names the file, the key and what
-was wrong; nothing is written), 1 on an internal error, 130 when interrupted (cells
-already finished stay in the store and a re-run resumes).
+was wrong; nothing is written), 1 on an internal error, 130 when interrupted and 143 on
+SIGTERM (cells already finished stay in the store and a re-run resumes).
 """
 
 import os
@@ -10,6 +10,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from simcore import interrupts
 from simcore.cli_card import command_card
 from simcore.cli_ceiling import command_ceiling
 from simcore.cli_parser import parse_arguments, rater_lists
@@ -417,8 +418,13 @@ COMMANDS = {
 
 
 def main(argv=None):
-    """Run the command line; return the exit status."""
+    """Run the command line; return the exit status (an interrupt's: :mod:`simcore.interrupts`)."""
     args = parse_arguments(argv)
+    return interrupts.guarded(_main, args, keeps_cells=args.command == "run")
+
+
+def _main(args):
+    """Run ``args.command``; return 0, 2 on bad input or 1 on an internal error."""
     from simcore.studies.config import ScenarioError
     from simcore.sweep.grid import SchedulerError
     from simcore.sweep.store import StoreError
@@ -433,13 +439,12 @@ def main(argv=None):
             file=sys.stderr,
         )
         return 2
-    except KeyboardInterrupt:
-        print("simcore: interrupted; finished cells are kept and a re-run resumes", file=sys.stderr)
-        return 130
     except BrokenPipeError:  # the reader stopped early (`simcore show S | head`): fine
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except Exception:  # an internal error: say so, with the traceback
+    except Exception as error:  # an internal error: say so, with the traceback
+        if interrupts.caused_by_interrupt(error):
+            raise  # Ctrl-C or SIGTERM, surfacing wrapped: interrupts.guarded reports it
         traceback.print_exc()
         print(
             "simcore: internal error (please report it with the traceback above)", file=sys.stderr
