@@ -108,8 +108,20 @@ def guarded(function, *args, keeps_cells=False):
                 raise
             signum = _signal_of(error)
         reporting.set()  # a further signal now is ignored, so the line is the last word
+        _forget_unhandled_interrupt()
         print(message(signum, keeps_cells), file=sys.stderr, flush=True)
         return STATUS[signum]
+
+
+def _forget_unhandled_interrupt():
+    """Clear CPython's note that a KeyboardInterrupt went unhandled, now that it is handled.
+
+    A KeyboardInterrupt that leaves code run by ``exec`` of a string (``dataclasses`` and
+    ``namedtuple`` build their methods so, as modules are imported) sets a flag that makes
+    ``python -m`` end by SIGINT itself, killed rather than exiting 130, however the
+    exception was caught later (bpo-1054041). The next ``exec`` of a string clears it.
+    """
+    exec("pass")  # a constant string, run only to clear that flag
 
 
 @contextlib.contextmanager

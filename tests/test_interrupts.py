@@ -201,3 +201,29 @@ def test_main_restores_the_signal_handlers(fig2_path, capsys):
     before = [signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)]
     assert main(["validate", str(fig2_path)]) == 0
     assert [signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)] == before
+
+
+INTERRUPTED_IN_EXEC = """
+import signal, sys
+from simcore import interrupts
+
+def command():  # as when Ctrl-C lands while dataclasses builds a class at an import
+    exec("import signal; signal.raise_signal(signal.SIGINT); sum(range(10))")
+
+sys.exit(interrupts.guarded(command))
+"""
+
+
+def test_python_m_exits_130_after_an_interrupt_inside_exec(tmp_path):
+    """Not killed by SIGINT at exit (status -2), as CPython would after exec's interrupt."""
+    (tmp_path / "interrupted_in_exec.py").write_text(INTERRUPTED_IN_EXEC)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-m", "interrupted_in_exec"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (130, "simcore: interrupted\n")
