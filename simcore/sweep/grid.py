@@ -16,7 +16,9 @@ import collections
 import contextlib
 import logging
 import os
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
@@ -124,6 +126,7 @@ def connect(workers=None, scheduler=None, threads=None):
         "threads_per_worker": 1,
         "dashboard_address": "127.0.0.1:0",
         "silence_logs": logging.ERROR,
+        "preload": [__name__],  # each worker process runs dask_setup below
     }
     refuse_inside_a_spawned_import()
     try:
@@ -133,6 +136,17 @@ def connect(workers=None, scheduler=None, threads=None):
     threads = threads or max(1, (os.cpu_count() or 1) // workers)
     with cluster, Client(cluster) as client:
         yield Connection(client, threads)
+
+
+def dask_setup(worker):
+    """Set up a worker process of the local cluster (distributed calls it: see ``preload``).
+
+    The worker ignores SIGINT: a terminal sends Ctrl-C to every process in its group, and
+    each worker would print its own KeyboardInterrupt traceback, while the process that
+    started the cluster handles it and, closing the cluster, stops the workers anyway.
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class Progress:
