@@ -112,6 +112,13 @@ def test_sigterm_inside_a_kernel_exits_143_with_one_line_and_the_store_resumes(t
     check_signal_then_resume(tmp_path, reference, signal.SIGTERM, 143, "terminated")
 
 
+def test_ctrl_c_with_worker_processes_is_one_line_too(tmp_path, reference):
+    """The workers, in the same process group, leave Ctrl-C to the run that started them."""
+    check_signal_then_resume(
+        tmp_path, reference, signal.SIGINT, 130, "interrupted", extra=["--workers", "2"]
+    )
+
+
 def chained(error, cause=None, context=None):
     error.__cause__, error.__context__ = cause, context
     return error
