@@ -8,8 +8,9 @@ arguments, ``--json``) is :mod:`simcore.cli.common`. :func:`main` parses, runs t
 and turns errors into one line and an exit status:
 
 0 on success, 2 on bad input (the message names the file, the key and what was wrong;
-nothing is written), 1 on an internal error, 130 when interrupted (cells already finished
-stay in the store and a re-run resumes). Everything heavy (numba, xarray, zarr, scipy,
+nothing is written), 1 on an internal error, 130 on Ctrl-C and 143 on SIGTERM at any moment,
+with one line (:mod:`simcore.interrupts`; after ``run``, cells already finished stay in the
+store and a re-run resumes). Everything heavy (numba, xarray, zarr, scipy,
 matplotlib, dask) is imported inside the command that needs it, so ``simcore --help`` and a
 mistyped option answer at once.
 """
@@ -19,10 +20,10 @@ import os
 import sys
 import traceback
 
+from simcore import interrupts
 from simcore._version import __version__
 from simcore.cli.common import (
     EXIT_INTERNAL,
-    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     Parser,
@@ -91,8 +92,13 @@ def _bad_input_errors():
 
 
 def main(argv=None):
-    """Run the command line; return the exit status."""
+    """Run the command line; return the exit status (an interrupt's: :mod:`simcore.interrupts`)."""
     args = parse_arguments(argv)
+    return interrupts.guarded(_main, args, keeps_cells=args.command == "run")
+
+
+def _main(args):
+    """Run ``args.command``; return 0, 2 on bad input or 1 on an internal error."""
     bad_input = _bad_input_errors()
     try:
         status = command_module(args.command).run(args)
@@ -104,13 +110,12 @@ def main(argv=None):
         )
         print(text, file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("simcore: interrupted; finished cells are kept and a re-run resumes", file=sys.stderr)
-        return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader stopped early (`simcore show S | head`): fine
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-    except Exception:  # an internal error: say so, with the traceback
+    except Exception as error:  # an internal error: say so, with the traceback
+        if interrupts.caused_by_interrupt(error):
+            raise  # Ctrl-C or SIGTERM, surfacing wrapped: interrupts.guarded reports it
         traceback.print_exc()
         print(
             "simcore: internal error (please report it with the traceback above)", file=sys.stderr

@@ -2,7 +2,8 @@
 
 Exit status: :data:`EXIT_OK` on success, :data:`EXIT_USAGE` (2) on bad input (the message
 names the file, the key and what was wrong; nothing is written), :data:`EXIT_INTERNAL` (1)
-on an internal error, :data:`EXIT_INTERRUPTED` (130) when interrupted.
+on an internal error; an interrupt ends with 130 (Ctrl-C) or 143 (SIGTERM) and one line,
+:mod:`simcore.interrupts`.
 
 The data options (``DATA``, ``--humans``, ``--judges``, ``--judges-file``,
 ``--group-separator`` and the CSV column options) are added by :func:`add_data_arguments`
@@ -22,7 +23,6 @@ from simcore.options import did_you_mean
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 
 COLUMN_OPTIONS = ("item", "rater", "label", "group")
 """CSV columns that ``--<name>-column`` names."""

@@ -16,7 +16,9 @@ import collections
 import contextlib
 import logging
 import os
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
@@ -124,15 +126,74 @@ def connect(workers=None, scheduler=None, threads=None):
         "threads_per_worker": 1,
         "dashboard_address": "127.0.0.1:0",
         "silence_logs": logging.ERROR,
+        "preload": [__name__],  # each worker process runs dask_setup below
     }
     refuse_inside_a_spawned_import()
-    try:
-        cluster = LocalCluster(n_workers=workers, processes=True, host="127.0.0.1", **local)
-    except RuntimeError as error:
-        raise RuntimeError(WORKERS_FAILED) from error
     threads = threads or max(1, (os.cpu_count() or 1) // workers)
-    with cluster, Client(cluster) as client:
+    cluster = client = None
+    try:
+        with _signals_held():
+            try:
+                cluster = LocalCluster(n_workers=workers, processes=True, host="127.0.0.1", **local)
+            except RuntimeError as error:
+                raise RuntimeError(WORKERS_FAILED) from error
+            client = Client(cluster)
         yield Connection(client, threads)
+    finally:
+        with _signals_held():
+            for opened in (client, cluster):
+                if opened is not None:
+                    opened.close()
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Hold SIGINT and SIGTERM while a local cluster starts or stops; deliver them after.
+
+    Interrupted half-way, distributed leaves a half-made cluster and prints its own errors
+    (and at exit more); so a signal that arrives meanwhile is noted and raised again when
+    the block ends, to whatever handler was there before. A second one of the same kind is
+    delivered at once (the user insists: a stuck start stays interruptible). Only the main
+    thread may change handlers; elsewhere this holds nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    held = []
+
+    def restore():
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+
+    def hold(signum, frame):
+        if signum not in held:
+            held.append(signum)
+            return
+        held.clear()
+        restore()
+        signal.raise_signal(signum)
+
+    for signum, handler in previous.items():
+        if handler is not signal.SIG_IGN:
+            signal.signal(signum, hold)
+    try:
+        yield
+    finally:
+        restore()
+        for signum in held:
+            signal.raise_signal(signum)
+
+
+def dask_setup(worker):
+    """Set up a worker process of the local cluster (distributed calls it: see ``preload``).
+
+    The worker ignores SIGINT: a terminal sends Ctrl-C to every process in its group, and
+    each worker would print its own KeyboardInterrupt traceback, while the process that
+    started the cluster handles it and, closing the cluster, stops the workers anyway.
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class Progress:
@@ -295,5 +356,10 @@ def _finished_tasks(scenario, context, tasks, connection):
         ): last - first
         for cell, first, last in tasks
     }
-    for future in as_completed(futures):
-        yield future.result(), futures[future]
+    try:
+        for future in as_completed(futures):
+            yield future.result(), futures[future]
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: leave no task for the closing cluster
+        with contextlib.suppress(Exception):  # to report as lost (its logs say so loudly)
+            connection.client.cancel(list(futures))
+        raise
