@@ -19,12 +19,12 @@ import pytest
 import xarray as xr
 import yaml
 import zarr
-from simcore.sweep.store_files import read_attrs
 
 import simcore
 from simcore import interrupts
 from simcore.cli import main
 from simcore.studies.synthetic_cell import COUNT_NAMES
+from simcore.sweep.store_files import read_attrs
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -34,7 +34,8 @@ import numpy as np
 from simcore.advise.advice import audit_judges
 from simcore.advise.verdict import verdicts
 from simcore.experiments.advise_calibration_report import write_report
-from simcore.realdata.matrix import DataError, load_alttest
+from simcore.realdata.matrix import DataError
+from simcore.realdata.readers import read_annotations
 from simcore.realdata.thinning import thin
 
 MATRICES = {
@@ -85,7 +86,7 @@ class StudyOptions:
 def load_matrix(data, name):
     """Return the full matrix ``name`` of :data:`MATRICES` from ``data`` (cached per process)."""
     folder, options, group = MATRICES[name]
-    matrix = load_alttest(Path(data) / folder, **options)
+    matrix = read_annotations(Path(data) / folder, **options)
     return matrix.subset(group) if group else matrix
 
 

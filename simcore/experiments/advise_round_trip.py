@@ -22,7 +22,8 @@ from simcore.advise.advice import advise
 from simcore.advise.anchored import judge_anchor
 from simcore.advise.next_round import extend_mask
 from simcore.advise.verdict import verdicts
-from simcore.realdata.matrix import DataError, load_alttest
+from simcore.realdata.matrix import DataError
+from simcore.realdata.readers import read_annotations
 
 PROPOSAL_STREAM = 20_261_130
 """The proposal's seed word: advise draws it from ``SeedSequence([seed, PROPOSAL_STREAM])``
@@ -38,7 +39,7 @@ the best design's."""
 
 def load_dimension(data, dimension):
     """Return the dense SummEval matrix of one ``dimension``; DataError when it is absent."""
-    full = load_alttest(data, humans=["e0", "e1", "e2"], ordinal=True, group_separator="__")
+    full = read_annotations(data, humans=["e0", "e1", "e2"], ordinal=True, group_separator="__")
     if dimension not in full.group_names:
         raise DataError([f"{data}: dimension {dimension!r} not found ({full.group_names})"])
     return full.subset(dimension)

@@ -39,9 +39,9 @@ def card_name(dataset, criterion, judge):
 
 def spec_cards(spec, folder, date):
     """Return ``[(file name, card)]`` for every criterion and judge of one data set."""
-    from simcore.realdata.loaders import load_ratings
+    from simcore.realdata.readers import read_annotations
 
-    matrix = load_ratings(folder, group_separator=spec.group_separator)
+    matrix = read_annotations(folder, group_separator=spec.group_separator)
     label_set = human_label_set(matrix)
     cards = []
     for criterion in spec.criteria:

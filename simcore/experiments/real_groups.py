@@ -18,7 +18,8 @@ from simcore.instrument.fail_definitions import (
     binary_truth,
     label_fail_flags,
 )
-from simcore.realdata.matrix import DataError, load_ratings
+from simcore.realdata.matrix import DataError
+from simcore.realdata.readers import read_annotations
 
 
 class GroupFlags(NamedTuple):
@@ -54,7 +55,7 @@ def card_spec(dataset):
 def load_dataset(data_root, dataset):
     """Return ``(matrix, spec)``: the ``alttest`` folder ``data_root/dataset`` and its spec."""
     spec = card_spec(dataset)
-    matrix = load_ratings(Path(data_root) / dataset, group_separator=spec.group_separator)
+    matrix = read_annotations(Path(data_root) / dataset, group_separator=spec.group_separator)
     return matrix, spec
 
 

@@ -145,7 +145,7 @@ class CardSpec(NamedTuple):
     dataset : str
         Folder name under the ``alttest`` data directory.
     group_separator : str or None
-        Passed to :func:`simcore.realdata.loaders.load_ratings`; ``None``: no groups.
+        Passed to :func:`simcore.realdata.readers.read_annotations`; ``None``: no groups.
     definition : FailDefinition
         What FAIL means on every criterion of the data set.
     criteria : tuple of str

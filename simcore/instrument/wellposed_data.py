@@ -1,16 +1,16 @@
 """The judges' labels of ``simcore wellposed``: read from any input, humans ignored.
 
-``load_ratings`` needs at least two humans and keeps only the items humans labelled, but the
-question "is this criterion well posed?" is asked *before* any human labels it. So
-:func:`load_judge_table` reads only the judges and builds the annotation matrix with the
-judges standing in the rater columns (through the normal loaders, so labels, groups and
-every problem message are theirs):
+A matrix needs at least two humans and keeps only the items humans labelled, but the question
+"is this criterion well posed?" is asked *before* any human labels it. So
+:func:`load_judge_table` reads only the judges, through the one reader
+(:func:`simcore.realdata.readers.read_annotations`, so labels, groups and every problem
+message are its), with the judges standing in the rater columns:
 
 * a folder: its ``llm_annotations.json`` (``.json.gz`` too); ``human_annotations.json`` is
   not read and need not exist;
 * a JSON file: ``{judge: {item: label}}``;
-* a long CSV ``item,rater,label[,group]``: the rows of the judges (``--judges``; default
-  every rater in the file), other raters' rows are ignored.
+* a long or wide CSV, or a long DataFrame: the judges' columns (``--judges``; default every
+  rater in it), other raters ignored.
 
 The items are those at least one judge labelled; a judge's missing labels are ``-1``.
 """
