@@ -132,6 +132,34 @@ def test_every_command_gives_identical_results_in_every_format(formats, command,
     assert without_source(result) == without_source(reference)
 
 
+@pytest.fixture(scope="module")
+def card_file(formats, tmp_path_factory):
+    card = CALLS["card"](*formats["alttest"])["card"]
+    path = tmp_path_factory.mktemp("card") / "card.json"
+    path.write_text(json.dumps(card))
+    return path
+
+
+@pytest.mark.parametrize("name", FORMATS[1:])
+def test_card_check_gives_identical_results_in_every_format(formats, card_file, name):
+    reference = simcore.card_check(card_file, formats["alttest"][0]).to_dict()
+    data, roles = formats[name]
+    assert simcore.card_check(card_file, data, **roles).to_dict() == reference
+
+
+def advice_numbers(advice):
+    document = advice.to_dict()
+    return {key: document[key] for key in ("humans", "judges", "verdicts", "comparisons", "risk")}
+
+
+@pytest.mark.parametrize("name", ["csv", "dataframe", "wide"])
+def test_advise_gives_identical_advice_in_every_format(formats, name):
+    options = {"trials": 20, "seed": 3}
+    reference = advice_numbers(simcore.advise(formats["alttest"][0], **options))
+    data, roles = formats[name]
+    assert advice_numbers(simcore.advise(data, **roles, **options)) == reference
+
+
 def test_wellposed_reads_the_judges_of_every_format_alike(formats, raters, tmp_path):
     _, judges = raters
     reference = simcore.wellposed(formats["alttest"][0], boot=30).to_dict()
@@ -305,6 +333,22 @@ def test_card_and_check_json_equal_python_and_the_text(formats, capsys, tmp_path
     python = simcore.card_check(out, folder).to_dict()
     assert check == json.loads(json.dumps(python))
     assert "verdict: " in simcore.card_check(out, folder).to_markdown()
+
+
+def test_wellposed_json_equals_python_and_the_text(formats, capsys):
+    folder = formats["alttest"][0]
+    document = json_of(capsys, "wellposed", folder, "--boot", "30")
+    result = simcore.wellposed(folder, boot=30)
+    assert document == json.loads(json.dumps(result.to_dict()))
+    (group,) = document["groups"]
+    assert document["judges"] == JUDGES and group["n_boot"] == 30
+    text = result.to_markdown()
+    row = (
+        f"| {group['group']} | {group['n_items']} | {group['measure']} | {group['agreement']:.3f} |"
+    )
+    assert f"{row} [{group['low']:.3f}, {group['high']:.3f}] |" in text
+    assert f"judge0~judge1 {group['pair:judge0~judge1']:.3f}" in text
+    assert result.groups.shape[0] == 1
 
 
 def test_calibrate_json_equals_python_and_the_text(capsys):
