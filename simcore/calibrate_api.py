@@ -44,19 +44,9 @@ CALIBRATE_KEYWORDS = (
 
 def fail_definition(fail_at_most, fail_labels):
     """Return the checked FAIL definition of ``fail_at_most`` or ``fail_labels`` (one of them)."""
-    from simcore.instrument.fail_definitions import FailDefinition
+    from simcore.instrument.fail_definitions import definition_of
 
-    if fail_at_most is None and fail_labels is None:
-        raise CalibrationInputError(
-            "calibrate: reading labels needs a FAIL definition: --fail-at-most X or "
-            "--fail-labels A,B (got neither)"
-        )
-    if isinstance(fail_labels, str):
-        fail_labels = tuple(label.strip() for label in fail_labels.split(","))
-    try:
-        return FailDefinition(fail_at_most, fail_labels).check()
-    except ValueError as error:
-        raise CalibrationInputError(f"calibrate: {error}") from None
+    return definition_of(fail_at_most, fail_labels, "calibrate")
 
 
 def calibration_counts(data, judge, definition, **roles):

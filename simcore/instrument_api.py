@@ -115,37 +115,18 @@ def wellposed_result(data, values):
     return CommandResult("wellposed", document, text, {"groups": "groups"})
 
 
-def _fail_definition(values, command="card"):
-    """Return the FAIL definition of ``fail_at_most`` / ``fail_labels``."""
-    from simcore.calibration.command import CalibrationInputError
-    from simcore.instrument.fail_definitions import FailDefinition
-
-    if values["fail_at_most"] is None and values["fail_labels"] is None:
-        raise CalibrationInputError(
-            f"{command}: needs a FAIL definition: --fail-at-most X or --fail-labels A,B "
-            "(got neither)"
-        )
-    labels = values["fail_labels"]
-    labels = (
-        tuple(label.strip() for label in labels.split(",")) if isinstance(labels, str) else labels
-    )
-    try:
-        return FailDefinition(values["fail_at_most"], labels).check()
-    except ValueError as error:
-        raise CalibrationInputError(f"{command}: {error}") from None
-
-
 def card_result(data, values):
     """Return ``simcore card``'s result: the measured card (not written anywhere)."""
     from simcore.calibration.command import CalibrationInputError
     from simcore.instrument.card import card_text, load_criterion, measure_card
+    from simcore.instrument.fail_definitions import definition_of
 
     missing = [name for name in ("judge", "criterion", "population") if not values[name]]
     if missing:
         raise CalibrationInputError(
             f"card: {', '.join('--' + name for name in missing)} required to measure a card"
         )
-    definition = _fail_definition(values)
+    definition = definition_of(values["fail_at_most"], values["fail_labels"], "card")
     separator = values["group_separator"] or None
     matrix, label_set = load_criterion(
         data,

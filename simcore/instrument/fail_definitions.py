@@ -82,6 +82,28 @@ class FailDefinition(NamedTuple):
         return value <= self.fail_at_most
 
 
+def definition_of(fail_at_most, fail_labels, command):
+    """Return the checked FAIL definition a command was given (exactly one of the two).
+
+    ``fail_labels`` may be a comma-separated text (names stripped). Raises
+    :class:`~simcore.calibration.command.CalibrationInputError` (exit 2) naming ``command``
+    when neither or both are given or the definition is not valid.
+    """
+    from simcore.calibration.command import CalibrationInputError
+
+    if fail_at_most is None and fail_labels is None:
+        raise CalibrationInputError(
+            f"{command}: needs a FAIL definition: --fail-at-most X or --fail-labels A,B "
+            "(got neither)"
+        )
+    if isinstance(fail_labels, str):
+        fail_labels = tuple(label.strip() for label in fail_labels.split(","))
+    try:
+        return FailDefinition(fail_at_most, fail_labels).check()
+    except ValueError as error:
+        raise CalibrationInputError(f"{command}: {error}") from None
+
+
 def label_fail_flags(labels, definition, binarised=None):
     """Return bool ``(L,)``: whether each label text of ``labels`` is FAIL under ``definition``.
 

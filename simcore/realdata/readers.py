@@ -52,7 +52,7 @@ class Reader:
     declares_roles : bool
         Whether the input itself says which raters are humans and which judges.
     can_open : callable
-        ``can_open(source) -> bool``.
+        ``can_open(source, columns) -> bool`` (``columns``: the long table's named columns).
     read : callable
         ``read(source, **keywords) -> AnnotationMatrix``.
     """
@@ -64,7 +64,7 @@ class Reader:
     read: Any
 
 
-def _is_frame(source):
+def _is_frame(source, columns=None):
     """Whether ``source`` is a pandas DataFrame (pandas is not imported to find out)."""
     pandas = sys.modules.get("pandas")
     return pandas is not None and isinstance(source, pandas.DataFrame)
@@ -90,7 +90,7 @@ def _header(path):
     return [name.strip() for name in next(csv.reader([line]), [])]
 
 
-def _is_csv_file(source):
+def _is_csv_file(source, columns=None):
     return _is_path(source) and Path(source).is_file() and file_format(Path(source)) == "csv"
 
 
@@ -162,14 +162,14 @@ READERS = (
         "alttest",
         "a folder holding human_annotations.json and llm_annotations.json",
         True,
-        lambda source: _is_path(source) and Path(source).is_dir(),
+        lambda source, columns: _is_path(source) and Path(source).is_dir(),
         _read_path,
     ),
     Reader(
         "json",
         "a JSON file of humans {human: {item: label}}",
         True,
-        lambda source: (
+        lambda source, columns: (
             _is_path(source) and Path(source).is_file() and file_format(Path(source)) == "json"
         ),
         _read_path,
@@ -202,19 +202,12 @@ def reader_for(source, columns=None):
         a DataFrame.
     """
     for reader in READERS:
-        opens = (
-            reader.can_open(source, columns) if reader.name == "wide" else reader.can_open(source)
-        )
-        if opens:
+        if reader.can_open(source, columns):
             return reader
     if _is_path(source):
-        raise DataError(
-            [
-                f"{source}: path: must be a folder holding human_annotations.json and "
-                f"llm_annotations.json, or a CSV or JSON file (plain or gzip) "
-                f"(got {got_text(str(source))})"
-            ]
-        )
+        from simcore.realdata.loaders import alttest_folder
+
+        alttest_folder(source)  # raises: neither a folder nor a file
     raise DataError([f"data: a path or a pandas DataFrame (got {got_text(type(source).__name__)})"])
 
 
