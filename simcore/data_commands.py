@@ -16,7 +16,7 @@ from simcore.results import CommandResult
 __all__ = ["card", "card_check", "ceiling", "inspect", "inspect_matrix", "wellposed"]
 
 
-def _options(command, given, options, command_line=False):
+def _options(command, given, options):
     """Return ``given`` completed with the declared defaults, after checking every value."""
     unknown = sorted(set(given) - {option.name for option in options})
     if unknown:
@@ -28,16 +28,17 @@ def _options(command, given, options, command_line=False):
             f"(options: {', '.join(names)})"
         )
     values = {**defaults(options), **given}
-    check_values(values, options, command_line)
+    check_values(values, options)
     return values
 
 
-def _read(data, roles, require_roles=False):
+def _read(data, roles):
     """Read ``data`` with the one reader and the role/format keywords in ``roles``."""
     from simcore.realdata.readers import read_annotations
 
-    keywords = {key: value for key, value in roles.items() if value is not None}
-    return read_annotations(data, require_roles=require_roles, **keywords)
+    return read_annotations(
+        data, **{key: value for key, value in roles.items() if value is not None}
+    )
 
 
 def _matrix_document(matrix):

@@ -48,25 +48,24 @@ def add(commands):
 def run(args):
     """Describe the matrix (text or JSON); write the overlap table if asked."""
     from simcore import data_commands
-    from simcore.realdata import matrix as realdata
+    from simcore.realdata.describe import write_overlap_csv
+    from simcore.realdata.readers import read_annotations
 
     path = Path(args.data)
     checked_outputs((args.overlap_csv, "--overlap-csv"))
     if path.suffix in (".yaml", ".yml"):
-        matrix = _scenario_matrix(path)
-        result = data_commands.inspect_matrix(matrix)
+        matrix, note = _scenario_matrix(path), ""
     else:
-        result = data_commands.inspect(path, **data_keywords(args))
-        matrix = None
+        keywords = data_keywords(args)
+        matrix = read_annotations(path, **keywords)
+        note = data_commands.roles_note(path, keywords)
+    result = data_commands.inspect_matrix(matrix, note)
     if args.json:
         print_json(result.to_dict())
     else:
         print(result.to_markdown())
     if args.overlap_csv:
-        from simcore.realdata.readers import read_annotations
-
-        matrix = matrix or read_annotations(path, **data_keywords(args))
-        realdata.write_overlap_csv(matrix, args.overlap_csv)
+        write_overlap_csv(matrix, args.overlap_csv)
         if not args.json:
             print(f"overlap table ({matrix.n_humans} x {matrix.n_humans}): {args.overlap_csv}")
     return 0
