@@ -470,3 +470,22 @@ def test_an_unknown_scenario_key_suggests_the_nearest(tmp_path, capsys):
     path.write_text("model:\n  n_item: 100\ntrials: 10\n")
     status, _, err = run(capsys, "validate", path)
     assert status == 2 and f"{path}: model.n_item: unknown key; did you mean 'n_items'?" in err
+
+
+def test_the_declared_designs_and_methods_are_the_libraries_own():
+    from simcore.advise.advise_options import DESIGN_NAMES
+    from simcore.calibration.methods import METHODS
+    from simcore.command_options import CALIBRATE_OPTIONS
+    from simcore.model.designs import DESIGNS
+
+    assert DESIGN_NAMES == DESIGNS
+    assert CALIBRATE_OPTIONS[0].choices == (*METHODS, "all")
+
+
+def test_the_command_line_parses_without_numpy():
+    import subprocess
+    import sys
+
+    code = "import sys, simcore.cli; simcore.cli.build_parser(); print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -5,8 +5,11 @@ the range and the help; the command line adds its arguments from :data:`OPTIONS`
 :func:`simcore.advise.python_api.check_options` checks the Python keywords with the same list.
 """
 
-from simcore.model.designs import DESIGNS
 from simcore.options import Option
+
+DESIGN_NAMES = ("bernoulli", "exact_m", "shared_panel", "strat", "seq_refined", "seq_coverage")
+"""The designs a proposal may use: :data:`simcore.model.designs.DESIGNS`, written out so that
+parsing the command line does not import NumPy (a test keeps the two equal)."""
 
 OPTIONS = (
     Option(
@@ -53,7 +56,7 @@ OPTIONS = (
         str,
         "strat",
         "design of the proposal without a budget (docs: designs)",
-        choices=tuple(DESIGNS),
+        choices=DESIGN_NAMES,
     ),
     Option(
         "trials",
