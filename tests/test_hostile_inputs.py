@@ -105,3 +105,90 @@ def test_a_gzip_file_written_here_reads(tmp_path):
     path = tmp_path / "r.csv.gz"
     path.write_bytes(gzip.compress(long_csv(tmp_path / "r.csv").read_bytes()))
     assert main(["inspect", str(path)]) == 0
+
+
+# --------------------------------------------------------------------------- damaged files
+
+
+def test_a_corrupt_gzip_file_is_unreadable_not_a_traceback(tmp_path, capsys):
+    bad = tmp_path / "r.csv.gz"
+    bad.write_bytes(b"\x1f\x8b\x08\x00garbagegarbage")
+    line = refused(capsys, "inspect", bad)
+    assert line.startswith(f"simcore inspect: {bad}: unreadable: ") and "(got " in line
+    whole = gzip.compress(long_csv(tmp_path / "r.csv").read_bytes())
+    bad.write_bytes(whole[:60])  # truncated
+    assert f"{bad}: unreadable: " in refused(capsys, "inspect", bad)
+
+
+def test_a_corrupt_gzip_json_in_a_folder_is_unreadable(tmp_path, capsys):
+    folder = tmp_path / "alt"
+    folder.mkdir()
+    (folder / "human_annotations.json.gz").write_bytes(b"\x1f\x8b\x08\x00garbage")
+    assert "human_annotations.json.gz: unreadable: " in refused(capsys, "inspect", folder)
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "not valid JSON: nested too deeply to read"),
+        (
+            '{"h1": {"i1": ' + DIGITS + '}, "h2": {"i1": 1}}',
+            "not valid JSON: a number has more digits than can be read (at most 4300) "
+            "(got a number of 5000 digits)",
+        ),
+    ],
+)
+def test_json_too_deep_or_with_too_long_a_number(tmp_path, capsys, text, fragment):
+    path = tmp_path / "h.json"
+    path.write_text(text)
+    assert f"{path}: {fragment}" in refused(capsys, "inspect", path)
+    card = tmp_path / "card.json"
+    card.write_text(text)
+    data = long_csv(tmp_path / "r.csv")
+    line = refused(capsys, "card", data, "--judges", "j", "--check", card)
+    assert f"{card}: {fragment}" in line
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("a: " + "[" * 100_000 + "]" * 100_000 + "\n", "not valid YAML (lists or mappings nested"),
+        ("? [a, b]\n: 1\n", "line 1: key: must be a name, not a list (got ['a', 'b'])"),
+        ("{[1]: 2}\n", "key: must be a name, not a list"),
+        (
+            f"name: x\nmodel:\n  n_items: {DIGITS}\n",
+            "not valid YAML (a number has more digits than can be read (at most 4300)",
+        ),
+    ],
+)
+def test_scenario_yaml_too_deep_complex_keys_long_numbers(tmp_path, capsys, text, fragment):
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    line = refused(capsys, "validate", path)
+    assert line.startswith(f"{path}: ") and fragment in line
+
+
+def test_yaml_merge_keys_are_valid_yaml_and_the_own_key_wins(tmp_path, capsys):
+    import simcore
+
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "name: m\nmodel:\n  <<: &base {n_items: 60, n_humans: 3, p_judge: 0.5}\n"
+        "  p_judge: 0.8\ndesign: {kind: bernoulli, rho: 0.5}\ntrials: 40\nseed: 2\n"
+        "sweep:\n  rho: [0.2]\n"
+    )
+    status, err = outcome(capsys, "validate", path)
+    assert status == 0, err
+    assert simcore.load_scenario(path).model.p_judge == 0.8
+    path.write_text("name: m\nmodel:\n  <<: {n_items: 60}\n  n_items: 1\n  n_items: 2\n")
+    assert "n_items: appears twice in one mapping" in refused(capsys, "validate", path)
+
+
+def test_a_set_value_that_is_not_yaml_is_read_as_text(tmp_path, capsys):
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "name: m\nmodel: {n_items: 60, n_humans: 3, p_judge: 0.8}\n"
+        "design: {kind: bernoulli, rho: 0.5}\ntrials: 40\nseed: 2\n"
+    )
+    line = refused(capsys, "validate", path, "--set", f"model.n_items={DIGITS}")
+    assert "model.n_items" in line
