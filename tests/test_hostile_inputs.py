@@ -192,3 +192,142 @@ def test_a_set_value_that_is_not_yaml_is_read_as_text(tmp_path, capsys):
     )
     line = refused(capsys, "validate", path, "--set", f"model.n_items={DIGITS}")
     assert "model.n_items" in line
+
+
+# --------------------------------------------------------------------------- annotation contents
+
+
+def many_labels_csv(path, n=33_000):
+    """A long CSV whose every item has its own label: more labels than int16 codes."""
+    rows = ["item,rater,label"]
+    rows += [f"i{i},{rater},L{i}" for i in range(n) for rater in ("h1", "h2", "j")]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["inspect"],
+        ["ceiling", "--boot", "10"],
+        ["advise", "--judges", "j", "--quiet"],
+        ["card", "--judges", "j", "--judge", "j", "--fail-labels", "L1", *CARD],
+    ],
+)
+def test_more_distinct_labels_than_int16_codes_are_refused(tmp_path, capsys, argv):
+    data = many_labels_csv(tmp_path / "many.csv")
+    out = ["--out", tmp_path / "out.json"] if argv[0] in ("card", "advise") else []
+    line = refused(capsys, argv[0], data, *argv[1:], *out)
+    assert f"{data}: labels: at most 32767 distinct values can be read" in line
+    assert "(got 33000 distinct values)" in line
+
+
+def test_the_matrix_itself_refuses_more_labels_than_its_codes_hold():
+    import numpy as np
+
+    from simcore.realdata.annotation import AnnotationMatrix, DataError
+
+    with pytest.raises(DataError, match="labels: at most 32767 distinct values"):
+        AnnotationMatrix(
+            "x",
+            ("a",),
+            ("h1", "h2"),
+            (),
+            tuple(str(code) for code in range(40_000)),
+            False,
+            np.array([[39_999, 0]]),
+            np.zeros((1, 0), dtype=int),
+        )
+
+
+@pytest.mark.parametrize("name", ["h\n1", "h\t1", "h\x1b[31m1", "h\u20281"])
+def test_rater_names_with_control_characters_are_refused(tmp_path, capsys, name):
+    data = tmp_path / "r.csv"
+    rows = ["item,rater,label"] + [f'i{i},"{name}",{i % 2}' for i in range(6)]
+    rows += [f"i{i},h2,{i % 2}" for i in range(6)]
+    data.write_text("\n".join(rows) + "\n")
+    line = refused(capsys, "inspect", data)
+    assert f"{data}: rater: a name must not hold control characters" in line
+    assert repr(name) in line
+    folder = tmp_path / "alt"
+    folder.mkdir()
+    import json
+
+    (folder / "human_annotations.json").write_text(
+        json.dumps({name: {"a": 1, "b": 0}, "h2": {"a": 1, "b": 0}})
+    )
+    assert "rater: a name must not hold control characters" in refused(capsys, "inspect", folder)
+
+
+def test_fail_at_most_on_text_labels_names_the_file_and_label(tmp_path, capsys):
+    data = long_csv(tmp_path / "r.csv")
+    common = ["--judges", "j", "--judge", "j", "--fail-at-most", "0"]
+    line = refused(capsys, "card", data, *common, *CARD, "--out", tmp_path / "c.json")
+    assert line == (
+        f"simcore card: {data}: label: must be a numeric score under FAIL = score <= 0 (got 'FAIL')"
+    ) or line.endswith("(got 'PASS')")
+    line = refused(capsys, "calibrate", "--data", data, *common, "--fails", "3", "--of", "10")
+    assert f"{data}: label: must be a numeric score under FAIL = score <= 0" in line
+
+
+def test_card_out_a_folder_is_refused_before_the_data_is_read(tmp_path, capsys):
+    line = refused(
+        capsys,
+        "card",
+        tmp_path / "absent.csv",
+        "--judges",
+        "j",
+        "--judge",
+        "j",
+        "--fail-labels",
+        "FAIL",
+        *CARD,
+        "--out",
+        tmp_path,
+    )
+    assert line == f"simcore card: --out {tmp_path}: is a folder, not a file"
+
+
+# --------------------------------------------------------------------------- calibration sets
+
+
+@pytest.mark.parametrize(
+    ("table", "fragment"),
+    [
+        ("0,0,0,0", "no calibration rows: neither the judge's TPR nor its TNR"),
+        ("0,0,4,5", "no human-FAIL rows: the judge's TPR (sensitivity) cannot be estimated"),
+        ("3,1,0,0", "no human-PASS rows: the judge's TNR (specificity) cannot be estimated"),
+    ],
+)
+def test_a_calibration_set_without_fail_or_pass_rows_is_refused(capsys, table, fragment):
+    line = refused(capsys, "calibrate", "--table", table, "--fails", "3", "--of", "10")
+    assert line.startswith(f"simcore calibrate: calibration set: {fragment}")
+    assert "cleared = " in line and "nan" not in line
+
+
+def test_a_table_count_beyond_the_int_string_limit_is_refused(capsys):
+    line = refused(capsys, "calibrate", "--table", f"1,{DIGITS},1,1", "--fails", "3", "--of", "9")
+    assert line.startswith("simcore calibrate: --table: needs four non-negative counts")
+
+
+@pytest.mark.parametrize("kind", ["gzip", "bom", "plain"])
+def test_calibrate_csv_reads_gzip_and_a_byte_order_mark(tmp_path, capsys, kind):
+    text = "human,judge\nfail,fail\npass,pass\nfail,pass\npass,pass\npass,fail\n"
+    path = tmp_path / "cal.csv"
+    if kind == "gzip":
+        path.write_bytes(gzip.compress(text.encode()))
+    else:
+        path.write_text(text, encoding="utf-8-sig" if kind == "bom" else "utf-8")
+    status, err = outcome(capsys, "calibrate", "--csv", path, "--fails", "3", "--of", "10")
+    assert status == 0, err
+    assert main(["calibrate", "--table", "1,1,1,2", "--fails", "3", "--of", "10"]) == 0
+    same = capsys.readouterr().out
+    main(["calibrate", "--csv", str(path), "--fails", "3", "--of", "10"])
+    assert capsys.readouterr().out == same
+
+
+def test_calibrate_csv_damaged_gzip_is_unreadable(tmp_path, capsys):
+    path = tmp_path / "cal.csv"
+    path.write_bytes(b"\x1f\x8b\x08\x00garbage")
+    line = refused(capsys, "calibrate", "--csv", path, "--fails", "3", "--of", "10")
+    assert line.startswith(f"simcore calibrate: {path}: cannot read (")

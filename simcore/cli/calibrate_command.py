@@ -18,6 +18,7 @@ from simcore.cli.common import (
     subcommand,
 )
 from simcore.command_options import CALIBRATE_OPTIONS
+from simcore.options import LARGEST_COUNT
 from simcore.options import count_number as count
 from simcore.options import finite_number as finite
 
@@ -116,12 +117,17 @@ def _table(args):
         definition = fail_definition(args.fail_at_most, args.fail_labels)
         return calibration_counts(args.data, args.judge, definition, **data_keywords(args))
     parts = args.table.split(",")
-    if len(parts) != 4 or not all(part.strip().isdigit() for part in parts):
+    if len(parts) != 4 or not all(_is_count(part.strip()) for part in parts):
         raise UsageError(
             f"--table: needs four non-negative counts CAUGHT,MISSED,FLAGGED,CLEARED "
             f"(got {args.table!r})"
         )
     return tuple(int(part) for part in parts)
+
+
+def _is_count(text):
+    """Whether ``text`` is a non-negative integer of at most 2**53 (a count a float holds)."""
+    return text.isdigit() and len(text) <= 17 and int(text) <= LARGEST_COUNT
 
 
 def run(args):
