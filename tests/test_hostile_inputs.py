@@ -331,3 +331,60 @@ def test_calibrate_csv_damaged_gzip_is_unreadable(tmp_path, capsys):
     path.write_bytes(b"\x1f\x8b\x08\x00garbage")
     line = refused(capsys, "calibrate", "--csv", path, "--fails", "3", "--of", "10")
     assert line.startswith(f"simcore calibrate: {path}: cannot read (")
+
+
+# --------------------------------------------------------------------------- sizes
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["ceiling", "--boot", "100000000"], ": boot: 100000000 bootstrap draws of 40 items need"),
+        (
+            ["wellposed", "--judges", "h1,j", "--boot", "100000000"],
+            ": boot: 100000000 bootstrap draws of 40 items need",
+        ),
+    ],
+)
+def test_bootstraps_too_large_for_memory_are_refused_before_drawing(
+    tmp_path, capsys, argv, fragment
+):
+    data = long_csv(tmp_path / "r.csv")
+    line = refused(capsys, argv[0], data, *argv[1:])
+    assert f"{data}{fragment}" in line
+    assert "of memory and this machine has" in line and "lower --boot" in line
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--items", "1000000000"], "the simulated corpus needs about"),
+        (["--humans", "1000"], "would draw 5.1e+10 labels, more than plan simulates"),
+    ],
+)
+def test_plan_questions_too_large_are_refused_before_simulating(capsys, argv, fragment):
+    line = refused(capsys, "plan", *argv)
+    assert line.startswith("simcore plan: --items, --humans") and fragment in line
+
+
+def small_machine(monkeypatch, size):
+    """Pretend this machine has ``size`` bytes available."""
+    import simcore.realdata.allocation as allocation
+
+    monkeypatch.setattr(allocation, "available_bytes", lambda: size)
+
+
+def test_a_dense_matrix_too_large_is_refused_by_the_reader(tmp_path, capsys, monkeypatch):
+    data = long_csv(tmp_path / "r.csv")
+    small_machine(monkeypatch, 1000)
+    line = refused(capsys, "inspect", data)
+    assert line.startswith(f"simcore inspect: {data}: matrix: the dense matrix of 40 items x 4")
+    assert "(got 40 items, 4 humans, 0 judges)" in line
+
+
+def test_advise_refuses_simulations_too_large_before_fitting(tmp_path, capsys, monkeypatch):
+    data = long_csv(tmp_path / "r.csv")
+    small_machine(monkeypatch, 200_000)  # the matrix fits, 100 simulated copies do not
+    line = refused(capsys, "advise", data, "--judges", "j", "--quiet", "--out", tmp_path / "a")
+    assert line.startswith(f"simcore advise: {data}: trials: batches of 100 simulated matrices")
+    assert not (tmp_path / "a").exists()

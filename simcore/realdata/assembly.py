@@ -147,6 +147,7 @@ def _build(
     if problems:
         raise DataError(problems)
 
+    _check_matrix_fits(source, len(items), len(humans), len(judges))
     human_codes, judge_codes = _label_codes(items, humans, judges, human_data, judge_data, code)
     return AnnotationMatrix(
         source=str(source),
@@ -282,6 +283,26 @@ def _group_codes(items, item_group, sources, problems):
             position = {name: index for index, name in enumerate(group_names)}
             group_codes = np.array([position[name] for name in names], dtype=np.int16)
     return group_names, group_codes
+
+
+BYTES_PER_CELL = 16
+"""What one (item, rater) cell of the dense matrix costs while it is built and used: the
+int16 codes and their checked copy, the bool mask of labelled cells and its int64 copy
+(the overlaps)."""
+
+
+def _check_matrix_fits(source, n_items, n_humans, n_judges):
+    """Refuse a dense ``items x raters`` matrix that cannot fit in memory (DataError)."""
+    from simcore.realdata.allocation import check_memory
+
+    raters = n_humans + n_judges
+    check_memory(
+        BYTES_PER_CELL * n_items * raters + 8 * n_humans**2,
+        f"{source}: matrix",
+        f"the dense matrix of {n_items} items x {raters} raters would",
+        "read fewer items or raters (--humans, --judges name the raters read)",
+        f"{n_items} items, {n_humans} humans, {n_judges} judges",
+    )
 
 
 def _label_codes(items, humans, judges, human_data, judge_data, code):
