@@ -388,3 +388,10 @@ def test_advise_refuses_simulations_too_large_before_fitting(tmp_path, capsys, m
     line = refused(capsys, "advise", data, "--judges", "j", "--quiet", "--out", tmp_path / "a")
     assert line.startswith(f"simcore advise: {data}: trials: batches of 100 simulated matrices")
     assert not (tmp_path / "a").exists()
+
+
+def test_graded_labels_spanning_more_than_int16_codes_are_refused(tmp_path, capsys):
+    data = long_csv(tmp_path / "r.csv", labels=("1", "2", "1000000000"))
+    line = refused(capsys, "ceiling", data, "--boot", "3")
+    assert f"{data}: labels: graded integer labels must span at most 32767" in line
+    assert "(got 1 to 1e+09)" in line

@@ -73,6 +73,8 @@ def add(commands):
 def _p_human(args):
     from simcore.planning import validation_items as plan
 
+    if args.labels < 2:
+        raise UsageError(f"--labels: must be >= 2 (got {args.labels})")
     if args.human_agreement is None:
         return args.p_human if args.p_human is not None else 0.85
     try:
@@ -81,19 +83,34 @@ def _p_human(args):
         raise UsageError(f"--human-agreement: {error}") from None
 
 
+def _check_rank(args, p_judge, p_human):
+    """Refuse a ranking question without an answer (UsageError naming the option)."""
+    if args.judges is None or args.gap is None or args.judges < 2 or not args.gap > 0:
+        raise UsageError(
+            f"--rank needs --judges J >= 2 and --gap > 0 (got {args.judges}, {args.gap})"
+        )
+    if args.gap > 1:
+        raise UsageError(f"--gap: must be in (0, 1], a difference of agreements (got {args.gap})")
+    for flag, value in (("--p-human", p_human), ("--p-judge", p_judge)):
+        if not 0 <= value <= 1:
+            raise UsageError(f"{flag}: must be in [0, 1] (got {value})")
+
+
 def _rank(args, p_human):
     """Print (or return as JSON) the ranking recipe."""
     from simcore.model.generative import pair_agreement
     from simcore.model.recipes import ranking_items
 
-    if args.judges is None or args.gap is None or args.judges < 2 or not args.gap > 0:
-        raise UsageError(
-            f"--rank needs --judges J >= 2 and --gap > 0 (got {args.judges}, {args.gap})"
-        )
     p_judge = args.p_judge if args.p_judge is not None else p_human
+    _check_rank(args, p_judge, p_human)
     agreement = float(pair_agreement(p_judge, p_human, args.labels))
     sigma2 = agreement * (1 - agreement)
-    m_rank = ranking_items(args.judges, args.gap, sigma2, args.alpha)
+    try:
+        m_rank = ranking_items(args.judges, args.gap, sigma2, args.alpha)
+    except (OverflowError, ZeroDivisionError):
+        raise UsageError(
+            f"--gap: too small for any corpus: the ranking recipe's items overflow (got {args.gap})"
+        ) from None
     if args.json:
         print_json(
             {
@@ -139,6 +156,8 @@ def run(args):
     from simcore.planning import validation_items as plan
     from simcore.studies.config import ScenarioError
 
+    if not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha: must be in (0, 1) (got {args.alpha})")
     p_human = _p_human(args)
     if args.rank:
         _rank(args, p_human)
