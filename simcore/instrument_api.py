@@ -155,6 +155,7 @@ def card_result(data, values):
             f"card: {', '.join('--' + name for name in missing)} required to measure a card"
         )
     definition = definition_of(values["fail_at_most"], values["fail_labels"], "card")
+    _check_expiry(values["date"], values["expires_days"])
     separator = values["group_separator"] or None
     matrix, label_set = load_criterion(
         data,
@@ -179,6 +180,22 @@ def card_result(data, values):
         settings={"confidence": values["confidence"], "youden_floor": values["youden_floor"]},
     )
     return CommandResult("card", {"card": card}, card_text(card))
+
+
+def _check_expiry(measured, days):
+    """Refuse an expiry beyond the calendar (9999-12-31) before the card is measured."""
+    import datetime
+
+    from simcore.calibration.command import CalibrationInputError
+
+    start = measured or datetime.date.today()
+    try:
+        start + datetime.timedelta(days=int(days))
+    except OverflowError:
+        raise CalibrationInputError(
+            f"card: --expires-days: the card would expire after {datetime.date.max}, the "
+            f"calendar's last day (got {days} days from {start})"
+        ) from None
 
 
 def card_check_result(card_path, data, values):

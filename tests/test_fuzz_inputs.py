@@ -397,3 +397,21 @@ def test_generated_data_options_run_or_are_refused(tmp_path_factory, capsys, com
     if command == "card" and not any(option == "--fail-at-most" for option, _ in pairs):
         argv += ["--fail-labels", "0"]
     run_ok_or_refused(argv, capsys)
+
+
+ADVISE_OPTIONS = ("--eps", "--target", "--budget", "--min-pairs", "--trials", "--seed")
+
+
+@pytest.mark.slow
+@fuzz_settings(60)
+@given(pairs=option_pairs(ADVISE_OPTIONS))
+@example(pairs=[("--trials", "9" * 400)])
+def test_generated_advise_options_advise_or_are_refused(tmp_path_factory, capsys, pairs):
+    folder = tmp_path_factory.mktemp("advise")
+    rows = [(f"i{i}", rater, str((i * 7 + len(rater)) % 2)) for i in range(12) for rater in "abj"]
+    path = write_data(folder, "csv", rows, None)
+    argv = ["advise", path, "--judges", "j", "--quiet", "--out", folder / "out"]
+    argv += [f"{option}={value}" for option, value in pairs]
+    if not any(option == "--trials" for option, _ in pairs):
+        argv.append("--trials=20")
+    run_ok_or_refused(argv, capsys)

@@ -395,3 +395,48 @@ def test_graded_labels_spanning_more_than_int16_codes_are_refused(tmp_path, caps
     line = refused(capsys, "ceiling", data, "--boot", "3")
     assert f"{data}: labels: graded integer labels must span at most 32767" in line
     assert "(got 1 to 1e+09)" in line
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--expires-days", "99999999999999"], "got 99999999999999 days from "),
+        (["--date", "9999-12-31"], "(got 30 days from 9999-12-31)"),
+    ],
+)
+def test_a_card_expiring_beyond_the_calendar_is_refused(tmp_path, capsys, argv, fragment):
+    data = long_csv(tmp_path / "r.csv")
+    out = tmp_path / "c.json"
+    common = ["--judges", "j", "--judge", "j", "--fail-labels", "FAIL", *CARD, "--out", out]
+    line = refused(capsys, "card", data, *common, *argv)
+    assert "--expires-days: the card would expire after 9999-12-31" in line and fragment in line
+    assert not out.exists()
+
+
+def test_advise_refuses_more_trials_than_it_can_simulate(tmp_path, capsys):
+    data = long_csv(tmp_path / "r.csv")
+    argv = ["--judges", "j", "--quiet", "--out", tmp_path / "a", "--trials", "9" * 20]
+    line = refused(capsys, "advise", data, *argv)
+    assert f"{data}: trials: {'9' * 20} simulated matrices of 40 items x 4 raters" in line
+    assert not (tmp_path / "a").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--alpha", "0"], "--alpha: must be in (0, 1) (got 0.0)"),
+        (["--rank", "--judges", "3", "--gap", "5"], "--gap: must be in (0, 1]"),
+        (["--rank", "--judges", "3", "--gap", "1e-320"], "--gap: too small for any corpus"),
+        (["--labels", "0", "--human-agreement", "0.5"], "--labels: must be >= 2 (got 0)"),
+        (["--rank", "--judges", "3", "--gap", "0.1", "--p-judge", "2"], "--p-judge: must be"),
+    ],
+)
+def test_plan_questions_without_an_answer_are_refused(capsys, argv, fragment):
+    assert fragment in refused(capsys, "plan", "--quiet", *argv)
+
+
+def test_a_tolerance_whose_square_underflows_has_no_recipe_but_no_crash():
+    from simcore.model.recipes import certification_items
+
+    assert certification_items(1e-320, 0.25) == -1
+    assert certification_items(0.05, 0.25) == certification_items(0.05, 0.25, alpha=0.05) > 0
