@@ -38,8 +38,10 @@ def available_bytes():
 
 
 def gib_text(size):
-    """Return ``size`` bytes as ``12.3 GiB`` (``< 0.1 GiB`` below a tenth)."""
+    """Return ``size`` bytes as ``12.3 GiB``, ``< 0.1 GiB`` or ``7.5e+21 GiB``."""
     gib = size / GIB
+    if gib >= 1e6:
+        return f"{gib:.1e} GiB"
     return f"{gib:.1f} GiB" if gib >= 0.1 else "< 0.1 GiB"
 
 
