@@ -255,7 +255,33 @@ def _calibration_table(data, table, card, csv, judge, definition, roles):
         table = (counts["caught"], counts["missed"], counts["flagged"], counts["cleared"])
     elif csv is not None:
         table = read_confusion_csv(csv)
-    return tuple(int(count) for count in table)
+    table = tuple(int(count) for count in table)
+    _check_both_classes(table)
+    return table
+
+
+def _check_both_classes(table):
+    """Refuse a calibration set without human-FAIL or without human-PASS rows (no TPR or TNR).
+
+    Raises
+    ------
+    CalibrationInputError
+        ``calibration set: no calibration rows ...``, ``... no human-FAIL rows ...`` or
+        ``... no human-PASS rows ...``, with the four counts.
+    """
+    if len(table) != 4 or min(table) < 0:
+        return  # the counts' own check reports it
+    caught, missed, flagged, cleared = table
+    counts = f"(got caught, missed, flagged, cleared = {caught}, {missed}, {flagged}, {cleared})"
+    if not any(table):
+        missing = "no calibration rows: neither the judge's TPR nor its TNR can be estimated"
+    elif caught + missed == 0:
+        missing = "no human-FAIL rows: the judge's TPR (sensitivity) cannot be estimated"
+    elif flagged + cleared == 0:
+        missing = "no human-PASS rows: the judge's TNR (specificity) cannot be estimated"
+    else:
+        return
+    raise CalibrationInputError(f"calibration set: {missing} {counts}")
 
 
 def _report(table, fails, of, method, confidence, youden_floor):

@@ -13,6 +13,31 @@ READER_KEYS = ("humans", "judges", "judges_file", "group_separator", "columns")
 """The one reader's keywords among a command's option values."""
 
 
+BOOT_BYTES = {"ceiling": 16, "wellposed": 24}
+"""Bytes per (replicate, item) of each command's bootstrap: the int64 item draws and, for
+well-posedness, their int64 counts and float64 weights."""
+
+
+def check_bootstrap_fits(source, boot, n_items, per_cell):
+    """Refuse ``boot`` bootstrap draws of ``n_items`` items that cannot fit in memory.
+
+    Raises
+    ------
+    simcore.realdata.annotation.DataError
+        ``SOURCE: boot: N bootstrap draws of n items need about X GiB ...`` before any
+        draw is made.
+    """
+    from simcore.realdata.allocation import check_memory
+
+    check_memory(
+        per_cell * (boot + 1) * n_items + 160 * (boot + 1),
+        f"{source}: boot",
+        f"{boot} bootstrap draws of {n_items} items",
+        "lower --boot (Python: boot)",
+        f"boot {boot} with {n_items} items",
+    )
+
+
 def _roles(values):
     return {key: values.get(key) for key in READER_KEYS}
 
@@ -23,6 +48,7 @@ def ceiling_result(data, values, read):
     from simcore.instrument.ceiling import is_graded
 
     matrix = read(data, _roles(values))
+    check_bootstrap_fits(matrix.source, values["boot"], matrix.n_items, BOOT_BYTES["ceiling"])
     graded = is_graded(matrix.labels) if values["graded"] is None else values["graded"]
     scores = None
     if values["judge_scores"]:
@@ -70,6 +96,8 @@ def wellposed_result(data, values):
     judges = values["judges"]
     judges = [name.strip() for name in judges.split(",")] if isinstance(judges, str) else judges
     table = load_judge_table(data, judges=judges, group_separator=values["group_separator"])
+    n_items = len(table.codes)
+    check_bootstrap_fits(table.source, values["boot"], n_items, BOOT_BYTES["wellposed"])
     if values["criterion"] is not None and values["criterion"] not in table.group_names:
         raise DataError(
             [
@@ -127,6 +155,7 @@ def card_result(data, values):
             f"card: {', '.join('--' + name for name in missing)} required to measure a card"
         )
     definition = definition_of(values["fail_at_most"], values["fail_labels"], "card")
+    _check_expiry(values["date"], values["expires_days"])
     separator = values["group_separator"] or None
     matrix, label_set = load_criterion(
         data,
@@ -151,6 +180,22 @@ def card_result(data, values):
         settings={"confidence": values["confidence"], "youden_floor": values["youden_floor"]},
     )
     return CommandResult("card", {"card": card}, card_text(card))
+
+
+def _check_expiry(measured, days):
+    """Refuse an expiry beyond the calendar (9999-12-31) before the card is measured."""
+    import datetime
+
+    from simcore.calibration.command import CalibrationInputError
+
+    start = measured or datetime.date.today()
+    try:
+        start + datetime.timedelta(days=int(days))
+    except OverflowError:
+        raise CalibrationInputError(
+            f"card: --expires-days: the card would expire after {datetime.date.max}, the "
+            f"calendar's last day (got {days} days from {start})"
+        ) from None
 
 
 def card_check_result(card_path, data, values):

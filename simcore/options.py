@@ -11,10 +11,23 @@ This module imports nothing of simcore or beyond the standard library, so every 
 it (the layering test lists it beside the version string).
 """
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Option", "check_values", "defaults", "did_you_mean", "flag_names"]
+__all__ = [
+    "LARGEST_COUNT",
+    "Option",
+    "check_values",
+    "count_number",
+    "defaults",
+    "did_you_mean",
+    "finite_number",
+    "flag_names",
+]
+
+LARGEST_COUNT = 2**53
+"""The largest count an option takes: beyond it a float64 no longer holds every integer."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +99,9 @@ class Option:
                 )
             if value != value:  # NaN
                 return self.range_text()
+            if self.type is float and not math.isfinite(value):
+                bounded = self.low is not None and self.high is not None
+                return self.range_text() + ("" if bounded else " and finite")
         elif self.type is str and not isinstance(value, str):
             return f"must be a text (got type {type(value).__name__})"
         if self.choices is not None and value not in self.choices:
@@ -111,6 +127,49 @@ class Option:
             kwargs["metavar"] = self.metavar
         parse = self.type if self.type in (int, float, str) else str
         parser.add_argument(self.flag, type=parse, **kwargs)
+
+
+def finite_number(text):
+    """Parse a command-line number that must be finite (an ``argparse`` type).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For a text that is not a number, or NaN or an infinity: ``must be a finite number
+        (got 'inf')``.
+    """
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number (got {text!r})") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number (got {text!r})")
+    return value
+
+
+def count_number(text):
+    """Parse a command-line count: an integer of at most :data:`LARGEST_COUNT` in size.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For a text that is not an integer or one too large: ``must be an integer of at most
+        2**53 in size (got '1000...')``, the value shortened to 40 characters.
+    """
+    import argparse
+
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer (got {shown!r})") from None
+    if abs(value) > LARGEST_COUNT:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer of at most 2**53 in size (got {shown!r})"
+        )
+    return value
 
 
 def defaults(options):

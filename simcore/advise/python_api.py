@@ -114,6 +114,7 @@ def advise_each_group(
         )
     check_options(options)
     matrix = load_matrix(data, humans, judges, judges_file, ordinal, group_separator)
+    check_simulation_fits(matrix, options["trials"])
     if one_group and not pool_groups and len(matrix.group_names) > 1:
         raise ValueError(
             f"{matrix.source}: groups: the data has {len(matrix.group_names)} groups "
@@ -124,6 +125,49 @@ def advise_each_group(
     return advise_matrix_groups(
         matrix, pool_groups=pool_groups, judges=_names(audit), progress=progress, **options
     )
+
+
+SIMULATED_BATCH = 100
+"""Trials the risk simulation draws at once (:func:`simcore.advise.risk.simulate_risk`)."""
+
+SIMULATED_LABELS = 2 * 10**10
+"""The most labels one risk curve point may simulate (trials x items x raters): minutes."""
+
+
+def check_simulation_fits(matrix, trials):
+    """Refuse a matrix whose simulated batches cannot fit in memory, before any fit or draw.
+
+    Each batch holds ``min(trials, 100)`` simulated ``items x raters`` matrices (int16
+    labels, bool masks and their sparse and dense views, about 16 bytes a cell), beside
+    the pools of proposed masks (about 200 bytes per item and human).
+
+    Raises
+    ------
+    simcore.realdata.annotation.DataError
+        ``SOURCE: trials: ... need about X GiB ...``, or more than :data:`SIMULATED_LABELS`
+        labels drawn for one point of the curve.
+    """
+    from simcore.realdata.allocation import check_memory
+    from simcore.realdata.annotation import DataError
+
+    batch = min(int(trials), SIMULATED_BATCH)
+    n, humans, raters = matrix.n_items, matrix.n_humans, matrix.n_humans + matrix.n_judges
+    got = f"{n} items, {humans} humans, {matrix.n_judges} judges"
+    check_memory(
+        16 * batch * n * raters + 200 * n * humans,
+        f"{matrix.source}: trials",
+        f"batches of {batch} simulated matrices of {n} items x {raters} raters",
+        "audit fewer items or raters (--humans, --judges; a group at a time)",
+        got,
+    )
+    if int(trials) * n * raters > SIMULATED_LABELS:
+        raise DataError(
+            [
+                f"{matrix.source}: trials: {trials} simulated matrices of {n} items x {raters} "
+                f"raters would draw more than {SIMULATED_LABELS:.0e} labels per point of the "
+                f"risk curve (hours of simulation); lower --trials (got {got}, trials {trials})"
+            ]
+        )
 
 
 DEFAULTS = defaults(OPTIONS)

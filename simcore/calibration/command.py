@@ -41,34 +41,49 @@ def read_confusion_csv(
         A missing file or column, or a label that is neither value (naming row and column).
     """
     path = Path(path)
-    try:
-        handle = path.open(newline="", encoding="utf-8")
-    except OSError as error:
-        raise CalibrationInputError(f"{path}: cannot read ({error.strerror})") from None
     counts = {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0}
     values = {fail.strip().lower(): True, passed.strip().lower(): False}
-    with handle:
-        reader = csv.DictReader(handle)
-        header = reader.fieldnames or []
+    for line, row in _csv_rows(path, (human_column, judge_column)):
+        labels = []
         for column in (human_column, judge_column):
-            if column not in header:
+            value = (row[column] or "").strip().lower()
+            if value not in values:
                 raise CalibrationInputError(
-                    f"{path}: column {column!r} not found (columns: {', '.join(header) or 'none'})"
+                    f"{path}: line {line}: column {column!r}: must be {fail!r} or "
+                    f"{passed!r} (got {row[column]!r})"
                 )
-        for line, row in enumerate(reader, start=2):
-            labels = []
-            for column in (human_column, judge_column):
-                value = (row[column] or "").strip().lower()
-                if value not in values:
-                    raise CalibrationInputError(
-                        f"{path}: line {line}: column {column!r}: must be {fail!r} or "
-                        f"{passed!r} (got {row[column]!r})"
-                    )
-                labels.append(values[value])
-            counts[tuple(labels)] += 1
+            labels.append(values[value])
+        counts[tuple(labels)] += 1
     if sum(counts.values()) == 0:
         raise CalibrationInputError(f"{path}: no calibration rows")
     return counts[True, True], counts[True, False], counts[False, True], counts[False, False]
+
+
+def _csv_rows(path, columns):
+    """Return ``[(line, row dict)]`` of a plain or gzip CSV (a byte-order mark is dropped).
+
+    Raises
+    ------
+    CalibrationInputError
+        A file that cannot be read (missing, damaged gzip, not UTF-8, not CSV) or lacks one
+        of ``columns``.
+    """
+    from simcore.realdata.files import READ_ERRORS, open_text
+
+    try:
+        with open_text(path, encoding="utf-8-sig") as handle:
+            reader = csv.DictReader(handle)
+            header = reader.fieldnames or []
+            rows = list(enumerate(reader, start=2))
+    except (*READ_ERRORS, csv.Error) as error:
+        why = getattr(error, "strerror", None) or error
+        raise CalibrationInputError(f"{path}: cannot read ({why})") from None
+    for column in columns:
+        if column not in header:
+            raise CalibrationInputError(
+                f"{path}: column {column!r} not found (columns: {', '.join(header) or 'none'})"
+            )
+    return rows
 
 
 def _interval(low, high):

@@ -56,6 +56,8 @@ def _broadcast(named):
     names = [name for name, _ in named]
     try:
         arrays = np.broadcast_arrays(*[np.asarray(value, dtype=np.float64) for _, value in named])
+    except OverflowError:
+        raise ValueError(f"{', '.join(names)} must be finite (got a number too large)") from None
     except ValueError as error:
         raise ValueError(f"{', '.join(names)} cannot be broadcast together: {error}") from None
     return [np.array(array) for array in arrays]

@@ -18,6 +18,9 @@ from simcore.cli.common import (
     subcommand,
 )
 from simcore.command_options import CALIBRATE_OPTIONS
+from simcore.options import LARGEST_COUNT
+from simcore.options import count_number as count
+from simcore.options import finite_number as finite
 
 NAME = "calibrate"
 
@@ -56,14 +59,14 @@ def add(commands):
     add_data_arguments(calibrate, "unused", columns=True, positional=False)
     calibrate.add_argument("--judge", help="--data/--production: the judge calibrated")
     fail = calibrate.add_mutually_exclusive_group()
-    fail.add_argument("--fail-at-most", type=float, help="--data: FAIL = numeric label <= X")
+    fail.add_argument("--fail-at-most", type=finite, help="--data: FAIL = numeric label <= X")
     fail.add_argument("--fail-labels", type=label_list, help="--data: FAIL = one of labels A,B")
     calibrate.add_argument("--human-column", default="human", help="CSV column of the truth")
     calibrate.add_argument("--judge-column", default="judge", help="CSV column of the judge")
     calibrate.add_argument("--fail-label", default="fail", help="CSV value meaning FAIL")
     calibrate.add_argument("--pass-label", default="pass", help="CSV value meaning PASS")
-    calibrate.add_argument("--fails", type=int, help="production outputs the judge failed")
-    calibrate.add_argument("--of", type=int, help="production outputs, N")
+    calibrate.add_argument("--fails", type=count, help="production outputs the judge failed")
+    calibrate.add_argument("--of", type=count, help="production outputs, N")
     calibrate.add_argument(
         "--production", metavar="FILE", help="the production stream: a file of judge labels"
     )
@@ -83,12 +86,15 @@ def _add_plan(calibrate):
         help="instead of a report: the calibration labels each method needs for --half-width, "
         "from a pilot (--table/--csv, --fails, --of) or from --se --sp --theta --of",
     )
-    plan.add_argument("--half-width", type=float, help="target half-width of the interval")
-    plan.add_argument("--se", type=float, help="the judge's sensitivity (TPR), instead of a pilot")
-    plan.add_argument("--sp", type=float, help="the judge's specificity (TNR), instead of a pilot")
-    plan.add_argument("--theta", type=float, help="the failure rate, instead of a pilot")
+    plan.add_argument("--half-width", type=finite, help="target half-width of the interval")
+    plan.add_argument("--se", type=finite, help="the judge's sensitivity (TPR), instead of a pilot")
+    plan.add_argument("--sp", type=finite, help="the judge's specificity (TNR), instead of a pilot")
+    plan.add_argument("--theta", type=finite, help="the failure rate, instead of a pilot")
     plan.add_argument(
-        "--plan-trials", type=int, default=2000, help="simulated trials per calibration size"
+        "--plan-trials",
+        type=count,
+        default=2000,
+        help="simulated trials per calibration size",
     )
 
 
@@ -111,12 +117,17 @@ def _table(args):
         definition = fail_definition(args.fail_at_most, args.fail_labels)
         return calibration_counts(args.data, args.judge, definition, **data_keywords(args))
     parts = args.table.split(",")
-    if len(parts) != 4 or not all(part.strip().isdigit() for part in parts):
+    if len(parts) != 4 or not all(_is_count(part.strip()) for part in parts):
         raise UsageError(
             f"--table: needs four non-negative counts CAUGHT,MISSED,FLAGGED,CLEARED "
             f"(got {args.table!r})"
         )
     return tuple(int(part) for part in parts)
+
+
+def _is_count(text):
+    """Whether ``text`` is a non-negative integer of at most 2**53 (a count a float holds)."""
+    return text.isdigit() and len(text) <= 17 and int(text) <= LARGEST_COUNT
 
 
 def run(args):

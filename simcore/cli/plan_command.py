@@ -7,6 +7,8 @@ the answer's fields are :class:`simcore.planning.validation_items.PlanAnswer`'s 
 """
 
 from simcore.cli.common import UsageError, add_json, phase_printer, print_json, subcommand
+from simcore.options import count_number as count
+from simcore.options import finite_number as finite
 
 NAME = "plan"
 
@@ -23,32 +25,34 @@ def add(commands):
             "simcore plan --rank --judges 3 --gap 0.05",
         ],
     )
-    plan.add_argument("--humans", type=int, default=4, help="humans K")
+    plan.add_argument("--humans", type=count, default=4, help="humans K")
     accuracy = plan.add_mutually_exclusive_group()
-    accuracy.add_argument("--p-human", type=float, help="human accuracy (default 0.85)")
+    accuracy.add_argument("--p-human", type=finite, help="human accuracy (default 0.85)")
     accuracy.add_argument(
-        "--human-agreement", type=float, help="measured pairwise observed agreement between humans"
+        "--human-agreement",
+        type=finite,
+        help="measured pairwise observed agreement between humans",
     )
-    plan.add_argument("--labels", type=int, default=2, help="label categories L")
-    plan.add_argument("--epsilon", type=float, default=0.05, help="tolerance")
-    plan.add_argument("--tau", type=float, default=0.5, help="acceptance threshold")
+    plan.add_argument("--labels", type=count, default=2, help="label categories L")
+    plan.add_argument("--epsilon", type=finite, default=0.05, help="tolerance")
+    plan.add_argument("--tau", type=finite, default=0.5, help="acceptance threshold")
     plan.add_argument("--design", default="exact_m", help="allocation design")
-    plan.add_argument("--items", type=int, default=2000, help="corpus size n")
+    plan.add_argument("--items", type=count, default=2000, help="corpus size n")
     judge = plan.add_mutually_exclusive_group()
     judge.add_argument(
         "--margin",
-        type=float,
+        type=finite,
         help="the judge's expected signed margin S_j - S_h + eps (default +0.05)",
     )
-    judge.add_argument("--p-judge", type=float, help="the judge's accuracy instead")
+    judge.add_argument("--p-judge", type=finite, help="the judge's accuracy instead")
     plan.add_argument(
-        "--target", type=float, default=0.05, help="largest acceptable wrong-decision rate"
+        "--target", type=finite, default=0.05, help="largest acceptable wrong-decision rate"
     )
     plan.add_argument(
-        "--confidence", type=float, default=0.95, help="confidence of the answer's bounds"
+        "--confidence", type=finite, default=0.95, help="confidence of the answer's bounds"
     )
     plan.add_argument(
-        "--alpha", type=float, default=0.05, help="two-sided level of the Gaussian recipe"
+        "--alpha", type=finite, default=0.05, help="two-sided level of the Gaussian recipe"
     )
     plan.add_argument("--seed", type=int, default=0, help="root seed")
     plan.add_argument("--quiet", action="store_true", help="no progress, only the answer")
@@ -57,9 +61,11 @@ def add(commands):
         action="store_true",
         help="the ranking recipe m_rank instead (needs --judges and --gap)",
     )
-    plan.add_argument("--judges", type=int, help="judges J to rank")
+    plan.add_argument("--judges", type=count, help="judges J to rank")
     plan.add_argument(
-        "--gap", type=float, help="smallest gap in agreement with the pool between two judges"
+        "--gap",
+        type=finite,
+        help="smallest gap in agreement with the pool between two judges",
     )
     add_json(plan)
 
@@ -67,6 +73,8 @@ def add(commands):
 def _p_human(args):
     from simcore.planning import validation_items as plan
 
+    if args.labels < 2:
+        raise UsageError(f"--labels: must be >= 2 (got {args.labels})")
     if args.human_agreement is None:
         return args.p_human if args.p_human is not None else 0.85
     try:
@@ -75,19 +83,34 @@ def _p_human(args):
         raise UsageError(f"--human-agreement: {error}") from None
 
 
+def _check_rank(args, p_judge, p_human):
+    """Refuse a ranking question without an answer (UsageError naming the option)."""
+    if args.judges is None or args.gap is None or args.judges < 2 or not args.gap > 0:
+        raise UsageError(
+            f"--rank needs --judges J >= 2 and --gap > 0 (got {args.judges}, {args.gap})"
+        )
+    if args.gap > 1:
+        raise UsageError(f"--gap: must be in (0, 1], a difference of agreements (got {args.gap})")
+    for flag, value in (("--p-human", p_human), ("--p-judge", p_judge)):
+        if not 0 <= value <= 1:
+            raise UsageError(f"{flag}: must be in [0, 1] (got {value})")
+
+
 def _rank(args, p_human):
     """Print (or return as JSON) the ranking recipe."""
     from simcore.model.generative import pair_agreement
     from simcore.model.recipes import ranking_items
 
-    if args.judges is None or args.gap is None or args.judges < 2 or not args.gap > 0:
-        raise UsageError(
-            f"--rank needs --judges J >= 2 and --gap > 0 (got {args.judges}, {args.gap})"
-        )
     p_judge = args.p_judge if args.p_judge is not None else p_human
+    _check_rank(args, p_judge, p_human)
     agreement = float(pair_agreement(p_judge, p_human, args.labels))
     sigma2 = agreement * (1 - agreement)
-    m_rank = ranking_items(args.judges, args.gap, sigma2, args.alpha)
+    try:
+        m_rank = ranking_items(args.judges, args.gap, sigma2, args.alpha)
+    except (OverflowError, ZeroDivisionError):
+        raise UsageError(
+            f"--gap: too small for any corpus: the ranking recipe's items overflow (got {args.gap})"
+        ) from None
     if args.json:
         print_json(
             {
@@ -133,6 +156,8 @@ def run(args):
     from simcore.planning import validation_items as plan
     from simcore.studies.config import ScenarioError
 
+    if not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha: must be in (0, 1) (got {args.alpha})")
     p_human = _p_human(args)
     if args.rank:
         _rank(args, p_human)

@@ -17,6 +17,7 @@ from simcore.calibration.command import CalibrationInputError
 from simcore.instrument.card import CARD_FORMAT
 from simcore.instrument.fail_definitions import FailDefinition
 from simcore.realdata.annotation import got_text
+from simcore.realdata.files import FileProblem, json_value
 
 
 class CardError(CalibrationInputError):
@@ -240,18 +241,13 @@ def read_card(path):
     """
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise CardError([f"{source}: unreadable: {error} (got {got_text(source)})"]) from None
     try:
-        card = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise CardError(
-            [
-                f"{source}: not valid JSON: {error.msg} at line {error.lineno} column "
-                f"{error.colno} (got {got_text(text[max(0, error.pos - 20) : error.pos + 20])})"
-            ]
-        ) from None
+        card = json_value(text)
+    except FileProblem as error:
+        raise CardError([f"{source}: {error}"]) from None
     problems = []
     _check_mapping(card, CARD_KEYS, "", source, problems)
     if not problems:

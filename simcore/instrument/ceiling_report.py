@@ -21,7 +21,7 @@ from simcore.instrument.ceiling import (
     judge_position,
     position_reading,
 )
-from simcore.realdata.annotation import DataError, got_text
+from simcore.realdata.annotation import MAX_CODES, DataError, got_text
 
 JUDGE_COLUMNS = ("model", "judge")
 """Columns a published judge table may name its judges by, tried in order."""
@@ -57,6 +57,12 @@ def scored_codes(matrix, graded):
     Graded labels that are all integers become ``value - smallest value`` (so a consensus
     is the mean of the label values); otherwise the matrix's codes (label ranks) are kept.
     ``-1`` stays missing.
+
+    Raises
+    ------
+    simcore.realdata.annotation.DataError
+        When integer labels span more than 32767 (their values would be counted in one
+        counter per value): such a scale is not a rating scale.
     """
     human = matrix.human_labels.astype(np.int64)
     judge = matrix.judge_labels.astype(np.int64)
@@ -66,8 +72,16 @@ def scored_codes(matrix, graded):
         values = np.array([float(label) for label in matrix.labels])
     except ValueError:
         return human, judge
-    if not np.all(values == np.round(values)):
+    if not np.all(np.isfinite(values)) or not np.all(values == np.round(values)):
         return human, judge
+    if values.max() - values.min() > MAX_CODES:
+        raise DataError(
+            [
+                f"{matrix.source}: labels: graded integer labels must span at most {MAX_CODES} "
+                f"(got {values.min():g} to {values.max():g}); give --categorical for "
+                "categories"
+            ]
+        )
     shifted = (values - values.min()).astype(np.int64)
     return (np.where(human >= 0, shifted[np.maximum(human, 0)], -1), shifted[judge])
 

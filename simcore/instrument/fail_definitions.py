@@ -144,13 +144,19 @@ def binary_truth(matrix, definition):
 
     Raises
     ------
-    ValueError
-        When a label a human used cannot be binarised (non-numeric under ``fail_at_most``).
+    simcore.realdata.annotation.DataError
+        When a label a human used cannot be binarised (non-numeric under ``fail_at_most``),
+        naming the matrix's source and the label.
     """
+    from simcore.realdata.annotation import DataError
+
     codes = np.asarray(matrix.human_labels)
     used = np.zeros(len(matrix.labels), dtype=bool)
     used[np.unique(codes[codes >= 0])] = True
-    fail_of_code = label_fail_flags(matrix.labels, definition, used)
+    try:
+        fail_of_code = label_fail_flags(matrix.labels, definition, used)
+    except ValueError as error:
+        raise DataError([f"{matrix.source}: {error}"]) from None
     present = codes >= 0
     fails = (present & fail_of_code[np.where(present, codes, 0)]).sum(axis=1)
     passes = present.sum(axis=1) - fails

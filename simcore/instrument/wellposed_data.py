@@ -15,13 +15,12 @@ message are its), with the judges standing in the rater columns:
 The items are those at least one judge labelled; a judge's missing labels are ``-1``.
 """
 
-import json
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-from simcore.realdata.files import existing_variant, open_text
+from simcore.realdata.files import FileProblem, existing_variant, read_json
 from simcore.realdata.loaders import JUDGE_FILE
 from simcore.realdata.matrix import DataError, got_text
 
@@ -78,9 +77,8 @@ def _chosen(requested, available, file):
 def _json_raters(file):
     """Return the rater names of a JSON ``{rater: {...}}`` file, None when unreadable."""
     try:
-        with open_text(file) as handle:
-            raw = json.load(handle)
-    except (OSError, EOFError, UnicodeDecodeError, ValueError):
+        raw = read_json(file)
+    except FileProblem:
         return None
     return [str(name) for name in raw] if isinstance(raw, dict) else None
 

@@ -81,11 +81,13 @@ def certification_items(margin, sigma2, alpha=0.05):
 
     ``margin = mu_d + eps``; for a negative margin the same formula is reported (an
     extension: it is the items needed for the comparison to fail with confidence). Returns
-    -1 for a zero margin (no number of items separates it from the bar).
+    -1 for a zero margin (no number of items separates it from the bar), and for one so
+    small that the items are beyond any float.
     """
-    if margin == 0:
+    if margin == 0 or margin**2 == 0:  # at the bar, or so near that its square underflows
         return -1
-    return int(math.ceil(z_two_sided(alpha) ** 2 * sigma2 / margin**2 - 1e-12))
+    items = z_two_sided(alpha) ** 2 * sigma2 / margin**2 - 1e-12
+    return int(math.ceil(items)) if math.isfinite(items) else -1
 
 
 def ranking_items(n_judges, gap, sigma2, alpha=0.05):

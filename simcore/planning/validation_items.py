@@ -117,6 +117,51 @@ def _cell_at(raw, m):
     return cell
 
 
+PLAN_LABELS = 2 * 10**10
+"""The most labels one probe of ``simcore plan`` draws (trials x items x raters): about a
+minute of simulation on a few cores; the published questions draw a hundredth of it."""
+
+
+def check_plan_size(cell, trials):
+    """Refuse a question whose probes cannot fit in memory or would simulate for hours.
+
+    The memory is the synthetic cell's kernel scratch on every numba thread
+    (:func:`simcore.studies.synthetic_memory.cell_bytes`) plus ``trials`` trials' outputs;
+    the work is the labels one probe of ``trials`` trials draws, at most :data:`PLAN_LABELS`.
+
+    Raises
+    ------
+    ScenarioError
+        ``simcore plan: --items N, --humans K: ... (got ...)`` naming what to lower.
+    """
+    from simcore.engine.threads import thread_count
+    from simcore.realdata.allocation import available_bytes, gib_text
+    from simcore.studies.synthetic_memory import cell_bytes
+
+    model = cell.model
+    n, humans = model.n_items, model.n_humans
+    got = f"(got {n} items, {humans} humans, {model.n_labels} labels)"
+    need = cell_bytes(cell, 1, thread_count()) + 2 * trials * (9 * humans + 88)
+    available = available_bytes()
+    if need > available:
+        raise ScenarioError(
+            [
+                f"simcore plan: --items, --humans, --labels: the simulated corpus needs about "
+                f"{gib_text(need)} of memory and this machine has {gib_text(available)} "
+                f"available; lower --items, --humans or --labels {got}"
+            ]
+        )
+    labels = trials * n * (humans + 1)
+    if labels > PLAN_LABELS:
+        raise ScenarioError(
+            [
+                f"simcore plan: --items, --humans: a probe of up to {trials} simulated trials "
+                f"would draw {labels:.1e} labels, more than plan simulates ({PLAN_LABELS:.0e}, "
+                f"about a minute); lower --items or --humans {got}"
+            ]
+        )
+
+
 def answer(
     raw,
     target=0.05,
@@ -141,6 +186,7 @@ def answer(
         raise ScenarioError([f"simcore plan: --confidence: must be in (0, 1) (got {confidence})"])
     m_max = raw["model"]["n_items"]
     base = _cell_at(raw, m_max)  # validates the question once
+    check_plan_size(base, max_trials)
     seed = raw["seed"]
 
     def simulate(m, start, stop):

@@ -17,6 +17,7 @@ __all__ = [
     "CSV_COLUMNS",
     "DEFINITIONS",
     "DataError",
+    "FileProblem",
     "HUMAN_FILE",
     "JUDGE_FILE",
     "JUDGE_STRATIFIED",
@@ -33,6 +34,7 @@ __all__ = [
     "long_table_matrix",
     "matrix",
     "open_text",
+    "read_json",
     "primary_layer",
     "read_alttest_raters",
     "read_csv_ratings",
@@ -46,7 +48,7 @@ __getattr__, __dir__ = attach(
     {
         "annotation": ("DataError", "got_text", "list_text"),
         "csv_table": ("CSV_COLUMNS", "read_csv_ratings", "read_rows"),
-        "files": ("existing_variant", "file_format", "open_text"),
+        "files": ("FileProblem", "existing_variant", "file_format", "open_text", "read_json"),
         "loaders": (
             "HUMAN_FILE",
             "JUDGE_FILE",

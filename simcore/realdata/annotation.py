@@ -15,6 +15,9 @@ import numpy as np
 NO_GROUPS = "all"
 """Name of the single group of a matrix without groups."""
 
+MAX_CODES = int(np.iinfo(np.int16).max)
+"""The most distinct labels (or groups) a matrix holds: its codes are int16."""
+
 
 class DataError(ValueError):
     """Bad annotation data or data block; ``problems`` lists 'SOURCE: key: problem (got VALUE)'."""
@@ -43,6 +46,14 @@ def got_text(value):
     if isinstance(value, dict):
         return "a mapping"
     return repr(value)
+
+
+def too_many_codes(source, key, count):
+    """Return the problem of a matrix with more than :data:`MAX_CODES` labels or groups."""
+    return (
+        f"{source}: {key}: at most {MAX_CODES} distinct values can be read (their codes are "
+        f"16-bit) (got {count} distinct values)"
+    )
 
 
 def list_text(names, limit=20):
@@ -123,6 +134,14 @@ class AnnotationMatrix:
                 problems.append(
                     f"{source}: {name}: names must be distinct (got {got_text(repeated)})"
                 )
+        crowded = [
+            name for name in ("labels", "group_names") if len(getattr(self, name)) > MAX_CODES
+        ]
+        if crowded:  # the codes could not be stored: nothing more to check
+            raise DataError(
+                problems
+                + [too_many_codes(source, name, len(getattr(self, name))) for name in crowded]
+            )
         if self.item_ids is None:
             setter(self, "item_ids", self.items)
         setter(self, "item_ids", tuple(str(value) for value in self.item_ids))

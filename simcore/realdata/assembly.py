@@ -10,7 +10,15 @@ import math
 
 import numpy as np
 
-from simcore.realdata.annotation import NO_GROUPS, AnnotationMatrix, DataError, got_text, list_text
+from simcore.realdata.annotation import (
+    MAX_CODES,
+    NO_GROUPS,
+    AnnotationMatrix,
+    DataError,
+    got_text,
+    list_text,
+    too_many_codes,
+)
 
 
 def _label_text(value):
@@ -40,6 +48,23 @@ def _names(value, key, source, problems):
         problems.append(f"{source}: {key}: names must be distinct (got {got_text(repeated)})")
         return None
     return names
+
+
+CONTROL_CATEGORIES = ("Cc", "Zl", "Zp")
+"""Unicode categories a rater name must not hold: control characters (a newline, a tab, an
+escape) and line or paragraph separators, which would break every report's table."""
+
+
+def _check_rater_names(data, source, problems):
+    """Append a problem for each rater name of ``data`` holding a control character."""
+    import unicodedata
+
+    for name in data:
+        if any(unicodedata.category(char) in CONTROL_CATEGORIES for char in str(name)):
+            problems.append(
+                f"{source}: rater: a name must not hold control characters such as a newline "
+                f"or a tab (got {got_text(str(name))})"
+            )
 
 
 def _item_text(sources, item):
@@ -105,6 +130,8 @@ def _build(
     empty ``judges`` list gives a human-only matrix. Appends to ``problems`` and raises
     :class:`DataError` when there are any.
     """
+    _check_rater_names(human_data, sources["humans"], problems)
+    _check_rater_names(judge_data or {}, sources["judges"], problems)
     humans, judges = _chosen_raters(human_data, judge_data, humans, judges, sources, problems)
     items = _rated_items(human_data, judge_data, humans, judges, sources, problems)
     cells = [(sources["humans"], name, human_data[name]) for name in humans]
@@ -113,11 +140,14 @@ def _build(
     code = {label: position for position, label in enumerate(labels)}
     if labels:
         _check_outside_labels(cells, items, labels, code, sources, problems)
+    if len(labels) > MAX_CODES:
+        problems.append(too_many_codes(sources["labels"], "labels", len(labels)))
     group_names, group_codes = _group_codes(items, item_group, sources, problems)
 
     if problems:
         raise DataError(problems)
 
+    _check_matrix_fits(source, len(items), len(humans), len(judges))
     human_codes, judge_codes = _label_codes(items, humans, judges, human_data, judge_data, code)
     return AnnotationMatrix(
         source=str(source),
@@ -246,9 +276,33 @@ def _group_codes(items, item_group, sources, problems):
             )
         else:
             group_names = tuple(sorted(set(names)))
+            if len(group_names) > MAX_CODES:
+                file, key, _ = sources["groups"]
+                problems.append(too_many_codes(file, key, len(group_names)))
+                return (NO_GROUPS,), None
             position = {name: index for index, name in enumerate(group_names)}
             group_codes = np.array([position[name] for name in names], dtype=np.int16)
     return group_names, group_codes
+
+
+BYTES_PER_CELL = 16
+"""What one (item, rater) cell of the dense matrix costs while it is built and used: the
+int16 codes and their checked copy, the bool mask of labelled cells and its int64 copy
+(the overlaps)."""
+
+
+def _check_matrix_fits(source, n_items, n_humans, n_judges):
+    """Refuse a dense ``items x raters`` matrix that cannot fit in memory (DataError)."""
+    from simcore.realdata.allocation import check_memory
+
+    raters = n_humans + n_judges
+    check_memory(
+        BYTES_PER_CELL * n_items * raters + 8 * n_humans**2,
+        f"{source}: matrix",
+        f"the dense matrix of {n_items} items x {raters} raters would",
+        "read fewer items or raters (--humans, --judges name the raters read)",
+        f"{n_items} items, {n_humans} humans, {n_judges} judges",
+    )
 
 
 def _label_codes(items, humans, judges, human_data, judge_data, code):

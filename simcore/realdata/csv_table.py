@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simcore.realdata.annotation import DataError, got_text
-from simcore.realdata.files import open_text
+from simcore.realdata.files import READ_ERRORS, open_text
 
 CSV_COLUMNS = ("item", "rater", "label", "group")
 """Columns of the long CSV format; ``group`` is optional."""
@@ -109,7 +109,7 @@ def read_csv_file(file, problems):
     try:
         with open_text(file, encoding="utf-8-sig") as handle:
             rows = list(csv.reader(handle))
-    except (OSError, EOFError, UnicodeDecodeError, csv.Error) as error:
+    except (*READ_ERRORS, csv.Error) as error:
         problems.append(f"{file}: unreadable: {error} (got {got_text(str(file))})")
         raise DataError(problems) from None
     if not rows:

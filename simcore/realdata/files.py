@@ -6,10 +6,26 @@ magic bytes (``1f 8b``) and reads it through :func:`gzip.open` in text mode, so
 read like their plain twins. :func:`file_format` says whether a file is a long CSV table or a
 JSON mapping ``{rater: {item: label}}``: by its suffix (``.csv``, ``.csv.gz``, ``.json``,
 ``.json.gz``), else by its first non-blank character (``{`` is JSON, anything else CSV).
+:data:`READ_ERRORS` are the errors of reading a damaged file (corrupt gzip included), and
+:func:`read_json` reads a JSON file (plain or gzip) whatever it holds, raising
+:class:`FileProblem` with one sentence for invalid, too deeply nested or too long input.
 """
 
 import gzip
+import json
+import re
+import sys
+import zlib
 from pathlib import Path
+
+READ_ERRORS = (OSError, EOFError, UnicodeDecodeError, zlib.error)
+"""What reading a damaged text file raises: a corrupt gzip stream is ``zlib.error`` or
+``gzip.BadGzipFile`` (an ``OSError``), a truncated one ``EOFError``."""
+
+
+class FileProblem(ValueError):
+    """A file that cannot be read as what it should hold; the text follows ``FILE: ``."""
+
 
 GZIP_MAGIC = b"\x1f\x8b"
 """The first two bytes of every gzip stream."""
@@ -63,7 +79,7 @@ def file_format(path):
     try:
         with open_text(path, encoding="utf-8-sig") as handle:
             start = handle.read(4096).lstrip()
-    except (OSError, UnicodeDecodeError, EOFError):
+    except READ_ERRORS:
         return "csv"
     return "json" if start.startswith("{") else "csv"
 
@@ -75,3 +91,57 @@ def existing_variant(path):
     if not path.exists() and compressed.is_file():
         return compressed
     return path
+
+
+def read_json(path):
+    """Return the JSON value held by the plain or gzip file ``path``.
+
+    Raises
+    ------
+    FileProblem
+        ``unreadable: WHY (got 'PATH')`` for a file that cannot be read (damaged gzip,
+        not UTF-8), or :func:`json_value`'s problems.
+    """
+    try:
+        with open_text(path, encoding="utf-8-sig") as handle:
+            text = handle.read()
+    except READ_ERRORS as error:
+        raise FileProblem(f"unreadable: {error} (got {str(path)!r})") from None
+    return json_value(text)
+
+
+def json_value(text):
+    """Return the JSON value of ``text``.
+
+    Raises
+    ------
+    FileProblem
+        ``not valid JSON: WHAT at line L column C (got 'TEXT NEAR IT')``; ``not valid JSON:
+        nested too deeply ...`` beyond Python's recursion limit; ``not valid JSON: a number
+        has more digits than Python reads ...`` beyond its int-string limit.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        near = error.doc[max(0, error.pos - 20) : error.pos + 20]
+        raise FileProblem(
+            f"not valid JSON: {error.msg} at line {error.lineno} column {error.colno} "
+            f"(got {near!r})"
+        ) from None
+    except RecursionError:
+        raise FileProblem(
+            "not valid JSON: nested too deeply to read (got lists or mappings nested more "
+            f"than about {sys.getrecursionlimit()} levels)"
+        ) from None
+    except ValueError as error:  # Python's int-string limit: the only other ValueError
+        raise FileProblem(f"not valid JSON: {too_long_number(error)}") from None
+
+
+def too_long_number(error):
+    """Return the problem text for Python's int-string limit ``error`` (a ValueError)."""
+    found = re.findall(r"(\d+) digits", str(error))
+    digits = found[-1] if found else "too many"
+    return (
+        f"a number has more digits than can be read (at most "
+        f"{sys.get_int_max_str_digits()}) (got a number of {digits} digits)"
+    )

@@ -11,7 +11,6 @@ formats and the rules for items, labels and the primary layer are described in
 :mod:`simcore.realdata.matrix`.
 """
 
-import json
 from pathlib import Path
 
 from simcore.realdata.annotation import DataError, got_text
@@ -22,7 +21,7 @@ from simcore.realdata.csv_table import (  # noqa: F401  (CSV_COLUMNS, MAX_ROW_PR
     ItemKeys,
     read_csv_ratings,
 )
-from simcore.realdata.files import existing_variant, file_format, open_text
+from simcore.realdata.files import FileProblem, existing_variant, file_format, read_json
 
 HUMAN_FILE = "human_annotations.json"
 """File name of the human labels in an ``alttest`` folder (``.json.gz`` also read)."""
@@ -40,16 +39,9 @@ def _read_json_raters(path, kind, problems):
         problems.append(f"{path}: file not found (got {got_text(str(path))})")
         return None
     try:
-        with open_text(path) as handle:
-            raw = json.load(handle)
-    except json.JSONDecodeError as error:
-        problems.append(
-            f"{path}: not valid JSON: {error.msg} at line {error.lineno} column {error.colno} "
-            f"(got {got_text(error.doc[max(0, error.pos - 20) : error.pos + 20])})"
-        )
-        return None
-    except (OSError, EOFError, UnicodeDecodeError) as error:
-        problems.append(f"{path}: unreadable: {error} (got {got_text(str(path))})")
+        raw = read_json(path)
+    except FileProblem as error:
+        problems.append(f"{path}: {error}")
         return None
     if not isinstance(raw, dict):
         problems.append(

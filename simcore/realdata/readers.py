@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from simcore.realdata.annotation import DataError, got_text
-from simcore.realdata.files import file_format, open_text
+from simcore.realdata.files import READ_ERRORS, FileProblem, file_format, open_text, read_json
 
 __all__ = ["READERS", "Reader", "read_annotations", "read_judge_labels", "reader_for"]
 
@@ -79,7 +79,7 @@ def _first_line(path):
     try:
         with open_text(path) as handle:
             return handle.readline()
-    except (OSError, EOFError, UnicodeDecodeError, ValueError):
+    except (*READ_ERRORS, ValueError):
         return ""
 
 
@@ -294,8 +294,6 @@ def read_judge_labels(source, judge):
     ``{judge: {item: label}}``, an alttest folder (its judge file) or a long DataFrame.
     Raises :class:`DataError` naming the file when ``judge`` is not in it or it gives no label.
     """
-    import json
-
     from simcore.realdata.csv_table import read_csv_ratings
     from simcore.realdata.files import existing_variant
     from simcore.realdata.loaders import JUDGE_FILE
@@ -316,12 +314,9 @@ def read_judge_labels(source, judge):
         name = str(path)
         if file_format(path) == "json":
             try:
-                with open_text(path) as handle:
-                    raw = json.load(handle)
-            except (OSError, EOFError, UnicodeDecodeError, ValueError) as error:
-                raise DataError(
-                    [f"{path}: unreadable: {error} (got {got_text(str(path))})"]
-                ) from None
+                raw = read_json(path)
+            except FileProblem as error:
+                raise DataError([f"{path}: {error}"]) from None
             if not isinstance(raw, dict):
                 raise DataError(
                     [

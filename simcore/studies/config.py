@@ -345,18 +345,34 @@ def unknown_keys(raw, valid, what, source):
 
 
 class _DuplicateKey(Exception):
-    """A mapping in a YAML file repeats a key (raised while loading)."""
+    """A YAML mapping repeats a key or has a list or mapping as a key (raised while loading)."""
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses a key repeated in one mapping."""
+    """``yaml.SafeLoader`` that refuses a key repeated in one mapping, and a complex key."""
+
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 def _unique_mapping(loader, node, deep=False):
+    """Construct a mapping, refusing a repeated or unhashable key; merge keys (``<<``) merge.
+
+    A key merged in by ``<<: *anchor`` may be overridden by the mapping's own key, as YAML
+    says; only the mapping's own keys must be distinct.
+    """
+    own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
+    loader.flatten_mapping(node)
     first_line = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
+    for key_node, _ in node.value[len(node.value) - own :]:
+        key = loader.construct_object(key_node, deep=True)
         line = key_node.start_mark.line + 1
+        try:
+            hash(key)
+        except TypeError:
+            raise _DuplicateKey(
+                f"line {line}: key: must be a name, not a {type(key).__name__} (got {key!r})"
+            ) from None
         if key in first_line:
             raise _DuplicateKey(
                 f"{key}: appears twice in one mapping (lines {first_line[key]} and {line})"
@@ -393,6 +409,14 @@ def _read_yaml(path):
         raise ScenarioError([f"{path}: {error}"]) from None
     except yaml.YAMLError as error:
         raise ScenarioError([_yaml_problem(path, error)]) from None
+    except RecursionError:
+        raise ScenarioError(
+            [f"{path}: not valid YAML (lists or mappings nested too deeply to read)"]
+        ) from None
+    except ValueError as error:  # Python's int-string limit
+        from simcore.realdata.files import too_long_number
+
+        raise ScenarioError([f"{path}: not valid YAML ({too_long_number(error)})"]) from None
     if raw is None:
         raise ScenarioError(
             [f"{path}: the file is empty; a scenario needs at least its sections (see scenarios/)"]
@@ -418,7 +442,7 @@ def apply_overrides(raw, overrides, source):
             continue
         try:
             value = yaml.safe_load(text) if text else None
-        except yaml.YAMLError:
+        except (yaml.YAMLError, RecursionError, ValueError, TypeError):
             value = text
         parts = key.split(".")
         target = raw
