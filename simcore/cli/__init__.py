@@ -42,6 +42,7 @@ COMMANDS = (
     "inspect",
     "calibrate",
     "validate",
+    "verify",
     "wellposed",
     "card",
     "ceiling",

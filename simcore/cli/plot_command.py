@@ -51,7 +51,8 @@ def run(args):
             f"--out {out}: a figure file ends in one of {', '.join(FIGURE_SUFFIXES)} "
             f"(got {Path(out).suffix or 'no suffix'})"
         )
-    checked_output_file(out, "--out")
+    option = "--out" if args.out else f"{args.store}: output.figure"
+    checked_output_file(out, option, kind="figure")
     try:
         study_for(cube.attrs.get("kind")).plot(cube, out, args.variable)
     except CubeError as error:

@@ -54,6 +54,35 @@ def default_store(scenario, path):
     return Path("results") / f"{scenario.name or Path(path).stem}.zarr"
 
 
+def checked_paths(args, scenario):
+    """Return the store path; refuse, before any work, outputs the scenario may not write.
+
+    A store named by the scenario (``output.store``, or ``name`` for the default) must lie
+    inside the working folder (``--out`` may point anywhere); ``output.table`` and
+    ``output.csv`` may replace only simcore's own tables, never a folder.
+    """
+    from simcore.sweep.store_files import checked_output_file, inside_working_folder
+
+    for key, value in (
+        ("output.table", scenario.output.table),
+        ("output.csv", scenario.output.csv),
+    ):
+        if value:
+            checked_output_file(value, f"{args.scenario}: {key}", kind=key.split(".")[1])
+    if args.out:
+        return Path(args.out)
+    out = default_store(scenario, args.scenario)
+    if not inside_working_folder(out):
+        key, value = ("output.store", scenario.output.store)
+        if not scenario.output.store:
+            key, value = ("name", scenario.name)
+        raise UsageError(
+            f"{args.scenario}: {key}: the store would lie outside the working folder (got "
+            f"{value}); give it on the command line with --out to write there"
+        )
+    return out
+
+
 def run(args):
     """Run the sweep, write the store and the scenario's tables, print the summary."""
     from simcore import api, report
@@ -62,7 +91,7 @@ def run(args):
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers: must be >= 1 (got {args.workers})")
     scenario = api.load_any(args.scenario, overrides=args.sets, trials=args.trials, seed=args.seed)
-    out = Path(args.out) if args.out else default_store(scenario, args.scenario)
+    out = checked_paths(args, scenario)
     cube = api.run(
         scenario,
         out=out,

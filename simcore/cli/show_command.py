@@ -34,30 +34,18 @@ def add(commands):
 
 
 def open_finished(path):
-    """Open a finished, undamaged store; anything else is a usage error."""
-    import xarray as xr
+    """Open a finished store whose every cell passes its checks; anything else exits 2.
 
-    from simcore.sweep.store import damaged_cells, read_attrs
+    See ``simcore verify`` (:mod:`simcore.cli.verify_command`) for the checks.
+    """
+    from simcore.sweep.store_check import checked_store
 
-    attrs = read_attrs(path)
-    if attrs is None:
-        raise UsageError(f"{path}: no simcore store there")
-    if not attrs.get("complete"):
+    cube, problems = checked_store(path)
+    if problems:
         raise UsageError(
-            f"{path}: the run is unfinished; re-run the same scenario into it to resume"
-        )
-    try:
-        cube = xr.open_zarr(str(path), chunks=None).load()  # small: no dask needed
-    except Exception as error:  # a chunk that cannot be read or decoded
-        raise UsageError(
-            f"{path}: the store is damaged ({error}); re-run its scenario into "
-            "it to recompute the damaged cells"
-        ) from None
-    damaged = damaged_cells(cube)
-    if damaged:
-        raise UsageError(
-            f"{path}: cells {damaged[:5]} are damaged; re-run the store's "
-            "scenario into it to recompute them"
+            f"{path}: cells {list(problems)[:5]} are damaged ({len(problems)} in all; "
+            f"simcore verify {path} names them); re-run the store's scenario into it to "
+            "recompute them"
         )
     return cube
 

@@ -55,24 +55,39 @@ def run_sweep(
             for index, counts in grid.execute(scenario, context, cells, connection, progress):
                 store.put_cell(cube, layout, index, counts)
             cube.attrs["complete"] = 1
-            return derive(cube)
+            return store.sealed(derive(cube))
         out = Path(out)
-        with store.writer_lock(out):
-            done, damaged = store.prepare(out, scenario, overwrite=overwrite, layout=layout)
-            for index in damaged:
-                print(
-                    f"simcore: {out}: cell {index} is damaged (missing or unreadable chunks); "
-                    "recomputing it",
-                    file=sys.stderr,
-                )
-            starts = _first_trials(cells, done, scenario.trials)
-            todo = [cell for cell in cells if cell.index in starts]
-            writer = store.CellWriter(out, layout)
-            for index, counts in grid.execute(
-                scenario, context, todo, connection, progress, starts
-            ):
-                writer.write(index, counts, extend=starts[index] > 0)
-            return store.finalize(out, scenario, layout, derive)
+        try:
+            return _run_into(
+                out, scenario, context, layout, cells, connection, progress, overwrite, derive
+            )
+        except OSError as error:
+            if not store.full_disk(error):
+                raise
+            raise store.StoreError(
+                f"{out}: no space left on its device ({error.strerror}); free some space and "
+                "run the same command again to finish the store"
+            ) from None
+
+
+def _run_into(out, scenario, context, layout, cells, connection, progress, overwrite, derive):
+    """Run the cells not yet in the store ``out`` into it, under its lock; finalise it."""
+    with store.writer_lock(out) as lock:
+        done, damaged = store.prepare(out, scenario, overwrite=overwrite, layout=layout)
+        for index in damaged:
+            print(
+                f"simcore: {out}: cell {index} is damaged (missing, unreadable or edited "
+                "chunks); recomputing it",
+                file=sys.stderr,
+            )
+        starts = _first_trials(cells, done, scenario.trials)
+        todo = [cell for cell in cells if cell.index in starts]
+        writer = store.CellWriter(out, layout)
+        for index, counts in grid.execute(scenario, context, todo, connection, progress, starts):
+            lock.check()
+            writer.write(index, counts, extend=starts[index] > 0)
+        lock.check()
+        return store.finalize(out, scenario, layout, derive)
 
 
 def _first_trials(cells, done, trials):

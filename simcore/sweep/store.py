@@ -13,18 +13,32 @@ its rates, writes them, sets ``complete`` and consolidates the metadata, so that
 """
 
 import datetime
-import hashlib
+import errno
 from pathlib import Path
 
 import numpy as np
 import xarray as xr
 import zarr
 
+from simcore.sweep.store_check import (
+    CHECKSUM_VERSION,
+    cell_checksum,
+    cell_label,
+    cell_problems,
+    check_version,
+    load_checked,
+    packing_attr,
+    packing_of,
+    sealed,
+    unpack,
+)
 from simcore.sweep.store_files import (
     StoreError,
     checked_destination,
     create_store,
     read_attrs,
+    remove_arrays,
+    remove_stale_creations,
     remove_store,
     writer_lock,
 )
@@ -38,9 +52,11 @@ __all__ = [
     "empty_cube",
     "finalize",
     "finished_cube",
+    "full_disk",
     "prepare",
     "put_cell",
     "read_attrs",
+    "sealed",
     "writer_lock",
 ]
 
@@ -136,6 +152,8 @@ def empty_cube(scenario, layout):
         **layout.attrs,
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "complete": 0,
+        "checksum_version": CHECKSUM_VERSION,
+        "cell_packing": packing_attr(layout),
         **_versions(),
     }
     return xr.Dataset(data_vars, coords, attrs)
@@ -160,22 +178,12 @@ def _pack(counts, layout):
 
 def _unpack(ints, floats, layout, leading=()):
     """Return every variable's values from packed rows of shape ``(*leading, width)``."""
-    arrays, position = {}, [0, 0]
-    for variable in layout.variables:
-        which = 0 if variable.integer else 1
-        size = int(np.prod(variable.shape, dtype=np.int64))
-        row = (ints, floats)[which]
-        block = np.asarray(row[..., position[which] : position[which] + size])
-        arrays[variable.name] = block.reshape((*leading, *variable.shape))
-        position[which] += size
-    return arrays
+    return unpack(ints, floats, packing_of(layout), leading)
 
 
-def _checksum(values):
-    digest = hashlib.sha256()
-    for value in values:
-        digest.update(np.ascontiguousarray(value).tobytes())
-    return int.from_bytes(digest.digest()[:8], "little", signed=True)
+def _label(layout, index):
+    """Return the cell at ``index`` as its checksum sees it (dims, indices and values)."""
+    return cell_label(layout.dims, [list(values) for _, values, *_ in layout.sweep], index)
 
 
 def put_cell(cube, layout, index, counts):
@@ -185,7 +193,7 @@ def put_cell(cube, layout, index, counts):
         cube[name].values[index] = value
     cube["cell_ints"].values[index] = ints
     cube["cell_floats"].values[index] = floats
-    cube["cell_checksum"].values[index] = _checksum([ints, floats])
+    cube["cell_checksum"].values[index] = cell_checksum(ints, floats, _label(layout, index))
     cube["cell_complete"].values[index] = True
 
 
@@ -227,6 +235,7 @@ def prepare(path, scenario, overwrite=False, layout=None):
         study = study_of(scenario)
         layout = study.layout(scenario, study.context(scenario))
     checked_destination(path)
+    remove_stale_creations(path)
     if path.is_dir() and not any(path.iterdir()):
         path.rmdir()  # an empty folder is no store: create the store in its place
     if path.exists():
@@ -238,7 +247,8 @@ def prepare(path, scenario, overwrite=False, layout=None):
                 "use --overwrite to replace it or --out for another store"
             )
         if same and not overwrite:
-            done, damaged = _verified_cells(path, layout)
+            check_version(path, attrs)
+            done, damaged = _verified_cells(path, layout, bool(attrs.get("complete")))
             if len(done) < int(np.prod(layout.shape, dtype=np.int64)) or any(
                 trials != scenario.trials for trials in done.values()
             ):
@@ -270,11 +280,13 @@ def _same_run(attrs, scenario, layout):
     return all(attrs.get(key) == value for key, value in layout.attrs.items())
 
 
-def _verified_cells(path, layout):
+def _verified_cells(path, layout, finished=False):
     """Complete cells whose stored counts match their checksum, and the damaged ones.
 
     The packed arrays are read whole; if that fails (a damaged chunk) they are read cell
-    by cell, so that only the cells a damaged chunk spoils are recomputed.
+    by cell, so that only the cells a damaged chunk spoils are recomputed. The checksum
+    covers the cell's coordinates as the scenario gives them. A ``finished`` store's
+    named variables are checked too (:func:`~simcore.sweep.store_check.cell_problems`).
     """
     group = zarr.open_group(str(path), mode="r", use_consolidated=False)
     complete = np.asarray(group["cell_complete"][...])
@@ -294,21 +306,40 @@ def _verified_cells(path, layout):
                 group[name][index] if whole[name] is None else whole[name][index]
                 for name in ("cell_ints", "cell_floats")
             ]
-            ok = _checksum(rows) == int(checksums[index])
+            ok = cell_checksum(*rows, _label(layout, index)) == int(checksums[index])
         except Exception:  # a chunk that cannot be read or decoded: recompute the cell
             ok = False
         if ok:
             done[index] = int(rows[0][0])  # n_trials is packed first
         else:
             damaged.append(index)
+    for index in _finished_problems(path, done) if finished else ():
+        del done[index]
+        damaged.append(index)
     return done, damaged
 
 
+def _finished_problems(path, done):
+    """Return the cells of ``done`` whose named variables fail their checks (all: unreadable)."""
+    try:
+        cube, unreadable = load_checked(path)
+        problems = cell_problems(cube)
+    except Exception:  # metadata that cannot be read: every cell's results are suspect
+        return sorted(done)
+    if unreadable:
+        return sorted(done)
+    return [index for index in sorted(problems) if index in done]
+
+
 def _mark_unfinished(path):
-    """Set ``complete`` to 0, in the consolidated metadata too, before cells are rewritten."""
+    """Set ``complete`` to 0 before anything is rewritten.
+
+    The consolidated metadata is removed first (it would still say complete); the store
+    is consolidated again when it is finished.
+    """
+    (Path(path) / ".zmetadata").unlink(missing_ok=True)
     group = zarr.open_group(str(path), mode="r+", use_consolidated=False)
     group.attrs["complete"] = 0
-    zarr.consolidate_metadata(str(path))
 
 
 def _encoding(cube):
@@ -355,7 +386,9 @@ class CellWriter:
         self.arrays["cell_complete"][index] = False
         self.arrays["cell_ints"][index] = ints
         self.arrays["cell_floats"][index] = floats
-        self.arrays["cell_checksum"][index] = _checksum([ints, floats])
+        self.arrays["cell_checksum"][index] = cell_checksum(
+            ints, floats, _label(self.layout, index)
+        )
         self.arrays["cell_complete"][index] = True
 
 
@@ -368,10 +401,13 @@ def finished_cube(cube, layout):
 
 
 def finalize(path, scenario, layout, derive):
-    """Unpack the cells, derive every statistic, mark the store complete, consolidate.
+    """Unpack the cells, derive every statistic, seal, mark the store complete, consolidate.
 
-    ``derive(cube) -> cube`` is the study's. Finalising again (after a kill during it)
-    gives the same store: variables already written are overwritten in place.
+    ``derive(cube) -> cube`` is the study's. The store is marked unfinished first, every
+    variable finalisation writes is removed (whatever an earlier, killed finalisation left
+    of it) and written anew, and only then is ``complete`` set and the metadata
+    consolidated: a kill or a full disk at any write leaves a store that the same command
+    resumes, and finalising again gives the same store.
 
     Returns
     -------
@@ -386,9 +422,14 @@ def finalize(path, scenario, layout, derive):
     cube.attrs.update(dict(group.attrs))
     for name in RUN_VARIABLES:
         cube[name].values[...] = np.asarray(group[name][...])
-    cube = derive(finished_cube(cube, layout))
+    cube = sealed(derive(finished_cube(cube, layout)))
+    kept = set(cube[RUN_VARIABLES].variables)
+    _mark_unfinished(path)
+    remove_arrays(path, [name for name in cube.variables if name not in kept])
     written = cube[[name for name in cube.data_vars if name not in RUN_VARIABLES]]
-    _write_variables(path, group, written)
+    encoding = {name: value for name, value in _encoding(written).items() if name not in kept}
+    written.to_zarr(str(path), mode="a", consolidated=False, encoding=encoding)
+    group = zarr.open_group(str(path), mode="r+", use_consolidated=False)
     group.attrs.update(
         {
             **{key: value for key, value in cube.attrs.items() if key not in group.attrs},
@@ -403,34 +444,17 @@ def finalize(path, scenario, layout, derive):
     return cube
 
 
-def _write_variables(path, group, dataset):
-    """Write ``dataset``'s variables: new ones with their chunking, existing ones in place."""
-    existing = [name for name in dataset.data_vars if name in group]
-    new = [name for name in dataset.data_vars if name not in group]
-    if new:
-        part = dataset[new]
-        encoding = {name: value for name, value in _encoding(part).items() if name not in group}
-        part.to_zarr(str(path), mode="a", consolidated=False, encoding=encoding)
-    if existing:
-        dataset[existing].to_zarr(str(path), mode="a", consolidated=False)
+def full_disk(error):
+    """Whether ``error`` is a full disk or an exhausted quota."""
+    return isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
 def damaged_cells(cube):
     """Return the indices of a loaded cube's cells that fail their checks.
 
-    A cell is damaged when its packed rows no longer match its checksum, or when the named
-    ``n_trials`` disagrees with the packed rows (e.g. a missing chunk read as zeros).
+    See :func:`~simcore.sweep.store_check.cell_problems` (a finished cube's named
+    variables are checked against the packed rows and the seal).
     """
     if "cell_ints" not in cube:
         return []
-    ints = cube["cell_ints"].values
-    floats = cube["cell_floats"].values
-    checksums = cube["cell_checksum"].values
-    trials = cube["n_trials"].values
-    damaged = []
-    for index in np.ndindex(*cube["cell_complete"].shape):
-        if _checksum([ints[index], floats[index]]) != int(checksums[index]) or int(
-            trials[index]
-        ) != int(ints[index][0]):
-            damaged.append(index)
-    return damaged
+    return sorted(cell_problems(cube, finished=bool(cube.attrs.get("complete"))))
