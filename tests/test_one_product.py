@@ -152,7 +152,7 @@ def advice_numbers(advice):
     return {key: document[key] for key in ("humans", "judges", "verdicts", "comparisons", "risk")}
 
 
-@pytest.mark.parametrize("name", ["csv", "dataframe", "wide"])
+@pytest.mark.parametrize("name", FORMATS[1:])
 def test_advise_gives_identical_advice_in_every_format(formats, name):
     options = {"trials": 20, "seed": 3}
     reference = advice_numbers(simcore.advise(formats["alttest"][0], **options))
