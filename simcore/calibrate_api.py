@@ -12,7 +12,7 @@ counted under the same definition.
 """
 
 from simcore.calibration.command import CalibrationInputError
-from simcore.command_options import CALIBRATE_OPTIONS
+from simcore.command_options import CALIBRATE_OPTIONS, READER_KEYS
 from simcore.options import check_values, did_you_mean
 from simcore.results import CommandResult
 
@@ -21,8 +21,6 @@ __all__ = ["calibrate", "calibration_counts", "fail_definition", "production_cou
 METHODS = CALIBRATE_OPTIONS[0].choices
 """``method``: :data:`simcore.calibration.methods.METHODS` and ``all``."""
 
-READER_KEYS = ("humans", "judges", "judges_file", "group_separator", "columns")
-"""The one reader's keywords, for ``data``."""
 
 CALIBRATE_KEYWORDS = (
     "data",

@@ -20,6 +20,9 @@ DATA_OPTIONS = (
 """The one reader's keywords (the command line's data arguments,
 :func:`simcore.cli.common.add_data_arguments`); checked by the reader itself."""
 
+READER_KEYS = tuple(option.name for option in DATA_OPTIONS)
+"""The one reader's keyword names (``humans``, ``judges``, ``judges_file``, ...)."""
+
 BOOT = Option("boot", "--boot", int, 1000, "bootstrap replicates over items", low=0)
 SEED_2026 = Option("seed", "--seed", int, 2026, "bootstrap root seed", low=0)
 GRADED = Option(

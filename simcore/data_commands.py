@@ -109,7 +109,7 @@ def roles_note(data, roles):
     """
     from simcore.realdata.readers import reader_for
 
-    given = any(roles.get(key) is not None for key in ("humans", "judges", "judges_file"))
+    given = any(roles.get(key) for key in ("humans", "judges", "judges_file"))
     if given or reader_for(data, roles.get("columns")).declares_roles:
         return ""
     return (

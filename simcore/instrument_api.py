@@ -7,11 +7,8 @@ whose text is what the command prints and whose document is its ``--json``. Bad 
 :class:`~simcore.calibration.command.CalibrationInputError` (both ``ValueError``).
 """
 
+from simcore.command_options import READER_KEYS
 from simcore.results import CommandResult
-
-READER_KEYS = ("humans", "judges", "judges_file", "group_separator", "columns")
-"""The one reader's keywords among a command's option values."""
-
 
 BOOT_BYTES = {"ceiling": 16, "wellposed": 24}
 """Bytes per (replicate, item) of each command's bootstrap: the int64 item draws and, for
@@ -92,10 +89,11 @@ def wellposed_result(data, values):
     from simcore.instrument.wellposed_data import load_judge_table
     from simcore.instrument.wellposed_report import agreement_lines, agreement_rows
     from simcore.realdata.annotation import DataError
+    from simcore.realdata.readers import name_list
 
-    judges = values["judges"]
-    judges = [name.strip() for name in judges.split(",")] if isinstance(judges, str) else judges
-    table = load_judge_table(data, judges=judges, group_separator=values["group_separator"])
+    table = load_judge_table(
+        data, judges=name_list(values["judges"]), group_separator=values["group_separator"]
+    )
     n_items = len(table.codes)
     check_bootstrap_fits(table.source, values["boot"], n_items, BOOT_BYTES["wellposed"])
     if values["criterion"] is not None and values["criterion"] not in table.group_names:

@@ -9,15 +9,12 @@ gives the report's tables as pandas DataFrames (``verdict_table``, ``risk_table`
 ``report.png``).
 """
 
-import sys
-from pathlib import Path
-
 from simcore.advise.advice import Advice
 from simcore.advise.advice import advise_groups as advise_matrix_groups
 from simcore.advise.advise_options import OPTIONS
 from simcore.options import check_values, defaults, did_you_mean
 from simcore.realdata.matrix import require_judges
-from simcore.realdata.readers import read_annotations
+from simcore.realdata.readers import name_list, read_annotations
 
 __all__ = [
     "Advice",
@@ -123,7 +120,7 @@ def advise_each_group(
             "together"
         )
     return advise_matrix_groups(
-        matrix, pool_groups=pool_groups, judges=_names(audit), progress=progress, **options
+        matrix, pool_groups=pool_groups, judges=name_list(audit), progress=progress, **options
     )
 
 
@@ -181,37 +178,16 @@ def load_matrix(data, humans=None, judges=None, judges_file=None, ordinal=False,
     and ``judges`` are lists of names or comma-separated strings; ``separator`` is the group
     separator of JSON input.
     """
-    if not (_is_path(data) or _is_frame(data)):
-        raise TypeError(f"data: a path or a pandas DataFrame (got {type(data).__name__})")
     matrix = read_annotations(
         data,
-        humans=_names(humans),
-        judges=_names(judges),
+        humans=humans,
+        judges=judges,
         judges_file=judges_file,
         ordinal=ordinal,
         group_separator=separator,
     )
     require_judges(matrix, "simcore advise")
     return matrix
-
-
-def _is_path(data):
-    return isinstance(data, str | Path)
-
-
-def _is_frame(data):
-    """Whether ``data`` is a pandas DataFrame (pandas is not imported to find out)."""
-    pandas = sys.modules.get("pandas")
-    return pandas is not None and isinstance(data, pandas.DataFrame)
-
-
-def _names(value):
-    """Return a list of names from a list or a comma-separated string; None for none."""
-    if value is None or isinstance(value, str | Path) and not str(value):
-        return None
-    if isinstance(value, str):
-        return value.split(",")
-    return list(value)
 
 
 def check_options(options, command_line=False):

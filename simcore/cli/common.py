@@ -127,13 +127,6 @@ def add_data_arguments(
             )
 
 
-def names_list(text):
-    """Return a comma-separated list of names, each stripped of spaces (None for none)."""
-    if text is None or not str(text).strip():
-        return None
-    return [part.strip() for part in str(text).split(",")]
-
-
 def data_keywords(args):
     """Return the one reader's keywords from the data arguments of ``args``.
 
@@ -141,8 +134,8 @@ def data_keywords(args):
     given (see :func:`simcore.realdata.read_annotations`).
     """
     keywords = {
-        "humans": names_list(getattr(args, "humans", None)),
-        "judges": names_list(getattr(args, "judges", None)),
+        "humans": getattr(args, "humans", None),  # texts: the reader splits and strips them
+        "judges": getattr(args, "judges", None),
         "judges_file": getattr(args, "judges_file", None),
         "group_separator": getattr(args, "group_separator", None),
     }

@@ -36,7 +36,7 @@ from typing import Any
 from simcore.realdata.annotation import DataError, got_text
 from simcore.realdata.files import READ_ERRORS, FileProblem, file_format, open_text, read_json
 
-__all__ = ["READERS", "Reader", "read_annotations", "read_judge_labels", "reader_for"]
+__all__ = ["READERS", "Reader", "name_list", "read_annotations", "read_judge_labels", "reader_for"]
 
 
 @dataclass(frozen=True)
@@ -198,8 +198,9 @@ def reader_for(source, columns=None):
     Raises
     ------
     DataError
-        When none can: a path that does not exist, or something that is neither a path nor
-        a DataFrame.
+        When none can open a path (it does not exist).
+    TypeError
+        For something that is neither a path nor a DataFrame.
     """
     for reader in READERS:
         if reader.can_open(source, columns):
@@ -208,7 +209,7 @@ def reader_for(source, columns=None):
         from simcore.realdata.loaders import alttest_folder
 
         alttest_folder(source)  # raises: neither a folder nor a file
-    raise DataError([f"data: a path or a pandas DataFrame (got {got_text(type(source).__name__)})"])
+    raise TypeError(f"data: a path or a pandas DataFrame (got {type(source).__name__})")
 
 
 def read_annotations(
@@ -256,8 +257,8 @@ def read_annotations(
     """
     reader = reader_for(source, columns)
     keywords = {
-        "humans": _stripped(humans),
-        "judges": _stripped(judges),
+        "humans": name_list(humans),
+        "judges": name_list(judges),
         "judges_file": judges_file,
         "group_separator": group_separator,
         "columns": columns,
@@ -265,7 +266,7 @@ def read_annotations(
         "ordinal": ordinal,
     }
     matrix = reader.read(source, **keywords)
-    roles_given = humans is not None or judges is not None or judges_file is not None
+    roles_given = any(keywords[key] is not None for key in ("humans", "judges", "judges_file"))
     if require_roles and not reader.declares_roles and not roles_given:
         name = "DataFrame" if reader.name == "dataframe" else str(source)
         raise DataError(
@@ -278,13 +279,16 @@ def read_annotations(
     return matrix
 
 
-def _stripped(names):
-    """Return a list of names stripped of spaces (a comma-separated text is split)."""
-    if names is None:
+def name_list(names):
+    """Return a list of rater names stripped of spaces; a comma-separated text is split.
+
+    ``None`` or an empty text is no list (None), so ``--judges ""`` means no judges given.
+    """
+    if names is None or isinstance(names, str) and not names.strip():
         return None
     if isinstance(names, str):
         names = names.split(",")
-    return [str(name).strip() if isinstance(name, str) else name for name in names]
+    return [name.strip() if isinstance(name, str) else name for name in names]
 
 
 def read_judge_labels(source, judge):
