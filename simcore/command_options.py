@@ -6,7 +6,7 @@ data options (:data:`DATA_OPTIONS`) are the one reader's; the others are each co
 Like :mod:`simcore.options`, this module imports nothing heavy, so every layer may use it.
 """
 
-from simcore.options import Option
+from simcore.options import Option, finite_number, iso_date, label_list
 
 DATA_OPTIONS = (
     Option("humans", "--humans", object, None, "human ids, primary first", allow_none=True),
@@ -108,7 +108,28 @@ LABELS = Option(
     None,
     "labels a judge answer must be one of to parse (default: those the humans use)",
     allow_none=True,
+    parse=label_list,
 )
+
+FAIL_AT_MOST = Option(
+    "fail_at_most",
+    "--fail-at-most",
+    float,
+    None,
+    "FAIL = numeric label <= X",
+    allow_none=True,
+    parse=finite_number,
+)
+FAIL_LABELS = Option(
+    "fail_labels",
+    "--fail-labels",
+    tuple,
+    None,
+    "FAIL = one of these labels A,B",
+    allow_none=True,
+    parse=label_list,
+)
+"""What FAIL means, for ``card`` and ``calibrate --data`` (exactly one of the two)."""
 
 CARD_OPTIONS = (
     Option("judge", "--judge", str, None, "the judge the card is for", allow_none=True),
@@ -128,19 +149,18 @@ CARD_OPTIONS = (
         "label of the population DATA comes from",
         allow_none=True,
     ),
-    Option(
-        "fail_at_most", "--fail-at-most", float, None, "FAIL = numeric label <= X", allow_none=True
-    ),
-    Option(
-        "fail_labels",
-        "--fail-labels",
-        tuple,
-        None,
-        "FAIL = one of these labels A,B",
-        allow_none=True,
-    ),
+    FAIL_AT_MOST,
+    FAIL_LABELS,
     LABELS,
-    Option("date", "--date", object, None, "measurement date (default today)", allow_none=True),
+    Option(
+        "date",
+        "--date",
+        object,
+        None,
+        "measurement date YYYY-MM-DD (default today)",
+        allow_none=True,
+        parse=iso_date,
+    ),
     Option("expires_days", "--expires-days", int, 30, "days until the card expires", low=0),
     CONFIDENCE,
     YOUDEN_FLOOR,

@@ -24,6 +24,8 @@ __all__ = [
     "did_you_mean",
     "finite_number",
     "flag_names",
+    "iso_date",
+    "label_list",
 ]
 
 LARGEST_COUNT = 2**53
@@ -56,6 +58,9 @@ class Option:
         Whether ``None`` (not given) is a valid value besides the declared range.
     metavar : str, optional
         How the help names the value.
+    parse : callable, optional
+        How the command line turns the option's text into its value (an ``argparse``
+        type, e.g. :func:`label_list`); default the declared type, or ``str``.
     """
 
     name: str
@@ -70,6 +75,7 @@ class Option:
     open_high: bool = False
     allow_none: bool = False
     metavar: str | None = None
+    parse: Any = None
 
     def range_text(self):
         """Return the rule the value must follow, e.g. ``must be in (0, 1)``."""
@@ -125,8 +131,29 @@ class Option:
         kwargs = {"dest": self.name, "default": self.default, "help": help_text}
         if self.metavar is not None:
             kwargs["metavar"] = self.metavar
-        parse = self.type if self.type in (int, float, str) else str
+        parse = self.parse or (self.type if self.type in (int, float, str) else str)
         parser.add_argument(self.flag, type=parse, **kwargs)
+
+
+def label_list(text):
+    """Parse a comma-separated list of labels into a tuple of stripped, non-empty texts."""
+    import argparse
+
+    labels = tuple(part.strip() for part in text.split(","))
+    if not all(labels):
+        raise argparse.ArgumentTypeError(f"must be labels separated by commas (got {text!r})")
+    return labels
+
+
+def iso_date(text):
+    """Parse ``text`` as a :class:`datetime.date`; argparse reports a bad one (exit 2)."""
+    import argparse
+    import datetime
+
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a date YYYY-MM-DD (got {text!r})") from None
 
 
 def finite_number(text):

@@ -13,11 +13,10 @@ from simcore.cli.common import (
     add_json,
     check_flags,
     data_keywords,
-    label_list,
     print_json,
     subcommand,
 )
-from simcore.command_options import CALIBRATE_OPTIONS
+from simcore.command_options import CALIBRATE_OPTIONS, FAIL_AT_MOST, FAIL_LABELS
 from simcore.options import LARGEST_COUNT
 from simcore.options import count_number as count
 from simcore.options import finite_number as finite
@@ -59,8 +58,8 @@ def add(commands):
     add_data_arguments(calibrate, "unused", columns=True, positional=False)
     calibrate.add_argument("--judge", help="--data/--production: the judge calibrated")
     fail = calibrate.add_mutually_exclusive_group()
-    fail.add_argument("--fail-at-most", type=finite, help="--data: FAIL = numeric label <= X")
-    fail.add_argument("--fail-labels", type=label_list, help="--data: FAIL = one of labels A,B")
+    for option in (FAIL_AT_MOST, FAIL_LABELS):  # --data and --production: what FAIL means
+        option.add_to(fail)
     calibrate.add_argument("--human-column", default="human", help="CSV column of the truth")
     calibrate.add_argument("--judge-column", default="judge", help="CSV column of the judge")
     calibrate.add_argument("--fail-label", default="fail", help="CSV value meaning FAIL")

@@ -13,17 +13,13 @@ from simcore.cli.common import (
     add_json,
     check_flags,
     data_keywords,
-    iso_date,
-    label_list,
     print_json,
     subcommand,
 )
 from simcore.command_options import CARD_OPTIONS, CHECK_OPTIONS
+from simcore.options import iso_date
 
 NAME = "card"
-
-TYPES = {"fail_labels": label_list, "labels": label_list, "date": iso_date}
-"""Options parsed from text by their own function instead of their declared type."""
 
 
 def add(commands):
@@ -55,13 +51,8 @@ def add(commands):
     fail = card.add_mutually_exclusive_group()
     unique = {option.name: option for option in CARD_OPTIONS + CHECK_OPTIONS}
     for option in unique.values():
-        if option.name in TYPES:
-            target = fail if option.name == "fail_labels" else card
-            target.add_argument(
-                option.flag, dest=option.name, type=TYPES[option.name], help=option.help
-            )
-        else:
-            option.add_to(fail if option.name == "fail_at_most" else card)
+        exclusive = option.name in ("fail_at_most", "fail_labels")
+        option.add_to(fail if exclusive else card)
     card.add_argument("--out", help="card JSON file to write")
     add_json(card)
 

@@ -14,7 +14,6 @@ Nothing heavy is imported here, so ``simcore --help`` answers at once.
 """
 
 import argparse
-import datetime
 import json
 import sys
 
@@ -155,22 +154,6 @@ def add_scale_arguments(parser, graded_help):
     scale.add_argument(
         "--categorical", dest="graded", action="store_const", const=False, help="Cohen's kappa"
     )
-
-
-def label_list(text):
-    """Return a comma-separated list of labels as a tuple of stripped, non-empty texts."""
-    labels = tuple(part.strip() for part in text.split(","))
-    if not all(labels):
-        raise argparse.ArgumentTypeError(f"must be labels separated by commas (got {text!r})")
-    return labels
-
-
-def iso_date(text):
-    """Return ``text`` as a :class:`datetime.date`; argparse reports a bad one (exit 2)."""
-    try:
-        return datetime.date.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a date YYYY-MM-DD (got {text!r})") from None
 
 
 def checked_outputs(*pairs):
