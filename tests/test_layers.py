@@ -163,15 +163,20 @@ def _relative(path):
     return path.relative_to(PACKAGE.parent)
 
 
-def imports_of_experiments(path):
-    """Every import of :mod:`simcore.experiments` by a module outside it."""
-    if path.relative_to(PACKAGE).parts[0] == "experiments":
+def imports_from_outside(path, target, home):
+    """Every import of module ``target`` (or its submodules) by a module outside ``home/``."""
+    if path.relative_to(PACKAGE).parts[0] == home:
         return []
     return [
         f"{_relative(path)}:{line} imports {module}"
         for line, module, _, _ in imports(path)
-        if module == "simcore.experiments" or module.startswith("simcore.experiments.")
+        if module == target or module.startswith(f"{target}.")
     ]
+
+
+def imports_of_experiments(path):
+    """Every import of :mod:`simcore.experiments` by a module outside it."""
+    return imports_from_outside(path, "simcore.experiments", "experiments")
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -256,13 +261,7 @@ def test_the_checker_sees_a_private_import():
 
 def numba_imports(path):
     """Every import of numba outside ``engine/``."""
-    if path.relative_to(PACKAGE).parts[0] == "engine":
-        return []
-    return [
-        f"{_relative(path)}:{line} imports {module}"
-        for line, module, _, _ in imports(path)
-        if module == "numba" or module.startswith("numba.")
-    ]
+    return imports_from_outside(path, "numba", "engine")
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
