@@ -32,15 +32,6 @@ def _options(command, given, options):
     return values
 
 
-def _read(data, roles):
-    """Read ``data`` with the one reader and the role/format keywords in ``roles``."""
-    from simcore.realdata.readers import read_annotations
-
-    return read_annotations(
-        data, **{key: value for key, value in roles.items() if value is not None}
-    )
-
-
 def _matrix_document(matrix):
     """Return the numbers of ``simcore inspect``: sizes, raters, labels, groups, overlaps."""
     import numpy as np
@@ -98,7 +89,9 @@ def inspect(data, **options):
         ``groups``.
     """
     roles = _options("inspect", options, declared.DATA_OPTIONS)
-    return inspect_matrix(_read(data, roles), roles_note(data, roles))
+    from simcore.realdata.readers import read_annotations
+
+    return inspect_matrix(read_annotations(data, **roles), roles_note(data, roles))
 
 
 def roles_note(data, roles):
@@ -153,7 +146,7 @@ def ceiling(data, **options):
     from simcore.instrument_api import ceiling_result
 
     values = _options("ceiling", options, declared.DATA_OPTIONS + declared.CEILING_OPTIONS)
-    return ceiling_result(data, values, _read)
+    return ceiling_result(data, values)
 
 
 def wellposed(data, **options):

@@ -39,12 +39,13 @@ def _roles(values):
     return {key: values.get(key) for key in READER_KEYS}
 
 
-def ceiling_result(data, values, read):
-    """Return ``simcore ceiling``'s result (``read`` is the one reader with roles)."""
+def ceiling_result(data, values):
+    """Return ``simcore ceiling``'s result."""
     from simcore.instrument import ceiling_report as report
     from simcore.instrument.ceiling import is_graded
+    from simcore.realdata.readers import read_annotations
 
-    matrix = read(data, _roles(values))
+    matrix = read_annotations(data, **_roles(values))
     check_bootstrap_fits(matrix.source, values["boot"], matrix.n_items, BOOT_BYTES["ceiling"])
     graded = is_graded(matrix.labels) if values["graded"] is None else values["graded"]
     scores = None
