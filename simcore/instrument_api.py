@@ -8,7 +8,7 @@ whose text is what the command prints and whose document is its ``--json``. Bad 
 """
 
 from simcore.command_options import READER_KEYS
-from simcore.results import CommandResult
+from simcore.results import CommandResult, plain_row
 
 BOOT_BYTES = {"ceiling": 16, "wellposed": 24}
 """Bytes per (replicate, item) of each command's bootstrap: the int64 item draws and, for
@@ -60,9 +60,9 @@ def ceiling_result(data, values):
         n_boot=values["boot"],
         seed=values["seed"],
     )
-    rows = [_plain(row) for row in report.csv_rows(results)]
+    rows = [plain_row(row) for row in report.csv_rows(results)]
     for row, result in zip(rows, results, strict=True):
-        row["judges"] = [_plain(judge._asdict()) for judge in result.judges]
+        row["judges"] = [plain_row(judge._asdict()) for judge in result.judges]
     from simcore.data_commands import roles_note
 
     note = roles_note(data, _roles(values))
@@ -76,11 +76,6 @@ def ceiling_result(data, values):
     }
     text = report.markdown_report(results, graded) + (f"\n{note}\n" if note else "")
     return CommandResult("ceiling", document, text, {"groups": "groups"})
-
-
-def _plain(row):
-    """Return a row with numpy scalars as Python numbers (JSON-ready)."""
-    return {key: value.item() if hasattr(value, "item") else value for key, value in row.items()}
 
 
 def wellposed_result(data, values):
@@ -137,7 +132,9 @@ def wellposed_result(data, values):
         "graded": bool(graded),
         "boot": values["boot"],
         "seed": values["seed"],
-        "groups": [_plain(row) for row in agreement_rows(agreements, table.judges, values["seed"])],
+        "groups": [
+            plain_row(row) for row in agreement_rows(agreements, table.judges, values["seed"])
+        ],
     }
     return CommandResult("wellposed", document, text, {"groups": "groups"})
 
@@ -244,6 +241,6 @@ def card_check_result(card_path, data, values):
         "tied": int(n_tied),
         "unparseable": int(unparseable),
         "verdict": result.verdict,
-        "rates": [_plain(check._asdict()) for check in result.checks],
+        "rates": [plain_row(check._asdict()) for check in result.checks],
     }
     return CommandResult("card", document, "\n".join([head, *result.lines]), {"rates": "rates"})

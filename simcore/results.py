@@ -11,7 +11,14 @@ themselves, as statsmodels' ``HolderTuple`` does, so a notebook shows the text.
 
 import copy
 
-__all__ = ["CommandResult"]
+__all__ = ["CommandResult", "plain_row"]
+
+
+def plain_row(row):
+    """Return a mapping with NumPy scalars as plain Python numbers (JSON-ready), keys as text."""
+    return {
+        str(key): value.item() if hasattr(value, "item") else value for key, value in row.items()
+    }
 
 
 class CommandResult:

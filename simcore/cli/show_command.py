@@ -86,6 +86,8 @@ def run(args):
 
 def show_document(store, cube):
     """Return ``show --json``'s document of ``cube``."""
+    from simcore.results import plain_row
+
     table = cell_table(cube)
     dims = list(cell_dims(cube))
     return {
@@ -94,8 +96,5 @@ def show_document(store, cube):
         "kind": cube.attrs.get("kind") or "synthetic",
         "dims": dims,
         "variables": [column for column in table.columns if column not in dims],
-        "cells": [
-            {key: value.item() if hasattr(value, "item") else value for key, value in row.items()}
-            for row in table.to_dict(orient="records")
-        ],
+        "cells": [plain_row(row) for row in table.to_dict(orient="records")],
     }
