@@ -50,7 +50,8 @@ def test_more_trials_extend_the_store_to_a_fresh_runs_numbers(tmp_path):
     assert_cubes_identical(smaller, simcore.run(scenario(trials=700)))
 
 
-def test_damaged_and_missing_chunks_are_recomputed(tmp_path, capsys):
+def test_damaged_and_missing_chunks_are_recomputed(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(store, "CHUNK_BYTES", 1)  # one cell per chunk: damage names cells
     out = tmp_path / "cube.zarr"
     original = simcore.run(scenario(), out=out)
     (out / "cell_ints" / "1.0.0").unlink()  # a missing chunk (reads as zeros)
@@ -61,6 +62,29 @@ def test_damaged_and_missing_chunks_are_recomputed(tmp_path, capsys):
     assert "cell (1, 0) is damaged" in err and "cell (2, 1) is damaged" in err
     assert_cubes_identical(resumed, original)
     assert_cubes_identical(xr.open_zarr(out), original)
+
+
+def test_a_damaged_block_of_cells_is_recomputed_and_the_rest_kept(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(store, "CHUNK_BYTES", 2 * 8 * 30)  # rows of 2 cells (30 counts)
+    out = tmp_path / "cube.zarr"
+    original = simcore.run(scenario(), out=out)
+    assert zarr.open_group(str(out))["cell_ints"].chunks[:2] == (1, 2)
+    (out / "cell_floats" / "2.0.0").write_bytes(b"not a chunk")  # the block of row 2
+    zarr.open_group(str(out), mode="r+").attrs["complete"] = 0
+    resumed = simcore.run(scenario(), out=out, progress=False)
+    err = capsys.readouterr().err
+    assert err.count("is damaged") == 2
+    assert "cell (2, 0) is damaged" in err and "cell (2, 1) is damaged" in err
+    assert_cubes_identical(resumed, original)
+    assert_cubes_identical(xr.open_zarr(out), original)
+
+
+def test_a_small_sweep_is_a_few_files_per_variable(tmp_path):
+    out = tmp_path / "cube.zarr"
+    cube = simcore.run(scenario(p_judge=[0.6 + 0.01 * k for k in range(30)], trials=20), out=out)
+    variables = len(cube.variables)
+    files = [path for path in out.rglob("*") if path.is_file()]
+    assert len(files) <= 3 * variables + 3  # .zarray, .zattrs, one chunk each; the group's
 
 
 def test_a_second_writer_is_refused_and_the_first_finishes(tmp_path, capsys):
@@ -146,7 +170,7 @@ def test_show_detects_a_damaged_finished_store(tmp_path, capsys):
     out = tmp_path / "cube.zarr"
     simcore.run(scenario(), out=out)
     assert main(["show", str(out)]) == 0
-    (out / "cell_floats" / "0.1.0").write_bytes(b"garbage")
+    (out / "cell_floats" / "0.0.0").write_bytes(b"garbage")  # the one block
     assert main(["show", str(out)]) == 2
     assert "damaged" in capsys.readouterr().err
     assert main(["run", str(write(tmp_path, scenario())), "--out", str(out), "--quiet"]) == 0

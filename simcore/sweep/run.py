@@ -52,10 +52,11 @@ def run_sweep(
     with grid.connect(workers, scheduler, threads) as connection:
         if out is None:
             cube = store.empty_cube(scenario, layout)
+            values = store.sweep_values(layout)
             for index, counts in grid.execute(scenario, context, cells, connection, progress):
-                store.put_cell(cube, layout, index, counts)
+                store.put_cell(cube, layout, index, counts, values)
             cube.attrs["complete"] = 1
-            return store.sealed(derive(cube))
+            return store.sealed(derive(store.finished_cube(cube, layout)))
         out = Path(out)
         try:
             return _run_into(
@@ -82,10 +83,15 @@ def _run_into(out, scenario, context, layout, cells, connection, progress, overw
             )
         starts = _first_trials(cells, done, scenario.trials)
         todo = [cell for cell in cells if cell.index in starts]
-        writer = store.CellWriter(out, layout)
-        for index, counts in grid.execute(scenario, context, todo, connection, progress, starts):
-            lock.check()
-            writer.write(index, counts, extend=starts[index] > 0)
+        writer = store.CellWriter(out, layout, check=lock.check)
+        cells_run = grid.execute(scenario, context, todo, connection, progress, starts)
+        try:
+            for index, counts in cells_run:
+                writer.write(index, counts, extend=starts[index] > 0)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: keep every cell that finished
+            writer.flush()
+            raise
+        writer.flush()
         lock.check()
         return store.finalize(out, scenario, layout, derive)
 

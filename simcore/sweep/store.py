@@ -1,9 +1,11 @@
 """The zarr store of any study: cells packed as they finish, checked, resumed, finalised.
 
 A store is created with four run variables over the sweep's dims: each cell's integer
-counts and float sums packed into one row each (``cell_ints``, ``cell_floats``, one chunk
-per cell), a checksum of the two rows and a completion flag. Cells are written as they
-finish; a store whose ``complete`` attribute is false is unfinished and can be resumed
+counts and float sums packed into one row each (``cell_ints``, ``cell_floats``), a checksum
+of the two rows and a completion flag. Cells are packed many to a chunk (a block of the
+grid of about :data:`CHUNK_BYTES`), so a store's files grow with its chunks, not its cells.
+Finished cells are gathered and written a block at a time (:class:`CellWriter`); a store
+whose ``complete`` attribute is false is unfinished and can be resumed
 (complete cells whose rows match their checksum are kept, damaged ones recomputed) or
 extended with more trials (the new trials' packed rows are added to the stored ones).
 Finalising unpacks the rows into the study's named variables, asks the study to derive
@@ -14,6 +16,8 @@ its rates, writes them, sets ``complete`` and consolidates the metadata, so that
 
 import datetime
 import errno
+import itertools
+import time
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +27,7 @@ import zarr
 from simcore.sweep.store_check import (
     CHECKSUM_VERSION,
     cell_checksum,
+    cell_checksums,
     cell_label,
     cell_problems,
     check_version,
@@ -45,6 +50,7 @@ from simcore.sweep.store_files import (
 
 __all__ = [
     "RUN_VARIABLES",
+    "CHUNK_BYTES",
     "CellWriter",
     "StoreError",
     "checked_destination",
@@ -55,14 +61,26 @@ __all__ = [
     "full_disk",
     "prepare",
     "put_cell",
+    "store_chunks",
+    "sweep_values",
     "read_attrs",
     "sealed",
     "writer_lock",
 ]
 
 RUN_VARIABLES = ["cell_ints", "cell_floats", "cell_checksum", "cell_complete"]
-"""What a store holds while its run is under way: each cell's counts packed in two rows
-(one chunk per cell), a checksum and a completion flag."""
+"""What a store holds while its run is under way: each cell's counts packed in two rows,
+a checksum and a completion flag."""
+
+CHUNK_BYTES = 2**20
+"""About how many bytes of packed rows one chunk holds: the cells of a block of the grid
+whose wider packed row (integers or floats) fills this many bytes, one cell at least."""
+
+FLUSH_SECONDS = 0.5
+"""A finished cell waits at most this long (until the next cell finishes) to be written."""
+
+SLOW_CELL_SECONDS = 0.05
+"""Cells that finish this far apart or more are written as each finishes."""
 
 
 def _versions():
@@ -90,6 +108,29 @@ def _widths(layout):
     for variable in layout.variables:
         widths[0 if variable.integer else 1] += int(np.prod(variable.shape, dtype=np.int64))
     return widths
+
+
+def cell_chunks(shape, row_bytes, chunk_bytes=None):
+    """Return the chunk of the grid ``shape``: a block of about ``chunk_bytes / row_bytes`` cells.
+
+    The block takes whole trailing dimensions first (C order, the order cells are listed
+    in), so a chunk is a run of consecutive cells: with ``c = chunk_bytes // row_bytes``,
+    the last dimension contributes ``min(size, c)`` cells, the one before it
+    ``min(size, c // that)``, and so on (at least 1 each).
+    """
+    budget = max(1, (CHUNK_BYTES if chunk_bytes is None else chunk_bytes) // max(1, row_bytes))
+    chunks = []
+    for size in reversed(shape):
+        take = max(1, min(int(size), budget))
+        chunks.append(take)
+        budget = max(1, budget // take) if take == size else 1
+    return tuple(reversed(chunks))
+
+
+def store_chunks(layout):
+    """Return ``{sweep dim: chunk size}`` of a new store of ``layout`` (:func:`cell_chunks`)."""
+    row_bytes = 8 * max(_widths(layout))
+    return dict(zip(layout.dims, cell_chunks(layout.shape, row_bytes), strict=True))
 
 
 def _run_variables(layout):
@@ -181,20 +222,29 @@ def _unpack(ints, floats, layout, leading=()):
     return unpack(ints, floats, packing_of(layout), leading)
 
 
-def _label(layout, index):
+def sweep_values(layout):
+    """Return each sweep dimension's values, as lists (what a cell's label reads)."""
+    return [list(values) for _, values, *_ in layout.sweep]
+
+
+def _label(layout, index, values=None):
     """Return the cell at ``index`` as its checksum sees it (dims, indices and values)."""
-    return cell_label(layout.dims, [list(values) for _, values, *_ in layout.sweep], index)
+    return cell_label(layout.dims, values or sweep_values(layout), index)
 
 
-def put_cell(cube, layout, index, counts):
-    """Write one cell's counts into an in-memory cube and mark it complete."""
+def put_cell(cube, layout, index, counts, values=None):
+    """Write one cell's packed rows into an in-memory cube and mark it complete.
+
+    The named variables are filled from the packed rows once every cell is in
+    (:func:`finished_cube`); ``values`` are the sweep's values (:func:`sweep_values`),
+    passed by a caller that writes many cells.
+    """
     ints, floats = _pack(counts, layout)
-    for name, value in _unpack(ints, floats, layout).items():
-        cube[name].values[index] = value
-    cube["cell_ints"].values[index] = ints
-    cube["cell_floats"].values[index] = floats
-    cube["cell_checksum"].values[index] = cell_checksum(ints, floats, _label(layout, index))
-    cube["cell_complete"].values[index] = True
+    run = {name: cube.variables[name].values for name in RUN_VARIABLES}
+    run["cell_ints"][index] = ints
+    run["cell_floats"][index] = floats
+    run["cell_checksum"][index] = cell_checksum(ints, floats, _label(layout, index, values))
+    run["cell_complete"][index] = True
 
 
 def prepare(path, scenario, overwrite=False, layout=None):
@@ -256,7 +306,7 @@ def prepare(path, scenario, overwrite=False, layout=None):
             return done, damaged
         remove_store(path)
     cube = empty_cube(scenario, layout)[RUN_VARIABLES]
-    create_store(path, cube, _encoding(cube))
+    create_store(path, cube, _encoding(cube, store_chunks(layout)))
     return {}, []
 
 
@@ -280,39 +330,49 @@ def _same_run(attrs, scenario, layout):
     return all(attrs.get(key) == value for key, value in layout.attrs.items())
 
 
+def _read_checked(array, fill):
+    """Return ``(values, readable)`` of a run variable: chunks that cannot be read are ``fill``.
+
+    The array is read whole; if that fails (a damaged chunk) it is read a chunk at a time,
+    and ``readable`` (over the cells) is False on the chunks that fail.
+    """
+    try:
+        return np.asarray(array[...]), np.ones(array.shape, bool)
+    except Exception:  # damaged somewhere: read chunk by chunk
+        pass
+    values = np.full(array.shape, fill, array.dtype)
+    readable = np.ones(array.shape, bool)
+    grid = [range(0, size, chunk) for size, chunk in zip(array.shape, array.chunks, strict=True)]
+    for starts in itertools.product(*grid):
+        region = tuple(
+            slice(start, start + chunk) for start, chunk in zip(starts, array.chunks, strict=True)
+        )
+        try:
+            values[region] = array[region]
+        except Exception:  # a chunk that cannot be read or decoded
+            readable[region] = False
+    return values, readable
+
+
 def _verified_cells(path, layout, finished=False):
     """Complete cells whose stored counts match their checksum, and the damaged ones.
 
-    The packed arrays are read whole; if that fails (a damaged chunk) they are read cell
-    by cell, so that only the cells a damaged chunk spoils are recomputed. The checksum
-    covers the cell's coordinates as the scenario gives them. A ``finished`` store's
-    named variables are checked too (:func:`~simcore.sweep.store_check.cell_problems`).
+    The run variables are read whole; if that fails (a damaged chunk) they are read chunk
+    by chunk, so that only the cells a damaged chunk spoils are recomputed (a cell whose
+    completion flag cannot be read is not complete). The checksum covers the cell's
+    coordinates as the scenario gives them. A ``finished`` store's named variables are
+    checked too (:func:`~simcore.sweep.store_check.cell_problems`).
     """
     group = zarr.open_group(str(path), mode="r", use_consolidated=False)
-    complete = np.asarray(group["cell_complete"][...])
-    checksums = np.asarray(group["cell_checksum"][...])
-    whole = {}
-    for name in ("cell_ints", "cell_floats"):
-        try:
-            whole[name] = np.asarray(group[name][...])
-        except Exception:  # damaged somewhere: fall back to cell-by-cell reads
-            whole[name] = None
-    done, damaged = {}, []
-    for index in np.ndindex(*layout.shape):
-        if not complete[index]:
-            continue
-        try:
-            rows = [
-                group[name][index] if whole[name] is None else whole[name][index]
-                for name in ("cell_ints", "cell_floats")
-            ]
-            ok = cell_checksum(*rows, _label(layout, index)) == int(checksums[index])
-        except Exception:  # a chunk that cannot be read or decoded: recompute the cell
-            ok = False
-        if ok:
-            done[index] = int(rows[0][0])  # n_trials is packed first
-        else:
-            damaged.append(index)
+    complete, _ = _read_checked(group["cell_complete"], False)
+    checksums, sums_read = _read_checked(group["cell_checksum"], 0)
+    ints, ints_read = _read_checked(group["cell_ints"], 0)
+    floats, floats_read = _read_checked(group["cell_floats"], 0)
+    fresh = cell_checksums(ints, floats, layout.dims, sweep_values(layout))
+    readable = sums_read & ints_read.all(axis=-1) & floats_read.all(axis=-1)
+    good = complete & readable & (fresh == checksums)
+    done = {tuple(int(i) for i in index): int(ints[tuple(index)][0]) for index in np.argwhere(good)}
+    damaged = [tuple(int(i) for i in index) for index in np.argwhere(complete & ~good)]
     for index in _finished_problems(path, done) if finished else ():
         del done[index]
         damaged.append(index)
@@ -342,54 +402,123 @@ def _mark_unfinished(path):
     group.attrs["complete"] = 0
 
 
-def _encoding(cube):
-    """Return the chunking of every variable.
+def _encoding(cube, chunks):
+    """Return the chunking of every variable: ``chunks`` along the sweep dims, else whole.
 
-    One chunk per cell for the packed run variables (written cell by cell), one chunk per
-    variable for everything written when the run finishes.
+    ``chunks`` is ``{sweep dim: cells per chunk}`` (:func:`store_chunks`), the same for the
+    run variables and the named ones, so a block of cells is one chunk of each variable.
     """
-    sweep_dims = cube["cell_complete"].dims if "cell_complete" in cube else ()
-    encoding = {}
-    for name, variable in cube.variables.items():
-        if name in cube.dims:
-            continue
-        per_cell = name in RUN_VARIABLES
-        encoding[name] = {
-            "chunks": tuple(
-                1 if per_cell and d in sweep_dims else cube.sizes[d] for d in variable.dims
-            )
-        }
-    return encoding
+    return {
+        name: {"chunks": tuple(chunks.get(d, cube.sizes[d]) for d in variable.dims)}
+        for name, variable in cube.variables.items()
+        if name not in cube.dims
+    }
+
+
+def _stored_chunks(group):
+    """Return ``{sweep dim: chunk size}`` of an existing store (its ``cell_complete``)."""
+    complete = group["cell_complete"]
+    dims = complete.attrs.get("_ARRAY_DIMENSIONS", [])
+    return dict(zip(dims, complete.chunks, strict=True))
 
 
 class CellWriter:
-    """Writes finished cells into a store: one packed row of integers and one of floats."""
+    """Writes finished cells into a store, a block of the grid (one chunk) at a time.
 
-    def __init__(self, path, layout):
+    Cells are gathered as they finish and written when their chunk is full, when the
+    oldest gathered cell has waited :data:`FLUSH_SECONDS` or when cells finish
+    :data:`SLOW_CELL_SECONDS` apart or more (then each as it finishes), and by
+    :meth:`flush` (the driver calls it at the end and when interrupted). A process killed
+    outright loses only cells gathered but not yet written: at most
+    :data:`FLUSH_SECONDS` of fast cells. ``check`` (the lock's) is called before every
+    write.
+    """
+
+    def __init__(self, path, layout, check=None, clock=time.monotonic):
         self.group = zarr.open_group(str(path), mode="r+", use_consolidated=False)
         self.layout = layout
         self.arrays = {name: self.group[name] for name in RUN_VARIABLES}
+        self.chunks = self.arrays["cell_complete"].chunks
+        self.values = sweep_values(layout)
+        self.check = check or (lambda: None)
+        self.clock = clock
+        self.pending = {}  # chunk key -> [(index, counts, extend), ...]
+        self.gathered = 0
+        self.oldest, self.last = None, clock()  # the first cell's gap runs from here
 
     def write(self, index, counts, extend=False):
-        """Write one cell's counts; ``cell_complete`` is set last.
+        """Gather one cell's counts; write what is due (see the class).
 
         With ``extend`` the counts are those of further trials and are added to the stored
         ones (packed rows add exactly: counts are integers, sums are of quantised values).
-        The cell is marked incomplete while it is rewritten, and its checksum is written
-        before it is marked complete again, so a run killed at any moment leaves either the
-        old cell, a cell to recompute, or the new cell.
         """
-        ints, floats = _pack(counts, self.layout)
-        if extend:
-            ints = ints + np.asarray(self.arrays["cell_ints"][index])
-            floats = floats + np.asarray(self.arrays["cell_floats"][index])
-        self.arrays["cell_complete"][index] = False
-        self.arrays["cell_ints"][index] = ints
-        self.arrays["cell_floats"][index] = floats
-        self.arrays["cell_checksum"][index] = cell_checksum(
-            ints, floats, _label(self.layout, index)
+        now = self.clock()
+        key = tuple(i // c for i, c in zip(index, self.chunks, strict=True))
+        self.pending.setdefault(key, []).append((tuple(index), counts, extend))
+        self.gathered += 1
+        slow = now - self.last >= SLOW_CELL_SECONDS
+        self.oldest = now if self.oldest is None else self.oldest
+        self.last = now
+        full = len(self.pending[key]) >= int(np.prod(self.chunks, dtype=np.int64))
+        if full or slow or now - self.oldest >= FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self):
+        """Write every gathered cell, a chunk at a time."""
+        if not self.pending:
+            return
+        self.check()
+        for key, cells in sorted(self.pending.items()):
+            self._write_block(key, cells)
+        self.pending.clear()
+        self.gathered = 0
+        self.oldest = None
+
+    def _read(self, name, region, blank):
+        """Return the stored block ``region`` of run variable ``name`` (``blank`` if damaged)."""
+        try:
+            return np.array(self.arrays[name][region])
+        except Exception:  # an unreadable chunk: its cells are recomputed, rewrite it whole
+            return blank
+
+    def _write_block(self, key, cells):
+        """Write ``cells`` of one chunk: flags down, rows, checksums, flags up.
+
+        Cells being rewritten are marked incomplete first and their checksums written
+        before they are marked complete again, so a run killed at any moment leaves each
+        cell old, to recompute, or new (each chunk is written whole, atomically).
+        """
+        region = tuple(
+            slice(k * c, min((k + 1) * c, n))
+            for k, c, n in zip(key, self.chunks, self.layout.shape, strict=True)
         )
-        self.arrays["cell_complete"][index] = True
+        size = tuple(r.stop - r.start for r in region)
+        width = self.arrays["cell_ints"].shape[-1], self.arrays["cell_floats"].shape[-1]
+        complete = self._read("cell_complete", region, np.zeros(size, bool))
+        ints = self._read("cell_ints", region, np.zeros((*size, width[0]), np.int64))
+        floats = self._read("cell_floats", region, np.zeros((*size, width[1])))
+        checksums = self._read("cell_checksum", region, np.zeros(size, np.int64))
+        local = [
+            tuple(i - r.start for i, r in zip(index, region, strict=True)) for index, *_ in cells
+        ]
+        if any(complete[at] for at in local):
+            for at in local:
+                complete[at] = False
+            self.arrays["cell_complete"][region] = complete
+        for at, (index, counts, extend) in zip(local, cells, strict=True):
+            row_ints, row_floats = _pack(counts, self.layout)
+            if extend:
+                row_ints, row_floats = row_ints + ints[at], row_floats + floats[at]
+            ints[at], floats[at] = row_ints, row_floats
+            checksums[at] = cell_checksum(
+                row_ints, row_floats, _label(self.layout, index, self.values)
+            )
+        self.arrays["cell_ints"][region] = ints
+        self.arrays["cell_floats"][region] = floats
+        self.arrays["cell_checksum"][region] = checksums
+        for at in local:
+            complete[at] = True
+        self.arrays["cell_complete"][region] = complete
 
 
 def finished_cube(cube, layout):
@@ -424,10 +553,13 @@ def finalize(path, scenario, layout, derive):
         cube[name].values[...] = np.asarray(group[name][...])
     cube = sealed(derive(finished_cube(cube, layout)))
     kept = set(cube[RUN_VARIABLES].variables)
+    chunks = _stored_chunks(group)
     _mark_unfinished(path)
     remove_arrays(path, [name for name in cube.variables if name not in kept])
     written = cube[[name for name in cube.data_vars if name not in RUN_VARIABLES]]
-    encoding = {name: value for name, value in _encoding(written).items() if name not in kept}
+    encoding = {
+        name: value for name, value in _encoding(written, chunks).items() if name not in kept
+    }
     written.to_zarr(str(path), mode="a", consolidated=False, encoding=encoding)
     group = zarr.open_group(str(path), mode="r+", use_consolidated=False)
     group.attrs.update(

@@ -13,6 +13,7 @@ refused with a message saying to re-run with ``--overwrite``.
 """
 
 import hashlib
+import itertools
 import json
 
 import numpy as np
@@ -24,6 +25,12 @@ CHECKSUM_VERSION = 2
 
 SEAL = "cell_final_checksum"
 """The variable that seals each cell of a finished cube."""
+
+CELL_TAG = b"simcore cell v2;"
+SEAL_TAG = b"simcore seal v2;"
+
+BLOCK_CELLS = 16_384
+"""Cells hashed per block by :func:`cell_checksums` and :func:`seals` (bounds their memory)."""
 
 
 def packing_of(layout):
@@ -71,10 +78,14 @@ def cell_label(dims, coords, index):
     )
 
 
+def _label_text(dim, i, value):
+    return f"{dim}={i}:{canonical(value)};".encode()
+
+
 def _digest(tag, cell):
     digest = hashlib.sha256(tag)
     for dim, i, value in cell:
-        digest.update(f"{dim}={i}:{canonical(value)};".encode())
+        digest.update(_label_text(dim, i, value))
     return digest
 
 
@@ -83,11 +94,65 @@ def _signed(digest):
 
 
 def cell_checksum(ints, floats, cell):
-    """Return the checksum of one cell's packed rows and its ``cell`` label."""
-    digest = _digest(b"simcore cell v2;", cell)
+    """Return the checksum of one cell's packed rows and its ``cell`` label.
+
+    The first 8 bytes, as a signed little-endian integer, of
+    ``SHA-256(tag || label || ints || floats)``, the label being ``dim=i:value;`` for each
+    dimension (:func:`cell_label`) and the rows their int64 and float64 bytes.
+    """
+    digest = _digest(CELL_TAG, cell)
     digest.update(np.ascontiguousarray(ints, np.int64).tobytes())
     digest.update(np.ascontiguousarray(floats, np.float64).tobytes())
     return _signed(digest)
+
+
+def _labels(dims, coords):
+    """Yield every cell's label bytes, in C order (what :func:`_digest` hashes first)."""
+    parts = [
+        [_label_text(dim, i, value) for i, value in enumerate(values)]
+        for dim, values in zip(dims, coords, strict=True)
+    ]
+    for pieces in itertools.product(*parts):
+        yield b"".join(pieces)
+
+
+def _as_rows(array, n_cells):
+    """Return ``array`` (cells first) as an ``(n_cells, bytes)`` uint8 matrix of its bytes."""
+    flat = np.ascontiguousarray(array).reshape(n_cells, -1)
+    return flat.view(np.uint8).reshape(n_cells, -1)
+
+
+def _hashed(tag, dims, coords, shape, blocks):
+    """Return the digests over the grid ``shape``: ``tag``, each cell's label, its bytes.
+
+    ``blocks(start, stop)`` returns the uint8 rows of cells ``start .. stop - 1`` (C order);
+    the same digests as hashing each cell in turn (:func:`cell_checksum`, :func:`seals`).
+    """
+    n_cells = int(np.prod(shape, dtype=np.int64))
+    out = np.zeros(n_cells, np.int64)
+    labels = _labels(dims, coords)
+    for start in range(0, n_cells, BLOCK_CELLS):
+        stop = min(n_cells, start + BLOCK_CELLS)
+        rows = blocks(start, stop)
+        for k, label in zip(range(start, stop), labels, strict=False):
+            out[k] = _signed(hashlib.sha256(tag + label + rows[k - start].tobytes()))
+    return out.reshape(shape)
+
+
+def cell_checksums(ints, floats, dims, coords):
+    """Return :func:`cell_checksum` of every cell of packed rows ``(*grid, width)``."""
+    shape = ints.shape[:-1]
+    n_cells = int(np.prod(shape, dtype=np.int64))
+    ints = np.asarray(ints, np.int64).reshape(n_cells, -1)
+    floats = np.asarray(floats, np.float64).reshape(n_cells, -1)
+
+    def blocks(start, stop):
+        return np.concatenate(
+            [_as_rows(ints[start:stop], stop - start), _as_rows(floats[start:stop], stop - start)],
+            axis=1,
+        )
+
+    return _hashed(CELL_TAG, dims, coords, shape, blocks)
 
 
 def cell_dims(cube):
@@ -109,19 +174,32 @@ def _per_cell(cube, name, dims):
 
 
 def seals(cube):
-    """Return the seal of every cell of ``cube``: an int64 array over its cell dims."""
+    """Return the seal of every cell of ``cube``: an int64 array over its cell dims.
+
+    A cell's seal is the first 8 bytes of ``SHA-256(tag || label || ...)``, where for each
+    named variable (sorted by name) ``...`` is ``name:dtype:shape;`` and the variable's
+    bytes at the cell.
+    """
     dims = cell_dims(cube)
+    shape = cube["cell_complete"].shape
     coords = [cube[dim].values for dim in dims]
-    values = [(name, _per_cell(cube, name, dims)) for name in _named(cube) if name != SEAL]
-    out = np.zeros(cube["cell_complete"].shape, np.int64)
-    for index in np.ndindex(*out.shape):
-        digest = _digest(b"simcore seal v2;", cell_label(dims, coords, index))
-        for name, array in values:
-            cell = np.asarray(array[index])
-            digest.update(f"{name}:{cell.dtype.str}:{cell.shape};".encode())
-            digest.update(np.ascontiguousarray(cell).tobytes())
-        out[index] = _signed(digest)
-    return out
+    n_cells = int(np.prod(shape, dtype=np.int64))
+    values = []
+    for name in _named(cube):
+        if name == SEAL:
+            continue
+        array = np.asarray(_per_cell(cube, name, dims))
+        header = f"{name}:{array.dtype.str}:{array.shape[len(dims) :]};".encode()
+        values.append((np.frombuffer(header, np.uint8), array.reshape(n_cells, -1)))
+
+    def blocks(start, stop):
+        parts = []
+        for header, array in values:
+            parts.append(np.broadcast_to(header, (stop - start, header.size)))
+            parts.append(_as_rows(array[start:stop], stop - start))
+        return np.concatenate(parts, axis=1) if parts else np.zeros((stop - start, 0), np.uint8)
+
+    return _hashed(SEAL_TAG, dims, coords, shape, blocks)
 
 
 def sealed(cube):
@@ -136,13 +214,6 @@ def sealed(cube):
         },
     )
     return cube
-
-
-def _checks(cube, index, dims, coords, checksums):
-    ints = cube["cell_ints"].values[index]
-    floats = cube["cell_floats"].values[index]
-    label = cell_label(dims, coords, index)
-    return cell_checksum(ints, floats, label) == int(checksums[index])
 
 
 def _counts_mismatch(cube, packing, dims):
@@ -175,22 +246,27 @@ def cell_problems(cube, finished=True):
     coords = [cube[dim].values for dim in dims]
     complete = cube["cell_complete"].values
     checksums = cube["cell_checksum"].values
-    problems = {}
-    for index in np.ndindex(*complete.shape):
-        if complete[index] and not _checks(cube, index, dims, coords, checksums):
-            problems[index] = "its packed counts fail their checksum"
+    fresh = cell_checksums(cube["cell_ints"].values, cube["cell_floats"].values, dims, coords)
+    failing = complete & (fresh != checksums)
+    problems = {
+        tuple(int(i) for i in index): "its packed counts fail their checksum"
+        for index in np.argwhere(failing)
+    }
     if not finished:
         return problems
     packing = packing_from_attr(cube.attrs.get("cell_packing", "[]"))
     wrong = _counts_mismatch(cube, packing, dims)
     stored_seals = cube[SEAL].values if SEAL in cube else None
-    fresh = seals(cube)
-    for index in np.ndindex(*complete.shape):
+    unsealed = np.ones(complete.shape, bool)
+    if stored_seals is not None:
+        unsealed = stored_seals != seals(cube)
+    for index in np.argwhere(wrong | unsealed):
+        index = tuple(int(i) for i in index)
         if index in problems:
             continue
         if wrong[index]:
             problems[index] = "its named counts disagree with its packed counts"
-        elif stored_seals is None or int(stored_seals[index]) != int(fresh[index]):
+        else:
             problems[index] = "its results fail their checksum"
     return problems
 
