@@ -147,7 +147,9 @@ class Study(Protocol):
     def cells(self, scenario, context):
         """Return every cell: objects with ``index`` and ``coords`` (e.g. :class:`CellSpec`).
 
-        Cells are sent to the workers, so they must be picklable.
+        An iterable over the layout's grid, in C order, read once (a generator spares a
+        long sweep a list of its cells). Cells are sent to the workers, so they must be
+        picklable.
         """
 
     def run_cell(self, scenario, context, cell, start, stop):

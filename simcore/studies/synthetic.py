@@ -45,8 +45,8 @@ class SyntheticStudy:
         return synthetic_memory.memory_need(scenario)
 
     def cells(self, scenario, context):
-        """Return every resolved :class:`~simcore.studies.synthetic_config.Cell`."""
-        return list(scenario.cells())
+        """Yield every resolved :class:`~simcore.studies.synthetic_config.Cell`, in C order."""
+        return scenario.cells()
 
     def run_cell(self, scenario, context, cell, start, stop):
         """Run trials ``start .. stop - 1`` of ``cell`` (:func:`run_cell`)."""

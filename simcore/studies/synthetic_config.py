@@ -9,6 +9,7 @@ and, optionally, ``published`` values to compare with and a ``planning`` block. 
 
 import dataclasses
 import hashlib
+import itertools
 import json
 from dataclasses import dataclass
 
@@ -362,10 +363,33 @@ class Scenario:
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
     def cells(self):
-        """Yield every :class:`Cell` of the sweep, in C order of :attr:`shape`."""
+        """Yield every :class:`Cell` of the sweep, in C order of :attr:`shape`.
+
+        Each section (model, design, rule) is resolved once per distinct combination of
+        the swept values it reads, so a long sweep costs one small object per cell.
+        """
+        names = [name for name, _ in self.sweep]
+        reads = {
+            kind: [k for k, name in enumerate(names) if SWEEPABLE[name][0] == kind]
+            for kind in ("model", "design", "rule")
+        }
+        reads["model"] += [k for k, name in enumerate(names) if name == "epsilon"]  # margin
+        resolved = {}
         for index in np.ndindex(*self.shape) if self.sweep else [()]:
             coords = {name: values[i] for (name, values), i in zip(self.sweep, index, strict=True)}
-            yield _resolve_cell(self, index, coords)
+            keys = {kind: (kind, *(index[k] for k in where)) for kind, where in reads.items()}
+            yield _resolve_cell(self, index, coords, resolved, keys)
+
+    def model_sizes(self):
+        """Return the distinct ``(n_items, n_humans, n_labels)`` of the sweep's cells.
+
+        What the memory estimate and the cube's largest K read, found from the swept
+        values of these three alone (no cell is resolved).
+        """
+        names = ("n_items", "n_humans", "n_labels")
+        swept = dict(self.sweep)
+        axes = [swept.get(name, [getattr(self.model, name)]) for name in names]
+        return sorted(set(itertools.product(*axes)))
 
 
 def counts_engine_applies(cell):
@@ -385,7 +409,13 @@ def counts_engine_applies(cell):
     )
 
 
-def _resolve_cell(scenario, index, coords):
+def _resolve_cell(scenario, index, coords, resolved=None, keys=None):
+    """Return the :class:`Cell` at ``index``.
+
+    ``resolved`` memoises its sections under ``keys`` (``{section: key}``, the cell's
+    indices along the dims the section reads); without them each is resolved anew.
+    """
+    resolved = {} if resolved is None else resolved
     sections = {"model": {}, "design": {}, "rule": {}}
     top = {"reference": scenario.reference, "engine": scenario.engine}
     top["outputs"] = scenario.outputs
@@ -395,18 +425,33 @@ def _resolve_cell(scenario, index, coords):
             top[key] = value
         else:
             sections[section][key] = Skew(value) if name == "skew" else value
-    model = dataclasses.replace(scenario.model, **sections["model"])
-    rule = dataclasses.replace(scenario.rule, **sections["rule"])
-    if model.margin is not None and not isinstance(model.p_human, tuple):
-        p_judge = judge_accuracy_for_margin(
-            model.margin, model.p_human, model.n_labels, rule.epsilon
-        )
-        model = dataclasses.replace(model, p_judge=float(p_judge))
+
+    def section(kind, make):
+        if keys is None:
+            return make()
+        key = keys[kind]
+        if key not in resolved:
+            resolved[key] = make()
+        return resolved[key]
+
+    rule = section("rule", lambda: dataclasses.replace(scenario.rule, **sections["rule"]))
+
+    def make_model():
+        model = dataclasses.replace(scenario.model, **sections["model"])
+        if model.margin is not None and not isinstance(model.p_human, tuple):
+            p_judge = judge_accuracy_for_margin(
+                model.margin, model.p_human, model.n_labels, rule.epsilon
+            )
+            model = dataclasses.replace(model, p_judge=float(p_judge))
+        return model
+
     return Cell(
         index=tuple(int(i) for i in index),
         coords=dict(coords),
-        model=model,
-        design=dataclasses.replace(scenario.design, **sections["design"]),
+        model=section("model", make_model),
+        design=section(
+            "design", lambda: dataclasses.replace(scenario.design, **sections["design"])
+        ),
         rule=rule,
         **top,
     )

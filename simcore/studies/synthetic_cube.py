@@ -199,7 +199,7 @@ def judge_count(scenario):
 
 
 def _max_humans(scenario):
-    return max(cell.model.n_humans for cell in scenario.cells())
+    return max(humans for _, humans, _ in scenario.model_sizes())
 
 
 def _judge_accuracy_coordinate(scenario):

@@ -15,7 +15,11 @@ from simcore.studies.synthetic_cube import judge_count
 def cell_bytes(cell, judges, threads):
     """Return the bytes one synthetic cell with ``judges`` judges allocates on ``threads``."""
     model = cell.model
-    n, humans, labels = model.n_items, model.n_humans, model.n_labels
+    return sized_bytes(model.n_items, model.n_humans, model.n_labels, judges, threads)
+
+
+def sized_bytes(n, humans, labels, judges, threads):
+    """Return the bytes a cell of ``n`` items, ``humans`` K and ``labels`` L allocates."""
     raters = humans + judges
     per_item = 4 * raters + 2 * humans + 8 * 6 + 8 * labels
     tables = margins_bytes(humans, judges, labels) + 8 * raters * labels * labels  # confusions
@@ -29,7 +33,7 @@ def memory_need(scenario):
     """Return ``(bytes, advice)`` for the scenario's largest cell in this process."""
     threads = thread_count()
     judges = judge_count(scenario)  # read without building any L x L confusion matrix
-    need = max(cell_bytes(cell, judges, threads) for cell in scenario.cells())
+    need = max(sized_bytes(*sizes, judges, threads) for sizes in scenario.model_sizes())
     return need, (
         "lower model.n_items or model.n_labels (the confusion matrices grow with L^2), "
         "or run fewer numba threads (NUMBA_NUM_THREADS)"

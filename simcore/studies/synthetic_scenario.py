@@ -349,7 +349,12 @@ def _cross_field_problems(scenario, problems, source):
         if f"sweep.{name}" in bad:
             bad.add(f"{section}.{field_name}" if section else field_name)
     first_per_key = {}
+    checked = set()  # cells of the same sections share their problems: check the first
     for cell in scenario.cells():
+        sections = (id(cell.model), id(cell.design), id(cell.rule), cell.reference, cell.engine)
+        if sections in checked:
+            continue
+        checked.add(sections)
         for key, message, involved in _check_cell(cell, source):
             if not bad.intersection(involved):
                 first_per_key.setdefault(key, message)

@@ -282,6 +282,11 @@ def run_task(kind, scenario, context, cell, start, stop, numba_threads=None):
     return cell.index, study.run_cell(scenario, context, cell, start, stop)
 
 
+TASKS_IN_FLIGHT = 512
+"""Most tasks submitted to a dask cluster and not yet finished: a long sweep's tasks are
+submitted as earlier ones finish, so the scheduler never holds a million of them."""
+
+
 def execute(scenario, context, cells, connection, progress=True, starts=None):
     """Run ``cells`` as dask tasks and yield ``(index, counts)`` as each cell finishes.
 
@@ -291,14 +296,15 @@ def execute(scenario, context, cells, connection, progress=True, starts=None):
         The parsed scenario (any kind); its study runs each cell.
     context : object
         The study's shared read-only inputs, sent once to every worker.
-    cells : sequence of simcore.studies.protocol.CellSpec
-        Cells to compute.
+    cells : iterable of simcore.studies.protocol.CellSpec
+        Cells to compute (read once, as tasks are submitted).
     connection : Connection
         From :func:`connect`.
     progress : bool
         Report progress on stderr.
     starts : dict, optional
-        ``{cell index: first trial}`` for cells that extend stored trials (default 0).
+        ``{cell index: first trial}`` of every cell in ``cells`` (default: each of a
+        sized ``cells`` from trial 0); progress counts its cells and trials from it.
 
     Yields
     ------
@@ -306,21 +312,27 @@ def execute(scenario, context, cells, connection, progress=True, starts=None):
         ``(cell.index, counts)``, in completion order; counts cover trials
         ``start .. scenario.trials - 1``.
     """
-    cells = list(cells)
-    starts = starts or {}
-    tasks = [
-        (cell, first, last)
-        for cell in cells
-        for first, last in trial_ranges(starts.get(cell.index, 0), scenario.trials)
-    ]
-    meter = Progress(len(cells), sum(last - first for _, first, last in tasks), progress)
-    pending = collections.Counter(cell.index for cell, _, _ in tasks)
+    if starts is None:
+        cells = list(cells)
+        starts = {cell.index: 0 for cell in cells}
+    trials = len(starts) * scenario.trials - sum(starts.values())
+    meter = Progress(len(starts), trials, progress)
+    pending = collections.Counter()
+
+    def tasks():
+        for cell in cells:
+            ranges = trial_ranges(starts.get(cell.index, 0), scenario.trials)
+            pending[cell.index] = len(ranges)
+            for first, last in ranges:
+                yield cell, first, last
+
     partial = {}
-    for (index, counts), trials in _finished_tasks(scenario, context, tasks, connection):
+    for (index, counts), done in _finished_tasks(scenario, context, tasks(), connection):
         partial[index] = add_counts(partial.get(index), counts)
         pending[index] -= 1
-        meter.advance(trials, pending[index] == 0)
+        meter.advance(done, pending[index] == 0)
         if pending[index] == 0:
+            del pending[index]
             yield index, partial.pop(index)
 
 
@@ -328,10 +340,8 @@ def _finished_tasks(scenario, context, tasks, connection):
     """Yield ``((cell index, counts), trials)`` of each task as it finishes.
 
     In this process (``connection.client`` None) in the order given; on dask as the
-    futures complete.
+    futures complete, at most :data:`TASKS_IN_FLIGHT` submitted at a time.
     """
-    if not tasks:
-        return
     if connection.client is None:
         for cell, first, last in tasks:
             task = run_task(scenario.kind, scenario, context, cell, first, last, connection.threads)
@@ -342,24 +352,35 @@ def _finished_tasks(scenario, context, tasks, connection):
     shared = context
     if context is not None:
         shared = connection.client.scatter(context, broadcast=True, hash=False)
-    futures = {
-        connection.client.submit(
-            run_task,
-            scenario.kind,
-            scenario,
-            shared,
-            cell,
-            first,
-            last,
-            connection.threads,
-            pure=False,
-        ): last - first
-        for cell, first, last in tasks
-    }
+    submitted = {}
+    finished = as_completed()
+
+    def submit_next():
+        for cell, first, last in tasks:
+            future = connection.client.submit(
+                run_task,
+                scenario.kind,
+                scenario,
+                shared,
+                cell,
+                first,
+                last,
+                connection.threads,
+                pure=False,
+            )
+            submitted[future] = last - first
+            finished.add(future)
+            return
+
     try:
-        for future in as_completed(futures):
-            yield future.result(), futures[future]
+        for _ in range(TASKS_IN_FLIGHT):
+            submit_next()
+        for future in finished:
+            result = future.result()
+            trials = submitted.pop(future)
+            submit_next()
+            yield result, trials
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: leave no task for the closing cluster
         with contextlib.suppress(Exception):  # to report as lost (its logs say so loudly)
-            connection.client.cancel(list(futures))
+            connection.client.cancel(list(submitted))
         raise

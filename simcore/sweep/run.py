@@ -10,6 +10,8 @@ kind of study.
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from simcore.studies import study_of
 from simcore.sweep import grid, store
 from simcore.sweep.memory import check_fits
@@ -53,7 +55,10 @@ def run_sweep(
         if out is None:
             cube = store.empty_cube(scenario, layout)
             values = store.sweep_values(layout)
-            for index, counts in grid.execute(scenario, context, cells, connection, progress):
+            starts = _first_trials(layout.shape, {}, scenario.trials)
+            for index, counts in grid.execute(
+                scenario, context, cells, connection, progress, starts
+            ):
                 store.put_cell(cube, layout, index, counts, values)
             cube.attrs["complete"] = 1
             return store.sealed(derive(store.finished_cube(cube, layout)))
@@ -81,8 +86,8 @@ def _run_into(out, scenario, context, layout, cells, connection, progress, overw
                 "chunks); recomputing it",
                 file=sys.stderr,
             )
-        starts = _first_trials(cells, done, scenario.trials)
-        todo = [cell for cell in cells if cell.index in starts]
+        starts = _first_trials(layout.shape, done, scenario.trials)
+        todo = (cell for cell in cells if cell.index in starts)
         writer = store.CellWriter(out, layout, check=lock.check)
         cells_run = grid.execute(scenario, context, todo, connection, progress, starts)
         try:
@@ -96,15 +101,15 @@ def _run_into(out, scenario, context, layout, cells, connection, progress, overw
         return store.finalize(out, scenario, layout, derive)
 
 
-def _first_trials(cells, done, trials):
-    """``{cell index: first trial to run}`` for every cell not yet at ``trials`` trials.
+def _first_trials(shape, done, trials):
+    """``{cell index: first trial to run}`` for every cell of the grid ``shape`` to run.
 
-    A cell with fewer stored trials is extended from where it stopped; one with more is
-    recomputed from trial 0.
+    Every cell not yet at ``trials`` trials: a cell with fewer stored trials is extended
+    from where it stopped; one with more is recomputed from trial 0.
     """
     starts = {}
-    for cell in cells:
-        have = done.get(cell.index, 0)
+    for index in np.ndindex(*shape):
+        have = done.get(index, 0)
         if have != trials:
-            starts[cell.index] = have if have < trials else 0
+            starts[index] = have if have < trials else 0
     return starts
