@@ -1,7 +1,8 @@
 """simcore: how far to trust an LLM judge validated on sparse, partly overlapping labels.
 
 Public API, one function per command: :func:`run` a scenario into a cube,
-:func:`load_scenario` to read and validate a scenario file, :func:`advise` to audit a sparse
+:func:`load_scenario` to read and validate a scenario file, :func:`estimate` its run's time
+and store (``simcore validate``), :func:`advise` to audit a sparse
 validation matrix and plan its next round (the callable package :mod:`simcore.advise`,
 :func:`simcore.advise.python_api.advise`; :func:`advise_groups` for grouped data),
 :func:`inspect`, :func:`ceiling`, :func:`card`, :func:`card_check`, :func:`wellposed` and
@@ -26,6 +27,7 @@ __all__ = [
     "card",
     "card_check",
     "ceiling",
+    "estimate",
     "inspect",
     "load_scenario",
     "read_annotations",
@@ -36,6 +38,7 @@ __all__ = [
 _LAZY = {
     "load_scenario": ("simcore.api", "load_any"),  # synthetic or real-data
     "run": ("simcore.api", "run"),
+    "estimate": ("simcore.api", "estimate"),
     "ScenarioError": ("simcore.studies.config", "ScenarioError"),
     "advise": ("simcore.advise", None),  # the package itself, callable
     "advise_groups": ("simcore.advise.python_api", "advise_groups"),

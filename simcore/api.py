@@ -111,3 +111,40 @@ def run(
         progress=progress,
         threads=threads,
     )
+
+
+def estimate(scenario, *, trials=None, seed=None, sets=None):
+    """Return what running ``scenario`` from the start will cost, without running it.
+
+    Checks that its largest cell fits in memory (as a run does), then times a few of its
+    cells here and sizes its store (:mod:`simcore.sweep.estimate`).
+
+    Parameters
+    ----------
+    scenario : str, pathlib.Path, dict or Scenario
+        As :func:`run`.
+    trials, seed : int, optional
+        Override the trial count or the root seed.
+    sets : dict, optional
+        Overrides, as :func:`run`.
+
+    Returns
+    -------
+    simcore.sweep.estimate.RunEstimate
+        Expected seconds in this process, the store's bytes before compression, its
+        chunks and files; ``to_dict()`` is ``simcore validate --json``'s ``estimate``.
+
+    Raises
+    ------
+    simcore.studies.config.ScenarioError
+        Bad scenario input, or a cell that cannot fit in memory here.
+    """
+    from simcore.studies import study_of
+    from simcore.sweep.estimate import expected_run
+    from simcore.sweep.memory import check_fits
+
+    scenario = _as_scenario(scenario, sets, trials, seed)
+    study = study_of(scenario)
+    context = study.context(scenario)
+    check_fits(study, scenario, context)
+    return expected_run(study, scenario, context, study.layout(scenario, context))

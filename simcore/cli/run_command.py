@@ -102,7 +102,7 @@ def run(args):
     )
     written = study_of(scenario).write_outputs(scenario, cube)
     if not args.quiet:
-        print(report.summary(cube))
+        print(report.summary(cube, out))
         print(f"\nstore: {out}")
         for path in written:
             print(f"table: {path}")

@@ -80,7 +80,7 @@ def run(args):
     elif args.json:
         print_json(show_document(args.store, cube))
     else:
-        print(report.summary(cube))
+        print(report.summary(cube, args.store))
     return 0
 
 

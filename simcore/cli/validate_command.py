@@ -1,6 +1,6 @@
-"""``simcore validate SCENARIO``: check a scenario file without running it."""
+"""``simcore validate SCENARIO``: check a scenario file and say what its run will cost."""
 
-from simcore.cli.common import subcommand
+from simcore.cli.common import add_json, print_json, subcommand
 from simcore.cli.run_command import add_sets
 
 NAME = "validate"
@@ -11,24 +11,37 @@ def add(commands):
     validate = subcommand(
         commands,
         NAME,
-        "check a scenario file without running",
+        "check a scenario file without running it; say its expected time and store size",
         [
             "simcore validate scenarios/fig2.yaml",
             "simcore validate scenarios/fig2.yaml --set model.n_items=100000",
+            "simcore validate scenarios/fig2.yaml --json",
         ],
     )
     validate.add_argument("scenario", help="scenario YAML file")
     add_sets(validate, "override any field before checking, as simcore run --set (repeatable)")
+    add_json(validate)
 
 
 def run(args):
-    """Check the scenario and its memory needs; print what it would run."""
+    """Check the scenario and its memory needs; print what it would run and cost."""
     from simcore import api
     from simcore.studies import study_of
-    from simcore.sweep.memory import check_fits
 
     scenario = api.load_any(args.scenario, overrides=args.sets)
-    study = study_of(scenario)
-    check_fits(study, scenario, study.context(scenario))
-    print(f"{args.scenario}: valid; {study.describe(scenario)}")
+    estimate = api.estimate(scenario)
+    description = study_of(scenario).describe(scenario)
+    if args.json:
+        print_json(
+            {
+                "command": NAME,
+                "scenario": str(args.scenario),
+                "valid": True,
+                "description": description,
+                "estimate": estimate.to_dict(),
+            }
+        )
+        return 0
+    print(f"{args.scenario}: valid; {description}")
+    print(f"{args.scenario}: {estimate.text()}")
     return 0

@@ -102,7 +102,7 @@ def _blank(variable, shape):
     return np.full(shape, np.nan)
 
 
-def _widths(layout):
+def packed_widths(layout):
     """Packed row widths ``(ints, floats)`` of one cell."""
     widths = [0, 0]
     for variable in layout.variables:
@@ -129,13 +129,13 @@ def cell_chunks(shape, row_bytes, chunk_bytes=None):
 
 def store_chunks(layout):
     """Return ``{sweep dim: chunk size}`` of a new store of ``layout`` (:func:`cell_chunks`)."""
-    row_bytes = 8 * max(_widths(layout))
+    row_bytes = 8 * max(packed_widths(layout))
     return dict(zip(layout.dims, cell_chunks(layout.shape, row_bytes), strict=True))
 
 
 def _run_variables(layout):
     dims, shape = layout.dims, layout.shape
-    n_ints, n_floats = _widths(layout)
+    n_ints, n_floats = packed_widths(layout)
     return {
         "cell_ints": xr.Variable(
             (*dims, "packed_int"),
