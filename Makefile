@@ -29,11 +29,13 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 # Benchmarks (measured, never asserted): throughput against the NumPy baseline, compile
-# times, end-to-end runs, and peak memory of long and wide sweeps.
+# times, end-to-end runs, peak memory of long and wide sweeps, and stores of up to a
+# million tiny cells (store_scale.py: a quarter of an hour of the total).
 bench: $(STAMP)
 	cd benchmarks && ../$(BIN)/python throughput.py
 	cd benchmarks && ../$(BIN)/python cost_model.py
 	cd benchmarks && ../$(BIN)/python memory.py
+	cd benchmarks && ../$(BIN)/python store_scale.py
 
 # Wall time and peak memory of inspect, a kind: real run and advise on every data shape of
 # simcore/realdata/shapes.py (a few minutes; writes benchmarks/shapes.json).

@@ -73,3 +73,35 @@ def test_a_kill_among_the_cells_or_after_the_last_resumes(kind, tmp_path):
 @pytest.mark.parametrize("kind", SCENARIOS)
 def test_a_kill_at_any_instant_resumes(kind, tmp_path):
     check_kills(kind, [0.0, 0.1, 0.25, 0.4, 0.6, 0.75, 0.9, "last"], tmp_path)
+
+
+def tiny_cells(count_p, count_rho, trials=3):
+    """A sweep of ``count_p x count_rho`` tiny cells (20 items, 3 trials each)."""
+    return {
+        "name": "many",
+        "model": {"n_items": 20, "n_humans": 3},
+        "design": {"kind": "bernoulli"},
+        "trials": trials,
+        "seed": 11,
+        "sweep": {
+            "p_judge": [round(0.55 + 0.4 * k / count_p, 6) for k in range(count_p)],
+            "rho": [round(0.05 + 0.9 * k / count_rho, 6) for k in range(count_rho)],
+        },
+    }
+
+
+def test_a_kill_among_many_blocks_of_tiny_cells_resumes_and_extends(tmp_path):
+    raw = tiny_cells(100, 60)  # 6,000 cells: two chunks of a few thousand cells each
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(raw, sort_keys=False))
+    out = tmp_path / "cube.zarr"
+    command = [sys.executable, "-m", "simcore", "run", str(path), "--out", str(out), "--quiet"]
+    kill_at(command, out, 0.3)
+    done, total = cells_state(out)
+    assert 0 < done < total and not read_attrs(out).get("complete")
+    assert zarr.open_group(str(out), mode="r")["cell_ints"].nchunks > 1
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
+    assert_cubes_identical(xr.open_zarr(out), simcore.run(raw))
+    more = {**raw, "trials": 5}
+    assert main(["run", str(path), "--out", str(out), "--quiet", "--trials", "5"]) == 0
+    assert_cubes_identical(xr.open_zarr(out), simcore.run(more))

@@ -8,7 +8,9 @@ result.
 - default: an in-process dask.distributed cluster with one worker thread; the kernel
   itself runs its trials in parallel on every core (numba threads);
 - ``workers=N``: a local cluster of N worker processes, each giving its kernel
-  ``cores // N`` numba threads;
+  ``cores // N`` numba threads; it listens on 127.0.0.1 only and, with the
+  ``cryptography`` package (``pip install 'simcore[secure]'``), speaks TLS with temporary
+  credentials made for this run, so no other user of the machine can submit work to it;
 - ``scheduler="tcp://HOST:PORT"``: an existing dask.distributed cluster.
 """
 
@@ -122,7 +124,9 @@ def connect(workers=None, scheduler=None, threads=None):
         with client:
             yield Connection(client, threads)
         return
+    security = local_security()
     local = {
+        "security": security,
         "threads_per_worker": 1,
         "dashboard_address": "127.0.0.1:0",
         "silence_logs": logging.ERROR,
@@ -137,13 +141,38 @@ def connect(workers=None, scheduler=None, threads=None):
                 cluster = LocalCluster(n_workers=workers, processes=True, host="127.0.0.1", **local)
             except RuntimeError as error:
                 raise RuntimeError(WORKERS_FAILED) from error
-            client = Client(cluster)
+            client = Client(cluster, security=security)
         yield Connection(client, threads)
     finally:
         with _signals_held():
             for opened in (client, cluster):
                 if opened is not None:
                     opened.close()
+
+
+UNSECURED = (
+    "simcore: note: the local cluster listens on 127.0.0.1 without authentication (another "
+    "user of this machine could submit work to it); pip install 'simcore[secure]' (the "
+    "cryptography package) makes it use TLS with temporary credentials"
+)
+
+
+def local_security():
+    """Return temporary TLS credentials for a local cluster, or None without cryptography.
+
+    ``distributed.security.Security.temporary()``: a self-signed certificate and key made
+    in memory for this run and given to the scheduler, the workers and the client alone,
+    with encryption required; nothing without them can connect. Without the
+    ``cryptography`` package it cannot be made: the cluster runs unauthenticated on
+    127.0.0.1 and :data:`UNSECURED` says so on stderr.
+    """
+    from distributed.security import Security
+
+    try:
+        return Security.temporary()
+    except ImportError:
+        print(UNSECURED, file=sys.stderr)
+        return None
 
 
 @contextlib.contextmanager
