@@ -75,6 +75,20 @@ class ItemKeys:
             for rater, given in ratings.items()
         }
 
+    def take(self, ratings):
+        """Return :meth:`rekey` of ``ratings``, emptying ``ratings`` rater by rater.
+
+        Each rater's labels are dropped as soon as they are rekeyed, so a caller done with
+        ``ratings`` never holds it and its rekeyed copy both whole.
+        """
+        rekeyed = {}
+        for rater in list(ratings):
+            given = ratings.pop(rater)
+            rekeyed[rater] = {
+                self.key(item, group): label for (item, group), label in given.items()
+            }
+        return rekeyed
+
     def text(self, key):
         """Return the user's view of a matrix item id, for messages: ``'i1'`` or with group."""
         item = self.ids.get(key, key)

@@ -317,9 +317,8 @@ def load_csv(
             ]
         )
     keyed, has_group = read_csv_ratings(file, problems, columns)
-    return long_table_matrix(
-        keyed, has_group, file, problems, humans, judges, labels, ordinal, judges_path
-    )
+    options = (humans, judges, labels, ordinal, judges_path)
+    return owned_table_matrix(keyed, has_group, file, problems, *options)
 
 
 def long_table_matrix(
@@ -340,10 +339,23 @@ def long_table_matrix(
     named in messages (a CSV file, or a description of a table in memory), ``problems``
     those found so far; the other parameters are :func:`load_csv`'s. Shared by the CSV
     loader and :mod:`simcore.advise.frames`, so a table gives the same matrix whether it
-    comes from a file or a DataFrame.
+    comes from a file or a DataFrame. ``keyed`` itself is left as it is.
     """
+    options = (humans, judges, labels, ordinal, judges_path)
+    return owned_table_matrix(dict(keyed), has_group, file, problems, *options)
+
+
+def owned_table_matrix(keyed, has_group, file, problems, *options):
+    """Return :func:`long_table_matrix`'s matrix of ``keyed``, emptying ``keyed`` on the way.
+
+    For a reader done with the table it read: each rater's labels are dropped once rekeyed
+    (:meth:`~simcore.realdata.csv_table.ItemKeys.take`), so the table and its rekeyed copy
+    are never both whole in memory. ``options`` are ``humans, judges, labels, ordinal,
+    judges_path``, all five, as :func:`long_table_matrix` takes them.
+    """
+    humans, judges, labels, ordinal, judges_path = options
     keys = ItemKeys.of(keyed)
-    ratings = keys.rekey(keyed)
+    ratings = keys.take(keyed)
     if judges_path is not None:
         judge_data, judge_file = _read_judges_file(judges_path, keys, file, problems)
         if judge_data is None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from simcore.realdata.annotation import DataError, got_text
 from simcore.realdata.csv_table import COLUMN_ALIASES, MAX_ROW_PROBLEMS, read_csv_file
-from simcore.realdata.loaders import long_table_matrix
+from simcore.realdata.loaders import owned_table_matrix
 
 
 def _key_columns(header, file):
@@ -100,14 +100,5 @@ def load_wide_csv(path, humans=None, judges=None, labels=None, ordinal=False, ju
     rows = read_csv_file(file, problems)
     ratings, has_group, row_problems = wide_ratings(rows, file)
     ratings = {name: given for name, given in ratings.items() if given}
-    return long_table_matrix(
-        ratings,
-        has_group,
-        file,
-        problems + row_problems,
-        humans,
-        judges,
-        labels,
-        ordinal,
-        judges_path,
-    )
+    options = (humans, judges, labels, ordinal, judges_path)
+    return owned_table_matrix(ratings, has_group, file, problems + row_problems, *options)
