@@ -106,6 +106,31 @@ def read_csv_ratings(file, problems, columns=None):
     missing, unreadable or empty file or a bad header raises :class:`DataError` at once.
     The rows are read one at a time, never held together (:func:`csv_rows`).
     """
+    return read_csv_table(file, problems, columns)
+
+
+def read_keyed_csv(file, problems, columns=None):
+    """Return ``(ratings, keys, has_group)``: a long CSV file keyed by matrix item ids.
+
+    ``ratings`` is ``{rater: {matrix item id: label}}`` and ``keys`` its :class:`ItemKeys`;
+    otherwise as :func:`read_csv_ratings`. A file without a group column is keyed by item
+    id as it is read; one with a group column is read by ``(item, group)`` and rekeyed
+    rater by rater (:meth:`ItemKeys.take`).
+    """
+    ratings, has_group = read_csv_table(file, problems, columns, item_keys=True)
+    if has_group:
+        keys = ItemKeys.of(ratings)
+        return keys.take(ratings), keys, True
+    ids = {item: item for given in ratings.values() for item in given}
+    return ratings, ItemKeys(composite=False, ids=ids), False
+
+
+def read_csv_table(file, problems, columns=None, item_keys=False):
+    """Return :func:`read_csv_ratings`; with ``item_keys``, keyed by item id when it can be.
+
+    ``item_keys`` keys the labels of a file without a group column by item id alone
+    (:func:`numbered_ratings`); a file with one is keyed by ``(item, group)`` all the same.
+    """
     path = Path(file)
     rows = csv_rows(path, problems)
     header = [name.strip() for name in next(rows)]
@@ -121,8 +146,9 @@ def read_csv_ratings(file, problems, columns=None):
         next(again)
         return enumerate(again, start=2)
 
+    plain = item_keys and "group" not in positions
     ratings, row_problems = numbered_ratings(
-        enumerate(rows, start=2), rows_again, len(header), file, positions
+        enumerate(rows, start=2), rows_again, len(header), file, positions, item_keys=plain
     )
     problems += row_problems
     return ratings, "group" in positions
@@ -224,7 +250,7 @@ def read_rows(rows, header, file, row_names=None, positions=None):
     return numbered_ratings(numbered(), numbered, len(header), file, column)
 
 
-def numbered_ratings(numbered, again, width, file, column):
+def numbered_ratings(numbered, again, width, file, column, item_keys=False):
     """Return ``({rater: {(item, group): label}}, problems)`` of ``(row name, cells)`` pairs.
 
     ``numbered`` yields the rows after the header, each with the name messages give it;
@@ -235,6 +261,8 @@ def numbered_ratings(numbered, again, width, file, column):
     item a second, different label among the first :data:`MAX_ROW_PROBLEMS` problems is
     ``again()`` (the same pairs afresh) read up to the row of the first label, which the
     message names. Beyond :data:`MAX_ROW_PROBLEMS` problems the rest are counted in one.
+    With ``item_keys`` (a table without a group column) a label is keyed by its item id
+    alone, ``{rater: {item: label}}``, as an annotation matrix keys it.
     """
     ratings, distinct, problems, count = {}, {}, [], 0
     for number, row in numbered:
@@ -243,7 +271,8 @@ def numbered_ratings(numbered, again, width, file, column):
             continue
         if isinstance(cells, tuple):
             item, rater, label, group = cells
-            key = distinct.setdefault((item, group), (item, group))
+            key = item if item_keys else (item, group)
+            key = distinct.setdefault(key, key)
             label = distinct.setdefault(label, label)
             given = ratings.get(rater)
             if given is None:
@@ -251,7 +280,7 @@ def numbered_ratings(numbered, again, width, file, column):
             previous = given.setdefault(key, label)
             if previous == label:
                 continue
-            cells = (number, rater, key, label, previous)  # a conflict, worded below
+            cells = (number, rater, (item, group), label, previous)  # a conflict, worded below
         count += 1
         if count <= MAX_ROW_PROBLEMS:
             problems.append(cells)

@@ -20,6 +20,7 @@ from simcore.realdata.csv_table import (  # noqa: F401  (CSV_COLUMNS, MAX_ROW_PR
     MAX_ROW_PROBLEMS,
     ItemKeys,
     read_csv_ratings,
+    read_keyed_csv,
 )
 from simcore.realdata.files import FileProblem, existing_variant, file_format, read_json
 
@@ -316,9 +317,9 @@ def load_csv(
                 f"(got {got_text(unknown)})"
             ]
         )
-    keyed, has_group = read_csv_ratings(file, problems, columns)
+    ratings, keys, has_group = read_keyed_csv(file, problems, columns)
     options = (humans, judges, labels, ordinal, judges_path)
-    return owned_table_matrix(keyed, has_group, file, problems, *options)
+    return keyed_table_matrix(ratings, keys, has_group, file, problems, options)
 
 
 def long_table_matrix(
@@ -353,9 +354,16 @@ def owned_table_matrix(keyed, has_group, file, problems, *options):
     are never both whole in memory. ``options`` are ``humans, judges, labels, ordinal,
     judges_path``, all five, as :func:`long_table_matrix` takes them.
     """
-    humans, judges, labels, ordinal, judges_path = options
     keys = ItemKeys.of(keyed)
-    ratings = keys.take(keyed)
+    return keyed_table_matrix(keys.take(keyed), keys, has_group, file, problems, options)
+
+
+def keyed_table_matrix(ratings, keys, has_group, file, problems, options):
+    """Return the matrix of ``{rater: {matrix item id: label}}`` keyed by ``keys``.
+
+    The rest of :func:`owned_table_matrix` once its table is rekeyed; ``options`` as there.
+    """
+    humans, judges, labels, ordinal, judges_path = options
     if judges_path is not None:
         judge_data, judge_file = _read_judges_file(judges_path, keys, file, problems)
         if judge_data is None:
