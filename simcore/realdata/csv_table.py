@@ -8,7 +8,9 @@ names the caller gives, else the standard names, else the aliases of :data:`COLU
 unless the caller named the item, rater and label columns. An item is identified by ``(item,
 group)``: the same item id in two groups is two items. :class:`ItemKeys` turns those pairs into
 the distinct text ids of an annotation matrix: the user's item id when no id repeats across
-groups, else ``GROUP/ITEM`` for every item of the file.
+groups, else ``GROUP/ITEM`` for every item of the file. The rows are read one at a time
+(:func:`csv_rows`), each distinct label and key stored once; :func:`read_keyed_csv` reads a
+file straight into matrix item ids.
 """
 
 import csv
@@ -126,7 +128,7 @@ def read_keyed_csv(file, problems, columns=None):
 
 
 def read_csv_table(file, problems, columns=None, item_keys=False):
-    """Return :func:`read_csv_ratings`; with ``item_keys``, keyed by item id when it can be.
+    """Return ``(ratings, has_group)`` as :func:`read_csv_ratings` does, or keyed by item id.
 
     ``item_keys`` keys the labels of a file without a group column by item id alone
     (:func:`numbered_ratings`); a file with one is keyed by ``(item, group)`` all the same.

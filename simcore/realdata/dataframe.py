@@ -48,7 +48,7 @@ def frame_matrix(
         raise DataError([f"{FRAME_SOURCE}: rows: the frame has no rows (got 0 rows)"])
     keyed, problems = _frame_ratings(frame, header, positions)
     options = (humans, judges, labels, ordinal, judges_path)
-    return owned_table_matrix(keyed, "group" in positions, FRAME_SOURCE, problems, *options)
+    return owned_table_matrix(keyed, "group" in positions, FRAME_SOURCE, problems, options)
 
 
 def _frame_ratings(frame, header, positions):

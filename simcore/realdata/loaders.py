@@ -339,20 +339,21 @@ def long_table_matrix(
     column, :func:`simcore.realdata.csv_table.read_csv_ratings`), ``file`` the source
     named in messages (a CSV file, or a description of a table in memory), ``problems``
     those found so far; the other parameters are :func:`load_csv`'s. Shared by the CSV
-    loader and :mod:`simcore.advise.frames`, so a table gives the same matrix whether it
-    comes from a file or a DataFrame. ``keyed`` itself is left as it is.
+    loader, the wide CSV and the DataFrame readers (through :func:`keyed_table_matrix`), so
+    a table gives the same matrix whether it comes from a file or a DataFrame. ``keyed``
+    itself is left as it is.
     """
     options = (humans, judges, labels, ordinal, judges_path)
-    return owned_table_matrix(dict(keyed), has_group, file, problems, *options)
+    return owned_table_matrix(dict(keyed), has_group, file, problems, options)
 
 
-def owned_table_matrix(keyed, has_group, file, problems, *options):
+def owned_table_matrix(keyed, has_group, file, problems, options):
     """Return :func:`long_table_matrix`'s matrix of ``keyed``, emptying ``keyed`` on the way.
 
     For a reader done with the table it read: each rater's labels are dropped once rekeyed
     (:meth:`~simcore.realdata.csv_table.ItemKeys.take`), so the table and its rekeyed copy
-    are never both whole in memory. ``options`` are ``humans, judges, labels, ordinal,
-    judges_path``, all five, as :func:`long_table_matrix` takes them.
+    are never both whole in memory. ``options`` is the tuple ``(humans, judges, labels,
+    ordinal, judges_path)`` of :func:`long_table_matrix`'s parameters.
     """
     keys = ItemKeys.of(keyed)
     return keyed_table_matrix(keys.take(keyed), keys, has_group, file, problems, options)

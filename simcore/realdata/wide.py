@@ -113,4 +113,4 @@ def load_wide_csv(path, humans=None, judges=None, labels=None, ordinal=False, ju
         raise
     ratings = {name: given for name, given in ratings.items() if given}
     options = (humans, judges, labels, ordinal, judges_path)
-    return owned_table_matrix(ratings, has_group, file, problems + row_problems, *options)
+    return owned_table_matrix(ratings, has_group, file, problems + row_problems, options)
