@@ -1,12 +1,15 @@
 """Real annotation matrices: the shipped AltTest data, round trips, validation, summaries."""
 
 import csv
+import gzip
 import json
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import simcore
 from simcore.realdata.matrix import (
     AnnotationMatrix,
     DataError,
@@ -549,6 +552,60 @@ def test_csv_empty_cells_and_an_item_id_in_a_second_group(tmp_path):
     # i1 in group k is another item, not a conflict; j1 does not label it
     one_problem(problems, f"{path}: j1: misses 1 of the 3 items", "e.g. 'i1' in group 'k'")
     assert len(problems) == 2, problems
+
+
+def test_csv_conflicts_name_the_first_row_only_for_the_problems_reported(tmp_path):
+    # gzip, a blank line and a row with an empty cell before the first label of (i1, h1)
+    rows = [["i1", "h1", ""], [], *SMALL_ROWS, ["i1", "h1", "2"]]
+    rows += [[f"x{n}", "h1", "1"] for n in range(25)] + [[f"x{n}", "h1", "2"] for n in range(25)]
+    plain = write_long_csv(tmp_path / "c.csv", rows)
+    path = tmp_path / "c.csv.gz"
+    path.write_bytes(gzip.compress(plain.read_bytes()))
+    problems = problems_of(load_csv, path, humans=["h1", "h2"], judges=["j1"])
+    assert problems[0] == f"{path}: row 2: empty label (got 'i1,h1,')"
+    assert problems[1] == (
+        f"{path}: row 9: rater 'h1' labels item 'i1' again with a different label "
+        "(row 4 has '1') (got '2')"
+    )
+    assert problems[2].startswith(f"{path}: row 35: rater 'h1' labels item 'x0' again")
+    assert "(row 10 has '1')" in problems[2]
+    assert problems[20] == f"{path}: rows: 7 more row problems like these (got 27 in all)"
+
+
+def test_csv_unreadable_after_a_bad_header_is_reported_as_unreadable(tmp_path):
+    path = tmp_path / "u.csv"
+    path.write_bytes(b"item,who,label\ni1,h1,1\ni2,h1,\xff\n")
+    problems = problems_of(load_csv, path, humans=["h1", "h2"], judges=["j1"])
+    assert len(problems) == 1 and problems[0].startswith(f"{path}: unreadable: "), problems
+
+
+def write_random_long_csv(path, n_rows, n_items, n_raters, seed):
+    """Write ``n_rows`` random ``item,rater,label`` rows (labels 0 and 1), no pair twice."""
+    rng = np.random.default_rng(seed)
+    cells = rng.choice(n_items * n_raters, size=n_rows, replace=False).tolist()
+    labels = rng.integers(2, size=n_rows).tolist()
+    lines = [
+        f"item{cell // n_raters:06d},rater{cell % n_raters:03d},{label}\n"
+        for cell, label in zip(cells, labels, strict=True)
+    ]
+    path.write_text("item,rater,label\n" + "".join(lines), encoding="utf-8")
+    return path
+
+
+def test_inspect_of_a_long_csv_needs_a_few_times_the_file_in_memory(tmp_path):
+    path = write_random_long_csv(tmp_path / "long.csv", 200_000, 20_000, 40, seed=5)
+    simcore.inspect(write_random_long_csv(tmp_path / "warm.csv", 40, 20, 4, seed=5))
+    tracemalloc.start()  # after a first inspect: the modules it imports are not the file's
+    try:
+        result = simcore.inspect(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    document = result.to_dict()
+    assert document["human_labels"] == 200_000 and len(document["humans"]) == 40
+    # a list of every row and a row number per label took about 21 times the file's 4.4 MB;
+    # rows read one at a time and item blocks take about 4
+    assert peak < 9 * path.stat().st_size, peak
 
 
 # --------------------------------------------------------------------------- data block

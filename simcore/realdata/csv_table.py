@@ -8,10 +8,13 @@ names the caller gives, else the standard names, else the aliases of :data:`COLU
 unless the caller named the item, rater and label columns. An item is identified by ``(item,
 group)``: the same item id in two groups is two items. :class:`ItemKeys` turns those pairs into
 the distinct text ids of an annotation matrix: the user's item id when no id repeats across
-groups, else ``GROUP/ITEM`` for every item of the file.
+groups, else ``GROUP/ITEM`` for every item of the file. The rows are read one at a time
+(:func:`csv_rows`), each distinct label and key stored once; :func:`read_keyed_csv` reads a
+file straight into matrix item ids.
 """
 
 import csv
+import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,6 +77,20 @@ class ItemKeys:
             for rater, given in ratings.items()
         }
 
+    def take(self, ratings):
+        """Return :meth:`rekey` of ``ratings``, emptying ``ratings`` rater by rater.
+
+        Each rater's labels are dropped as soon as they are rekeyed, so a caller done with
+        ``ratings`` never holds it and its rekeyed copy both whole.
+        """
+        rekeyed = {}
+        for rater in list(ratings):
+            given = ratings.pop(rater)
+            rekeyed[rater] = {
+                self.key(item, group): label for (item, group), label in given.items()
+            }
+        return rekeyed
+
     def text(self, key):
         """Return the user's view of a matrix item id, for messages: ``'i1'`` or with group."""
         item = self.ids.get(key, key)
@@ -89,33 +106,82 @@ def read_csv_ratings(file, problems, columns=None):
     no group column. The columns are found by :func:`column_positions` (``columns`` names
     them; else standard names, then aliases). Row problems are appended to ``problems``; a
     missing, unreadable or empty file or a bad header raises :class:`DataError` at once.
+    The rows are read one at a time, never held together (:func:`csv_rows`).
     """
-    rows = read_csv_file(Path(file), problems)
-    header = [name.strip() for name in rows[0]]
+    return read_csv_table(file, problems, columns)
+
+
+def read_keyed_csv(file, problems, columns=None):
+    """Return ``(ratings, keys, has_group)``: a long CSV file keyed by matrix item ids.
+
+    ``ratings`` is ``{rater: {matrix item id: label}}`` and ``keys`` its :class:`ItemKeys`;
+    otherwise as :func:`read_csv_ratings`. A file without a group column is keyed by item
+    id as it is read; one with a group column is read by ``(item, group)`` and rekeyed
+    rater by rater (:meth:`ItemKeys.take`).
+    """
+    ratings, has_group = read_csv_table(file, problems, columns, item_keys=True)
+    if has_group:
+        keys = ItemKeys.of(ratings)
+        return keys.take(ratings), keys, True
+    ids = {item: item for given in ratings.values() for item in given}
+    return ratings, ItemKeys(composite=False, ids=ids), False
+
+
+def read_csv_table(file, problems, columns=None, item_keys=False):
+    """Return ``(ratings, has_group)`` as :func:`read_csv_ratings` does, or keyed by item id.
+
+    ``item_keys`` keys the labels of a file without a group column by item id alone
+    (:func:`numbered_ratings`); a file with one is keyed by ``(item, group)`` all the same.
+    """
+    path = Path(file)
+    rows = csv_rows(path, problems)
+    header = [name.strip() for name in next(rows)]
     try:
         positions = column_positions(header, columns or {}, file)
     except DataError as error:
+        for _ in rows:  # an unreadable file is reported instead of its header
+            pass
         raise DataError(problems + error.problems) from None
-    ratings, row_problems = read_rows(rows, header, file, positions=positions)
+
+    def rows_again():
+        again = csv_rows(path, [])
+        next(again)
+        return enumerate(again, start=2)
+
+    plain = item_keys and "group" not in positions
+    ratings, row_problems = numbered_ratings(
+        enumerate(rows, start=2), rows_again, len(header), file, positions, item_keys=plain
+    )
     problems += row_problems
     return ratings, "group" in positions
 
 
-def read_csv_file(file, problems):
-    """Return the rows of the CSV ``file``; raise :class:`DataError` when there are none."""
+def csv_rows(file, problems):
+    """Yield the rows of the CSV ``file`` one by one, each a list of text cells.
+
+    Raises :class:`DataError` (``problems`` and one more) when the file is missing, when
+    reading it fails (at the row where it does) or when it has no rows.
+    """
     if not file.is_file():
         problems.append(f"{file}: path: file not found (got {got_text(str(file))})")
         raise DataError(problems)
+    empty = True
     try:
         with open_text(file, encoding="utf-8-sig") as handle:
-            rows = list(csv.reader(handle))
+            for row in csv.reader(handle):
+                empty = False
+                yield row
     except (*READ_ERRORS, csv.Error) as error:
         problems.append(f"{file}: unreadable: {error} (got {got_text(str(file))})")
         raise DataError(problems) from None
-    if not rows:
+    if empty:
         problems.append(f"{file}: header: the file is empty (got no rows)")
         raise DataError(problems)
-    return rows
+
+
+def read_csv_file(file, problems):
+    """Return the rows of the CSV ``file``; raise :class:`DataError` when there are none."""
+    return list(csv_rows(file, problems))
 
 
 COLUMN_ALIASES = {
@@ -178,38 +244,96 @@ def read_rows(rows, header, file, row_names=None, positions=None):
     in the file, or by ``row_names`` (one per row after the header; a DataFrame's index).
     """
     column = positions or {name: position for position, name in enumerate(header)}
-    ratings, first_row = {}, {}
-    problems = []
     names = range(2, len(rows) + 1) if row_names is None else row_names
-    for number, row in zip(names, rows[1:], strict=True):
-        if not "".join(row).strip():  # a blank line
+
+    def numbered():
+        return zip(names, itertools.islice(rows, 1, None), strict=True)
+
+    return numbered_ratings(numbered(), numbered, len(header), file, column)
+
+
+def numbered_ratings(numbered, again, width, file, column, item_keys=False):
+    """Return ``({rater: {(item, group): label}}, problems)`` of ``(row name, cells)`` pairs.
+
+    ``numbered`` yields the rows after the header, each with the name messages give it;
+    ``width`` is the header's length and ``column`` maps ``item``, ``rater``, ``label`` (and
+    ``group``, or any other column that must not be empty) to a cell position. The rows
+    are read once: each distinct label text and ``(item, group)`` key is stored once,
+    shared by every rater, and no row number is kept per label. Only when a rater gives an
+    item a second, different label among the first :data:`MAX_ROW_PROBLEMS` problems is
+    ``again()`` (the same pairs afresh) read up to the row of the first label, which the
+    message names. Beyond :data:`MAX_ROW_PROBLEMS` problems the rest are counted in one.
+    With ``item_keys`` (a table without a group column) a label is keyed by its item id
+    alone, ``{rater: {item: label}}``, as an annotation matrix keys it.
+    """
+    ratings, distinct, problems, count = {}, {}, [], 0
+    for number, row in numbered:
+        cells = _row_cells(row, number, width, file, column)
+        if cells is None:  # a blank line
             continue
-        if len(row) != len(header):
-            problems.append(f"{file}: row {number}: expected {len(header)} cells (got {len(row)})")
-            continue
-        cells = {name: row[position].strip() for name, position in column.items()}
-        empty = [name for name, value in cells.items() if not value]
-        if empty:
-            problems.append(
-                f"{file}: row {number}: empty {', '.join(empty)} (got {got_text(','.join(row))})"
-            )
-            continue
-        item, rater, label = cells["item"], cells["rater"], cells["label"]
-        key = (item, cells.get("group"))
-        given = ratings.setdefault(rater, {})
-        if key in given and given[key] != label:
-            where = f" in group {key[1]!r}" if key[1] is not None else ""
-            problems.append(
-                f"{file}: row {number}: rater {rater!r} labels item {item!r}{where} again "
-                f"with a different label (row {first_row[(key, rater)]} has {given[key]!r}) "
-                f"(got {label!r})"
-            )
-        elif key not in given:
-            given[key] = label
-            first_row[(key, rater)] = number
-    if len(problems) > MAX_ROW_PROBLEMS:
-        more = len(problems) - MAX_ROW_PROBLEMS
-        problems = problems[:MAX_ROW_PROBLEMS] + [
-            f"{file}: rows: {more} more row problems like these (got {len(problems)} in all)"
-        ]
+        if isinstance(cells, tuple):
+            item, rater, label, group = cells
+            key = item if item_keys else (item, group)
+            key = distinct.setdefault(key, key)
+            label = distinct.setdefault(label, label)
+            given = ratings.get(rater)
+            if given is None:
+                given = ratings[rater] = {}
+            previous = given.setdefault(key, label)
+            if previous == label:
+                continue
+            cells = (number, rater, (item, group), label, previous)  # a conflict, worded below
+        count += 1
+        if count <= MAX_ROW_PROBLEMS:
+            problems.append(cells)
+    conflicts = {(problem[2], problem[1]) for problem in problems if isinstance(problem, tuple)}
+    first = _first_rows(again(), conflicts, width, file, column) if conflicts else {}
+    problems = [
+        problem if isinstance(problem, str) else _conflict_text(file, problem, first)
+        for problem in problems
+    ]
+    if count > MAX_ROW_PROBLEMS:
+        problems.append(
+            f"{file}: rows: {count - MAX_ROW_PROBLEMS} more row problems like these "
+            f"(got {count} in all)"
+        )
     return ratings, problems
+
+
+def _row_cells(row, number, width, file, column):
+    """Return ``(item, rater, label, group)`` of a row, its problem text, or None (blank)."""
+    if not "".join(row).strip():
+        return None
+    if len(row) != width:
+        return f"{file}: row {number}: expected {width} cells (got {len(row)})"
+    cells = {name: row[position].strip() for name, position in column.items()}
+    empty = [name for name, value in cells.items() if not value]
+    if empty:
+        return f"{file}: row {number}: empty {', '.join(empty)} (got {got_text(','.join(row))})"
+    return cells["item"], cells["rater"], cells["label"], cells.get("group")
+
+
+def _first_rows(numbered, wanted, width, file, column):
+    """Return ``{(key, rater): name of the first row giving it}`` for the pairs ``wanted``."""
+    first = {}
+    for number, row in numbered:
+        cells = _row_cells(row, number, width, file, column)
+        if isinstance(cells, tuple):
+            item, rater, _, group = cells
+            pair = ((item, group), rater)
+            if pair in wanted and pair not in first:
+                first[pair] = number
+                if len(first) == len(wanted):
+                    break
+    return first
+
+
+def _conflict_text(file, conflict, first):
+    """Return the problem of a rater giving an item a second, different label."""
+    number, rater, (item, group), label, previous = conflict
+    where = f" in group {group!r}" if group is not None else ""
+    return (
+        f"{file}: row {number}: rater {rater!r} labels item {item!r}{where} again "
+        f"with a different label (row {first[((item, group), rater)]} has {previous!r}) "
+        f"(got {label!r})"
+    )

@@ -10,7 +10,7 @@ and the rows read by the CSV loader's own row reader and matrix builder.
 
 from simcore.realdata.annotation import DataError
 from simcore.realdata.csv_table import column_positions, read_rows
-from simcore.realdata.loaders import long_table_matrix
+from simcore.realdata.loaders import owned_table_matrix
 
 FRAME_SOURCE = "DataFrame"
 """How messages and the report name a matrix given as a DataFrame."""
@@ -46,19 +46,13 @@ def frame_matrix(
     positions = column_positions(header, columns or {}, FRAME_SOURCE, key="columns")
     if frame.empty:
         raise DataError([f"{FRAME_SOURCE}: rows: the frame has no rows (got 0 rows)"])
+    keyed, problems = _frame_ratings(frame, header, positions)
+    options = (humans, judges, labels, ordinal, judges_path)
+    return owned_table_matrix(keyed, "group" in positions, FRAME_SOURCE, problems, options)
+
+
+def _frame_ratings(frame, header, positions):
+    """Return :func:`read_rows` of the frame's cells as text (dropped once they are read)."""
     text = frame.astype(str).where(frame.notna(), "")
     rows = [header, *text.to_numpy().tolist()]
-    keyed, problems = read_rows(
-        rows, header, FRAME_SOURCE, row_names=list(frame.index), positions=positions
-    )
-    return long_table_matrix(
-        keyed,
-        "group" in positions,
-        FRAME_SOURCE,
-        problems,
-        humans,
-        judges,
-        labels,
-        ordinal,
-        judges_path,
-    )
+    return read_rows(rows, header, FRAME_SOURCE, row_names=list(frame.index), positions=positions)

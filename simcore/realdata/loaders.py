@@ -20,6 +20,7 @@ from simcore.realdata.csv_table import (  # noqa: F401  (CSV_COLUMNS, MAX_ROW_PR
     MAX_ROW_PROBLEMS,
     ItemKeys,
     read_csv_ratings,
+    read_keyed_csv,
 )
 from simcore.realdata.files import FileProblem, existing_variant, file_format, read_json
 
@@ -316,10 +317,9 @@ def load_csv(
                 f"(got {got_text(unknown)})"
             ]
         )
-    keyed, has_group = read_csv_ratings(file, problems, columns)
-    return long_table_matrix(
-        keyed, has_group, file, problems, humans, judges, labels, ordinal, judges_path
-    )
+    ratings, keys, has_group = read_keyed_csv(file, problems, columns)
+    options = (humans, judges, labels, ordinal, judges_path)
+    return keyed_table_matrix(ratings, keys, has_group, file, problems, options)
 
 
 def long_table_matrix(
@@ -339,11 +339,32 @@ def long_table_matrix(
     column, :func:`simcore.realdata.csv_table.read_csv_ratings`), ``file`` the source
     named in messages (a CSV file, or a description of a table in memory), ``problems``
     those found so far; the other parameters are :func:`load_csv`'s. Shared by the CSV
-    loader and :mod:`simcore.advise.frames`, so a table gives the same matrix whether it
-    comes from a file or a DataFrame.
+    loader, the wide CSV and the DataFrame readers (through :func:`keyed_table_matrix`), so
+    a table gives the same matrix whether it comes from a file or a DataFrame. ``keyed``
+    itself is left as it is.
+    """
+    options = (humans, judges, labels, ordinal, judges_path)
+    return owned_table_matrix(dict(keyed), has_group, file, problems, options)
+
+
+def owned_table_matrix(keyed, has_group, file, problems, options):
+    """Return :func:`long_table_matrix`'s matrix of ``keyed``, emptying ``keyed`` on the way.
+
+    For a reader done with the table it read: each rater's labels are dropped once rekeyed
+    (:meth:`~simcore.realdata.csv_table.ItemKeys.take`), so the table and its rekeyed copy
+    are never both whole in memory. ``options`` is the tuple ``(humans, judges, labels,
+    ordinal, judges_path)`` of :func:`long_table_matrix`'s parameters.
     """
     keys = ItemKeys.of(keyed)
-    ratings = keys.rekey(keyed)
+    return keyed_table_matrix(keys.take(keyed), keys, has_group, file, problems, options)
+
+
+def keyed_table_matrix(ratings, keys, has_group, file, problems, options):
+    """Return the matrix of ``{rater: {matrix item id: label}}`` keyed by ``keys``.
+
+    The rest of :func:`owned_table_matrix` once its table is rekeyed; ``options`` as there.
+    """
+    humans, judges, labels, ordinal, judges_path = options
     if judges_path is not None:
         judge_data, judge_file = _read_judges_file(judges_path, keys, file, problems)
         if judge_data is None:

@@ -5,7 +5,9 @@
 of thousands whose members rarely meet costs what they share, not ``K^2``.
 :func:`agreement_counts` counts agreeing pairs of labels per item from equality counts
 (``sum_l c_il (c_il - 1) / 2``), never an ``L x L`` table, so ``L`` in the thousands is as
-cheap as ``L = 2``. :func:`write_overlap_csv` writes the full table one row at a time.
+cheap as ``L = 2``. Both are sums over items, taken over blocks of consecutive items
+(:func:`item_blocks`), so their memory is that of a block, not of every label given.
+:func:`write_overlap_csv` writes the full table one row at a time.
 """
 
 import csv
@@ -15,18 +17,37 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
+MIN_CELLS_PER_BLOCK = 2**20
+"""The fewest (item, human) cells of a block of :func:`item_blocks`."""
+
+
+def item_blocks(matrix):
+    """Yield the humans' ``(items, K)`` codes of consecutive items, block by block.
+
+    A block holds at least :data:`MIN_CELLS_PER_BLOCK` cells and at least ``K x K``, so
+    adding up a ``K x K`` result block by block costs no more than reading the blocks.
+    """
+    k = max(matrix.n_humans, 1)
+    step = max(1, max(MIN_CELLS_PER_BLOCK, k * k) // k)
+    for start in range(0, matrix.n_items, step):
+        yield matrix.human_labels[start : start + step]
+
 
 def pair_overlaps(matrix):
     """Return the sparse ``(K, K)`` int64 counts of items labelled by both humans.
 
     ``O[k, k'] = sum_i A[i, k] A[i, k']`` where ``A[i, k] = 1`` when human ``k`` labelled item
     ``i``; the diagonal holds each human's own item count. Memory is proportional to the
-    number of pairs that share at least one item.
+    number of pairs that share at least one item, and to a block of items.
     """
-    rows, cols = np.nonzero(matrix.available)
-    shape = (matrix.n_items, matrix.n_humans)
-    mask = sparse.csr_matrix((np.ones(rows.size, dtype=np.int64), (rows, cols)), shape=shape)
-    return (mask.T @ mask).tocsr()
+    shape = (matrix.n_humans, matrix.n_humans)
+    overlaps = sparse.csr_matrix(shape, dtype=np.int64)
+    for codes in item_blocks(matrix):
+        rows, cols = np.nonzero(codes >= 0)
+        ones = np.ones(rows.size, dtype=np.int64)
+        mask = sparse.csr_matrix((ones, (rows, cols)), shape=codes.shape)
+        overlaps = overlaps + mask.T @ mask
+    return overlaps.tocsr()
 
 
 @dataclass(frozen=True)
@@ -69,21 +90,33 @@ def agreement_counts(matrix):
     to the same item. The counts ``c_il`` come from sorting the labelled (item, label)
     cells, so memory is proportional to the labels given, whatever ``L``.
     """
-    rows, cols = np.nonzero(matrix.available)
-    codes = matrix.human_labels[rows, cols].astype(np.int64)
-    key = rows.astype(np.int64) * max(matrix.n_labels, 1) + codes
+    agreeing = pairs = 0
+    human_agreeing = np.zeros(matrix.n_humans, dtype=np.int64)
+    human_pairs = np.zeros(matrix.n_humans, dtype=np.int64)
+    for codes in item_blocks(matrix):
+        counts, per_item, same, others = _block_counts(codes, max(matrix.n_labels, 1))
+        agreeing += int((counts * (counts - 1) // 2).sum())
+        pairs += int((per_item * (per_item - 1) // 2).sum())
+        human_agreeing += same.astype(np.int64)
+        human_pairs += others.astype(np.int64)
+    return Agreement(agreeing, pairs, human_agreeing, human_pairs)
+
+
+def _block_counts(codes, n_labels):
+    """Return one block's ``c_il`` (labels given), ``m_i`` and per human agreeing and shared.
+
+    ``codes`` is a block of ``(items, K)`` label codes (``-1``: no label); the last two are
+    ``(K,)`` sums, over the block's items, of the other humans agreeing with each human and
+    of the labels each human shares an item with.
+    """
+    rows, cols = np.nonzero(codes >= 0)
+    key = rows.astype(np.int64) * n_labels + codes[rows, cols]
     _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-    per_item = np.bincount(rows, minlength=matrix.n_items).astype(np.int64)
-    same = counts[inverse.ravel()] - 1
-    others = per_item[rows] - 1
-    human_agreeing = np.bincount(cols, weights=same, minlength=matrix.n_humans)
-    human_pairs = np.bincount(cols, weights=others, minlength=matrix.n_humans)
-    return Agreement(
-        agreeing=int((counts * (counts - 1) // 2).sum()),
-        pairs=int((per_item * (per_item - 1) // 2).sum()),
-        human_agreeing=human_agreeing.astype(np.int64),
-        human_pairs=human_pairs.astype(np.int64),
-    )
+    per_item = np.bincount(rows, minlength=codes.shape[0]).astype(np.int64)
+    n_humans = codes.shape[1]
+    same = np.bincount(cols, weights=counts[inverse.ravel()] - 1, minlength=n_humans)
+    others = np.bincount(cols, weights=per_item[rows] - 1, minlength=n_humans)
+    return counts, per_item, same, others
 
 
 def pair_quantiles(overlaps, quantiles):

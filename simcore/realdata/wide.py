@@ -12,8 +12,8 @@ judges: name them (``judges``) or the humans.
 from pathlib import Path
 
 from simcore.realdata.annotation import DataError, got_text
-from simcore.realdata.csv_table import COLUMN_ALIASES, MAX_ROW_PROBLEMS, read_csv_file
-from simcore.realdata.loaders import long_table_matrix
+from simcore.realdata.csv_table import COLUMN_ALIASES, MAX_ROW_PROBLEMS, csv_rows
+from simcore.realdata.loaders import owned_table_matrix
 
 
 def _key_columns(header, file):
@@ -32,8 +32,14 @@ def _key_columns(header, file):
 
 
 def wide_ratings(rows, file):
-    """Return ``({rater: {(item, group): label}}, has_group, problems)`` of a wide table's rows."""
-    header = [name.strip() for name in rows[0]]
+    """Return ``({rater: {(item, group): label}}, has_group, problems)`` of a wide table's rows.
+
+    ``rows`` is any iterable of rows, the header first (a list, or :func:`csv_rows`); each
+    distinct label text is stored once and each row's ``(item, group)`` key shared by its
+    raters.
+    """
+    rows = iter(rows)
+    header = [name.strip() for name in next(rows)]
     item_at, group_at = _key_columns(header, file)
     raters = [(at, name) for at, name in enumerate(header) if at not in (item_at, group_at)]
     problems = [f"{file}: header: a rater column has no name (got {got_text(','.join(header))})"]
@@ -43,8 +49,8 @@ def wide_ratings(rows, file):
         problems.append(f"{file}: header: repeated columns (got {got_text(repeated)})")
     if problems:
         raise DataError(problems)
-    ratings = {name: {} for _, name in raters}
-    for number, row in enumerate(rows[1:], start=2):
+    ratings, distinct = {name: {} for _, name in raters}, {}
+    for number, row in enumerate(rows, start=2):
         if not "".join(row).strip():
             continue
         if len(row) != len(header):
@@ -57,15 +63,16 @@ def wide_ratings(rows, file):
                 f"{file}: row {number}: empty item or group (got {got_text(','.join(row))})"
             )
             continue
+        key = (item, group)
         for at, name in raters:
             label = row[at].strip()
-            if label and (item, group) in ratings[name] and ratings[name][(item, group)] != label:
+            if label and key in ratings[name] and ratings[name][key] != label:
                 problems.append(
                     f"{file}: row {number}: item {item!r} appears again with another label "
                     f"of {name!r} (got {label!r})"
                 )
             elif label:
-                ratings[name][(item, group)] = label
+                ratings[name][key] = distinct.setdefault(label, label)
     if len(problems) > MAX_ROW_PROBLEMS:
         more = len(problems) - MAX_ROW_PROBLEMS
         problems = problems[:MAX_ROW_PROBLEMS] + [
@@ -97,17 +104,13 @@ def load_wide_csv(path, humans=None, judges=None, labels=None, ordinal=False, ju
     """
     file = Path(path)
     problems = []
-    rows = read_csv_file(file, problems)
-    ratings, has_group, row_problems = wide_ratings(rows, file)
+    rows = csv_rows(file, problems)
+    try:
+        ratings, has_group, row_problems = wide_ratings(rows, file)
+    except DataError:
+        for _ in rows:  # an unreadable file is reported instead of its header
+            pass
+        raise
     ratings = {name: given for name, given in ratings.items() if given}
-    return long_table_matrix(
-        ratings,
-        has_group,
-        file,
-        problems + row_problems,
-        humans,
-        judges,
-        labels,
-        ordinal,
-        judges_path,
-    )
+    options = (humans, judges, labels, ordinal, judges_path)
+    return owned_table_matrix(ratings, has_group, file, problems + row_problems, options)
