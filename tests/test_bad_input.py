@@ -214,3 +214,25 @@ def test_generated_destinations_never_lose_a_file(capsys, command, destination, 
         assert not list(folder.rglob("*.lock"))
         if status == 2:
             assert set(after) == set(before)
+
+
+def test_inspect_of_raters_who_share_no_item_says_so(tmp_path, capsys):
+    rows = ["item,rater,label"]
+    rows += [f"i{k}_{i},h{k},{(i + k) % 2}" for k in range(14) for i in range(3)]
+    path = tmp_path / "disjoint.csv"
+    path.write_text("\n".join(rows) + "\n")
+    status = main(["inspect", str(path)])
+    out, err = capsys.readouterr()
+    assert status == 0 and "Traceback" not in err, err
+    assert "91 pairs of humans): min 0, q1 0, median 0, q3 0, max 0; 100.0% of pairs" in out
+
+
+def test_a_judges_file_with_a_bad_header_is_named_with_its_columns(tmp_path, capsys):
+    main_file = tmp_path / "humans.csv"
+    main_file.write_text("item,rater,label\na,h1,0\na,h2,1\nb,h1,1\nb,h2,1\n")
+    judges = tmp_path / "judges.csv"
+    judges.write_text("model,criterion,spearman\nm,c,0.5\n")
+    status, err = outcome(["inspect", str(main_file), "--judges-file", str(judges)], capsys)
+    assert status == 2
+    assert f"{judges}: header: missing column 'item'" in err
+    assert "(got 'model,criterion,spearman')" in err

@@ -239,7 +239,8 @@ def _read_judges_file(judges_path, keys, main, problems):
         return _read_json_raters(file, "judge", problems), file
     try:
         ratings, has_group = read_csv_ratings(file, problems)
-    except DataError:
+    except DataError as error:  # its problems: those added to ``problems`` and the header's
+        problems.extend(problem for problem in error.problems if problem not in problems)
         return None, file
     if keys.composite and not has_group:
         problems.append(

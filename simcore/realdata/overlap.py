@@ -139,6 +139,8 @@ def pair_quantiles(overlaps, quantiles):
     zeros = total - shared.size
     if total == 0:
         return np.full(len(quantiles), np.nan), float("nan")
+    if shared.size == 0:  # no two raters share an item: every pair's overlap is 0
+        return np.zeros(len(quantiles)), 1.0
 
     def at(index):
         return np.where(index < zeros, 0, shared[np.clip(index - zeros, 0, None)])
