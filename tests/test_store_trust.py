@@ -2,6 +2,7 @@
 is detected and named (``show``, ``plot``, ``verify``, resume), the lock is never
 followed or silently lost, and ``--overwrite`` never deletes what simcore did not write."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -20,6 +21,7 @@ from test_studies import SCENARIOS, SMALL
 import simcore
 from simcore.cli import main
 from simcore.sweep import store
+from simcore.sweep.cell_writer import CellWriter
 from simcore.testing import assert_cubes_identical
 
 HOOK = Path(__file__).with_name("finalise_hook.py")
@@ -257,13 +259,13 @@ def test_a_writer_whose_lock_vanished_stops(tmp_path, monkeypatch, capsys):
     raw = tiny()
     path = write(tmp_path, raw)
     out = tmp_path / "cube.zarr"
-    write_cell = store.CellWriter.write
+    write_cell = CellWriter.write
 
     def write_then_lose_lock(self, *args, **kwargs):
         write_cell(self, *args, **kwargs)
         out.with_name(out.name + ".lock").unlink(missing_ok=True)
 
-    monkeypatch.setattr(store.CellWriter, "write", write_then_lose_lock)
+    monkeypatch.setattr(CellWriter, "write", write_then_lose_lock)
     assert main(command(path, out)) == 2
     err = capsys.readouterr().err
     assert "vanished" in err and len(err.strip().splitlines()) == 1
@@ -369,3 +371,32 @@ def test_plot_never_overwrites_a_file_that_is_not_a_figure(finished, capsys):
     figure = out.parent / "figure.png"
     assert main(["plot", str(out), "--out", str(figure)]) == 0
     assert main(["plot", str(out), "--out", str(figure)]) == 0  # its own figure: replaced
+
+
+def test_verify_checks_an_unfinished_store_and_names_its_damaged_cells(
+    tmp_path, monkeypatch, capsys
+):
+    raw = tiny()
+    path = write(tmp_path, raw)
+    out = unfinalised(tmp_path, raw, monkeypatch)
+    group = zarr.open_group(str(out), mode="r+", use_consolidated=False)
+    complete = np.asarray(group["cell_complete"][...])
+    complete[2, 1] = False  # a cell the run had not reached
+    group["cell_complete"][...] = complete
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "unfinished: 5 of 6 cells done" in said and "passes its checks" in said
+    ints = np.asarray(group["cell_ints"][...])
+    ints[1, 0, 1] += 1  # an edited count in a complete cell
+    group["cell_ints"][...] = ints
+    assert main(["verify", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "1 of 6 cells are damaged: cell (1, 0)" in err and len(err.splitlines()) == 1
+    assert main(["verify", str(out), "--json"]) == 2
+    document = json.loads(capsys.readouterr().out)
+    assert document["complete"] is False and document["cells_complete"] == 5
+    assert [cell["index"] for cell in document["damaged"]] == [[1, 0]]
+    assert main(command(path, out)) == 0  # the resume recomputes the two cells
+    assert_cubes_identical(xr.open_zarr(out), simcore.run(raw))
+    assert main(["verify", str(out)]) == 0

@@ -39,7 +39,13 @@ class Parser(argparse.ArgumentParser):
     """An argument parser whose errors suggest the nearest valid command or option."""
 
     def error(self, message):
-        """Exit 2 with ``message``, plus "did you mean" for an unknown command or option."""
+        """Exit 2 with ``message``, plus "did you mean" for an unknown command or option.
+
+        A refused option value is one line, ``PROG: --option: what is wrong (got VALUE)``,
+        as every other bad input; other usage errors print the usage above the message.
+        """
+        if message.startswith("argument --") and "invalid choice: " not in message:
+            self.exit(2, f"{self.prog}: {message.removeprefix('argument ')}\n")
         if "invalid choice: " in message:
             wrong = message.split("invalid choice: ", 1)[1].split(" (choose", 1)[0].strip("'")
             choices = message.rsplit("(choose from ", 1)[-1].rstrip(")").replace("'", "")

@@ -14,6 +14,7 @@ import numpy as np
 
 from simcore.studies import study_of
 from simcore.sweep import grid, store
+from simcore.sweep.cell_writer import CellWriter
 from simcore.sweep.memory import check_fits
 
 
@@ -88,7 +89,7 @@ def _run_into(out, scenario, context, layout, cells, connection, progress, overw
             )
         starts = _first_trials(layout.shape, done, scenario.trials)
         todo = (cell for cell in cells if cell.index in starts)
-        writer = store.CellWriter(out, layout, check=lock.check)
+        writer = CellWriter(out, layout, check=lock.check)
         cells_run = grid.execute(scenario, context, todo, connection, progress, starts)
         try:
             for index, counts in cells_run:

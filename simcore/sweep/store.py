@@ -4,7 +4,8 @@ A store is created with four run variables over the sweep's dims: each cell's in
 counts and float sums packed into one row each (``cell_ints``, ``cell_floats``), a checksum
 of the two rows and a completion flag. Cells are packed many to a chunk (a block of the
 grid of about :data:`CHUNK_BYTES`), so a store's files grow with its chunks, not its cells.
-Finished cells are gathered and written a block at a time (:class:`CellWriter`); a store
+Finished cells are gathered and written a block at a time
+(:class:`~simcore.sweep.cell_writer.CellWriter`); a store
 whose ``complete`` attribute is false is unfinished and can be resumed
 (complete cells whose rows match their checksum are kept, damaged ones recomputed) or
 extended with more trials (the new trials' packed rows are added to the stored ones).
@@ -17,7 +18,6 @@ its rates, writes them, sets ``complete`` and consolidates the metadata, so that
 import datetime
 import errno
 import itertools
-import time
 from pathlib import Path
 
 import numpy as np
@@ -51,8 +51,8 @@ from simcore.sweep.store_files import (
 __all__ = [
     "RUN_VARIABLES",
     "CHUNK_BYTES",
-    "CellWriter",
     "StoreError",
+    "cell_label_at",
     "checked_destination",
     "damaged_cells",
     "empty_cube",
@@ -60,6 +60,8 @@ __all__ = [
     "finished_cube",
     "full_disk",
     "prepare",
+    "pack_counts",
+    "packed_widths",
     "put_cell",
     "store_chunks",
     "sweep_values",
@@ -75,12 +77,6 @@ a checksum and a completion flag."""
 CHUNK_BYTES = 2**20
 """About how many bytes of packed rows one chunk holds: the cells of a block of the grid
 whose wider packed row (integers or floats) fills this many bytes, one cell at least."""
-
-FLUSH_SECONDS = 0.5
-"""A finished cell waits at most this long (until the next cell finishes) to be written."""
-
-SLOW_CELL_SECONDS = 0.05
-"""Cells that finish this far apart or more are written as each finishes."""
 
 
 def _versions():
@@ -200,7 +196,7 @@ def empty_cube(scenario, layout):
     return xr.Dataset(data_vars, coords, attrs)
 
 
-def _pack(counts, layout):
+def pack_counts(counts, layout):
     """Flatten one cell's counts into an int64 and a float64 row of fixed width.
 
     A value smaller than its variable's per-cell shape fills the first entries; the rest
@@ -227,7 +223,7 @@ def sweep_values(layout):
     return [list(values) for _, values, *_ in layout.sweep]
 
 
-def _label(layout, index, values=None):
+def cell_label_at(layout, index, values=None):
     """Return the cell at ``index`` as its checksum sees it (dims, indices and values)."""
     return cell_label(layout.dims, values or sweep_values(layout), index)
 
@@ -239,11 +235,11 @@ def put_cell(cube, layout, index, counts, values=None):
     (:func:`finished_cube`); ``values`` are the sweep's values (:func:`sweep_values`),
     passed by a caller that writes many cells.
     """
-    ints, floats = _pack(counts, layout)
+    ints, floats = pack_counts(counts, layout)
     run = {name: cube.variables[name].values for name in RUN_VARIABLES}
     run["cell_ints"][index] = ints
     run["cell_floats"][index] = floats
-    run["cell_checksum"][index] = cell_checksum(ints, floats, _label(layout, index, values))
+    run["cell_checksum"][index] = cell_checksum(ints, floats, cell_label_at(layout, index, values))
     run["cell_complete"][index] = True
 
 
@@ -420,105 +416,6 @@ def _stored_chunks(group):
     complete = group["cell_complete"]
     dims = complete.attrs.get("_ARRAY_DIMENSIONS", [])
     return dict(zip(dims, complete.chunks, strict=True))
-
-
-class CellWriter:
-    """Writes finished cells into a store, a block of the grid (one chunk) at a time.
-
-    Cells are gathered as they finish and written when their chunk is full, when the
-    oldest gathered cell has waited :data:`FLUSH_SECONDS` or when cells finish
-    :data:`SLOW_CELL_SECONDS` apart or more (then each as it finishes), and by
-    :meth:`flush` (the driver calls it at the end and when interrupted). A process killed
-    outright loses only cells gathered but not yet written: at most
-    :data:`FLUSH_SECONDS` of fast cells. ``check`` (the lock's) is called before every
-    write.
-    """
-
-    def __init__(self, path, layout, check=None, clock=time.monotonic):
-        self.group = zarr.open_group(str(path), mode="r+", use_consolidated=False)
-        self.layout = layout
-        self.arrays = {name: self.group[name] for name in RUN_VARIABLES}
-        self.chunks = self.arrays["cell_complete"].chunks
-        self.values = sweep_values(layout)
-        self.check = check or (lambda: None)
-        self.clock = clock
-        self.pending = {}  # chunk key -> [(index, counts, extend), ...]
-        self.gathered = 0
-        self.oldest, self.last = None, clock()  # the first cell's gap runs from here
-
-    def write(self, index, counts, extend=False):
-        """Gather one cell's counts; write what is due (see the class).
-
-        With ``extend`` the counts are those of further trials and are added to the stored
-        ones (packed rows add exactly: counts are integers, sums are of quantised values).
-        """
-        now = self.clock()
-        key = tuple(i // c for i, c in zip(index, self.chunks, strict=True))
-        self.pending.setdefault(key, []).append((tuple(index), counts, extend))
-        self.gathered += 1
-        slow = now - self.last >= SLOW_CELL_SECONDS
-        self.oldest = now if self.oldest is None else self.oldest
-        self.last = now
-        full = len(self.pending[key]) >= int(np.prod(self.chunks, dtype=np.int64))
-        if full or slow or now - self.oldest >= FLUSH_SECONDS:
-            self.flush()
-
-    def flush(self):
-        """Write every gathered cell, a chunk at a time."""
-        if not self.pending:
-            return
-        self.check()
-        for key, cells in sorted(self.pending.items()):
-            self._write_block(key, cells)
-        self.pending.clear()
-        self.gathered = 0
-        self.oldest = None
-
-    def _read(self, name, region, blank):
-        """Return the stored block ``region`` of run variable ``name`` (``blank`` if damaged)."""
-        try:
-            return np.array(self.arrays[name][region])
-        except Exception:  # an unreadable chunk: its cells are recomputed, rewrite it whole
-            return blank
-
-    def _write_block(self, key, cells):
-        """Write ``cells`` of one chunk: flags down, rows, checksums, flags up.
-
-        Cells being rewritten are marked incomplete first and their checksums written
-        before they are marked complete again, so a run killed at any moment leaves each
-        cell old, to recompute, or new (each chunk is written whole, atomically).
-        """
-        region = tuple(
-            slice(k * c, min((k + 1) * c, n))
-            for k, c, n in zip(key, self.chunks, self.layout.shape, strict=True)
-        )
-        size = tuple(r.stop - r.start for r in region)
-        width = self.arrays["cell_ints"].shape[-1], self.arrays["cell_floats"].shape[-1]
-        complete = self._read("cell_complete", region, np.zeros(size, bool))
-        ints = self._read("cell_ints", region, np.zeros((*size, width[0]), np.int64))
-        floats = self._read("cell_floats", region, np.zeros((*size, width[1])))
-        checksums = self._read("cell_checksum", region, np.zeros(size, np.int64))
-        local = [
-            tuple(i - r.start for i, r in zip(index, region, strict=True)) for index, *_ in cells
-        ]
-        if any(complete[at] for at in local):
-            for at in local:
-                complete[at] = False
-            self.arrays["cell_complete"][region] = complete
-        for at, (index, counts, extend) in zip(local, cells, strict=True):
-            row_ints, row_floats = _pack(counts, self.layout)
-            if extend:
-                row_ints, row_floats = row_ints + ints[at], row_floats + floats[at]
-            ints[at], floats[at] = row_ints, row_floats
-            checksums[at] = cell_checksum(
-                row_ints, row_floats, _label(self.layout, index, self.values)
-            )
-        self.arrays["cell_ints"][region] = ints
-        self.arrays["cell_floats"][region] = floats
-        self.arrays["cell_checksum"][region] = checksums
-        for at in local:
-            complete[at] = True
-        self.arrays["cell_complete"][region] = complete
 
 
 def finished_cube(cube, layout):

@@ -304,20 +304,26 @@ def check_version(path, attrs):
         )
 
 
-def checked_store(path):
-    """Open a finished store and check every cell; return ``(cube, {index: problem})``.
+def checked_store(path, unfinished=False):
+    """Open a store and check every cell; return ``(cube, {index: problem})``.
+
+    A finished store's cells are checked in full (:func:`cell_problems`). With
+    ``unfinished``, a store whose run is under way or was interrupted is checked too: its
+    complete cells' packed counts against their checksums (the named variables are not
+    written yet).
 
     Raises
     ------
     StoreError
-        When ``path`` holds no simcore store, an unfinished one, or one of an older
-        checksum version.
+        When ``path`` holds no simcore store, one of an older checksum version, or (without
+        ``unfinished``) an unfinished one.
     """
     attrs = read_attrs(path)
     if attrs is None or "scenario_hash" not in attrs:
         raise StoreError(f"{path}: no simcore store there")
     check_version(path, attrs)
-    if not attrs.get("complete"):
+    finished = bool(attrs.get("complete"))
+    if not finished and not unfinished:
         raise StoreError(
             f"{path}: the run is unfinished; re-run the same scenario into it to resume "
             "(resuming checks every cell)"
@@ -328,10 +334,14 @@ def checked_store(path):
         raise StoreError(
             f"{path}: the store is damaged ({error}); re-run its scenario into it to repair it"
         ) from None
-    problems = cell_problems(cube)
+    problems = cell_problems(cube, finished=finished)
+    complete = cube["cell_complete"].values
     for name in unreadable:
-        for index in np.ndindex(*cube["cell_complete"].shape):
-            problems.setdefault(index, f"variable {name} cannot be read")
+        if not finished and not str(name).startswith("cell_"):
+            continue  # an unfinished store's named variables are rewritten when it finishes
+        for index in np.ndindex(*complete.shape):
+            if finished or complete[index] or name == "cell_complete":
+                problems.setdefault(index, f"variable {name} cannot be read")
     return cube, dict(sorted(problems.items()))
 
 
