@@ -19,18 +19,12 @@ import time
 from pathlib import Path
 
 import yaml
+from memory import MEASURE
 
 from results import save_section
 
 SHAPES = {2_000: (40, 50), 100_000: (200, 500), 1_000_000: (1000, 1000)}
 
-MEASURE = (
-    "import resource, sys\n"
-    "from simcore.cli import main\n"
-    "status = main(sys.argv[1:])\n"
-    "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
-    "sys.exit(status)\n"
-)
 
 
 def scenario(p_count, rho_count, trials=4):
