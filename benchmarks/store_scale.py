@@ -26,7 +26,6 @@ from results import save_section
 SHAPES = {2_000: (40, 50), 100_000: (200, 500), 1_000_000: (1000, 1000)}
 
 
-
 def scenario(p_count, rho_count, trials=4):
     """A sweep of ``p_count x rho_count`` tiny cells."""
     return {

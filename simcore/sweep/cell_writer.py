@@ -48,7 +48,6 @@ class CellWriter:
         self.check = check or (lambda: None)
         self.clock = clock
         self.pending = {}  # chunk key -> [(index, counts, extend), ...]
-        self.gathered = 0
         self.oldest, self.last = None, clock()  # the first cell's gap runs from here
 
     def write(self, index, counts, extend=False):
@@ -60,7 +59,6 @@ class CellWriter:
         now = self.clock()
         key = tuple(i // c for i, c in zip(index, self.chunks, strict=True))
         self.pending.setdefault(key, []).append((tuple(index), counts, extend))
-        self.gathered += 1
         slow = now - self.last >= SLOW_CELL_SECONDS
         self.oldest = now if self.oldest is None else self.oldest
         self.last = now
@@ -76,7 +74,6 @@ class CellWriter:
         for key, cells in sorted(self.pending.items()):
             self._write_block(key, cells)
         self.pending.clear()
-        self.gathered = 0
         self.oldest = None
 
     def _read(self, name, region, blank):

@@ -5,10 +5,10 @@ counts and float sums packed into one row each (``cell_ints``, ``cell_floats``),
 of the two rows and a completion flag. Cells are packed many to a chunk (a block of the
 grid of about :data:`CHUNK_BYTES`), so a store's files grow with its chunks, not its cells.
 Finished cells are gathered and written a block at a time
-(:class:`~simcore.sweep.cell_writer.CellWriter`); a store
-whose ``complete`` attribute is false is unfinished and can be resumed
-(complete cells whose rows match their checksum are kept, damaged ones recomputed) or
-extended with more trials (the new trials' packed rows are added to the stored ones).
+(:class:`~simcore.sweep.cell_writer.CellWriter`); a store whose ``complete`` attribute is
+false is unfinished and can be resumed (complete cells whose rows match their checksum
+are kept, damaged ones recomputed) or extended with more trials (the new trials' packed
+rows are added to the stored ones).
 Finalising unpacks the rows into the study's named variables, asks the study to derive
 its rates, writes them, sets ``complete`` and consolidates the metadata, so that
 ``xarray.open_zarr`` opens the cube in one call. What a cell holds comes from the study's
@@ -49,9 +49,9 @@ from simcore.sweep.store_files import (
 )
 
 __all__ = [
-    "RUN_VARIABLES",
     "CHUNK_BYTES",
-    "StoreError",
+    "RUN_VARIABLES",
+    "cell_chunks",
     "cell_label_at",
     "checked_destination",
     "damaged_cells",
@@ -59,14 +59,15 @@ __all__ = [
     "finalize",
     "finished_cube",
     "full_disk",
-    "prepare",
     "pack_counts",
     "packed_widths",
+    "prepare",
     "put_cell",
-    "store_chunks",
-    "sweep_values",
     "read_attrs",
     "sealed",
+    "store_chunks",
+    "StoreError",
+    "sweep_values",
     "writer_lock",
 ]
 
