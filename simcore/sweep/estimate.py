@@ -44,7 +44,8 @@ class RunEstimate:
     chunk_cells : int
         Cells per chunk.
     files : int
-        About how many files the store holds.
+        About how many files the store holds at most (zarr skips chunks holding only
+        their fill value).
     """
 
     cells: int
@@ -60,7 +61,7 @@ class RunEstimate:
         return (
             f"its cells take about {_duration(self.seconds)} to compute in this process "
             f"(measured on {self.probed} cell{'s' if self.probed != 1 else ''} here); store about "
-            f"{_size(self.store_bytes)} before compression, in about {self.files:,} files "
+            f"{_size(self.store_bytes)} before compression, in up to about {self.files:,} files "
             f"({self.chunks:,} chunk{'s' if self.chunks != 1 else ''} of up to "
             f"{self.chunk_cells:,} cells per variable)"
         )
