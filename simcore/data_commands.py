@@ -36,6 +36,8 @@ def _matrix_document(matrix):
     """Return the numbers of ``simcore inspect``: sizes, raters, labels, groups, overlaps."""
     import numpy as np
 
+    from simcore.realdata.data_shape import data_shape
+
     labelled = (matrix.human_labels >= 0).sum(axis=0)
     per_item = (matrix.human_labels >= 0).sum(axis=1)
     group_sizes = np.bincount(matrix.groups, minlength=len(matrix.group_names))
@@ -62,6 +64,7 @@ def _matrix_document(matrix):
             "median": float(np.median(per_item)),
             "max": int(per_item.max()),
         },
+        "shape": data_shape(matrix).to_dict(),
     }
 
 
@@ -84,7 +87,9 @@ def inspect(data, **options):
         first), ``primary``, ``primary_labels_every_item``, ``judges``, ``labels``,
         ``ordinal``, ``groups`` (``name``, ``items``), ``human_labels`` (cells labelled),
         ``density`` (their share of the item-human cells), ``humans_per_item``
-        (``min``, ``median``, ``max``), ``roles_note`` (the line saying every rater of a
+        (``min``, ``median``, ``max``), ``shape`` (the matrix's kind, dense panel, sparse
+        panel or crowd, and the numbers behind it: :mod:`simcore.realdata.data_shape`),
+        ``roles_note`` (the line saying every rater of a
         table was read as a human, "" where the roles are known); tables ``humans`` and
         ``groups``.
     """

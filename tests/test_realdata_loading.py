@@ -338,7 +338,8 @@ def test_describe_matrix_mentions_density_and_overlaps(small):
     rows = {line.split()[0]: [int(v) for v in line.split()[1:]] for line in table[1:4]}
     assert rows == {"h1": [5, 3, 2], "h2": [3, 3, 1], "h3": [2, 1, 2]}
     assert "human labels per item: min 1, median 2, max 3" in text
-    coverage = {line.split()[0]: line.split()[1:] for line in text.splitlines()[10:14]}
+    per_human = text.split("per human:\n")[1].splitlines()
+    coverage = {line.split()[0]: line.split()[1:] for line in per_human[1:4]}
     assert coverage["h2"] == ["3", "0.600"] and coverage["h3"] == ["2", "0.400"]
     assert "j1" in text.split("per judge:")[1] and "1.000" in text.split("per judge:")[1]
 

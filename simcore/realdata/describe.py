@@ -9,6 +9,7 @@ it is ``L x L``: agreement comes from equality counts (:mod:`simcore.realdata.ov
 import numpy as np
 
 from simcore.realdata.annotation import NO_GROUPS, list_text
+from simcore.realdata.data_shape import data_shape
 from simcore.realdata.overlap import (
     agreement_counts,
     overlap_partners,
@@ -53,13 +54,16 @@ def describe_matrix(matrix, max_table_humans=MAX_TABLE_HUMANS):
     -------
     str
         Source; numbers of items, humans, judges and labels (and the scale); groups with
-        their item counts; density; which humans (if any) label every item, i.e. whether the
-        primary layer is complete; per-human items and coverage; the K x K table of items
-        labelled by both humans (or its summary); min/median/max human labels per item;
-        the humans' observed agreement ``P_o`` (share of agreeing pairs of labels on the
-        same item); per-judge coverage, or that the matrix is human-only.
+        their item counts; density; the shape
+        (:func:`~simcore.realdata.data_shape.data_shape`); which humans (if any) label
+        every item, i.e. whether the primary layer is complete; per-human items and
+        coverage; the K x K table of items labelled by both humans (or its summary);
+        min/median/max human labels per item; the humans' observed agreement ``P_o``
+        (share of agreeing pairs of labels on the same item); per-judge coverage, or that
+        the matrix is human-only.
     """
     lines = _size_lines(matrix)
+    lines.append(data_shape(matrix).text())
     if matrix.n_humans > max_table_humans:
         lines += _summary_lines(matrix)
     else:

@@ -42,6 +42,7 @@ def draw_matrix(
     human_accuracy=0.8,
     judge_accuracies=None,
     seed=0,
+    labelled=None,
 ):
     """Draw a sparse annotation matrix from the symmetric-channel model.
 
@@ -63,6 +64,8 @@ def draw_matrix(
         ``human_accuracy + 0.05``.
     seed : int, optional
         Seed of :func:`numpy.random.default_rng`.
+    labelled : numpy.ndarray, optional
+        ``(n_items, n_humans)`` bool: who labels what, instead of drawing it at ``density``.
 
     Returns
     -------
@@ -74,9 +77,10 @@ def draw_matrix(
     if judge_accuracies is None:
         judge_accuracies = np.linspace(human_accuracy - 0.15, human_accuracy + 0.05, n_judges)
     truth = rng.integers(n_labels, size=n_items)
-    labelled = rng.random((n_items, n_humans)) < density
-    for i in np.flatnonzero(labelled.sum(axis=1) < 2):
-        labelled[i, rng.choice(n_humans, size=2, replace=False)] = True
+    if labelled is None:
+        labelled = rng.random((n_items, n_humans)) < density
+        for i in np.flatnonzero(labelled.sum(axis=1) < 2):
+            labelled[i, rng.choice(n_humans, size=2, replace=False)] = True
     width = len(str(n_labels - 1))
     items = [f"item{i:05d}" for i in range(n_items)]
 
@@ -120,3 +124,54 @@ def write_alttest_folder(humans, judges, folder):
     (folder / "human_annotations.json").write_text(json.dumps(humans), encoding="utf-8")
     (folder / "llm_annotations.json").write_text(json.dumps(judges), encoding="utf-8")
     return folder
+
+
+DATA_SHAPES = ("dense_panel", "sparse_panel", "crowd", "concentrated")
+"""The shapes :func:`draw_shape` draws (:mod:`simcore.realdata.data_shape` names them)."""
+
+
+def shape_mask(kind, seed=0):
+    """Return who labels what, ``(n_items, n_humans)`` bool, in the shape ``kind``.
+
+    - ``dense_panel``: 4 humans on every one of 300 items;
+    - ``sparse_panel``: 6 humans, each item to each with probability 0.3 (two at least);
+    - ``crowd``: 150 humans on 400 items, each item to each with probability 0.02 (two at
+      least): about 8 items per human;
+    - ``concentrated``: 60 humans on 300 items; 2 items labelled by all of them, every
+      other item by 2 humans drawn at random, so the 2 items carry most pairs.
+    """
+    rng = np.random.default_rng(seed)
+    if kind == "dense_panel":
+        return np.ones((300, 4), bool)
+    if kind == "concentrated":
+        mask = np.zeros((300, 60), bool)
+        mask[:2] = True
+        for i in range(2, 300):
+            mask[i, rng.choice(60, size=2, replace=False)] = True
+        return mask
+    n_items, n_humans, density = {"sparse_panel": (500, 6, 0.3), "crowd": (400, 150, 0.02)}[kind]
+    mask = rng.random((n_items, n_humans)) < density
+    for i in np.flatnonzero(mask.sum(axis=1) < 2):
+        mask[i, rng.choice(n_humans, size=2, replace=False)] = True
+    return mask
+
+
+def draw_shape(kind, seed=0, n_labels=2, human_accuracy=0.85, judge_accuracies=(0.7, 0.9)):
+    """Draw a matrix of the shape ``kind`` (:func:`shape_mask`) with a known truth.
+
+    Returns ``(humans, judges)`` as :func:`draw_matrix`; labels from the symmetric channel
+    at ``human_accuracy`` and ``judge_accuracies`` (every judge labels every item).
+    """
+    mask = shape_mask(kind, seed)
+    n_items, n_humans = mask.shape
+    return draw_matrix(
+        n_items,
+        n_humans,
+        len(judge_accuracies),
+        n_labels,
+        density=1.0,
+        human_accuracy=human_accuracy,
+        judge_accuracies=judge_accuracies,
+        seed=seed,
+        labelled=mask,
+    )
