@@ -43,6 +43,7 @@ def ceiling_result(data, values):
     """Return ``simcore ceiling``'s result."""
     from simcore.instrument import ceiling_report as report
     from simcore.instrument.ceiling import is_graded
+    from simcore.realdata.data_shape import data_shape
     from simcore.realdata.readers import read_annotations
 
     matrix = read_annotations(data, **_roles(values))
@@ -66,8 +67,10 @@ def ceiling_result(data, values):
     from simcore.data_commands import roles_note
 
     note = roles_note(data, _roles(values))
+    shape = data_shape(matrix)
     document = {
         "source": matrix.source,
+        "shape": shape.to_dict(),
         "graded": bool(graded),
         "boot": values["boot"],
         "seed": values["seed"],
@@ -75,6 +78,7 @@ def ceiling_result(data, values):
         "roles_note": note,
     }
     text = report.markdown_report(results, graded) + (f"\n{note}\n" if note else "")
+    text = f"{shape.text()}\n\n{text}"
     return CommandResult("ceiling", document, text, {"groups": "groups"})
 
 

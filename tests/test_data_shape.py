@@ -111,3 +111,14 @@ def test_the_shipped_matrices_are_named(folder, named, capsys):
     document = json.loads(capsys.readouterr().out)
     assert document["shape"]["kind"] == named
     assert document["shape"]["empty_share"] == 0.0
+
+
+def test_ceiling_and_advise_report_the_shape_too():
+    table, judges = frame("crowd")
+    found = simcore.ceiling(table, judges=judges, boot=20)
+    assert found.to_dict()["shape"]["kind"] == "crowd"
+    assert str(found).startswith("shape: crowd (150 humans;")
+    table, judges = frame("sparse_panel")
+    advice = simcore.advise(table, judges=judges, trials=20, seed=1)
+    assert advice.to_dict()["shape"]["kind"] == "sparse panel"
+    assert "shape: sparse panel (6 humans;" in advice.to_markdown()

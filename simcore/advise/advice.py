@@ -50,6 +50,7 @@ from simcore.advise.verdict import (
 )
 from simcore.advise.views import AdviceView
 from simcore.model.designs import DESIGNS
+from simcore.realdata.data_shape import data_shape
 
 EXTRA_GRID = (0, 10, 25, 50, 100, 200, 400, 800, 1600, 3200)
 """Items per secondary at which the risk curve is simulated (capped by what is unlabelled)."""
@@ -130,6 +131,7 @@ class Advice(AdviceView):
     co_labelled: np.ndarray
     reach: object = None
     min_pairs: int = 0
+    shape: object = None  # the matrix's DataShape (simcore.realdata.data_shape)
 
     @property
     def misfits(self):
@@ -408,6 +410,7 @@ def plan_next_round(matrix, audit, target, budget):
         co_labelled=(available[:, 1:] & available[:, :1]).sum(axis=0),
         reach=reach,
         min_pairs=audit.options.get("min_pairs", 0),
+        shape=data_shape(matrix),
     )
 
 

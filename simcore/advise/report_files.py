@@ -51,6 +51,8 @@ def report_markdown(advice):
         f"{advice.epsilon:g}; target risk {advice.target:g}.",
         "",
     ]
+    if advice.shape is not None:
+        lines += ["```", advice.shape.text(), "```", ""]
     lines += _verdict_section(advice)
     lines += _trust_section(advice)
     lines += _next_section(advice)
@@ -470,7 +472,7 @@ def write_outputs(advice, directory):
 
 def summary(advice):
     """Return the short text ``simcore advise`` prints."""
-    lines = []
+    lines = [] if advice.shape is None else [advice.shape.text().splitlines()[0]]
     for row in advice.verdicts:
         rate, se = advice.risk_now[row["judge"]]
         verdict = (

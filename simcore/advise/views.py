@@ -70,9 +70,11 @@ class AdviceView:
     def to_dict(self):
         """Return the advice as one JSON-ready document (``simcore advise --json``).
 
-        ``{"humans", "judges", "verdicts", "comparisons", "risk", "budget", "next_round"}``:
-        each table is the list of rows of the DataFrame of the same name (``risk`` is
-        ``risk_table``), NaN where a number is undefined.
+        ``{"humans", "judges", "shape", "verdicts", "comparisons", "risk", "budget",
+        "next_round"}``: ``shape`` is the matrix's shape
+        (:meth:`simcore.realdata.data_shape.DataShape.to_dict`); each table is the list of
+        rows of the DataFrame of the same name (``risk`` is ``risk_table``), NaN where a
+        number is undefined.
         """
         tables = {
             "verdicts": self.verdict_table,
@@ -82,6 +84,7 @@ class AdviceView:
             "next_round": self.next_round,
         }
         document = {"humans": list(self.humans), "judges": list(self.verdict_table["judge"])}
+        document["shape"] = None if self.shape is None else self.shape.to_dict()
         document.update({name: _records(frame) for name, frame in tables.items()})
         return document
 
