@@ -11,12 +11,10 @@ Four steps, joined by :func:`advise`; the first two audit the matrix as it is
    humans and each judge (:func:`fit_judge_model`, Dawid-Skene) draws fresh matrices with
    the data's own overlap structure, and the rule is run on each one on the sparse matrix
    and on the dense one (every human labels every item). The risk is the share of draws
-   whose sparse verdict differs from the dense verdict. It is posterior-predictive: each
-   run of draws comes from its own bootstrap refit of the model, so the fit's uncertainty
-   is inside the risk, and its only standard error is the Monte Carlo one. Under the point
-   rule the simulated comparisons are anchored at the observed ones
-   (:mod:`simcore.advise.anchored`): the model supplies how far they move, the data where
-   they sit.
+   whose sparse verdict differs from the dense one; each run of draws comes from its own
+   bootstrap refit, so the fit's uncertainty is inside it (its SE is Monte Carlo only).
+   Under the point rule the simulated comparisons are anchored at the observed ones
+   (:mod:`simcore.advise.anchored`): the model says how far they move, the data where.
 3. **What to label next** (:func:`simcore.advise.risk.risk_curve`): the same risk when each
    secondary labels ``extra`` more items chosen by a design
    (:func:`simcore.advise.next_round.extend_mask`), over a grid of ``extra``; the smallest
@@ -131,7 +129,7 @@ class Advice(AdviceView):
     co_labelled: np.ndarray
     reach: object = None
     min_pairs: int = 0
-    shape: object = None  # the matrix's DataShape (simcore.realdata.data_shape)
+    shape: object = None  # the matrix's simcore.realdata.data_shape.DataShape
 
     @property
     def misfits(self):
