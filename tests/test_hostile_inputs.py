@@ -40,6 +40,8 @@ def long_csv(path, raters=("h1", "h2", "h3", "j"), n=40, labels=("PASS", "FAIL")
 
 
 CARD = ("--criterion", "c", "--population", "p")
+JUDGE_J = ("--judges", "j", "--judge", "j", "--fail-labels", "FAIL")
+"""A card of judge ``j`` on a table whose failing label is ``FAIL``."""
 
 
 # --------------------------------------------------------------------------- option values
@@ -68,12 +70,7 @@ def test_every_declared_float_option_refuses_nan_and_infinities(tmp_path, capsys
         capsys,
         "card",
         data,
-        "--judges",
-        "j",
-        "--judge",
-        "j",
-        "--fail-labels",
-        "FAIL",
+        *JUDGE_J,
         f"--youden-floor={value}",
         *CARD,
         "--out",
@@ -275,12 +272,7 @@ def test_card_out_a_folder_is_refused_before_the_data_is_read(tmp_path, capsys):
         capsys,
         "card",
         tmp_path / "absent.csv",
-        "--judges",
-        "j",
-        "--judge",
-        "j",
-        "--fail-labels",
-        "FAIL",
+        *JUDGE_J,
         *CARD,
         "--out",
         tmp_path,
