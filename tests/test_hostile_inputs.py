@@ -399,7 +399,7 @@ def test_graded_labels_spanning_more_than_int16_codes_are_refused(tmp_path, caps
 def test_a_card_expiring_beyond_the_calendar_is_refused(tmp_path, capsys, argv, fragment):
     data = long_csv(tmp_path / "r.csv")
     out = tmp_path / "c.json"
-    common = ["--judges", "j", "--judge", "j", "--fail-labels", "FAIL", *CARD, "--out", out]
+    common = [*JUDGE_J, *CARD, "--out", out]
     line = refused(capsys, "card", data, *common, *argv)
     assert "--expires-days: the card would expire after 9999-12-31" in line and fragment in line
     assert not out.exists()
