@@ -4,6 +4,7 @@ import json
 
 import pytest
 import xarray as xr
+from test_long_sweeps import scenario
 
 import simcore
 from simcore.cli import main
@@ -13,14 +14,8 @@ from simcore.sweep import estimate, store
 
 
 def raw(p_judge=(0.9, 0.7, 0.6), rho=(0.1, 0.3), trials=40):
-    return {
-        "name": "sized",
-        "model": {"n_items": 60, "n_humans": 3},
-        "design": {"kind": "bernoulli"},
-        "trials": trials,
-        "seed": 3,
-        "sweep": {"p_judge": list(p_judge), "rho": list(rho)},
-    }
+    """A sweep of ``len(p_judge) x len(rho)`` cells of 60 items."""
+    return scenario(trials=trials, p_judge=p_judge, rho=rho, n_items=60)
 
 
 class FakeClock:

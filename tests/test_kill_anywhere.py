@@ -17,6 +17,7 @@ import pytest
 import xarray as xr
 import yaml
 import zarr
+from test_long_sweeps import scenario
 from test_studies import SCENARIOS, SLOW
 
 import simcore
@@ -75,23 +76,10 @@ def test_a_kill_at_any_instant_resumes(kind, tmp_path):
     check_kills(kind, [0.0, 0.1, 0.25, 0.4, 0.6, 0.75, 0.9, "last"], tmp_path)
 
 
-def tiny_cells(count_p, count_rho, trials=3):
-    """A sweep of ``count_p x count_rho`` tiny cells (20 items, 3 trials each)."""
-    return {
-        "name": "many",
-        "model": {"n_items": 20, "n_humans": 3},
-        "design": {"kind": "bernoulli"},
-        "trials": trials,
-        "seed": 11,
-        "sweep": {
-            "p_judge": [round(0.55 + 0.4 * k / count_p, 6) for k in range(count_p)],
-            "rho": [round(0.05 + 0.9 * k / count_rho, 6) for k in range(count_rho)],
-        },
-    }
-
-
 def test_a_kill_among_many_blocks_of_tiny_cells_resumes_and_extends(tmp_path):
-    raw = tiny_cells(100, 60)  # 6,000 cells: two chunks of a few thousand cells each
+    p_judge = [round(0.55 + 0.004 * k, 6) for k in range(100)]
+    rho = [round(0.05 + 0.015 * k, 6) for k in range(60)]
+    raw = scenario(trials=3, p_judge=p_judge, rho=rho, n_items=20)  # 6,000 tiny cells: two chunks
     path = tmp_path / "s.yaml"
     path.write_text(yaml.safe_dump(raw, sort_keys=False))
     out = tmp_path / "cube.zarr"
@@ -102,6 +90,6 @@ def test_a_kill_among_many_blocks_of_tiny_cells_resumes_and_extends(tmp_path):
     assert zarr.open_group(str(out), mode="r")["cell_ints"].nchunks > 1
     assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
     assert_cubes_identical(xr.open_zarr(out), simcore.run(raw))
-    more = {**raw, "trials": 5}
+    more = scenario(trials=5, p_judge=p_judge, rho=rho, n_items=20)
     assert main(["run", str(path), "--out", str(out), "--quiet", "--trials", "5"]) == 0
     assert_cubes_identical(xr.open_zarr(out), simcore.run(more))
