@@ -32,11 +32,9 @@ def _options(command, given, options):
     return values
 
 
-def _matrix_document(matrix):
-    """Return the numbers of ``simcore inspect``: sizes, raters, labels, groups, overlaps."""
+def _matrix_document(matrix, shape):
+    """Return the numbers of ``simcore inspect``: sizes, raters, labels, groups, ``shape``."""
     import numpy as np
-
-    from simcore.realdata.data_shape import data_shape
 
     labelled = (matrix.human_labels >= 0).sum(axis=0)
     per_item = (matrix.human_labels >= 0).sum(axis=1)
@@ -64,7 +62,7 @@ def _matrix_document(matrix):
             "median": float(np.median(per_item)),
             "max": int(per_item.max()),
         },
-        "shape": data_shape(matrix).to_dict(),
+        "shape": shape.to_dict(),
     }
 
 
@@ -118,10 +116,12 @@ def roles_note(data, roles):
 
 def inspect_matrix(matrix, note=""):
     """Return :func:`inspect`'s result for a matrix already read (a scenario's data block)."""
+    from simcore.realdata.data_shape import data_shape
     from simcore.realdata.describe import describe_matrix
 
-    document = {**_matrix_document(matrix), "roles_note": note}
-    text = describe_matrix(matrix) + (f"\n{note}" if note else "")
+    shape = data_shape(matrix)  # one pass over the matrix, for the text and the document
+    document = {**_matrix_document(matrix, shape), "roles_note": note}
+    text = describe_matrix(matrix, shape=shape) + (f"\n{note}" if note else "")
     return CommandResult("inspect", document, text, {"humans": "humans", "groups": "groups"})
 
 

@@ -39,7 +39,7 @@ def _table(header, rows):
     return lines
 
 
-def describe_matrix(matrix, max_table_humans=MAX_TABLE_HUMANS):
+def describe_matrix(matrix, max_table_humans=MAX_TABLE_HUMANS, shape=None):
     """Return a readable multi-line description of an annotation matrix.
 
     Parameters
@@ -49,6 +49,8 @@ def describe_matrix(matrix, max_table_humans=MAX_TABLE_HUMANS):
     max_table_humans : int, optional
         Up to this many humans, the per-human and pairwise tables are printed in full;
         above it, summarised (:func:`_summary_lines`).
+    shape : simcore.realdata.data_shape.DataShape, optional
+        The matrix's shape, when the caller has it (else computed here).
 
     Returns
     -------
@@ -63,7 +65,7 @@ def describe_matrix(matrix, max_table_humans=MAX_TABLE_HUMANS):
         the matrix is human-only.
     """
     lines = _size_lines(matrix)
-    lines.append(data_shape(matrix).text())
+    lines.append((shape or data_shape(matrix)).text())
     if matrix.n_humans > max_table_humans:
         lines += _summary_lines(matrix)
     else:

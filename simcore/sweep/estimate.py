@@ -20,9 +20,6 @@ from simcore.sweep.store import cell_chunks, packed_widths
 PROBE_SECONDS = 0.2
 """How long the longest timed call of a probed cell runs (at most ``trials`` trials)."""
 
-PROBED_CELLS = 3
-"""Cells timed: the first, the middle and the last of the grid (fewer in a smaller one)."""
-
 
 @dataclass(frozen=True)
 class RunEstimate:
@@ -96,7 +93,7 @@ def _size(count):
 
 def _probe_positions(n_cells):
     """Return the C-order positions of the cells to time (first, middle, last; distinct)."""
-    return sorted({0, n_cells // 2, n_cells - 1})[:PROBED_CELLS]
+    return sorted({0, n_cells // 2, n_cells - 1})
 
 
 REPEATS = 3
