@@ -44,6 +44,7 @@ class CellWriter:
         self.layout = layout
         self.arrays = {name: self.group[name] for name in RUN_VARIABLES}
         self.chunks = self.arrays["cell_complete"].chunks
+        self.chunk_cells = int(np.prod(self.chunks, dtype=np.int64))
         self.values = sweep_values(layout)
         self.check = check or (lambda: None)
         self.clock = clock
@@ -62,7 +63,7 @@ class CellWriter:
         slow = now - self.last >= SLOW_CELL_SECONDS
         self.oldest = now if self.oldest is None else self.oldest
         self.last = now
-        full = len(self.pending[key]) >= int(np.prod(self.chunks, dtype=np.int64))
+        full = len(self.pending[key]) >= self.chunk_cells
         if full or slow or now - self.oldest >= FLUSH_SECONDS:
             self.flush()
 
