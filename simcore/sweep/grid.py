@@ -5,8 +5,8 @@ numbers depend only on the root seed, the cell's coordinates and the trial count
 scheduler, the number of workers and the order in which cells finish never change a
 result.
 
-- default: an in-process dask.distributed cluster with one worker thread; the kernel
-  itself runs its trials in parallel on every core (numba threads);
+- default: no cluster; the tasks run one after another in this process, each kernel
+  running its trials in parallel on every core (numba threads);
 - ``workers=N``: a local cluster of N worker processes, each giving its kernel
   ``cores // N`` numba threads; it listens on 127.0.0.1 only and, with the
   ``cryptography`` package (``pip install 'simcore[secure]'``), speaks TLS with temporary
