@@ -13,7 +13,7 @@ from simcore.engine.coefficients import coefficient_code
 from simcore.engine.counts import simulate_counts
 from simcore.engine.layout import RULE_SKIP, SKIP_AGREEMENT, SKIP_OVERLAP, SKIP_RANKING
 from simcore.engine.rng import trial_keys
-from simcore.engine.threads import set_threads, threads_for_trials
+from simcore.engine.threads import set_threads
 from simcore.model.designs import design_code, pair_weights
 from simcore.model.generative import pair_tables, prevalence_vector
 from simcore.model.rule import (
@@ -219,10 +219,9 @@ def simulate_cell(cell, root_seed, start, stop):
     """
     keys = trial_keys(cell_sequence(root_seed, cell), start, stop)
     rule = rule_parameters(cell.rule, cell.outputs)
-    with threads_for_trials(len(keys)):
-        if cell.kernel_engine == "counts":
-            return TrialOutputs(*simulate_counts(keys, *counts_engine_arguments(cell), rule))
-        return TrialOutputs(*kernels.simulate(keys, *kernel_arguments(cell), rule))
+    if cell.kernel_engine == "counts":
+        return TrialOutputs(*simulate_counts(keys, *counts_engine_arguments(cell), rule))
+    return TrialOutputs(*kernels.simulate(keys, *kernel_arguments(cell), rule))
 
 
 def count_outcomes(cell, outputs):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simcore.sweep.grid import run_task
 from simcore.sweep.store import cell_chunks, packed_widths
 
 PROBE_SECONDS = 0.2
@@ -154,8 +155,8 @@ def expected_run(study, scenario, context, layout):
         if position >= positions[-1]:
             break
 
-    def runner(cell):
-        return lambda start, stop: study.run_cell(scenario, context, cell, start, stop)
+    def runner(cell):  # as the grid runs a task (one thread per block of few trials)
+        return lambda start, stop: run_task(scenario.kind, scenario, context, cell, start, stop)
 
     seconds = [cell_seconds(runner(cell), scenario.trials) for cell in probes]
     store_bytes, chunks, chunk_cells, files = store_size(layout)

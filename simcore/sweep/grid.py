@@ -295,20 +295,23 @@ def run_task(kind, scenario, context, cell, start, stop, numba_threads=None):
     """Compute one cell's counts over trials ``start .. stop - 1`` (a dask task).
 
     The study is looked up by ``kind`` in the registry on the worker, so tasks carry only
-    plain data. ``numba_threads`` sets the kernel's threads in this process; results do not
-    depend on it.
+    plain data. ``numba_threads`` sets the kernel's threads in this process, and a task of
+    few trials runs on at most one thread per block of them
+    (:func:`simcore.engine.threads.threads_for_trials`: every parallel kernel splits its
+    trials); results do not depend on either.
 
     Returns
     -------
     tuple
         ``(cell.index, counts)``.
     """
-    if numba_threads is not None:
-        from simcore.engine.threads import set_threads
+    from simcore.engine.threads import set_threads, threads_for_trials
 
+    if numba_threads is not None:
         set_threads(numba_threads)
     study = study_for(kind)
-    return cell.index, study.run_cell(scenario, context, cell, start, stop)
+    with threads_for_trials(stop - start):
+        return cell.index, study.run_cell(scenario, context, cell, start, stop)
 
 
 TASKS_IN_FLIGHT = 512
