@@ -148,7 +148,7 @@ def crowd_scenario(folder, min_pairs):
         "name": f"crowd{min_pairs}",
         "kind": "real",
         "data": {"format": "alttest", "path": str(folder)},
-        "rule": {"kind": "point", "min_pairs": min_pairs},
+        "rule": {"kind": "point", "min_pairs": min_pairs, "form": "raters"},
         "trials": 20,
         "seed": 3,
         "sweep": {"design": ["bernoulli"], "coverage": [0.05]},

@@ -83,6 +83,11 @@ class DataShape:
             f"{self.comparison_items[0]}, median {self.comparison_items[1]:g}; "
             f"{self.thin_share:.1%} thin (< {THIN_ITEMS} items), {self.empty_share:.1%} empty",
         ]
+        form = self.auto_form()
+        lines.append(
+            f"  rule form under auto (rule.form, advise --form): {form.form}, min_comparisons "
+            f"{form.min_comparisons}"
+        )
         if self.concentrated:
             lines.append(
                 f"  concentrated: half of the co-labelled pairs of labels rest on "
@@ -90,9 +95,16 @@ class DataShape:
             )
         return "\n".join(lines)
 
+    def auto_form(self):
+        """Return the rule form ``auto`` picks on this shape (:func:`.rule_forms.resolve_form`)."""
+        from simcore.realdata.rule_forms import resolve_form
+
+        return resolve_form("auto", self.kind)
+
     def to_dict(self):
         """Return the shape as plain numbers (``inspect --json``'s ``shape``)."""
         return {
+            "auto_rule_form": self.auto_form().to_dict(),
             "kind": self.kind,
             "humans": self.humans,
             "items": self.items,

@@ -19,6 +19,7 @@ import yaml
 from simcore.engine.coefficients import COEFFICIENTS
 from simcore.model.generative import Skew
 from simcore.options import did_you_mean
+from simcore.realdata.rule_forms import FORMS, POOL_ITEMS
 
 RULE_KINDS = ("point", "alt_test", "interval")
 
@@ -272,9 +273,32 @@ class RuleConfig:
         "(0: every comparison counts, an empty one passes, the paper's convention)",
         minimum=0,
     )
+    form: str = _field(
+        "auto",
+        "str",
+        "real data, point rule: who the rule holds out: raters (every human), slots (virtual "
+        "raters by label position) or pooled (thin comparisons pooled); auto: pooled on a "
+        "crowd, raters otherwise",
+        choices=FORMS,
+    )
+    pool_items: int = _field(
+        POOL_ITEMS, "int", "form pooled: items a pooled virtual rater shares at least", minimum=2
+    )
+    min_comparisons: int | None = _field(
+        None,
+        "int",
+        "fewer comparisons made is inconclusive (null: by form)",
+        minimum=1,
+        optional=True,
+    )
 
 
-RULE_KEYS_WRITTEN_WHEN_SET = {"min_pairs": 0}
+RULE_KEYS_WRITTEN_WHEN_SET = {
+    "min_pairs": 0,
+    "form": "auto",
+    "pool_items": POOL_ITEMS,
+    "min_comparisons": None,
+}
 """Rule keys added after stores were published, with their defaults: a scenario writes them
 only when set, so a scenario that does not set them keeps its YAML text and content hash."""
 

@@ -116,6 +116,12 @@ def real_scenario_from_dict(raw, source, base=None):
             f"{source}: rule.kind: the real-data protocol runs the point rule or alt_test "
             f"(got {rule.kind!r})"
         )
+    if rule.kind == "alt_test" and (rule.form not in ("auto", "raters") or rule.min_comparisons):
+        problems.append(
+            f"{source}: rule.form: belongs to the point rule; alt_test holds out every human "
+            f"with rule.min_items_per_human items (got form {rule.form!r}, min_comparisons "
+            f"{rule.min_comparisons})"
+        )
     judged = sorted(set(designs) & set(JUDGE_STRATIFIED))
     if rule.kind == "alt_test" and judged:
         problems.append(

@@ -17,13 +17,14 @@ import numpy as np
 import xarray as xr
 
 from simcore.engine import kernels
-from simcore.engine.coefficients import coefficient_code
 from simcore.engine.point_rule import margins_bytes
 from simcore.engine.rng import stable_key
-from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide
+from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT
+from simcore.realdata.rule_forms import RuleForm
 from simcore.realdata.thinning import thin
 from simcore.studies import real_alt_test
 from simcore.studies.protocol import CellSpec, Layout, Variable, add_counts, quantize
+from simcore.studies.real_forms import decide_in_form, evaluate, group_form
 from simcore.studies.synthetic_cell import RELIABLE_ERROR, discordant_pairs
 from simcore.studies.synthetic_cube import DERIVED_ATTRS, agreement_statistics
 
@@ -60,6 +61,7 @@ class GroupMatrix(NamedTuple):
     full_agreement: float  # NaN where undefined
     n_items: int
     density: float
+    form: RuleForm | None = None  # who the rule holds out (rule.form resolved on the shape)
 
 
 class RealContext(NamedTuple):
@@ -89,15 +91,23 @@ def group_matrix(scenario, matrix):
     human_codes = np.maximum(matrix.human_labels, 0)
     labels = np.concatenate([human_codes, matrix.judge_labels], axis=1).astype(np.int16)
     rule = scenario.rule
-    full_pass, counters, pool, ranking, tested = kernels.evaluate_masks(
-        labels,
-        matrix.available[None],
-        n_humans,
-        matrix.n_labels,
-        rule.epsilon,
-        coefficient_code(rule.coefficient),
-        rule.min_pairs,
+    group = GroupMatrix(
+        name=matrix.group_names[0],
+        labels=labels,
+        human_codes=human_codes,
+        available=matrix.available,
+        n_humans=n_humans,
+        n_labels=matrix.n_labels,
+        full_omega=None,
+        full_accept=None,
+        judge_class=None,
+        full_ranking=None,
+        full_agreement=np.nan,
+        n_items=matrix.n_items,
+        density=float(matrix.density),
+        form=group_form(rule, matrix),
     )
+    full_pass, counters, pool, ranking, tested = evaluate(rule, group, matrix.available[None])
     full_pass = full_pass[0].astype(np.int64)
     full_tested = int(tested[0])
     full_omega = full_pass / max(full_tested, 1)
@@ -105,20 +115,13 @@ def group_matrix(scenario, matrix):
         full_omega >= PASS_OMEGA, 2, np.where(full_omega < REJECT_OMEGA, 0, 1)
     ).astype(np.int8)
     defined = counters[0, kernels.POOL_UNDEFINED] == 0
-    return GroupMatrix(
-        name=matrix.group_names[0],
-        labels=labels,
-        human_codes=human_codes,
-        available=matrix.available,
-        n_humans=n_humans,
-        n_labels=matrix.n_labels,
+    full_decision = decide_in_form(rule, group, full_pass[None], tested[:1])[0]
+    return group._replace(
         full_omega=full_omega,
-        full_accept=decide(full_pass, n_humans, rule.tau, tested=full_tested) == ACCEPT,
+        full_accept=full_decision == ACCEPT,
         judge_class=judge_class,
         full_ranking=ranking[0],
         full_agreement=float(pool[0]) if defined else np.nan,
-        n_items=matrix.n_items,
-        density=float(matrix.density),
     )
 
 
@@ -151,7 +154,7 @@ PER_JUDGE = {
     "n_false_reject": "trials in which a pass judge is rejected",
     "n_false_accept": "trials in which a reject judge is accepted",
     "n_accept": "trials whose thinned decision accepts the judge",
-    "n_inconclusive": "trials with no comparison made (every one under rule.min_pairs pairs)",
+    "n_inconclusive": "trials with fewer comparisons made than rule.min_comparisons",
 }
 PER_CELL = {
     "n_top1_wrong": ("trials whose top-ranked judge differs from the full matrix's", "count"),
@@ -173,6 +176,11 @@ PER_CELL = {
         "count",
     ),
     "n_tested": ("comparisons made (the effective K), summed over trials", "count"),
+    "n_comparisons": (
+        "leave-one-out comparisons considered (a rater of the rule's form each), summed over "
+        "trials",
+        "count",
+    ),
 }
 SUMS = {
     "sum_agreement_estimate": "sum of the thinned human-pool agreement over defined trials",
@@ -210,6 +218,10 @@ def real_layout(scenario, context):
         "primary_layer": PRIMARY_LAYER_RULE,
         "judge_classes": "pass: full-matrix omega >= 0.6; reject: < 0.5; borderline: else "
         "(judge_class codes 0 reject, 1 borderline, 2 pass)",
+        "rule_form": "; ".join(
+            (f"{group.name}: " if len(context.groups) > 1 else "") + group.form.text()
+            for group in context.groups
+        ),
     }
     if scenario.rule.kind == "alt_test":
         attrs.update(real_alt_test.ATTRS)
@@ -284,26 +296,19 @@ def count_block(scenario, group, masks):
     (:func:`simcore.studies.real_alt_test.alt_test_block`).
     """
     rule = scenario.rule
-    passes, counters, pool, ranking, tested = kernels.evaluate_masks(
-        group.labels,
-        masks,
-        group.n_humans,
-        group.n_labels,
-        rule.epsilon,
-        coefficient_code(rule.coefficient),
-        rule.min_pairs,
-    )
+    passes, counters, pool, ranking, tested = evaluate(rule, group, masks)
     counts = {
         "n_trials": np.int64(len(masks)),
         "n_empty_comparisons": counters[:, kernels.EMPTY].sum(),
         "n_thin_comparisons": counters[:, kernels.THIN].sum(),
         "n_tested": tested.astype(np.int64).sum(),
+        "n_comparisons": (tested + counters[:, kernels.THIN]).astype(np.int64).sum(),
     }
     if rule.kind == "alt_test":
         decision, ranking, unranked, extra = real_alt_test.alt_test_block(rule, group, masks)
         counts.update(extra)
     else:
-        decision = decide(passes, group.n_humans, rule.tau, tested=tested[:, None])
+        decision = decide_in_form(rule, group, passes, tested)
         unranked = np.zeros(len(masks), dtype=bool)
     counts.update(decision_counts(group, decision, ranking, unranked))
     defined = (counters[:, kernels.POOL_UNDEFINED] == 0) & np.isfinite(group.full_agreement)
@@ -456,7 +461,10 @@ def derive_real(cube):
 def _comparison_shares(cube):
     """Add the shares of empty and thin comparisons, the effective K and inconclusive rate."""
     trials = cube["n_trials"].astype(float).where(cube["n_trials"] > 0)
-    comparisons = trials * cube["n_humans"]
+    if "n_comparisons" in cube:  # stores made before rule.form count K per trial
+        comparisons = cube["n_comparisons"].astype(float).where(cube["n_comparisons"] > 0)
+    else:
+        comparisons = trials * cube["n_humans"]
     shares = {
         "empty_comparison_share": (
             "n_empty_comparisons",
@@ -473,5 +481,7 @@ def _comparison_shares(cube):
         long_name="mean number of comparisons made (the effective K)", units="count"
     )
     cube["inconclusive_rate"] = (cube["n_inconclusive"] / trials).assign_attrs(
-        long_name="share of trials with no comparison made (decision inconclusive)", units="1"
+        long_name="share of trials with fewer comparisons made than rule.min_comparisons "
+        "(decision inconclusive)",
+        units="1",
     )

@@ -15,6 +15,7 @@ from simcore.engine import kernels
 from simcore.engine.coefficients import coefficient_code
 from simcore.engine.rng import stable_key
 from simcore.model.rule import decide
+from simcore.realdata.rule_forms import apply_min_comparisons, evaluate_form
 from simcore.realdata.thinning import thin
 from simcore.studies.protocol import add_counts
 from simcore.studies.real_cells import TRIALS_PER_BLOCK, agreement_counts, decision_counts
@@ -50,14 +51,15 @@ def count_judge_block(scenario, group, coords, start, stop):
     for judge in range(n_judges):
         masks = judge_masks(group, coords, scenario.seed, start, stop, judge)
         labels = np.ascontiguousarray(group.labels[:, [*range(n_humans), n_humans + judge]])
-        result = kernels.evaluate_masks(
+        result = evaluate_form(
             labels,
             masks,
             n_humans,
             group.n_labels,
             rule.epsilon,
             coefficient_code(rule.coefficient),
-            rule.min_pairs,
+            group.form,
+            rule.pool_items,
         )
         passes.append(result[0][:, 0])
         ranking.append(result[3][:, 0])
@@ -66,11 +68,13 @@ def count_judge_block(scenario, group, coords, start, stop):
             counters, pool, first_tested = result[1], result[2], result[4]
     tested = np.stack(tested, axis=1)
     decision = decide(np.stack(passes, axis=1), n_humans, rule.tau, tested=tested)
+    decision = apply_min_comparisons(decision, tested, group.form.min_comparisons)
     counts = {
         "n_trials": np.int64(stop - start),
         "n_empty_comparisons": counters[:, kernels.EMPTY].sum(),
         "n_thin_comparisons": counters[:, kernels.THIN].sum(),
         "n_tested": first_tested.astype(np.int64).sum(),
+        "n_comparisons": (first_tested + counters[:, kernels.THIN]).astype(np.int64).sum(),
     }
     unranked = np.zeros(stop - start, dtype=bool)
     counts.update(decision_counts(group, decision, np.stack(ranking, axis=1), unranked))

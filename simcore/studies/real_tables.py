@@ -227,14 +227,21 @@ def comparison_report(cube):
     when more than that share is left out (the effective K shrinks).
     """
     min_pairs = _min_pairs(cube)
-    comparisons = cube["n_trials"] * cube["n_humans"]
+    if "n_comparisons" in cube:  # the raters of the rule's form, counted per trial
+        comparisons = cube["n_comparisons"]
+    else:
+        comparisons = cube["n_trials"] * cube["n_humans"]
     total = float(comparisons.sum())
     empty = cube["n_empty_comparisons"] / comparisons.where(comparisons > 0)
     thin = cube["n_thin_comparisons"] / comparisons.where(comparisons > 0)
     humans = int(cube["n_humans"].max())
-    effective = float(cube["n_tested"].sum()) / max(float(cube["n_trials"].sum()), 1.0)
+    trials = max(float(cube["n_trials"].sum()), 1.0)
+    effective = float(cube["n_tested"].sum()) / trials
+    raters = f"K = {humans} per trial"
+    if "rule_form" in cube.attrs:
+        raters = f"{cube.attrs['rule_form']}; {total / trials:.2f} raters per trial"
     lines = [
-        f"Leave-one-out comparisons (K = {humans} per trial): "
+        f"Leave-one-out comparisons ({raters}): "
         f"{100 * float(cube['n_empty_comparisons'].sum()) / max(total, 1):.1f}% have no pair; "
         f"rule.min_pairs = {min_pairs} leaves out "
         f"{100 * float(cube['n_thin_comparisons'].sum()) / max(total, 1):.1f}%; "
@@ -247,7 +254,8 @@ def comparison_report(cube):
             f"WARNING: {100 * worst_empty:.1f}% of the comparisons at {where_empty} have no "
             "pair (the held-out human shares no item with the other humans); by the paper's "
             "convention each passes, which pushes every judge towards accept. Set "
-            "rule.min_pairs: 1 to leave them out of omega (see README, rule.min_pairs)."
+            "rule.form: pooled to pool thin comparisons (auto does on a crowd) or "
+            "rule.min_pairs: 1 to leave them out of omega (see README, rule.form)."
         )
     elif min_pairs > 0 and worst_thin > SPARSE_WARNING_SHARE:
         lines.append(

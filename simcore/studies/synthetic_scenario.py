@@ -16,6 +16,7 @@ from simcore.studies.config import (
     _is_number,
     _parse_section,
     read_raw,
+    rule_dict,
     unknown_key,
 )
 from simcore.studies.synthetic_config import (
@@ -235,6 +236,14 @@ class _CellProblems:
                 "(alt_test: rule.min_items_per_human; interval: none), set it to 0",
                 rule.min_pairs,
                 ("rule.kind", "rule.min_pairs"),
+            )
+        if rule_dict(rule).keys() & {"form", "pool_items", "min_comparisons"}:
+            self.problem(
+                "rule.form",
+                "rule.form, rule.pool_items and rule.min_comparisons apply to real matrices "
+                "(kind: real); a synthetic panel holds out every human",
+                rule.form,
+                ("rule.form",),
             )
         if rule.kind != "point" and rule.inconclusive is not None:
             self.problem(

@@ -1,0 +1,231 @@
+"""Forms of the leave-one-out rule for crowds: who the rule holds out, chosen from the shape.
+
+The rule holds out each human in turn and compares the judge with that human on the items
+the human shares with the others. On a panel (a few humans, each on many items) every
+comparison rests on many items. On a crowd (many raters, a few items each) most rest on one
+or two items or none, an empty comparison passes, and a judge of any quality is approved.
+The literature on crowd labels validates against *virtual raters* instead, and simcore
+offers the forms below as ``rule.form`` (``advise --form``); each is a map from the
+matrix's humans to the raters the rule compares, built from who labelled what and applied
+before the rule, so the rule itself, its coefficients and its engines are unchanged:
+
+- ``raters``: every human is a rater (the published rule);
+- ``slots``: virtual raters by label position: on item ``i``, the ``s``-th label in the
+  human order (the primary's first) belongs to slot ``s``, ``s = 1 .. max_i m_i``; so
+  ``slot 1`` is the primary layer and slot ``s`` the ``s``-th opinion on every item that
+  has one (:func:`slot_raters`);
+- ``pooled``: thin comparisons pooled: a human sharing fewer than ``pool_items`` items with
+  the others is merged with other such humans who labelled none of its items into one
+  virtual rater, until the pool shares at least ``pool_items`` items; humans sharing no
+  item are left out (:func:`pooled_raters`);
+- ``auto`` (the default): ``pooled`` for a crowd (:mod:`~simcore.realdata.data_shape`),
+  ``raters`` otherwise.
+
+Beside the form, ``min_pairs`` leaves a comparison with fewer pairs out of omega, and
+``min_comparisons`` makes a verdict with fewer comparisons made inconclusive (no answer
+rather than one resting on next to nothing; :data:`CROWD_MIN_COMPARISONS` under ``auto``
+on a crowd unless given). The README's crowd table shows what each form does to false
+approval against a dense panel of the same items: ``pooled`` keeps it there, ``raters``
+approves nearly every judge and ``slots`` sits between.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from simcore.model.rule import INCONCLUSIVE
+
+FORMS = ("auto", "raters", "slots", "pooled")
+"""The values of ``rule.form``."""
+
+POOL_ITEMS = 10
+"""``pooled``: a virtual rater is closed once it shares this many items with the others."""
+
+CROWD_MIN_COMPARISONS = 3
+"""``auto`` on a crowd: a verdict on fewer comparisons made than this is inconclusive."""
+
+
+class RuleForm(NamedTuple):
+    """The form the rule runs in on one matrix (:func:`resolve_form`).
+
+    Attributes
+    ----------
+    form : str
+        ``raters``, ``slots`` or ``pooled``.
+    min_pairs : int
+        Comparisons on fewer pairs are left out of omega.
+    min_comparisons : int
+        A verdict with fewer comparisons made is inconclusive (1: only none made is).
+    reason : str
+        Why this form: given, or chosen from the shape.
+    """
+
+    form: str
+    min_pairs: int
+    min_comparisons: int
+    reason: str
+
+    def text(self):
+        """Return the ``rule form:`` line the commands print."""
+        return (
+            f"rule form: {self.form}, min_pairs {self.min_pairs}, min_comparisons "
+            f"{self.min_comparisons} ({self.reason})"
+        )
+
+    def to_dict(self):
+        """Return the form as plain values (the ``rule_form`` of ``--json``)."""
+        return self._asdict()
+
+
+def resolve_form(form, shape_kind, min_pairs=0, min_comparisons=None):
+    """Return the :class:`RuleForm` for ``form`` on a matrix of ``shape_kind``.
+
+    ``auto`` is ``pooled`` on a crowd, with ``min_comparisons`` :data:`CROWD_MIN_COMPARISONS`
+    unless given, and ``raters`` (the published rule, ``min_comparisons`` 1) on every other
+    shape; a form given by name is kept as given, ``min_comparisons`` 1 unless given.
+    """
+    if form not in FORMS:
+        raise ValueError(f"rule form must be one of {', '.join(FORMS)} (got {form!r})")
+    crowd = form == "auto" and shape_kind == "crowd"
+    if form == "auto":
+        chosen, reason = ("pooled" if crowd else "raters"), f"auto: chosen for a {shape_kind}"
+    else:
+        chosen, reason = form, "given"
+    if min_comparisons is None:
+        min_comparisons = CROWD_MIN_COMPARISONS if crowd else 1
+    return RuleForm(chosen, int(min_pairs), max(int(min_comparisons), 1), reason)
+
+
+def slot_raters(available):
+    """Return the slot map: ``(n, S)`` int32, the human column of slot ``s`` on item ``i``.
+
+    With ``m_i`` the humans on item ``i`` in column order, slot ``s`` (0-based) holds the
+    ``s``-th of them, ``-1`` where ``m_i <= s``; ``S = max_i m_i``.
+    """
+    available = np.asarray(available, dtype=bool)
+    n_items = available.shape[0]
+    per_item = available.sum(axis=1)
+    raters = np.full((n_items, int(per_item.max(initial=0))), -1, dtype=np.int32)
+    rows, cols = np.nonzero(available)
+    position = np.cumsum(available, axis=1)[rows, cols] - 1
+    raters[rows, position] = cols
+    return raters
+
+
+def shared_items(available):
+    """Return ``c_k = #{i : A_ik and m_i >= 2}``, the items each human shares, ``(K,)``."""
+    available = np.asarray(available, dtype=bool)
+    paired = available.sum(axis=1) >= 2
+    return (available & paired[:, None]).sum(axis=0)
+
+
+def pooled_groups(available, pool_items=POOL_ITEMS):
+    """Return the humans of each virtual rater of the ``pooled`` form, a list of lists.
+
+    In column order, a human with ``c_k >= pool_items`` is a rater of its own; one with
+    ``0 < c_k < pool_items`` joins the first open pool none of whose members labelled any
+    of its items (a new pool when there is none), and a pool closes once the ``c_k`` of its
+    members (disjoint items, so they add) reach ``pool_items``; pools still open at the end
+    are kept, thin. A human with ``c_k = 0`` shares nothing and is left out.
+    """
+    available = np.asarray(available, dtype=bool)
+    shared = shared_items(available)
+    groups, pools = [], []  # pools: [members, items labelled, items shared]
+    for k, count in enumerate(shared):
+        if count >= pool_items:
+            groups.append([k])
+            continue
+        if count == 0:
+            continue
+        own = available[:, k]
+        pool = next((p for p in pools if not (p[1] & own).any()), None)
+        if pool is None:
+            pool = [[], np.zeros_like(own), 0]
+            pools.append(pool)
+        pool[0].append(k)
+        pool[1] |= own
+        pool[2] += int(count)
+        if pool[2] >= pool_items:
+            groups.append(pool[0])
+            pools.remove(pool)
+    groups.extend(pool[0] for pool in pools)
+    return sorted(groups, key=lambda members: members[0])
+
+
+def pooled_raters(available, pool_items=POOL_ITEMS):
+    """Return the pooled map: ``(n, V)`` int32, the member of virtual rater ``v`` on item ``i``.
+
+    The members of a virtual rater (:func:`pooled_groups`) label disjoint items, so at most
+    one of them labelled item ``i``; ``-1`` where none did.
+    """
+    available = np.asarray(available, dtype=bool)
+    groups = pooled_groups(available, pool_items)
+    raters = np.full((available.shape[0], len(groups)), -1, dtype=np.int32)
+    for v, members in enumerate(groups):
+        for k in members:
+            raters[available[:, k], v] = k
+    return raters
+
+
+def form_raters(form, available, pool_items=POOL_ITEMS):
+    """Return the map of ``form`` (``raters``: the identity, ``(n, K)``)."""
+    available = np.asarray(available, dtype=bool)
+    if form == "slots":
+        return slot_raters(available)
+    if form == "pooled":
+        return pooled_raters(available, pool_items)
+    if form == "raters":
+        columns = np.arange(available.shape[1], dtype=np.int32)
+        return np.where(available, columns[None, :], -1).astype(np.int32)
+    raise ValueError(f"rule form must be raters, slots or pooled (got {form!r})")
+
+
+def virtual_matrix(human_codes, raters):
+    """Return ``(codes, available)`` of the virtual raters: ``codes[i, v] = human_codes[i, r]``.
+
+    ``r = raters[i, v]``; where ``r = -1`` the code is 0 and the cell unavailable.
+    """
+    available = raters >= 0
+    rows = np.arange(raters.shape[0])[:, None]
+    codes = np.where(available, np.asarray(human_codes)[rows, np.maximum(raters, 0)], 0)
+    return codes, available
+
+
+def apply_min_comparisons(decision, tested, min_comparisons):
+    """Return ``decision`` with verdicts on fewer than ``min_comparisons`` comparisons inconclusive.
+
+    ``tested`` (broadcast against ``decision``) counts the comparisons made.
+    """
+    decision = np.array(decision, copy=True)
+    tested = np.broadcast_to(np.asarray(tested), decision.shape)
+    decision[tested < min_comparisons] = INCONCLUSIVE
+    return decision
+
+
+def evaluate_form(labels, masks, n_humans, n_labels, epsilon, coefficient, form, pool_items):
+    """Run the point rule's kernel on the virtual raters of ``form`` under each mask.
+
+    Same arguments and returns as :func:`simcore.engine.point_rule.evaluate_masks` (with
+    ``form`` a :class:`RuleForm` for ``min_pairs``), the humans of ``labels`` replaced, mask
+    by mask, by the virtual raters :func:`form_raters` builds from that mask, so the number
+    of raters compared may differ between masks (``tested`` counts them). The ``raters``
+    form runs the kernel once on every mask.
+    """
+    from simcore.engine import kernels
+    from simcore.engine.threads import threads_for_trials
+
+    masks = np.asarray(masks, dtype=bool)
+    rule = (epsilon, coefficient, form.min_pairs)
+    if form.form == "raters":
+        with threads_for_trials(len(masks)):
+            return kernels.evaluate_masks(labels, masks, n_humans, n_labels, *rule)
+    human_codes, judge_codes = labels[:, :n_humans], labels[:, n_humans:]
+    results = []
+    for mask in masks:
+        codes, available = virtual_matrix(human_codes, form_raters(form.form, mask, pool_items))
+        virtual = np.concatenate([codes, judge_codes], axis=1).astype(labels.dtype)
+        with threads_for_trials(1):  # one mask: waking other threads only costs time
+            results.append(
+                kernels.evaluate_masks(virtual, available[None], codes.shape[1], n_labels, *rule)
+            )
+    return tuple(np.concatenate(parts) for parts in zip(*results, strict=True))
