@@ -16,6 +16,7 @@ DATA_OPTIONS = (
         "group_separator", "--group-separator", str, None, "JSON group separator", allow_none=True
     ),
     Option("columns", "--item-column etc.", dict, None, "long table column names", allow_none=True),
+    Option("slots", "--slots", bool, False, "the human columns are label positions, not people"),
 )
 """The one reader's keywords (the command line's data arguments,
 :func:`simcore.cli.common.add_data_arguments`); checked by the reader itself."""

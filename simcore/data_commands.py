@@ -76,7 +76,8 @@ def inspect(data, **options):
         wide CSV, plain or gzip, a long DataFrame).
     **options
         ``humans``, ``judges`` (lists or comma-separated texts), ``judges_file``,
-        ``group_separator``, ``columns``. Without judges a long table is human-only.
+        ``group_separator``, ``columns``, ``slots`` (True: the human columns are label
+        positions, not people). Without judges a long table is human-only.
 
     Returns
     -------
@@ -86,7 +87,8 @@ def inspect(data, **options):
         ``ordinal``, ``groups`` (``name``, ``items``), ``human_labels`` (cells labelled),
         ``density`` (their share of the item-human cells), ``humans_per_item``
         (``min``, ``median``, ``max``), ``shape`` (the matrix's kind, dense panel, sparse
-        panel or crowd, and the numbers behind it: :mod:`simcore.realdata.data_shape`),
+        panel, crowd or slots, the numbers behind it and the rule form ``auto`` picks:
+        :mod:`simcore.realdata.data_shape`),
         ``roles_note`` (the line saying every rater of a
         table was read as a human, "" where the roles are known); tables ``humans`` and
         ``groups``.

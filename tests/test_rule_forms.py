@@ -147,3 +147,54 @@ def test_a_form_is_refused_where_it_does_not_apply(tmp_path, capsys):
     raw["rule"] = {"form": "sideways"}
     assert main(["validate", str(write_scenario(tmp_path, raw, "bad.yaml"))]) == 2
     assert "rule.form" in capsys.readouterr().err
+
+
+def slot_csv(tmp_path):
+    from simcore.realdata.shapes import write_long_csv
+
+    humans, judges = draw_matrix(60, 3, 1, 2, 1.0, seed=2)
+    named = {f"answer{k + 1}": labels for k, labels in enumerate(humans.values())}
+    return write_long_csv(named, judges, tmp_path / "slots.csv")
+
+
+def test_slots_are_declared_never_guessed_and_auto_holds_out_each_slot(tmp_path, capsys):
+    import json
+
+    path = slot_csv(tmp_path)
+    assert main(["inspect", str(path), "--judges", "judge0", "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)["shape"]
+    assert plain["kind"] == "dense panel"  # the same columns, undeclared
+    assert main(["inspect", str(path), "--judges", "judge0", "--slots", "--json"]) == 0
+    shape = json.loads(capsys.readouterr().out)["shape"]
+    assert shape["kind"] == "slots"
+    assert shape["auto_rule_form"]["form"] == "raters"
+    assert "slots" in shape["auto_rule_form"]["reason"]
+    assert main(["inspect", str(path), "--judges", "judge0", "--slots"]) == 0
+    assert "shape: slots" in capsys.readouterr().out
+
+
+def test_a_scenario_declares_slots_in_its_data_block(tmp_path, capsys):
+    path = slot_csv(tmp_path)
+    raw = {
+        "name": "slots",
+        "kind": "real",
+        "data": {"path": str(path), "judges": ["judge0"], "slots": True},
+        "trials": 4,
+        "sweep": {"design": ["bernoulli"], "coverage": [0.5]},
+    }
+    store = tmp_path / "slots.zarr"
+    assert main(["run", str(write_scenario(tmp_path, raw, "s.yaml")), "--out", str(store)]) == 0
+    assert "the declared slots are the raters" in xr.open_zarr(store).attrs["rule_form"]
+    capsys.readouterr()
+    raw["data"]["slots"] = "yes"
+    assert main(["validate", str(write_scenario(tmp_path, raw, "bad.yaml"))]) == 2
+    err = capsys.readouterr().err
+    assert "data.slots" in err and "yes" in err
+
+
+def test_python_inspect_takes_the_slots_declaration(tmp_path):
+    import simcore
+
+    path = slot_csv(tmp_path)
+    assert simcore.inspect(path, judges="judge0", slots=True).to_dict()["shape"]["kind"] == "slots"
+    assert simcore.inspect(path, judges="judge0").to_dict()["shape"]["kind"] == "dense panel"

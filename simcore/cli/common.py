@@ -119,6 +119,12 @@ def add_data_arguments(
         help="judge labels in a separate file: long CSV item,rater,label or JSON "
         "{judge: {item: label}}",
     )
+    parser.add_argument(
+        "--slots",
+        action="store_true",
+        help="the human columns are label positions (slot 1 holds each item's first label, "
+        "...), not people, as in a crowd export with one column per answer",
+    )
     if groups:
         parser.add_argument(
             "--group-separator",
@@ -144,6 +150,8 @@ def data_keywords(args):
         "judges_file": getattr(args, "judges_file", None),
         "group_separator": getattr(args, "group_separator", None),
     }
+    if getattr(args, "slots", False):
+        keywords["slots"] = True
     columns = {name: getattr(args, f"{name}_column", None) for name in COLUMN_OPTIONS}
     columns = {name: value for name, value in columns.items() if value}
     if columns:

@@ -97,6 +97,9 @@ class AnnotationMatrix:
         The user's id of each item, for messages and outputs; the same as ``items`` (the
         default) unless items are keyed by ``(item, group)`` and an id repeats across
         groups, when ``items`` holds ``GROUP/ITEM``.
+    slots : bool
+        Declared by the caller (``--slots``, ``data.slots``): the human columns are label
+        positions (slot 1 holds each item's first label, ...), not people; never guessed.
 
     A matrix with no judge (``judges == ()``, ``judge_labels`` of shape ``(n, 0)``) is
     human-only: it can be described, but the rule needs a judge (:func:`require_judges`).
@@ -120,6 +123,7 @@ class AnnotationMatrix:
     groups: np.ndarray = None
     group_names: tuple = (NO_GROUPS,)
     item_ids: tuple = None
+    slots: bool = False
 
     def __post_init__(self):
         problems = []
@@ -269,6 +273,7 @@ class AnnotationMatrix:
             groups=np.zeros(int(keep.sum()), dtype=np.int16),
             group_names=(group,),
             item_ids=tuple(item for item, kept in zip(self.item_ids, keep, strict=True) if kept),
+            slots=self.slots,
         )
 
 

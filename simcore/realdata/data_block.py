@@ -29,6 +29,7 @@ DATA_KEYS = (
     "labels",
     "scale",
     "group_separator",
+    "slots",
 )
 """Valid keys of a scenario's ``data`` block."""
 
@@ -81,6 +82,7 @@ def load_data(block, base=None, need_judges=True):
         group_separator=separator,
         labels=labels,
         ordinal=ordinal,
+        slots=block.get("slots", False),
     )
     if need_judges:
         require_judges(matrix, "a real-data scenario")
@@ -140,6 +142,11 @@ def _checked_block(block):
         problems.append(f"data.scale: must be one of {', '.join(SCALES)} (got {got_text(scale)})")
     separator = block.get("group_separator")
     _check_separator(separator, kind, problems)
+    if not isinstance(block.get("slots", False), bool):
+        problems.append(
+            "data.slots: must be true (the human columns are label positions, not people) "
+            f"or false (got {got_text(block.get('slots'))})"
+        )
     if problems:
         raise DataError(problems)
     return kind, path, names, labels, scale, separator

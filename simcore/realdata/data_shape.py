@@ -7,7 +7,10 @@ share, so what a verdict rests on is the shape of the matrix more than its size:
 - **sparse panel**: a fixed set of humans (fewer than :data:`CROWD_HUMANS`, or more who
   each label a large share of the items), each on part of the corpus;
 - **crowd**: at least :data:`CROWD_HUMANS` humans whose median coverage is at most
-  :data:`CROWD_COVERAGE`: many raters, few items each.
+  :data:`CROWD_COVERAGE`: many raters, few items each;
+- **slots**: the human columns are label positions (slot 1 holds each item's first label),
+  not people. Only the caller can say so (``--slots``, ``data.slots``); it is never guessed
+  from the labels.
 
 Beside the kind: each held-out human's comparison rests on the items it shares with
 another human (``c_k = #{i : A_ik and m_i >= 2}``, ``m_i`` the humans on item ``i``); a
@@ -42,7 +45,7 @@ class DataShape:
     Attributes
     ----------
     kind : str
-        ``dense panel``, ``sparse panel``, ``crowd`` or ``no humans``.
+        ``dense panel``, ``sparse panel``, ``crowd``, ``slots`` or ``no humans``.
     humans, items : int
         K and n.
     items_per_human : tuple
@@ -136,10 +139,12 @@ def half_pairs_items(per_item):
     return int(np.searchsorted(np.cumsum(pairs), total / 2) + 1)
 
 
-def classify(humans, items, median_coverage, dense):
+def classify(humans, items, median_coverage, dense, slots=False):
     """Return the kind of a matrix of ``humans`` x ``items`` (see the module)."""
     if humans == 0 or items == 0:
         return "no humans"
+    if slots:
+        return "slots"
     if dense:
         return "dense panel"
     if humans >= CROWD_HUMANS and median_coverage <= CROWD_COVERAGE:
@@ -164,7 +169,9 @@ def data_shape(matrix):
     half = half_pairs_items(per_item)
     paired = int((per_item >= 2).sum())
     return DataShape(
-        kind=classify(n_humans, n_items, coverage, bool(available.all())),
+        kind=classify(
+            n_humans, n_items, coverage, bool(available.all()), getattr(matrix, "slots", False)
+        ),
         humans=n_humans,
         items=n_items,
         items_per_human=_spread(per_human),

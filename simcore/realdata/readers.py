@@ -28,6 +28,7 @@ a caller that needs a judge passes ``require_roles`` so such input is refused, n
 raters, instead of guessed.
 """
 
+import dataclasses
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -222,6 +223,7 @@ def read_annotations(
     labels=None,
     ordinal=False,
     require_roles=False,
+    slots=False,
 ):
     """Read an annotation matrix from any supported input, its roles explicit.
 
@@ -245,6 +247,9 @@ def read_annotations(
     require_roles : bool
         Refuse input whose format does not declare roles when neither ``humans``,
         ``judges`` nor ``judges_file`` says them (the message names the raters).
+    slots : bool
+        The human columns are label positions, not people (``--slots``): the matrix's
+        shape is then ``slots`` (:mod:`~simcore.realdata.data_shape`).
 
     Returns
     -------
@@ -276,6 +281,11 @@ def read_annotations(
                 f"(got raters {got_text(list(matrix.humans))})"
             ]
         )
+    if slots not in (None, False):
+        if not isinstance(slots, bool):
+            name = "DataFrame" if reader.name == "dataframe" else str(source)
+            raise DataError([f"{name}: slots: must be true or false (got {got_text(slots)})"])
+        matrix = dataclasses.replace(matrix, slots=True) if slots else matrix
     return matrix
 
 

@@ -19,7 +19,8 @@ before the rule, so the rule itself, its coefficients and its engines are unchan
   virtual rater, until the pool shares at least ``pool_items`` items; humans sharing no
   item are left out (:func:`pooled_raters`);
 - ``auto`` (the default): ``pooled`` for a crowd (:mod:`~simcore.realdata.data_shape`),
-  ``raters`` otherwise.
+  ``raters`` otherwise; on a matrix declared ``slots`` (its columns are already label
+  positions) the slots are the raters.
 
 Beside the form, ``min_pairs`` leaves a comparison with fewer pairs out of omega, and
 ``min_comparisons`` makes a verdict with fewer comparisons made inconclusive (no answer
@@ -87,7 +88,9 @@ def resolve_form(form, shape_kind, min_pairs=0, min_comparisons=None):
     if form not in FORMS:
         raise ValueError(f"rule form must be one of {', '.join(FORMS)} (got {form!r})")
     crowd = form == "auto" and shape_kind == "crowd"
-    if form == "auto":
+    if form == "auto" and shape_kind == "slots":
+        chosen, reason = "raters", "auto: the declared slots are the raters"
+    elif form == "auto":
         chosen, reason = ("pooled" if crowd else "raters"), f"auto: chosen for a {shape_kind}"
     else:
         chosen, reason = form, "given"
