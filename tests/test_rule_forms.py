@@ -198,3 +198,19 @@ def test_python_inspect_takes_the_slots_declaration(tmp_path):
     path = slot_csv(tmp_path)
     assert simcore.inspect(path, judges="judge0", slots=True).to_dict()["shape"]["kind"] == "slots"
     assert simcore.inspect(path, judges="judge0").to_dict()["shape"]["kind"] == "dense panel"
+
+
+def test_a_matrix_of_virtual_raters_keeps_every_label_and_names_the_pools(tmp_path):
+    from simcore.realdata.readers import read_annotations
+    from simcore.realdata.shapes import write_long_csv
+
+    humans, judges = draw_matrix(200, 40, 1, 2, 0.04, seed=3)
+    matrix = read_annotations(write_long_csv(humans, judges, tmp_path / "c.csv"), judges="judge0")
+    pooled = rule_forms.virtual_annotation(matrix, resolve_form("pooled", "crowd"), pool_items=20)
+    shared = rule_forms.shared_items(matrix.available)
+    assert pooled.n_humans < matrix.n_humans
+    assert int((pooled.human_labels >= 0).sum()) == int(matrix.available[:, shared > 0].sum())
+    assert any(name.startswith("pool ") for name in pooled.humans)
+    slots = rule_forms.virtual_annotation(matrix, resolve_form("slots", "crowd"))
+    assert slots.humans[0] == "slot 1" and int(slots.available.sum()) == int(matrix.available.sum())
+    assert rule_forms.virtual_annotation(matrix, resolve_form("raters", "crowd")) is matrix

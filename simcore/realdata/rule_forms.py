@@ -232,3 +232,40 @@ def evaluate_form(labels, masks, n_humans, n_labels, epsilon, coefficient, form,
                 kernels.evaluate_masks(virtual, available[None], codes.shape[1], n_labels, *rule)
             )
     return tuple(np.concatenate(parts) for parts in zip(*results, strict=True))
+
+
+def virtual_names(form, humans, raters):
+    """Return a name per virtual rater: ``slot s``, a human's own, or ``pool v (a, b, +n)``."""
+    if form == "slots":
+        return tuple(f"slot {s + 1}" for s in range(raters.shape[1]))
+    names = []
+    for v in range(raters.shape[1]):
+        members = [humans[k] for k in dict.fromkeys(raters[raters[:, v] >= 0, v].tolist())]
+        if len(members) == 1:
+            names.append(members[0])
+            continue
+        shown = ", ".join(members[:2]) + (f", +{len(members) - 2}" if len(members) > 2 else "")
+        names.append(f"pool {v + 1} ({shown})")
+    return tuple(names)
+
+
+def virtual_annotation(matrix, form, pool_items=POOL_ITEMS):
+    """Return ``matrix`` with its humans replaced by the virtual raters of ``form``.
+
+    ``form`` is a :class:`RuleForm` (``raters`` returns ``matrix`` itself). The judges,
+    items, labels and groups are kept; the virtual raters are built on the whole matrix
+    (:func:`form_raters`) and named by :func:`virtual_names`, and the matrix keeps the
+    shape it was read with (``slots`` stays declared).
+    """
+    import dataclasses
+
+    if form.form == "raters":
+        return matrix
+    available = matrix.human_labels >= 0
+    raters = form_raters(form.form, available, pool_items)
+    codes, kept = virtual_matrix(matrix.human_labels, raters)
+    return dataclasses.replace(
+        matrix,
+        humans=virtual_names(form.form, matrix.humans, raters),
+        human_labels=np.where(kept, codes, -1).astype(np.int16),
+    )
