@@ -34,11 +34,11 @@ def test_thin_humans_pool_into_disjoint_virtual_raters_until_they_share_enough()
     available[1, 1] = available[2, 2] = available[1, 3] = True
     available[5, 4] = True  # alone on item 5: shares nothing
     assert rule_forms.shared_items(available).tolist() == [2, 1, 1, 1, 0]
-    assert rule_forms.pooled_groups(available, pool_items=3) == [[0], [1, 2], [3]]
-    assert rule_forms.pooled_groups(available, pool_items=2) == [[0], [1, 2], [3]]
-    raters = rule_forms.pooled_raters(available, pool_items=3)
+    assert rule_forms.pooled_groups(available, min_items=3) == [[0], [1, 2], [3]]
+    assert rule_forms.pooled_groups(available, min_items=2) == [[0], [1, 2], [3]]
+    raters = rule_forms.pooled_raters(available, min_items=3)
     assert raters[:, 1].tolist() == [-1, 1, 2, -1, -1, -1]
-    assert rule_forms.pooled_groups(available, pool_items=1) == [[0], [1], [2], [3]]
+    assert rule_forms.pooled_groups(available, min_items=1) == [[0], [1], [2], [3]]
 
 
 def test_auto_pools_a_crowd_and_keeps_every_human_a_rater_elsewhere():
@@ -81,19 +81,32 @@ def test_the_raters_form_is_the_kernel_and_pooling_a_panel_without_thin_humans_c
             np.testing.assert_array_equal(got, want)
 
 
-def test_on_a_thinned_crowd_pooling_keeps_false_approval_near_a_dense_panels():
-    # Truth known (simcore.experiments.crowd_forms): a crowd thinned to coverage 0.25
-    # against a dense panel of three humans on the same items, thinned alike.
-    forms = {label: crowd_forms.FORMS[label] for label in ("dense panel (3 humans)", "raters")}
-    forms["auto (pooled)"] = crowd_forms.FORMS["auto (pooled)"]
-    results = crowd_forms.crowd_trials(0.25, trials=120, seed=11, forms=forms)
-    dense = crowd_forms.rates(results["dense panel (3 humans)"])
-    pooled = crowd_forms.rates(results["auto (pooled)"])
-    raters = crowd_forms.rates(results["raters"])
-    (fa_dense, se_dense), (fa_pooled, se_pooled) = dense["FA"], pooled["FA"]
-    assert abs(fa_pooled - fa_dense) <= 3 * np.hypot(se_dense, se_pooled)
-    assert raters["FA"][0] > fa_dense + 10 * np.hypot(se_dense, raters["FA"][1] + 0.01)
-    assert abs(pooled["FR"][0] - dense["FR"][0]) <= 3 * np.hypot(pooled["FR"][1], dense["FR"][1])
+@pytest.mark.parametrize(
+    ("shape", "coverage", "trials", "chosen"),
+    [("crowd", 0.25, 120, "pooled"), ("concentrated", 1.0, 150, "slots")],
+)
+def test_auto_keeps_false_approval_near_a_dense_panels_of_the_same_items(
+    shape, coverage, trials, chosen
+):
+    # Truth known (simcore.experiments.crowd_forms): the shape, thinned to ``coverage``,
+    # against a dense panel with as many labels per item on the same items, thinned alike.
+    assert crowd_forms.auto_form(shape_mask(shape, seed=11)).form == chosen
+    forms = {label: crowd_forms.FORMS[label] for label in ("dense panel", "raters", "auto")}
+    results = crowd_forms.crowd_trials(coverage, trials, seed=11, forms=forms, shape=shape)
+    dense, raters, auto = (crowd_forms.rates(results[label]) for label in forms)
+    (fa_dense, se_dense), (fa_auto, se_auto) = dense["FA"], auto["FA"]
+    assert abs(fa_auto - fa_dense) <= 3 * np.hypot(se_dense, se_auto)
+    assert raters["FA"][0] > fa_dense + 5 * np.hypot(se_dense, raters["FA"][1])
+    assert abs(auto["FR"][0] - dense["FR"][0]) <= 3 * np.hypot(auto["FR"][1], dense["FR"][1])
+
+
+def test_slots_drop_the_deep_slots_of_the_few_items_that_carry_most_raters():
+    mask = shape_mask("concentrated")
+    assert rule_forms.slot_raters(mask).shape == (300, 60)
+    kept = rule_forms.slot_raters(mask, min_items=10)
+    assert kept.shape == (300, 2) and (kept >= 0).all()
+    assert resolve_form("auto", "sparse panel", concentrated=True).form == "slots"
+    assert resolve_form("auto", "dense panel", concentrated=True).form == "raters"
 
 
 def test_the_population_rule_accepts_the_judges_the_study_calls_good():
@@ -206,11 +219,11 @@ def test_a_matrix_of_virtual_raters_keeps_every_label_and_names_the_pools(tmp_pa
 
     humans, judges = draw_matrix(200, 40, 1, 2, 0.04, seed=3)
     matrix = read_annotations(write_long_csv(humans, judges, tmp_path / "c.csv"), judges="judge0")
-    pooled = rule_forms.virtual_annotation(matrix, resolve_form("pooled", "crowd"), pool_items=20)
+    pooled = rule_forms.virtual_annotation(matrix, resolve_form("pooled", "crowd"), min_items=20)
     shared = rule_forms.shared_items(matrix.available)
     assert pooled.n_humans < matrix.n_humans
     assert int((pooled.human_labels >= 0).sum()) == int(matrix.available[:, shared > 0].sum())
     assert any(name.startswith("pool ") for name in pooled.humans)
-    slots = rule_forms.virtual_annotation(matrix, resolve_form("slots", "crowd"))
+    slots = rule_forms.virtual_annotation(matrix, resolve_form("slots", "crowd"), min_items=0)
     assert slots.humans[0] == "slot 1" and int(slots.available.sum()) == int(matrix.available.sum())
     assert rule_forms.virtual_annotation(matrix, resolve_form("raters", "crowd")) is matrix

@@ -1,10 +1,12 @@
 """The rule's forms on crowds, truth known: false approval against a dense panel of the same items.
 
 ``python -m simcore.experiments.crowd_forms --out results/crowd_forms`` (``make
-crowd-forms``) draws, per trial, a crowd in the shape of :func:`simcore.realdata.shapes.
+crowd-forms``) draws, per trial, a matrix in a shape of :func:`simcore.realdata.shapes.
 shape_mask` (``crowd``: 150 humans on 400 items, each item to each human with probability
-0.02, two at least) and, on the same items and truth, a dense panel of three humans (about
-the labels per item the crowd has). Truth is uniform over two labels, every human reports it
+0.02, two at least; ``concentrated``: 60 humans on 300 items, two items labelled by all of
+them and every other by two) and, on the same items and truth, a dense panel of as many
+humans as the matrix has labels per item, rounded (three for the crowd, two for the
+concentrated matrix). Truth is uniform over two labels, every human reports it
 with accuracy 0.8 and the judges with 0.60, 0.65, 0.75 and 0.85. Both matrices are thinned
 as the real-data protocol thins (:func:`simcore.realdata.thinning.thin`, ``bernoulli``: the
 primary layer kept, every other label with probability = coverage) and each form of the rule
@@ -20,11 +22,13 @@ are neither and are counted apart.
 
 import argparse
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
 from simcore.engine.coefficients import coefficient_code
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide
+from simcore.realdata.data_shape import data_shape
 from simcore.realdata.rule_forms import (
     RuleForm,
     apply_min_comparisons,
@@ -37,19 +41,22 @@ from simcore.realdata.thinning import thin
 HUMAN_ACCURACY = 0.8
 JUDGE_ACCURACIES = (0.60, 0.65, 0.75, 0.85)
 EPSILON, TAU, N_LABELS = 0.05, 0.5, 2
-DENSE_HUMANS = 3
+DENSE_HUMANS = {"crowd": 3, "concentrated": 2}
+"""The dense reference panel's humans per shape: about the shape's labels per item."""
 COVERAGES = (1.0, 0.25, 0.10, 0.05)
 
 FORMS = {
-    "dense panel (3 humans)": RuleForm("raters", 0, 1, "reference"),
+    "dense panel": RuleForm("raters", 0, 1, "reference"),
     "raters": RuleForm("raters", 0, 1, "given"),
     "raters, min_pairs 1": RuleForm("raters", 1, 1, "given"),
     "raters, min_pairs 3": RuleForm("raters", 3, 1, "given"),
     "raters, min_pairs 10": RuleForm("raters", 10, 1, "given"),
     "slots": RuleForm("slots", 0, 1, "given"),
-    "auto (pooled)": resolve_form("auto", "crowd"),
+    "pooled": RuleForm("pooled", 0, 1, "given"),
+    "auto": None,
 }
-"""The forms compared, by row label; the first is the dense-panel reference."""
+"""The forms compared, by row label; the first is the dense-panel reference, and ``auto``
+is resolved on each drawn matrix's shape (:func:`simcore.realdata.data_shape.data_shape`)."""
 
 
 def should_accept(judge_accuracies=JUDGE_ACCURACIES, human=HUMAN_ACCURACY, epsilon=EPSILON):
@@ -79,22 +86,30 @@ def _decide(codes, available, judges, form):
     return apply_min_comparisons(decision, tested[:, None], form.min_comparisons)[0]
 
 
-def crowd_trials(coverage, trials, seed=2026, forms=FORMS):
+def auto_form(available):
+    """Return the form ``auto`` picks on a matrix who labels what ``available``."""
+    shape = data_shape(SimpleNamespace(available=available))
+    return resolve_form("auto", shape.kind, concentrated=shape.concentrated)
+
+
+def crowd_trials(coverage, trials, seed=2026, forms=FORMS, shape="crowd"):
     """Return ``{form label: (trials, J) decisions}`` at ``coverage`` (module docstring)."""
     decisions = {label: [] for label in forms}
     for trial in range(trials):
         rng = np.random.default_rng([seed, trial])
-        crowd = shape_mask("crowd", seed=seed + trial)
+        crowd = shape_mask(shape, seed=seed + trial)
         n_items, n_humans = crowd.shape
         truth = rng.integers(N_LABELS, size=n_items)
         humans = _reports(rng, truth, HUMAN_ACCURACY, n_humans)
-        panel = _reports(rng, truth, HUMAN_ACCURACY, DENSE_HUMANS)
+        panel = _reports(rng, truth, HUMAN_ACCURACY, DENSE_HUMANS[shape])
         judges = np.concatenate([_reports(rng, truth, p, 1) for p in JUDGE_ACCURACIES], axis=1)
-        dense = np.ones((n_items, DENSE_HUMANS), dtype=bool)
+        dense = np.ones((n_items, DENSE_HUMANS[shape]), dtype=bool)
+        auto = auto_form(crowd)
         if coverage < 1:
             crowd = thin(rng, "bernoulli", coverage, humans, crowd, N_LABELS)
             dense = thin(rng, "bernoulli", coverage, panel, dense, N_LABELS)
         for label, form in forms.items():
+            form = auto if form is None else form
             reference = form.reason == "reference"
             codes, available = (panel, dense) if reference else (humans, crowd)
             decisions[label].append(_decide(codes, available, judges, form))
@@ -124,9 +139,9 @@ def rates(decision, accept=None):
     }
 
 
-def table(trials, seed=2026, coverages=COVERAGES):
+def table(trials, seed=2026, coverages=COVERAGES, shape="crowd"):
     """Return the Markdown table: one row per form, FA / FR / inconclusive per coverage."""
-    results = {c: crowd_trials(c, trials, seed) for c in coverages}
+    results = {c: crowd_trials(c, trials, seed, shape=shape) for c in coverages}
     head = "| form | " + " | ".join(f"coverage {c:g}: FA / FR / inc." for c in coverages) + " |"
     lines = [head, "|---|" + "---|" * len(coverages)]
     for label in FORMS:
@@ -148,7 +163,12 @@ def main(argv=None):
     parser.add_argument("--trials", type=int, default=400)
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args(argv)
-    text = table(args.trials, args.seed)
+    text = "\n\n".join(
+        f"## {shape} (dense panel of {DENSE_HUMANS[shape]} humans; auto: "
+        f"{auto_form(shape_mask(shape, seed=args.seed)).form})\n\n"
+        + table(args.trials, args.seed, shape=shape)
+        for shape in DENSE_HUMANS
+    )
     out = Path(args.out).with_suffix(".md")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(

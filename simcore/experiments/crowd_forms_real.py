@@ -17,9 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-import simcore
 from simcore.experiments.crowd_forms import HUMAN_ACCURACY, JUDGE_ACCURACIES, should_accept
 from simcore.realdata.shapes import draw_matrix, shape_mask, write_long_csv
+from simcore.studies import study_for
+from simcore.sweep.run import run_sweep
 
 RULES = {
     "dense panel (3 humans)": {"form": "raters"},
@@ -57,17 +58,16 @@ def write_matrices(folder, seed):
 def run_rule(path, rule, trials, coverages, seed):
     """Return the ``kind: real`` cube of ``rule`` on the matrix at ``path``."""
     judges = [f"judge{j}" for j in range(len(JUDGE_ACCURACIES))]
-    return simcore.run(
-        {
-            "name": "crowd_forms",
-            "kind": "real",
-            "data": {"path": str(path), "judges": judges},
-            "rule": {"kind": "point", **rule},
-            "trials": trials,
-            "seed": seed,
-            "sweep": {"design": ["bernoulli"], "coverage": list(coverages)},
-        }
-    )
+    raw = {
+        "name": "crowd_forms",
+        "kind": "real",
+        "data": {"path": str(path), "judges": judges},
+        "rule": {"kind": "point", **rule},
+        "trials": trials,
+        "seed": seed,
+        "sweep": {"design": ["bernoulli"], "coverage": list(coverages)},
+    }
+    return run_sweep(study_for("real").parse(raw, "<crowd_forms>", None))
 
 
 def summarise(cubes):

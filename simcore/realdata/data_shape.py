@@ -102,7 +102,7 @@ class DataShape:
         """Return the rule form ``auto`` picks on this shape (:func:`.rule_forms.resolve_form`)."""
         from simcore.realdata.rule_forms import resolve_form
 
-        return resolve_form("auto", self.kind)
+        return resolve_form("auto", self.kind, concentrated=self.concentrated)
 
     def to_dict(self):
         """Return the shape as plain numbers (``inspect --json``'s ``shape``)."""

@@ -13,21 +13,25 @@ before the rule, so the rule itself, its coefficients and its engines are unchan
 - ``slots``: virtual raters by label position: on item ``i``, the ``s``-th label in the
   human order (the primary's first) belongs to slot ``s``, ``s = 1 .. max_i m_i``; so
   ``slot 1`` is the primary layer and slot ``s`` the ``s``-th opinion on every item that
-  has one (:func:`slot_raters`);
-- ``pooled``: thin comparisons pooled: a human sharing fewer than ``pool_items`` items with
+  has one. A slot sharing fewer than ``min_items`` items with the others is dropped with
+  its labels: where a few items carry most raters, those are the deep slots of those
+  items, whose comparisons (and pairs) would rest on them alone (:func:`slot_raters`);
+- ``pooled``: thin comparisons pooled: a human sharing fewer than ``min_items`` items with
   the others is merged with other such humans who labelled none of its items into one
-  virtual rater, until the pool shares at least ``pool_items`` items; humans sharing no
+  virtual rater, until the pool shares at least ``min_items`` items; humans sharing no
   item are left out (:func:`pooled_raters`);
-- ``auto`` (the default): ``pooled`` for a crowd (:mod:`~simcore.realdata.data_shape`),
-  ``raters`` otherwise; on a matrix declared ``slots`` (its columns are already label
-  positions) the slots are the raters.
+- ``auto`` (the default): ``slots`` on a matrix where a few items carry most pairs
+  (``concentrated``, :mod:`~simcore.realdata.data_shape`), else ``pooled`` on a crowd, and
+  ``raters`` on every other shape; on a matrix declared ``slots`` (its columns are already
+  label positions) the slots are the raters.
 
 Beside the form, ``min_pairs`` leaves a comparison with fewer pairs out of omega, and
 ``min_comparisons`` makes a verdict with fewer comparisons made inconclusive (no answer
 rather than one resting on next to nothing; :data:`CROWD_MIN_COMPARISONS` under ``auto``
-on a crowd unless given). The README's crowd table shows what each form does to false
-approval against a dense panel of the same items: ``pooled`` keeps it there, ``raters``
-approves nearly every judge and ``slots`` sits between.
+on a crowd unless given). The README's tables show what each form does to false approval
+against a dense panel of the same items: on a crowd ``pooled`` keeps it near the panel's
+and ``raters`` approves nearly every judge; where a few items carry most raters ``slots``
+keeps it there and ``raters`` and ``pooled`` do not.
 """
 
 from typing import NamedTuple
@@ -39,8 +43,9 @@ from simcore.model.rule import INCONCLUSIVE
 FORMS = ("auto", "raters", "slots", "pooled")
 """The values of ``rule.form``."""
 
-POOL_ITEMS = 10
-"""``pooled``: a virtual rater is closed once it shares this many items with the others."""
+MIN_ITEMS = 10
+"""The fewest items a virtual rater shares with the others: ``pooled`` grows a pool until it
+does, ``slots`` drops a slot that does not (``rule.min_items``)."""
 
 CROWD_MIN_COMPARISONS = 3
 """``auto`` on a crowd: a verdict on fewer comparisons made than this is inconclusive."""
@@ -78,32 +83,42 @@ class RuleForm(NamedTuple):
         return self._asdict()
 
 
-def resolve_form(form, shape_kind, min_pairs=0, min_comparisons=None):
+def resolve_form(form, shape_kind, min_pairs=0, min_comparisons=None, concentrated=False):
     """Return the :class:`RuleForm` for ``form`` on a matrix of ``shape_kind``.
 
-    ``auto`` is ``pooled`` on a crowd, with ``min_comparisons`` :data:`CROWD_MIN_COMPARISONS`
-    unless given, and ``raters`` (the published rule, ``min_comparisons`` 1) on every other
-    shape; a form given by name is kept as given, ``min_comparisons`` 1 unless given.
+    ``auto``: on a declared ``slots`` matrix, ``raters`` (the slots); where a few items
+    carry most pairs (``concentrated``), ``slots``; on a crowd, ``pooled``, with
+    ``min_comparisons`` :data:`CROWD_MIN_COMPARISONS` unless given (the slots of a
+    concentrated matrix are as few as a panel's humans, and decide as a panel does); else
+    ``raters`` (the published rule, ``min_comparisons`` 1). A form given by name is kept as given,
+    ``min_comparisons`` 1 unless given.
     """
     if form not in FORMS:
         raise ValueError(f"rule form must be one of {', '.join(FORMS)} (got {form!r})")
-    crowd = form == "auto" and shape_kind == "crowd"
+    chosen, reason = form, "given"
     if form == "auto" and shape_kind == "slots":
         chosen, reason = "raters", "auto: the declared slots are the raters"
+    elif form == "auto" and concentrated and shape_kind != "dense panel":
+        chosen, reason = (
+            "slots",
+            f"auto: chosen for a {shape_kind} where a few items carry most pairs",
+        )
     elif form == "auto":
-        chosen, reason = ("pooled" if crowd else "raters"), f"auto: chosen for a {shape_kind}"
-    else:
-        chosen, reason = form, "given"
+        chosen = "pooled" if shape_kind == "crowd" else "raters"
+        reason = f"auto: chosen for a {shape_kind}"
     if min_comparisons is None:
-        min_comparisons = CROWD_MIN_COMPARISONS if crowd else 1
+        pooled = form == "auto" and chosen == "pooled"
+        min_comparisons = CROWD_MIN_COMPARISONS if pooled else 1
     return RuleForm(chosen, int(min_pairs), max(int(min_comparisons), 1), reason)
 
 
-def slot_raters(available):
+def slot_raters(available, min_items=0):
     """Return the slot map: ``(n, S)`` int32, the human column of slot ``s`` on item ``i``.
 
     With ``m_i`` the humans on item ``i`` in column order, slot ``s`` (0-based) holds the
-    ``s``-th of them, ``-1`` where ``m_i <= s``; ``S = max_i m_i``.
+    ``s``-th of them, ``-1`` where ``m_i <= s``; ``S = max_i m_i``. Slots sharing fewer than
+    ``min_items`` items with the other slots (``#{i : slot s on i and m_i >= 2}``) are
+    dropped.
     """
     available = np.asarray(available, dtype=bool)
     n_items = available.shape[0]
@@ -112,7 +127,7 @@ def slot_raters(available):
     rows, cols = np.nonzero(available)
     position = np.cumsum(available, axis=1)[rows, cols] - 1
     raters[rows, position] = cols
-    return raters
+    return raters[:, shared_items(raters >= 0) >= min_items]
 
 
 def shared_items(available):
@@ -122,20 +137,20 @@ def shared_items(available):
     return (available & paired[:, None]).sum(axis=0)
 
 
-def pooled_groups(available, pool_items=POOL_ITEMS):
+def pooled_groups(available, min_items=MIN_ITEMS):
     """Return the humans of each virtual rater of the ``pooled`` form, a list of lists.
 
-    In column order, a human with ``c_k >= pool_items`` is a rater of its own; one with
-    ``0 < c_k < pool_items`` joins the first open pool none of whose members labelled any
+    In column order, a human with ``c_k >= min_items`` is a rater of its own; one with
+    ``0 < c_k < min_items`` joins the first open pool none of whose members labelled any
     of its items (a new pool when there is none), and a pool closes once the ``c_k`` of its
-    members (disjoint items, so they add) reach ``pool_items``; pools still open at the end
+    members (disjoint items, so they add) reach ``min_items``; pools still open at the end
     are kept, thin. A human with ``c_k = 0`` shares nothing and is left out.
     """
     available = np.asarray(available, dtype=bool)
     shared = shared_items(available)
     groups, pools = [], []  # pools: [members, items labelled, items shared]
     for k, count in enumerate(shared):
-        if count >= pool_items:
+        if count >= min_items:
             groups.append([k])
             continue
         if count == 0:
@@ -148,21 +163,21 @@ def pooled_groups(available, pool_items=POOL_ITEMS):
         pool[0].append(k)
         pool[1] |= own
         pool[2] += int(count)
-        if pool[2] >= pool_items:
+        if pool[2] >= min_items:
             groups.append(pool[0])
             pools.remove(pool)
     groups.extend(pool[0] for pool in pools)
     return sorted(groups, key=lambda members: members[0])
 
 
-def pooled_raters(available, pool_items=POOL_ITEMS):
+def pooled_raters(available, min_items=MIN_ITEMS):
     """Return the pooled map: ``(n, V)`` int32, the member of virtual rater ``v`` on item ``i``.
 
     The members of a virtual rater (:func:`pooled_groups`) label disjoint items, so at most
     one of them labelled item ``i``; ``-1`` where none did.
     """
     available = np.asarray(available, dtype=bool)
-    groups = pooled_groups(available, pool_items)
+    groups = pooled_groups(available, min_items)
     raters = np.full((available.shape[0], len(groups)), -1, dtype=np.int32)
     for v, members in enumerate(groups):
         for k in members:
@@ -170,13 +185,13 @@ def pooled_raters(available, pool_items=POOL_ITEMS):
     return raters
 
 
-def form_raters(form, available, pool_items=POOL_ITEMS):
+def form_raters(form, available, min_items=MIN_ITEMS):
     """Return the map of ``form`` (``raters``: the identity, ``(n, K)``)."""
     available = np.asarray(available, dtype=bool)
     if form == "slots":
-        return slot_raters(available)
+        return slot_raters(available, min_items)
     if form == "pooled":
-        return pooled_raters(available, pool_items)
+        return pooled_raters(available, min_items)
     if form == "raters":
         columns = np.arange(available.shape[1], dtype=np.int32)
         return np.where(available, columns[None, :], -1).astype(np.int32)
@@ -205,7 +220,7 @@ def apply_min_comparisons(decision, tested, min_comparisons):
     return decision
 
 
-def evaluate_form(labels, masks, n_humans, n_labels, epsilon, coefficient, form, pool_items):
+def evaluate_form(labels, masks, n_humans, n_labels, epsilon, coefficient, form, min_items):
     """Run the point rule's kernel on the virtual raters of ``form`` under each mask.
 
     Same arguments and returns as :func:`simcore.engine.point_rule.evaluate_masks` (with
@@ -225,7 +240,7 @@ def evaluate_form(labels, masks, n_humans, n_labels, epsilon, coefficient, form,
     human_codes, judge_codes = labels[:, :n_humans], labels[:, n_humans:]
     results = []
     for mask in masks:
-        codes, available = virtual_matrix(human_codes, form_raters(form.form, mask, pool_items))
+        codes, available = virtual_matrix(human_codes, form_raters(form.form, mask, min_items))
         virtual = np.concatenate([codes, judge_codes], axis=1).astype(labels.dtype)
         with threads_for_trials(1):  # one mask: waking other threads only costs time
             results.append(
@@ -249,7 +264,7 @@ def virtual_names(form, humans, raters):
     return tuple(names)
 
 
-def virtual_annotation(matrix, form, pool_items=POOL_ITEMS):
+def virtual_annotation(matrix, form, min_items=MIN_ITEMS):
     """Return ``matrix`` with its humans replaced by the virtual raters of ``form``.
 
     ``form`` is a :class:`RuleForm` (``raters`` returns ``matrix`` itself). The judges,
@@ -262,7 +277,7 @@ def virtual_annotation(matrix, form, pool_items=POOL_ITEMS):
     if form.form == "raters":
         return matrix
     available = matrix.human_labels >= 0
-    raters = form_raters(form.form, available, pool_items)
+    raters = form_raters(form.form, available, min_items)
     codes, kept = virtual_matrix(matrix.human_labels, raters)
     return dataclasses.replace(
         matrix,

@@ -19,7 +19,7 @@ import yaml
 from simcore.engine.coefficients import COEFFICIENTS
 from simcore.model.generative import Skew
 from simcore.options import did_you_mean
-from simcore.realdata.rule_forms import FORMS, POOL_ITEMS
+from simcore.realdata.rule_forms import FORMS, MIN_ITEMS
 
 RULE_KINDS = ("point", "alt_test", "interval")
 
@@ -277,13 +277,11 @@ class RuleConfig:
         "auto",
         "str",
         "real data, point rule: who the rule holds out: raters (every human), slots (virtual "
-        "raters by label position) or pooled (thin comparisons pooled); auto: pooled on a "
-        "crowd, raters otherwise",
+        "raters by label position) or pooled (thin comparisons pooled); auto: slots where "
+        "a few items carry most pairs, pooled on a crowd, raters otherwise",
         choices=FORMS,
     )
-    pool_items: int = _field(
-        POOL_ITEMS, "int", "form pooled: items a pooled virtual rater shares at least", minimum=2
-    )
+    min_items: int = _field(MIN_ITEMS, "int", "virtual raters: fewest items shared", minimum=2)
     min_comparisons: int | None = _field(
         None,
         "int",
@@ -296,7 +294,7 @@ class RuleConfig:
 RULE_KEYS_WRITTEN_WHEN_SET = {
     "min_pairs": 0,
     "form": "auto",
-    "pool_items": POOL_ITEMS,
+    "min_items": MIN_ITEMS,
     "min_comparisons": None,
 }
 """Rule keys added after stores were published, with their defaults: a scenario writes them

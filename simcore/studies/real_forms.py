@@ -1,8 +1,9 @@
 """The rule's form in the real-data protocol: who it holds out, resolved on each group's shape.
 
 ``rule.form`` (:mod:`simcore.realdata.rule_forms`) is resolved once per group on the full
-matrix's shape (:func:`simcore.realdata.data_shape.data_shape`): ``auto`` pools the thin
-comparisons of a crowd and keeps every human a rater elsewhere. Every trial's thinned mask
+matrix's shape (:func:`simcore.realdata.data_shape.data_shape`): ``auto`` holds out label
+positions where a few items carry most pairs, pools the thin comparisons of a crowd, and
+keeps every human a rater elsewhere. Every trial's thinned mask
 is then turned into that form's virtual raters before the rule runs, so the raters a trial
 compares are built from the labels the trial kept.
 """
@@ -25,7 +26,10 @@ def group_form(rule, matrix):
     """
     if rule.kind != "point":
         return RuleForm("raters", rule.min_pairs, 1, f"{rule.kind}: every human is a rater")
-    return resolve_form(rule.form, data_shape(matrix).kind, rule.min_pairs, rule.min_comparisons)
+    shape = data_shape(matrix)
+    return resolve_form(
+        rule.form, shape.kind, rule.min_pairs, rule.min_comparisons, shape.concentrated
+    )
 
 
 def evaluate(rule, group, masks):
@@ -38,7 +42,7 @@ def evaluate(rule, group, masks):
         rule.epsilon,
         coefficient_code(rule.coefficient),
         group.form,
-        rule.pool_items,
+        rule.min_items,
     )
 
 

@@ -59,7 +59,7 @@ def count_judge_block(scenario, group, coords, start, stop):
             rule.epsilon,
             coefficient_code(rule.coefficient),
             group.form,
-            rule.pool_items,
+            rule.min_items,
         )
         passes.append(result[0][:, 0])
         ranking.append(result[3][:, 0])

@@ -237,10 +237,10 @@ class _CellProblems:
                 rule.min_pairs,
                 ("rule.kind", "rule.min_pairs"),
             )
-        if rule_dict(rule).keys() & {"form", "pool_items", "min_comparisons"}:
+        if rule_dict(rule).keys() & {"form", "min_items", "min_comparisons"}:
             self.problem(
                 "rule.form",
-                "rule.form, rule.pool_items and rule.min_comparisons apply to real matrices "
+                "rule.form, rule.min_items and rule.min_comparisons apply to real matrices "
                 "(kind: real); a synthetic panel holds out every human",
                 rule.form,
                 ("rule.form",),
