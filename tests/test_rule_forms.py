@@ -1,5 +1,7 @@
 """rule.form: virtual raters for crowds (slots, pooled thin comparisons), chosen by shape."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import xarray as xr
@@ -227,3 +229,23 @@ def test_a_matrix_of_virtual_raters_keeps_every_label_and_names_the_pools(tmp_pa
     slots = rule_forms.virtual_annotation(matrix, resolve_form("slots", "crowd"), min_items=0)
     assert slots.humans[0] == "slot 1" and int(slots.available.sum()) == int(matrix.available.sum())
     assert rule_forms.virtual_annotation(matrix, resolve_form("raters", "crowd")) is matrix
+
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="needs ../shared/data")
+@pytest.mark.parametrize("name", ["real_summeval", "real_wax", "real_cebab_stars", "strat_wax"])
+def test_the_published_real_scenarios_keep_the_published_rule_in_every_group(name):
+    from simcore.studies.config import read_raw
+    from simcore.studies.real import load_matrix, real_scenario_from_dict
+    from simcore.studies.real_forms import group_form
+
+    path = SCENARIOS / f"{name}.yaml"
+    scenario = real_scenario_from_dict(read_raw(path), str(path), path.parent)
+    matrix = load_matrix(scenario)
+    groups = (
+        [matrix.subset(g) for g in matrix.group_names] if len(matrix.group_names) > 1 else [matrix]
+    )
+    assert {group_form(scenario.rule, group)[:3] for group in groups} == {("raters", 0, 1)}
