@@ -39,6 +39,7 @@ def shape_of(kind, seed=0):
         ("sparse_panel", "sparse panel"),
         ("crowd", "crowd"),
         ("concentrated", "crowd"),
+        ("slots", "dense panel"),  # positions look like people until declared
     ],
 )
 def test_each_generator_is_named_its_shape(kind, named):
@@ -46,6 +47,18 @@ def test_each_generator_is_named_its_shape(kind, named):
     shape = shape_of(kind)
     assert shape.kind == named
     assert shape.concentrated == (kind == "concentrated")
+
+
+def test_the_slots_generator_fills_each_position_with_many_workers():
+    from simcore.realdata.shapes import draw_slots
+
+    slots, judges, workers = draw_slots(seed=1)
+    table, names = frame("slots", seed=1)
+    matrix = simcore.read_annotations(table, judges=names, slots=True)
+    assert data_shape(matrix).kind == "slots"
+    assert sorted(slots) == ["slot1", "slot2", "slot3"] and len(judges) == 2
+    assert all(len(set(workers[:, s])) > 20 for s in range(3))  # a column is not a person
+    assert (np.sort(workers, axis=1)[:, 1:] != np.sort(workers, axis=1)[:, :-1]).all()
 
 
 def test_the_numbers_behind_the_call_are_those_of_the_mask():

@@ -140,9 +140,11 @@ def rates(decision, accept=None):
 
 
 def table(trials, seed=2026, coverages=COVERAGES, shape="crowd"):
-    """Return the Markdown table: one row per form, FA / FR / inconclusive per coverage."""
+    """Return the Markdown table: one row per form, FA / FR / WDR / inconclusive per coverage."""
     results = {c: crowd_trials(c, trials, seed, shape=shape) for c in coverages}
-    head = "| form | " + " | ".join(f"coverage {c:g}: FA / FR / inc." for c in coverages) + " |"
+    head = (
+        "| form | " + " | ".join(f"coverage {c:g}: FA / FR / WDR / inc." for c in coverages) + " |"
+    )
     lines = [head, "|---|" + "---|" * len(coverages)]
     for label in FORMS:
         cells = []
@@ -150,7 +152,7 @@ def table(trials, seed=2026, coverages=COVERAGES, shape="crowd"):
             r = rates(results[coverage][label])
             cells.append(
                 f"{100 * r['FA'][0]:.1f} ± {100 * r['FA'][1]:.1f} / {100 * r['FR'][0]:.1f} / "
-                f"{100 * r['inconclusive'][0]:.0f}"
+                f"{100 * r['WDR'][0]:.1f} / {100 * r['inconclusive'][0]:.0f}"
             )
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -173,7 +175,7 @@ def main(argv=None):
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(
         f"# The rule's forms on synthetic crowds ({args.trials} trials per coverage, "
-        f"seed {args.seed})\n\nFA ± SE / FR / inconclusive, in percent "
+        f"seed {args.seed})\n\nFA ± SE / FR / WDR / inconclusive, in percent "
         "(`python -m simcore.experiments.crowd_forms`).\n\n" + text + "\n"
     )
     print(text)

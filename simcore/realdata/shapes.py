@@ -126,8 +126,9 @@ def write_alttest_folder(humans, judges, folder):
     return folder
 
 
-DATA_SHAPES = ("dense_panel", "sparse_panel", "crowd", "concentrated")
-"""The shapes :func:`draw_shape` draws (:mod:`simcore.realdata.data_shape` names them)."""
+DATA_SHAPES = ("dense_panel", "sparse_panel", "crowd", "concentrated", "slots")
+"""The shapes :func:`draw_shape` draws (:mod:`simcore.realdata.data_shape` names them;
+``slots`` only when declared)."""
 
 
 def shape_mask(kind, seed=0):
@@ -138,9 +139,13 @@ def shape_mask(kind, seed=0):
     - ``crowd``: 150 humans on 400 items, each item to each with probability 0.02 (two at
       least): about 8 items per human;
     - ``concentrated``: 60 humans on 300 items; 2 items labelled by all of them, every
-      other item by 2 humans drawn at random, so the 2 items carry most pairs.
+      other item by 2 humans drawn at random, so the 2 items carry most pairs;
+    - ``slots``: 3 label positions on every one of 300 items (who fills them:
+      :func:`draw_slots`).
     """
     rng = np.random.default_rng(seed)
+    if kind == "slots":
+        return np.ones((300, 3), bool)
     if kind == "dense_panel":
         return np.ones((300, 4), bool)
     if kind == "concentrated":
@@ -162,6 +167,8 @@ def draw_shape(kind, seed=0, n_labels=2, human_accuracy=0.85, judge_accuracies=(
     Returns ``(humans, judges)`` as :func:`draw_matrix`; labels from the symmetric channel
     at ``human_accuracy`` and ``judge_accuracies`` (every judge labels every item).
     """
+    if kind == "slots":
+        return draw_slots(seed=seed, n_labels=n_labels, judge_accuracies=judge_accuracies)[:2]
     mask = shape_mask(kind, seed)
     n_items, n_humans = mask.shape
     return draw_matrix(
@@ -175,3 +182,48 @@ def draw_shape(kind, seed=0, n_labels=2, human_accuracy=0.85, judge_accuracies=(
         seed=seed,
         labelled=mask,
     )
+
+
+def draw_slots(
+    n_items=300,
+    n_slots=3,
+    n_workers=40,
+    accuracies=(0.65, 0.95),
+    n_labels=2,
+    judge_accuracies=(0.7, 0.9),
+    seed=0,
+):
+    """Draw a matrix whose human columns are label positions, with a known truth.
+
+    Each item gets ``n_slots`` distinct workers drawn at random from ``n_workers`` whose
+    accuracies are evenly spread over ``accuracies``; the label in slot ``s`` is the
+    ``s``-th worker's report (symmetric channel, truth uniform over ``L``), so a column is
+    a position filled by different people, as in a crowd export with one column per answer.
+
+    Returns
+    -------
+    slots, judges : dict
+        ``{"slot1" ...: {item id: label text}}`` and ``{judge: {item: label}}`` as
+        :func:`draw_matrix`.
+    workers : numpy.ndarray
+        ``(n_items, n_slots)`` the worker behind each label.
+    """
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(n_labels, size=n_items)
+    worker_accuracy = np.linspace(*accuracies, n_workers)
+    workers = np.argsort(rng.random((n_items, n_workers)), axis=1)[:, :n_slots]
+    right = rng.random((n_items, n_slots)) < worker_accuracy[workers]
+    shift = rng.integers(1, max(n_labels, 2), size=(n_items, n_slots))
+    codes = np.where(right, truth[:, None], (truth[:, None] + shift) % n_labels)
+    items = [f"item{i:05d}" for i in range(n_items)]
+    slots = {
+        f"slot{s + 1}": {item: f"l{code}" for item, code in zip(items, codes[:, s], strict=True)}
+        for s in range(n_slots)
+    }
+    judges = {}
+    for j, accuracy in enumerate(judge_accuracies):
+        right = rng.random(n_items) < accuracy
+        shift = rng.integers(1, max(n_labels, 2), size=n_items)
+        labels = np.where(right, truth, (truth + shift) % n_labels)
+        judges[f"judge{j}"] = {item: f"l{code}" for item, code in zip(items, labels, strict=True)}
+    return slots, judges, workers
