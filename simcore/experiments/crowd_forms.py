@@ -150,9 +150,10 @@ def table(trials, seed=2026, coverages=COVERAGES, shape="crowd"):
         cells = []
         for coverage in coverages:
             r = rates(results[coverage][label])
+            wdr = "-" if not np.isfinite(r["WDR"][0]) else f"{100 * r['WDR'][0]:.1f}"
             cells.append(
                 f"{100 * r['FA'][0]:.1f} ± {100 * r['FA'][1]:.1f} / {100 * r['FR'][0]:.1f} / "
-                f"{100 * r['WDR'][0]:.1f} / {100 * r['inconclusive'][0]:.0f}"
+                f"{wdr} / {100 * r['inconclusive'][0]:.0f}"
             )
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
