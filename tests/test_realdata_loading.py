@@ -651,8 +651,8 @@ def test_load_data_block_problems_are_all_reported():
     problems = problems_of(load_data, block)
     unknown = one_problem(problems, "data.columns: unknown key")
     assert (
-        "(valid keys: format, path, judges_path, humans, judges, labels, scale, group_separator)"
-        in unknown
+        "(valid keys: format, path, judges_path, humans, judges, labels, scale, "
+        "group_separator, slots)" in unknown
     )
     one_problem(problems, "data.format: must be one of alttest, json, csv, wide (got 'xls')")
     one_problem(problems, "data.path: must be given", "(got null)")

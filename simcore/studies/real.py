@@ -38,6 +38,7 @@ from simcore.studies.config import (
     rule_dict,
     unknown_keys,
 )
+from simcore.studies.real_forms import group_form
 
 DEFAULT_COVERAGES = (0.05, 0.10, 0.25, 0.50)
 _TOP_KEYS = ("name", "description", "kind", "data", "rule", "trials", "seed", "sweep", "output")
@@ -202,10 +203,16 @@ class RealStudy:
     def describe(self, scenario):
         """Load the matrix and summarise it with the sweep, for ``simcore validate``."""
         matrix = load_matrix(scenario)
+        names = matrix.group_names
+        forms = {
+            group_form(scenario.rule, matrix.subset(name) if len(names) > 1 else matrix).text()
+            for name in names
+        }
         return (
             f"real data {matrix.source} ({matrix.n_items} items, {matrix.n_humans} humans, "
             f"{matrix.n_judges} judges), {len(scenario.designs)} designs x "
-            f"{len(scenario.coverages)} coverages, {scenario.trials} trials per cell"
+            f"{len(scenario.coverages)} coverages, {scenario.trials} trials per cell; "
+            + "; ".join(sorted(forms))
         )
 
     def context(self, scenario):
