@@ -167,13 +167,13 @@ def test_capped_secondaries_are_counted_and_nearly_every_cell_is_said():
     advice = SimpleNamespace(recommendation=answer, budget=None, reach=None)
     text = recommendation_text(advice)
     assert "1 of 2 secondaries have fewer than 50 unlabelled items left" in text
-    assert "the round buys 80 labels, not 100" in text and "62% of the 130 unlabelled" in text
+    assert "the round buys 80 labels, not 100" in text and "61.5% of the 130 unlabelled" in text
     assert "nearly every unlabelled cell" not in text
     # 90 per secondary: 120 of the 130 unlabelled cells
     answer = answer_for(audit, curve, 90)
     assert answer.labels == 120 and answer.nearly_all and 120 / 130 >= NEARLY_ALL_SHARE
     advice = SimpleNamespace(recommendation=answer, budget=None, reach=None)
-    assert "92% of the 130 unlabelled cells: nearly every unlabelled cell" in recommendation_text(
+    assert "92.3% of the 130 unlabelled cells: nearly every unlabelled cell" in recommendation_text(
         advice
     )
 
@@ -186,6 +186,11 @@ def test_the_range_brackets_the_size_by_the_curves_wilson_intervals():
     short = RiskCurve("judge", "strat", [0, 10, 25], [30, 8, 1], [100, 100, 100])
     assert needed_range(short, 0.05) == (10, 25, -1)
     audit = fake_audit((100, 100), 200, (0.3, 0.02))
+    # 100 more items label everything: risk 0 exactly, whatever 0/20's Wilson bound (16%)
+    whole = RiskCurve("judge", "exact_m", [0, 10, 100], [30, 8, 0], [100, 100, 20])
+    assert needed_range(whole, 0.05) == (10, 100, -1)
+    answer = answer_for(audit, whole, 100)
+    assert (answer.low, answer.high, answer.labels_high) == (10, 100, 200)
     answer = answer_for(audit, curve, 25)
     assert (answer.low, answer.per_secondary, answer.high) == (10, 25, 50)
     assert (answer.labels_low, answer.labels, answer.labels_high) == (20, 50, 100)

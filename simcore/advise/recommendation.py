@@ -85,6 +85,16 @@ def needed_range(curve, target, confidence=0.95):
     return low, point, high
 
 
+def everything_size(curve, audit):
+    """Return the curve's last size when it labels every item (risk 0 exactly), else -1.
+
+    There the sparse matrix is the dense one, so the risk is under any target whatever
+    the Wilson bound of its nominal trials says.
+    """
+    last = curve.extra[-1] if curve.extra else -1
+    return last if labels_everything(audit.available, audit.curve_design, last) else -1
+
+
 def above_target(risk_now, target):
     """Return the judges whose risk now is above ``target`` (or unknown): those needing labels."""
     return tuple(name for name, (rate, _) in risk_now.items() if not rate <= target)
@@ -242,8 +252,9 @@ class Recommendation(NamedTuple):
         The design of the proposal.
     low, high : int
         ``labels``: the range of items per secondary around ``per_secondary``
-        (:func:`needed_range`, the largest over the judges above the target; ``high`` -1
-        beyond the grid). Otherwise equal to ``per_secondary``.
+        (:func:`needed_range`, the largest over the judges above the target; ``high`` is the
+        size labelling every item when only that one is conservatively under the target
+        (its risk is 0 exactly), -1 beyond the grid). Otherwise equal to ``per_secondary``.
     labels_low, labels_high : int
         The labels ``low`` and ``high`` items per secondary buy (-1 beyond the grid).
     risk, se : float
@@ -347,7 +358,10 @@ def recommend(audit, curves, reach, budget_rows, design, extra, proposal, target
         ranges = {name: needed_range(curves[name], target) for name in driving}
         judge = max(ranges, key=lambda name: ranges[name][1])
         low = max(bounds[0] for bounds in ranges.values())
-        highs = [bounds[2] for bounds in ranges.values()]
+        highs = [
+            bounds[2] if bounds[2] >= 0 else everything_size(curves[name], audit)
+            for name, bounds in ranges.items()
+        ]
         high = -1 if min(highs) < 0 else max(highs)
         curve = curves[judge]
         index = curve.extra.index(extra)

@@ -64,16 +64,18 @@ def recommendation_text(advice):
 
 def _range_text(answer):
     """Return the recommendation's range of sizes, from the curves' 95% intervals."""
+    where = "where the risk curve's 95% interval straddles the target"
+    low = f"{answer.low} ({answer.labels_low} labels)"
     if answer.high < 0:
-        upper = "more than the largest size simulated"
-    elif answer.labels_high >= answer.unlabelled:
+        return (
+            f"uncertain from {low} items per secondary to more than the largest size "
+            f"simulated, {where}"
+        )
+    if answer.labels_high >= answer.unlabelled:
         upper = f"{answer.high} (every unlabelled item, {answer.labels_high} labels)"
     else:
         upper = f"{answer.high} ({answer.labels_high} labels)"
-    return (
-        f"uncertain between {answer.low} ({answer.labels_low} labels) and {upper} items per "
-        "secondary, where the risk curve's 95% interval straddles the target"
-    )
+    return f"uncertain between {low} and {upper} items per secondary, {where}"
 
 
 def _capping_text(answer):
@@ -87,7 +89,7 @@ def _capping_text(answer):
             f"{answer.per_secondary * answer.secondaries}"
         )
     if answer.labels:
-        text += f"; {answer.share:.0%} of the {answer.unlabelled} unlabelled cells"
+        text += f"; {answer.share:.1%} of the {answer.unlabelled} unlabelled cells"
         if answer.nearly_all:
             text += ": nearly every unlabelled cell, so the sparse design is almost abandoned"
     return text
