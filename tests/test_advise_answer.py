@@ -51,6 +51,8 @@ def test_an_obvious_rejection_gets_no_labels_even_with_a_budget(tmp_path, capsys
     assert summary(advice).splitlines()[0] == f"recommendation: {answer.text}"
     report = report_markdown(advice)
     assert report.index("## Recommendation") < report.index("Data:") < report.index("## 1.")
+    assert "`next_round.csv` lists no items: no labels needed" in report
+    assert repr(advice).startswith("Advice(recommendation=Recommendation(kind='none'")
     argv = ["advise", str(path), "--humans", ",".join(humans), "--judges", ",".join(judges)]
     argv += ["--trials", "60", "--out", str(tmp_path / "out"), "--json"]
     assert main(argv) == 0

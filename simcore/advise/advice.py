@@ -113,6 +113,7 @@ class Advice(AdviceView):
     ``to_markdown()`` and ``plot()``.
     """
 
+    recommendation: object  # simcore.advise.recommendation.Recommendation, first
     source: str
     humans: tuple
     judges: tuple
@@ -137,7 +138,6 @@ class Advice(AdviceView):
     reach: object = None
     min_pairs: int = 0
     shape: object = None  # the matrix's simcore.realdata.data_shape.DataShape
-    recommendation: object = None  # simcore.advise.recommendation.Recommendation
 
     @property
     def misfits(self):
@@ -297,6 +297,7 @@ def plan_next_round(matrix, audit, target, budget):
     proposal = extend_mask(rng, design, extra, audit.human_labels, available, matrix.n_labels)
     answer = recommend(audit, curves, reach, budget_rows, design, extra, proposal, target)
     advice = Advice(
+        recommendation=answer,
         source=str(matrix.source),
         humans=tuple(matrix.humans),
         judges=audit.judges,
@@ -321,7 +322,6 @@ def plan_next_round(matrix, audit, target, budget):
         reach=reach,
         min_pairs=audit.options.get("min_pairs", 0),
         shape=data_shape(matrix),
-        recommendation=answer,
     )
     advice.recommendation = answer._replace(text=recommendation_text(advice))
     return advice

@@ -359,6 +359,15 @@ def _allocation_section(advice):
             "`next_round.csv` lists no items: " + unreachable_text(advice) + ".",
             "",
         ]
+    if advice.recommendation is not None and advice.recommendation.kind == "none":
+        return [
+            "",
+            "## 4. The allocation",
+            "",
+            "`next_round.csv` lists no items: no labels needed, every verdict's risk is "
+            "already below the target.",
+            "",
+        ]
     return [
         "",
         "## 4. The allocation",
