@@ -41,5 +41,8 @@ def test_the_advise_notebook_runs_and_gives_an_advice(monkeypatch):
     assert advice.judges == ("gpt-4o", "llama-31") and advice.humans == ("e0", "e1", "e2")
     assert len(advice.items) == 1600  # SummEval's coherence ratings
     assert advice.budget == 200 and len(advice.budget_table) == 6
-    assert len(advice.next_round) == int(advice.proposal.sum()) > 0
+    assert len(advice.next_round) == int(advice.proposal.sum())
+    # labels are proposed exactly when some judge's risk now is above the target
+    assert (len(advice.next_round) > 0) == (advice.recommendation.kind != "none")
+    assert advice.recommendation.text and advice.recommendation.labels == len(advice.next_round)
     assert type(namespace["figure"]).__name__ == "Figure"

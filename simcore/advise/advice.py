@@ -20,7 +20,7 @@ Four steps, joined by :func:`advise`; the first two audit the matrix as it is
    (:func:`simcore.advise.next_round.extend_mask`), over a grid of ``extra``; the smallest
    grid value whose risk is under the target, beside the Gaussian certification recipe
    from the fitted model (SPEC §7); with a budget, the risk of spending it under each
-   design (:func:`budget_comparison`).
+   design; one recommendation read from them (:mod:`simcore.advise.recommendation`).
 4. **The allocation** (:func:`simcore.advise.report_files.write_outputs`): ``next_round.csv``
    (for each secondary, the items to label next), ``report.md`` and ``report.png``.
 """
@@ -34,20 +34,24 @@ from simcore.advise.anchored import judge_anchor
 from simcore.advise.diagnostics import agreement_diagnostics, poor_fit
 from simcore.advise.models import fit_matrix, matrix_columns
 from simcore.advise.next_round import extend_mask
-from simcore.advise.risk import (
-    RISK_SE_TARGET,
-    judge_risk,
-    labels_everything,
-    monte_carlo_se,
-    posterior_risk,
+from simcore.advise.recommendation import (  # noqa: F401  (budget_* and Reach re-exported)
+    Reach,
+    above_target,
+    budget_comparison,
+    budget_row,
+    next_round_size,
+    reachability,
+    recommend,
+    recommended_extra,
 )
+from simcore.advise.report_plan import recommendation_text
+from simcore.advise.risk import RISK_SE_TARGET, judge_risk
 from simcore.advise.verdict import (
     comparison_intervals,  # noqa: F401  (re-exported)
     numeric_label_values,
     verdicts,
 )
 from simcore.advise.views import AdviceView
-from simcore.model.designs import DESIGNS
 from simcore.realdata.data_shape import data_shape
 
 EXTRA_GRID = (0, 10, 25, 50, 100, 200, 400, 800, 1600, 3200)
@@ -102,10 +106,14 @@ def fit_judge_model(matrix, judge, n_boot=30, seed=0, model="auto"):
 class Advice(AdviceView):
     """Everything :func:`advise` found; :func:`simcore.advise.report_files.write_outputs` writes it.
 
-    Its base :class:`~simcore.advise.views.AdviceView` adds the report's tables as
-    DataFrames, ``to_markdown()`` and ``plot()``.
+    ``recommendation`` is the one answer (labels to buy, where, how sure;
+    :class:`simcore.advise.recommendation.Recommendation`); ``recommended_extra``,
+    ``recipes`` and the curves are the details behind it. Its base
+    :class:`~simcore.advise.views.AdviceView` adds the report's tables as DataFrames,
+    ``to_markdown()`` and ``plot()``.
     """
 
+    recommendation: object  # simcore.advise.recommendation.Recommendation, first
     source: str
     humans: tuple
     judges: tuple
@@ -265,126 +273,31 @@ def audit_judges(
 # --------------------------------------------------------------------------- the plan
 
 
-def recommended_extra(curves, target):
-    """Return the fewest grid items per secondary bringing every curve under ``target``.
-
-    -1 when some curve stays above the target over the whole grid.
-    """
-    needed = [curve.needed(target)[0] for curve in curves]
-    return -1 if any(n < 0 for n in needed) else max(needed)
-
-
-class Reach(NamedTuple):
-    """Whether the target can be reached short of labelling the whole corpus.
-
-    Attributes
-    ----------
-    reachable : bool
-        Some grid size below every item labelled brings every judge under the target.
-    best : dict
-        Judge -> ``(extra, risk, se)``: its lowest simulated risk short of every item
-        labelled (with every item labelled the sparse verdict is the dense one).
-    beyond_corpus : dict
-        Judge -> its recipe's ``m_cert`` when that exceeds the corpus's items: then no
-        labelling of this corpus certifies the binding comparison.
-    n_items : int
-        Items in the corpus.
-    """
-
-    reachable: bool
-    best: dict
-    beyond_corpus: dict
-    n_items: int
-
-
-def reachability(audit, curves, recommended):
-    """Return the :class:`Reach` of the audit's curves and recipes."""
-    available, design = audit.available, audit.curve_design
-    reachable = recommended >= 0 and not labels_everything(available, design, recommended)
-    best = {}
-    for name, curve in curves.items():
-        short = [
-            i for i, e in enumerate(curve.extra) if not labels_everything(available, design, e)
-        ]
-        if short:
-            index = min(short, key=curve.rate)
-            best[name] = (curve.extra[index], curve.rate(index), curve.se(index))
-    n_items = available.shape[0]
-    beyond = {
-        name: risk.recipe[2] for name, risk in audit.risks.items() if risk.recipe[2] > n_items
-    }
-    return Reach(reachable, best, beyond, n_items)
-
-
-def budget_comparison(audit, budget):
-    """Return one :func:`budget_row` per design, ``budget // (K - 1)`` items per secondary."""
-    per_secondary = max(1, budget // max(1, audit.available.shape[1] - 1))
-    pools = {}
-    return [budget_row(audit, candidate, per_secondary, pools) for candidate in DESIGNS]
-
-
-def budget_row(audit, design, per_secondary, pools=None):
-    """Return the risk when each secondary labels ``per_secondary`` more items by ``design``.
-
-    The row holds the worst audited judge's risk with its Monte Carlo SE, and the mean risk
-    over the judges.
-    """
-    risks = [
-        posterior_risk(
-            audit.risks[row["judge"]].models,
-            audit.available,
-            0,
-            design=design,
-            extra=per_secondary,
-            labels=audit.human_labels,
-            pools=pools,
-            anchor=judge_anchor(row),
-            **audit.options,
-        )
-        for row in audit.verdicts
-    ]
-    rates = [wrong / count for wrong, count in risks]
-    worst = int(np.argmax(rates))
-    wrong, count = risks[worst]
-    return {
-        "design": design,
-        "extra": per_secondary,
-        "worst_judge": audit.judges[worst],
-        "risk": wrong / count,
-        "se": monte_carlo_se(wrong, count),
-        "mean_risk": float(np.mean(rates)),
-    }
-
-
-def next_round_size(budget_rows, design, recommended, reachable):
-    """Return the proposal's ``(design, extra)``.
-
-    With a budget, its best design (lowest worst-judge risk, then mean risk) at the
-    budget's items per secondary; without, ``design`` at the recommended size, or nothing
-    (0) when the target is not reachable short of labelling the whole corpus
-    (:func:`reachability`): proposing the whole corpus is no plan.
-    """
-    if budget_rows:
-        best = min(budget_rows, key=lambda row: (row["risk"], row["mean_risk"]))
-        return best["design"], best["extra"]
-    return design, (recommended if reachable else 0)
-
-
 def plan_next_round(matrix, audit, target, budget):
     """Recommend and propose the next round after ``audit``; return the whole :class:`Advice`.
 
     ``target`` is the largest acceptable risk, ``budget`` the total new labels to spend
-    (None or 0: none). The proposal is drawn from ``SeedSequence([seed, 20261130])``.
+    (None or 0: none). Only the judges whose risk now is above the target ask for labels
+    (:func:`simcore.advise.recommendation.above_target`): when there is none, nothing is
+    proposed, with or without a budget. The proposal is drawn from
+    ``SeedSequence([seed, 20261130])``; :attr:`Advice.recommendation` says what it buys
+    (:func:`simcore.advise.recommendation.recommend`).
     """
     curves = {name: risk.curve for name, risk in audit.risks.items()}
+    risk_now = {name: risk.now for name, risk in audit.risks.items()}
+    needs_labels = bool(above_target(risk_now, target))
     recommended = recommended_extra(curves.values(), target)
     budget_rows = budget_comparison(audit, budget) if budget else []
     reach = reachability(audit, curves, recommended)
-    design, extra = next_round_size(budget_rows, audit.curve_design, recommended, reach.reachable)
+    design, extra = next_round_size(
+        budget_rows, audit.curve_design, recommended, reach.reachable, needs_labels
+    )
     rng = np.random.default_rng(np.random.SeedSequence([audit.options["seed"], 20_261_130]))
     available = audit.available
     proposal = extend_mask(rng, design, extra, audit.human_labels, available, matrix.n_labels)
-    return Advice(
+    answer = recommend(audit, curves, reach, budget_rows, design, extra, proposal, target)
+    advice = Advice(
+        recommendation=answer,
         source=str(matrix.source),
         humans=tuple(matrix.humans),
         judges=audit.judges,
@@ -397,7 +310,7 @@ def plan_next_round(matrix, audit, target, budget):
         extra=int(extra),
         verdicts=audit.verdicts,
         models=audit.models,
-        risk_now={name: risk.now for name, risk in audit.risks.items()},
+        risk_now=risk_now,
         curves=curves,
         recipes={name: risk.recipe for name, risk in audit.risks.items()},
         recommended_extra=recommended,
@@ -410,6 +323,8 @@ def plan_next_round(matrix, audit, target, budget):
         min_pairs=audit.options.get("min_pairs", 0),
         shape=data_shape(matrix),
     )
+    advice.recommendation = answer._replace(text=recommendation_text(advice))
+    return advice
 
 
 # --------------------------------------------------------------------------- the whole

@@ -99,8 +99,12 @@ def risk_curve_table(advice):
 
 
 def budget_table(advice):
-    """Return the budget's risk under each design (no rows without a budget)."""
-    columns = ["design", "extra", "worst_judge", "risk", "se", "mean_risk"]
+    """Return the budget's risk under each design (no rows without a budget).
+
+    ``tie`` marks the designs within noise of the best, ``recommended`` the one chosen
+    (:func:`simcore.advise.recommendation.choose_design`).
+    """
+    columns = ["design", "extra", "worst_judge", "risk", "se", "mean_risk", "tie", "recommended"]
     return pd.DataFrame(advice.budget_rows, columns=columns)
 
 

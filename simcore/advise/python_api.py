@@ -3,8 +3,10 @@
 ``import simcore; advice = simcore.advise("matrix.csv", judges=["judge_a"])`` audits a
 sparse validation matrix and plans its next round exactly as the command line does (the
 command is a thin layer over :func:`advise_each_group`); the :class:`Advice` returned
-gives the report's tables as pandas DataFrames (``verdict_table``, ``risk_table``,
-``risk_curve``, ``budget_table``, ``model_table``, ``next_round``), the fitted models
+opens with ``recommendation``, the one answer (labels to buy, where, how sure; or none
+needed; or the target out of reach), and gives the report's tables as pandas DataFrames
+(``verdict_table``, ``risk_table``, ``risk_curve``, ``budget_table``, ``model_table``,
+``next_round``), the fitted models
 (``models``), ``to_markdown()`` (the text of ``report.md``) and ``plot()`` (the figure of
 ``report.png``).
 """

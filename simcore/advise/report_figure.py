@@ -93,7 +93,7 @@ def _draw_intervals(axes, advice):
 
 
 def _draw_risk_curves(axes, advice):
-    """Draw every judge's risk against extra items per secondary, and the target."""
+    """Draw every judge's risk against extra items per secondary, the target, the answer."""
     for curve in advice.curves.values():
         extra = np.array(curve.extra, dtype=float)
         rates = np.array([curve.rate(i) for i in range(len(extra))])
@@ -108,6 +108,15 @@ def _draw_risk_curves(axes, advice):
             capsize=2,
         )
     axes.axhline(advice.target, color="grey", linewidth=1, label=f"target {advice.target:g}")
+    answer = getattr(advice, "recommendation", None)
+    if answer is not None and answer.kind == "labels":
+        axes.axvline(
+            max(answer.per_secondary, 1),
+            color="black",
+            linestyle=":",
+            linewidth=1,
+            label=f"recommended: {answer.per_secondary} per secondary",
+        )
     axes.set_xscale("log")
     axes.set_xlabel(f"extra items per secondary ({advice.curve_design}; 0 drawn at 1)")
     axes.set_ylabel("risk: sparse verdict differs from dense")

@@ -8,6 +8,14 @@ import numpy as np
 
 from simcore.advise.channels import is_one_coin
 from simcore.advise.report_figure import report_figure
+from simcore.advise.report_plan import (
+    budget_lines,
+    details_lines,
+    details_summary,
+    recommendation_lines,
+    recommendation_text,
+    unreachable_text,
+)
 from simcore.advise.risk import RISK_SE_TARGET
 
 
@@ -43,9 +51,10 @@ def write_next_round(advice, path):
 
 def report_markdown(advice):
     """Return the Markdown report of an :class:`simcore.advise.advice.Advice`."""
-    lines = [
-        "# simcore advise",
-        "",
+    lines = ["# simcore advise", ""]
+    if advice.recommendation is not None:
+        lines += recommendation_lines(advice)
+    lines += [
         f"Data: `{advice.source}`; humans {', '.join(advice.humans)} (the first is the "
         f"primary); labels {', '.join(advice.labels)}; rule {advice.rule}, eps "
         f"{advice.epsilon:g}; target risk {advice.target:g}.",
@@ -291,7 +300,7 @@ def _risk_now_table(advice):
 
 
 def _next_section(advice):
-    """Return section 3: the risk curves, the items needed, the recommendation, the budget."""
+    """Return section 3: the risk curves, the budget's designs, the details of how many."""
     lines = [
         "",
         "## 3. What to label next",
@@ -300,9 +309,8 @@ def _next_section(advice):
         "",
     ]
     lines += _curve_table(advice)
-    lines += _needed_table(advice)
-    lines.append(_recommendation(advice))
-    lines += _budget_table(advice)
+    lines += budget_lines(advice)
+    lines += details_lines(advice)
     return lines
 
 
@@ -334,104 +342,6 @@ def _curve_table(advice):
     return lines
 
 
-def _needed_table(advice):
-    """Return the items each judge needs (simulated, by the recipe) and the co-labelled now."""
-    lines = [
-        "",
-        "| judge | items per secondary for risk <= target (simulated; conservative) "
-        "| Gaussian recipe, binding comparison: held-out human, margin, sigma0^2, "
-        "co-labelled items m_cert |",
-        "|---|---|---|",
-    ]
-    for curve in advice.curves.values():
-        point, conservative = curve.needed(advice.target)
-        margin, sigma2, m_cert, held_out = advice.recipes[curve.judge]
-        shown = "beyond the grid" if point < 0 else f"{point}"
-        careful = "beyond the grid" if conservative < 0 else f"{conservative}"
-        recipe = (
-            "none (no human shares an item with another)"
-            if held_out < 0
-            else f"{advice.humans[held_out]}, {margin:+.3f}, {sigma2:.3f}, "
-            + ("none (margin 0)" if m_cert < 0 else f"{m_cert}")
-        )
-        if advice.reach is not None and curve.judge in advice.reach.beyond_corpus:
-            recipe += f" (more than the corpus's {advice.reach.n_items} items)"
-        lines.append(f"| {curve.judge} | {shown}; {careful} | {recipe} |")
-    co_labelled = ", ".join(
-        f"{advice.humans[h + 1]}: {int(c)}" for h, c in enumerate(advice.co_labelled)
-    )
-    lines += [
-        "",
-        f"Items each secondary now shares with the primary: {co_labelled}. The recipe's "
-        "m_cert counts co-labelled items per comparison; the simulation counts new items per "
-        "secondary under the design, with every judge's risk under the target.",
-        "",
-    ]
-    return lines
-
-
-def _recommendation(advice):
-    """Return the recommended items per secondary, or why the target is out of reach."""
-    if advice.reach is not None and not advice.reach.reachable:
-        return "**Recommendation:** " + unreachable_text(advice) + "."
-    if advice.recommended_extra >= 0:
-        return (
-            f"**Recommendation:** {advice.recommended_extra} more items per secondary "
-            f"(design `{advice.curve_design}`) bring every audited judge's risk under "
-            f"{advice.target:g}."
-        )
-    largest = list(advice.curves.values())[0].extra[-1]
-    return (
-        f"**Recommendation:** no grid value up to {largest} items per "
-        f"secondary brings every judge's risk under {advice.target:g}; label the "
-        "proposal and re-run advise, or accept a larger risk."
-    )
-
-
-def unreachable_text(advice):
-    """Return the plain statement that the target is out of reach, with the best risks."""
-    reach = advice.reach
-    blocking = {
-        name: best for name, best in reach.best.items() if best[1] > advice.target
-    } or reach.best
-    best = "; ".join(
-        f"{name} {_percent(rate, se)} at {extra} items per secondary"
-        for name, (extra, rate, se) in blocking.items()
-    )
-    text = (
-        f"target risk {advice.target:g} not reachable by labelling this corpus short of "
-        f"every item ({reach.n_items} items, at the sizes simulated): best achievable risk "
-        f"{best}; with every item "
-        "labelled the verdict is the dense one, so no next round is proposed"
-    )
-    beyond = {name: m for name, m in reach.beyond_corpus.items() if name in blocking}
-    if beyond:
-        text += "; the Gaussian recipe needs more co-labelled items than the corpus has (" + (
-            ", ".join(f"{name}: {m}" for name, m in beyond.items()) + ")"
-        )
-    return text
-
-
-def _budget_table(advice):
-    """Return the table of the budget's risk under each design (none without a budget)."""
-    if not advice.budget_rows:
-        return []
-    lines = [
-        "",
-        f"Budget {advice.budget} labels ({advice.budget_rows[0]['extra']} per secondary), "
-        "risk by design (worst audited judge, ± SE; and the mean over judges):",
-        "",
-        "| design | risk (worst judge) | worst judge | mean risk |",
-        "|---|---|---|---|",
-    ]
-    for row in advice.budget_rows:
-        lines.append(
-            f"| {row['design']} | {_percent(row['risk'], row['se'])} | {row['worst_judge']} "
-            f"| {100 * row['mean_risk']:.1f}% |"
-        )
-    return lines
-
-
 # --------------------------------------------------------------------------- 4. the allocation
 
 
@@ -447,6 +357,15 @@ def _allocation_section(advice):
             "## 4. The allocation",
             "",
             "`next_round.csv` lists no items: " + unreachable_text(advice) + ".",
+            "",
+        ]
+    if advice.recommendation is not None and advice.recommendation.kind == "none":
+        return [
+            "",
+            "## 4. The allocation",
+            "",
+            "`next_round.csv` lists no items: no labels needed, every verdict's risk is "
+            "already below the target.",
             "",
         ]
     return [
@@ -471,8 +390,11 @@ def write_outputs(advice, directory):
 
 
 def summary(advice):
-    """Return the short text ``simcore advise`` prints."""
-    lines = [] if advice.shape is None else [advice.shape.text().splitlines()[0]]
+    """Return the short text ``simcore advise`` prints: the recommendation first."""
+    lines = (
+        [] if advice.recommendation is None else [f"recommendation: {recommendation_text(advice)}"]
+    )
+    lines += [] if advice.shape is None else [advice.shape.text().splitlines()[0]]
     for row in advice.verdicts:
         rate, se = advice.risk_now[row["judge"]]
         verdict = (
@@ -492,20 +414,14 @@ def summary(advice):
             f"the fitted models fit {len(advice.misfits)} rater pair(s) poorly: "
             "treat the risks as rough (see report.md)"
         )
-    if advice.reach is not None and not advice.reach.reachable:
-        lines.append(unreachable_text(advice))
-    elif advice.recommended_extra >= 0:
-        lines.append(
-            f"items needed: {advice.recommended_extra} per secondary by "
-            f"{advice.curve_design} bring every judge's risk under {advice.target:g}"
-        )
-    else:
-        lines.append(
-            f"items needed: more than {list(advice.curves.values())[0].extra[-1]} per "
-            f"secondary by {advice.curve_design} to reach {advice.target:g}"
-        )
+    lines.append(details_summary(advice))
     lines.append(
-        f"next_round.csv: {advice.extra} items per secondary by {advice.design}"
-        + (f" (the best design for a budget of {advice.budget})" if advice.budget else "")
+        f"next_round.csv: {int(advice.proposal.sum())} labels, {advice.extra} items per "
+        f"secondary by {advice.design}"
+        + (
+            f" (the design chosen for a budget of {advice.budget})"
+            if advice.budget and advice.extra
+            else ""
+        )
     )
     return "\n".join(lines)

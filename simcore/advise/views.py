@@ -70,8 +70,12 @@ class AdviceView:
     def to_dict(self):
         """Return the advice as one JSON-ready document (``simcore advise --json``).
 
-        ``{"humans", "judges", "shape", "verdicts", "comparisons", "risk", "budget",
-        "next_round"}``: ``shape`` is the matrix's shape
+        ``{"recommendation", "details", "humans", "judges", "shape", "verdicts",
+        "comparisons", "risk", "budget", "next_round"}``: ``recommendation`` is the one
+        answer (:meth:`simcore.advise.recommendation.Recommendation.to_dict`, its
+        ``text`` included), first; ``details`` the three "how many" figures, each with the sentence
+        saying what it bounds (:func:`simcore.advise.report_plan.details_document`);
+        ``shape`` is the matrix's shape
         (:meth:`simcore.realdata.data_shape.DataShape.to_dict`); each table is the list of
         rows of the DataFrame of the same name (``risk`` is ``risk_table``), NaN where a
         number is undefined.
@@ -83,7 +87,14 @@ class AdviceView:
             "budget": self.budget_table,
             "next_round": self.next_round,
         }
-        document = {"humans": list(self.humans), "judges": list(self.verdict_table["judge"])}
+        document = {}
+        if self.recommendation is not None:
+            from simcore.advise.report_plan import details_document
+
+            document["recommendation"] = self.recommendation.to_dict()
+            document["details"] = details_document(self)
+        document["humans"] = list(self.humans)
+        document["judges"] = list(self.verdict_table["judge"])
         document["shape"] = None if self.shape is None else self.shape.to_dict()
         document.update({name: _records(frame) for name, frame in tables.items()})
         return document

@@ -3,7 +3,8 @@
 A thin layer over :func:`simcore.advise.python_api.advise_each_group`: the options are declared once
 in :data:`simcore.advise.advise_options.OPTIONS` and added here from the declarations. The report
 (``report.md``, figures, ``next_round.csv``) goes to ``--out``; ``--json`` prints
-``{"command": "advise", "out", "groups": {group: Advice.to_dict()}}`` instead of the summary.
+``{"command": "advise", "out", "groups": {group: Advice.to_dict()}}`` instead of the summary;
+each group's document, like the summary, opens with the recommendation.
 """
 
 from pathlib import Path
