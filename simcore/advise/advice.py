@@ -53,6 +53,7 @@ from simcore.advise.verdict import (
 )
 from simcore.advise.views import AdviceView
 from simcore.realdata.data_shape import data_shape
+from simcore.realdata.rule_forms import MIN_ITEMS, RuleForm, resolve_form, virtual_annotation
 
 EXTRA_GRID = (0, 10, 25, 50, 100, 200, 400, 800, 1600, 3200)
 """Items per secondary at which the risk curve is simulated (capped by what is unlabelled)."""
@@ -138,6 +139,7 @@ class Advice(AdviceView):
     reach: object = None
     min_pairs: int = 0
     shape: object = None  # the matrix's simcore.realdata.data_shape.DataShape
+    rule_form: object = None  # simcore.realdata.rule_forms.RuleForm: who the rule held out
 
     @property
     def misfits(self):
@@ -347,6 +349,8 @@ def advise(
     model="auto",
     scale="categorical",
     min_pairs=0,
+    form="auto",
+    min_items=MIN_ITEMS,
 ):
     """Audit ``matrix`` and plan its next round; return an :class:`Advice`.
 
@@ -391,12 +395,24 @@ def advise(
         the paper's convention, lets an empty comparison pass; with 1 or more, omega is
         over the comparisons kept (the effective K) and none kept is inconclusive. In the
         verdict and in every simulated matrix.
+    form : str
+        The point rule's form (``rule.form``, :mod:`simcore.realdata.rule_forms`): ``auto``
+        (by the matrix's shape: pooled on a crowd, slots where a few items carry most
+        pairs, else every human), ``raters``, ``slots`` or ``pooled``. Under slots or
+        pooled the whole audit runs on the virtual raters
+        (:func:`~simcore.realdata.rule_forms.virtual_annotation`), named in every output;
+        the matrix's shape is reported as read.
+    min_items : int
+        The fewest items a virtual rater shares with the others (``rule.min_items``).
 
     Returns
     -------
     Advice
     """
     say = progress or (lambda message: None)
+    shape = data_shape(matrix)
+    rule_form = advised_form(rule, form, shape, min_pairs)
+    matrix = virtual_annotation(matrix, rule_form, min_items)
     names = audited_judges(matrix, judges)
     options = {"rule": rule, "epsilon": epsilon, "tau": tau, "trials": trials, "seed": seed}
     options["min_pairs"] = min_pairs
@@ -405,7 +421,22 @@ def advise(
         "planning the next round"
         + (" and comparing the designs within the budget" if budget else "")
     )
-    return plan_next_round(matrix, audit, target, budget)
+    advice = plan_next_round(matrix, audit, target, budget)
+    advice.shape, advice.rule_form = shape, rule_form
+    return advice
+
+
+def advised_form(rule, form, shape, min_pairs):
+    """Return the :class:`~simcore.realdata.rule_forms.RuleForm` advise runs in.
+
+    ``form`` resolved on ``shape`` (:func:`~simcore.realdata.rule_forms.resolve_form`);
+    every human is a rater under alt_test. advise decides as the rule does with
+    ``min_comparisons`` 1 (its risk counts an inconclusive verdict as differing).
+    """
+    if rule != "point":
+        return RuleForm("raters", min_pairs, 1, f"{rule}: every human is a rater")
+    chosen = resolve_form(form, shape.kind, min_pairs, 1, shape.concentrated)
+    return chosen
 
 
 def advise_groups(matrix, pool_groups=False, progress=None, **options):

@@ -7,6 +7,10 @@ the range and the help; the command line adds its arguments from :data:`OPTIONS`
 
 from simcore.options import Option
 
+FORM_NAMES = ("auto", "raters", "slots", "pooled")
+"""The rule's forms (:data:`simcore.realdata.rule_forms.FORMS`), written out for the same
+reason (a test keeps the two equal)."""
+
 DESIGN_NAMES = ("bernoulli", "exact_m", "shared_panel", "strat", "seq_refined", "seq_coverage")
 """The designs a proposal may use: :data:`simcore.model.designs.DESIGNS`, written out so that
 parsing the command line does not import NumPy (a test keeps the two equal)."""
@@ -37,6 +41,23 @@ OPTIONS = (
         0,
         "point rule: leave out comparisons with fewer pairs (0: an empty one passes)",
         low=0,
+    ),
+    Option(
+        "form",
+        "--form",
+        str,
+        "auto",
+        "point rule: who it holds out: raters (every human), slots (label positions) or "
+        "pooled (thin comparisons pooled); auto: by the matrix's shape (docs: rule.form)",
+        choices=FORM_NAMES,
+    ),
+    Option(
+        "min_items",
+        "--min-items",
+        int,
+        10,
+        "slots and pooled: the fewest items a virtual rater shares with the others",
+        low=2,
     ),
     Option(
         "target",

@@ -48,8 +48,10 @@ def advise(data, humans=None, judges=None, **options):
         ``judges_file`` (``--judges-file``), ``audit`` (the judges to audit, default all;
         ``--judge``), ``ordinal``, ``group_separator``, ``pool_groups``, ``rule``,
         ``epsilon`` (``--eps``), ``target``, ``budget``, ``design``, ``trials``, ``seed``,
-        ``model``, ``scale``, ``min_pairs`` and ``progress`` (a callable given each phase's
-        message); the defaults are the command line's (:func:`advise_each_group`).
+        ``model``, ``scale``, ``min_pairs``, ``form`` and ``min_items`` (the rule's form,
+        ``--form``), ``slots`` (the human columns are label positions, ``--slots``) and
+        ``progress`` (a callable given each phase's message); the defaults are the command
+        line's (:func:`advise_each_group`).
 
     Returns
     -------
@@ -91,6 +93,7 @@ def advise_each_group(
     pool_groups=False,
     progress=None,
     one_group=False,
+    slots=False,
     **options,
 ):
     """Return ``{group: Advice}`` of ``data`` (:func:`advise`'s parameters).
@@ -106,13 +109,14 @@ def advise_each_group(
     unknown = sorted(set(options) - set(DEFAULTS))
     if unknown:
         valid = ["judges_file", "audit", "ordinal", "group_separator", "pool_groups", "progress"]
+        valid += ["slots"]
         valid += list(DEFAULTS)
         raise TypeError(
             f"advise: unknown option {unknown[0]!r}{did_you_mean(unknown[0], valid)} "
             f"(options: {', '.join(valid)})"
         )
     check_options(options)
-    matrix = load_matrix(data, humans, judges, judges_file, ordinal, group_separator)
+    matrix = load_matrix(data, humans, judges, judges_file, ordinal, group_separator, slots)
     check_simulation_fits(matrix, options["trials"])
     if one_group and not pool_groups and len(matrix.group_names) > 1:
         raise ValueError(
@@ -173,12 +177,14 @@ DEFAULTS = defaults(OPTIONS)
 """The options of :func:`advise_each_group` and their defaults (the command line's)."""
 
 
-def load_matrix(data, humans=None, judges=None, judges_file=None, ordinal=False, separator=None):
+def load_matrix(
+    data, humans=None, judges=None, judges_file=None, ordinal=False, separator=None, slots=False
+):
     """Return the annotation matrix of a path or a long DataFrame; refuse one without judges.
 
     Read by the one reader, :func:`simcore.realdata.readers.read_annotations`; ``humans``
     and ``judges`` are lists of names or comma-separated strings; ``separator`` is the group
-    separator of JSON input.
+    separator of JSON input; ``slots`` declares the human columns label positions.
     """
     matrix = read_annotations(
         data,
@@ -187,6 +193,7 @@ def load_matrix(data, humans=None, judges=None, judges_file=None, ordinal=False,
         judges_file=judges_file,
         ordinal=ordinal,
         group_separator=separator,
+        slots=slots,
     )
     require_judges(matrix, "simcore advise")
     return matrix
@@ -200,6 +207,12 @@ def check_options(options, command_line=False):
     """
     check_values(options, OPTIONS, command_line)
     min_pairs, rule = options["min_pairs"], options["rule"]
+    if options.get("form", "auto") not in ("auto", "raters") and rule != "point":
+        name = "--form" if command_line else "form"
+        raise ValueError(
+            f"{name}: belongs to the point rule; alt_test holds out every human with 30 "
+            f"items or more (got {options['form']} with rule {rule})"
+        )
     if min_pairs > 0 and rule != "point":
         name = "--min-pairs" if command_line else "min_pairs"
         rule_name = "--rule" if command_line else "rule"

@@ -62,6 +62,8 @@ def report_markdown(advice):
     ]
     if advice.shape is not None:
         lines += ["```", advice.shape.text(), "```", ""]
+    if advice.rule_form is not None:
+        lines += [f"The rule ran in its {form_sentence(advice.rule_form)}", ""]
     lines += _verdict_section(advice)
     lines += _trust_section(advice)
     lines += _next_section(advice)
@@ -395,6 +397,7 @@ def summary(advice):
         [] if advice.recommendation is None else [f"recommendation: {recommendation_text(advice)}"]
     )
     lines += [] if advice.shape is None else [advice.shape.text().splitlines()[0]]
+    lines += [] if advice.rule_form is None else [advice.rule_form.text()]
     for row in advice.verdicts:
         rate, se = advice.risk_now[row["judge"]]
         verdict = (
@@ -425,3 +428,13 @@ def summary(advice):
         )
     )
     return "\n".join(lines)
+
+
+def form_sentence(form):
+    """Return what ``form`` (a :class:`~simcore.realdata.rule_forms.RuleForm`) held out."""
+    held_out = {
+        "raters": "every human held out in turn",
+        "slots": "label positions held out in turn (slot s: the s-th label of each item)",
+        "pooled": "humans who share few items pooled into virtual raters, each held out",
+    }[form.form]
+    return f"{form.text()[len('rule ') :]}: {held_out}."

@@ -70,7 +70,7 @@ class AdviceView:
     def to_dict(self):
         """Return the advice as one JSON-ready document (``simcore advise --json``).
 
-        ``{"recommendation", "details", "humans", "judges", "shape", "verdicts",
+        ``{"recommendation", "details", "humans", "judges", "shape", "rule_form", "verdicts",
         "comparisons", "risk", "budget", "next_round"}``: ``recommendation`` is the one
         answer (:meth:`simcore.advise.recommendation.Recommendation.to_dict`, its
         ``text`` included), first; ``details`` the three "how many" figures, each with the sentence
@@ -96,6 +96,7 @@ class AdviceView:
         document["humans"] = list(self.humans)
         document["judges"] = list(self.verdict_table["judge"])
         document["shape"] = None if self.shape is None else self.shape.to_dict()
+        document["rule_form"] = None if self.rule_form is None else self.rule_form.to_dict()
         document.update({name: _records(frame) for name, frame in tables.items()})
         return document
 

@@ -83,6 +83,7 @@ def run(args):
             ordinal=args.ordinal,
             group_separator=args.group_separator,
             pool_groups=args.pool_groups,
+            slots=keywords.get("slots", False),
             progress=None if args.quiet or args.json else phase_printer("advise"),
             **options,
         )
