@@ -157,7 +157,7 @@ def grouped_kappa(group, x, y, n_groups, n_codes):
     return kappa, count
 
 
-def gather_cells(table, rows):
+def gather_cells(table, rows, with_items=False):
     """Return the cells of items ``rows`` of every replicate, grouped per replicate.
 
     Parameters
@@ -166,12 +166,16 @@ def gather_cells(table, rows):
         Cells of the original items.
     rows : numpy.ndarray
         int ``(b, n)`` item indices drawn for ``b`` replicates.
+    with_items : bool, optional
+        Also return the item of each gathered cell.
 
     Returns
     -------
     group, x, y : numpy.ndarray
         The gathered cells, ``group = replicate * n_groups + table.group`` (an item drawn
         twice contributes its cells twice).
+    item : numpy.ndarray
+        int64 item of each cell (only with ``with_items``).
     """
     starts = np.searchsorted(table.item, np.arange(table.n_items), side="left")
     counts = np.searchsorted(table.item, np.arange(table.n_items), side="right") - starts
@@ -182,7 +186,8 @@ def gather_cells(table, rows):
     offsets = np.cumsum(flat_counts) - flat_counts
     index = first + np.arange(total) - np.repeat(offsets, flat_counts)
     replicate = np.repeat(np.arange(rows.shape[0]), drawn.sum(axis=1))
-    return replicate * table.n_groups + table.group[index], table.x[index], table.y[index]
+    cells = (replicate * table.n_groups + table.group[index], table.x[index], table.y[index])
+    return (*cells, table.item[index]) if with_items else cells
 
 
 def _blocks(table, rows, n_codes):
@@ -268,3 +273,66 @@ def mean_of_defined(scores, counts, min_count):
     number = usable.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(number > 0, total / np.maximum(number, 1), np.nan)
+
+
+def distinct_items(group, item, n_groups, n_items):
+    """Return how many distinct items each group's cells come from.
+
+    Parameters
+    ----------
+    group, item : numpy.ndarray
+        int64 ``(m,)`` group and item of each cell (an item drawn twice repeats its cells).
+    n_groups, n_items : int
+        Number of groups and of items.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 ``(n_groups,)``: ``#{i : some cell of the group has item i}``.
+    """
+    keys = np.unique(group.astype(np.int64) * max(n_items, 1) + item)
+    return np.bincount(keys // max(n_items, 1), minlength=n_groups)
+
+
+def replicate_weighted_means(table, rows, graded, n_codes, min_items):
+    """Return each replicate's mean score weighted by cells, over groups on ``min_items`` items.
+
+    Parameters
+    ----------
+    table : CellTable
+        Cells of the original items (one cell per item of a group: a rater pair's shared
+        items, or a rater's scored items).
+    rows : numpy.ndarray
+        int ``(b, n)`` item indices of ``b`` replicates (``arange(n)[None]`` for the data).
+    graded : bool
+        Spearman's rho (True) or Cohen's kappa (False).
+    n_codes : int
+        Number of codes (categorical only).
+    min_items : int
+        Fewest *distinct* items a group needs in a replicate to enter its mean.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``(b,)``: ``sum_g n_g s_g / sum_g n_g`` over the groups ``g`` with a finite
+        score ``s_g`` and at least ``min_items`` distinct items, ``n_g`` the group's cells in
+        the replicate (an item drawn twice counts twice, so the weights follow the draw);
+        NaN for a replicate with no such group.
+    """
+    rows = np.atleast_2d(np.asarray(rows, dtype=np.int64))
+    means = []
+    for chunk in _blocks(table, rows, n_codes):
+        group, x, y, item = gather_cells(table, chunk, with_items=True)
+        n_groups = chunk.shape[0] * table.n_groups
+        if graded:
+            value, count = grouped_spearman(group, x, y, n_groups)
+        else:
+            value, count = grouped_kappa(group, x, y, n_groups, n_codes)
+        items = distinct_items(group, item, n_groups, table.n_items)
+        shape = (chunk.shape[0], table.n_groups)
+        usable = (np.isfinite(value) & (items >= min_items)).reshape(shape)
+        weight = np.where(usable, count.reshape(shape), 0).astype(np.float64)
+        total = (weight * np.where(usable, value.reshape(shape), 0.0)).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means.append(np.where(weight.sum(axis=1) > 0, total / weight.sum(axis=1), np.nan))
+    return np.concatenate(means) if means else np.zeros(0)
