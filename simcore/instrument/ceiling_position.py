@@ -3,8 +3,9 @@
 A judge is placed *below*, *within* or *above* the bootstrap interval of the symmetric
 ceiling ``c_k`` (:func:`judge_position`), never "at" a point value. When the interval is
 wider than :data:`~simcore.instrument.ceiling_evidence.WIDE_INTERVAL` the data are thin: a
-judge inside it is read as "the data cannot place it", and judges inside it as judges the
-data cannot separate (:func:`position_reading`, :func:`separation_note`).
+judge inside it is read as "the data cannot place it", and several judges inside it as
+judges the data cannot separate from the ceiling (:func:`position_reading`,
+:func:`separation_note`).
 """
 
 import math
@@ -108,7 +109,7 @@ def position_reading(judge_score, ceilings):
         return (
             f"within a wide interval ({ceiling}, width {interval_width(ceilings):.3f} > "
             f"{WIDE_INTERVAL:g}): the data are too thin to place this judge against the "
-            "ceiling or to separate it from other judges inside the interval"
+            "ceiling (below, as good as or above one more human)"
         )
     if position == "within":
         return (
@@ -131,14 +132,16 @@ def separation_note(judges, ceilings):
     Returns
     -------
     str or None
-        ``"the ceiling's interval [low, high] is wider than 0.2: the data cannot separate
-        A, B from each other or from the ceiling"`` when at least two judges are within it.
+        ``"judges A, B lie within the ceiling's interval [low, high], wider than 0.2: the
+        data cannot separate them from the ceiling, nor say which of them is nearer to it"``
+        when at least two judges are within a wide interval.
     """
     inside = [judge.judge for judge in judges if judge.position == "within"]
     if len(inside) < 2 or not is_wide(ceilings):
         return None
     c = ceilings.symmetric
     return (
-        f"the ceiling's interval [{c.low:.3f}, {c.high:.3f}] is wider than {WIDE_INTERVAL:g}: "
-        f"the data cannot separate {', '.join(inside)} from each other or from the ceiling"
+        f"judges {', '.join(inside)} lie within the ceiling's interval [{c.low:.3f}, "
+        f"{c.high:.3f}], wider than {WIDE_INTERVAL:g}: the data cannot separate them from the "
+        "ceiling, nor say which of them is nearer to it"
     )
