@@ -38,7 +38,7 @@ MIN_CONSENSUS_RATERS = 2
 
 WIDE_INTERVAL = 0.2
 """A ceiling interval wider than this (on the rho or kappa scale) is thin data: a judge inside
-it is not placed "at" the ceiling, and judges inside it cannot be told apart."""
+it is not placed "at" the ceiling, and judges inside it cannot be separated from it."""
 
 
 def consensus_size(labels, min_raters=MIN_CONSENSUS_RATERS):
