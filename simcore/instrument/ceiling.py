@@ -50,7 +50,6 @@ from simcore.instrument.grouped_scores import (
     CellTable,
     grouped_kappa,
     grouped_spearman,
-    replicate_means,
     replicate_scores,
     replicate_weighted_means,
 )
@@ -459,8 +458,12 @@ def human_ceilings(
         _consensus_table(labels, graded, n_codes, leave_one_out=True),
     )
     rows = _replicate_rows(n_items, n_boot, seed)
-    means = [replicate_weighted_means(t, rows, graded, n_codes, min_shared) for t in tables]
-    unweighted = replicate_means(pair_table, rows, graded, n_codes, UNWEIGHTED_MIN_SHARED)
+    pairs, unweighted = replicate_weighted_means(
+        pair_table, rows, graded, n_codes, min_shared, UNWEIGHTED_MIN_SHARED
+    )
+    means = [pairs] + [
+        replicate_weighted_means(t, rows, graded, n_codes, min_shared) for t in tables[1:]
+    ]
     k, k_others = consensus_size(labels)
     means += [symmetric_ceiling(means[0], k), symmetric_ceiling(means[0], k_others), unweighted]
     reliability, benchmark, loo, symmetric, predicted, plain = (

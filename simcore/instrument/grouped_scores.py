@@ -157,7 +157,7 @@ def grouped_kappa(group, x, y, n_groups, n_codes):
     return kappa, count
 
 
-def gather_cells(table, rows, with_items=False):
+def gather_cells(table, rows):
     """Return the cells of items ``rows`` of every replicate, grouped per replicate.
 
     Parameters
@@ -166,16 +166,12 @@ def gather_cells(table, rows, with_items=False):
         Cells of the original items.
     rows : numpy.ndarray
         int ``(b, n)`` item indices drawn for ``b`` replicates.
-    with_items : bool, optional
-        Also return the item of each gathered cell.
 
     Returns
     -------
     group, x, y : numpy.ndarray
         The gathered cells, ``group = replicate * n_groups + table.group`` (an item drawn
         twice contributes its cells twice).
-    item : numpy.ndarray
-        int64 item of each cell (only with ``with_items``).
     """
     starts = np.searchsorted(table.item, np.arange(table.n_items), side="left")
     counts = np.searchsorted(table.item, np.arange(table.n_items), side="right") - starts
@@ -186,8 +182,7 @@ def gather_cells(table, rows, with_items=False):
     offsets = np.cumsum(flat_counts) - flat_counts
     index = first + np.arange(total) - np.repeat(offsets, flat_counts)
     replicate = np.repeat(np.arange(rows.shape[0]), drawn.sum(axis=1))
-    cells = (replicate * table.n_groups + table.group[index], table.x[index], table.y[index])
-    return (*cells, table.item[index]) if with_items else cells
+    return replicate * table.n_groups + table.group[index], table.x[index], table.y[index]
 
 
 def _blocks(table, rows, n_codes):
@@ -275,26 +270,48 @@ def mean_of_defined(scores, counts, min_count):
         return np.where(number > 0, total / np.maximum(number, 1), np.nan)
 
 
-def distinct_items(group, item, n_groups, n_items):
-    """Return how many distinct items each group's cells come from.
+def _block_scores(table, chunk, graded, n_codes):
+    """Return the ``(b, n_groups)`` scores, cells and distinct items of one block of draws."""
+    group, x, y = gather_cells(table, chunk)
+    b = chunk.shape[0]
+    n_groups = b * table.n_groups
+    if graded:
+        value, count = grouped_spearman(group, x, y, n_groups)
+    else:
+        value, count = grouped_kappa(group, x, y, n_groups, n_codes)
+    present = np.zeros((b, table.n_items), dtype=bool)
+    present[np.arange(b)[:, None], chunk] = True
+    replicate_group = (np.arange(b)[:, None] * table.n_groups + table.group[None, :]).ravel()
+    distinct = np.bincount(
+        replicate_group, weights=present[:, table.item].ravel(), minlength=n_groups
+    )
+    shape = (b, table.n_groups)
+    return value.reshape(shape), count.reshape(shape), distinct.reshape(shape)
+
+
+def weighted_mean_of_defined(scores, counts, distinct, min_items):
+    """Return per replicate ``sum_g n_g s_g / sum_g n_g`` over the usable groups.
 
     Parameters
     ----------
-    group, item : numpy.ndarray
-        int64 ``(m,)`` group and item of each cell (an item drawn twice repeats its cells).
-    n_groups, n_items : int
-        Number of groups and of items.
+    scores, counts, distinct : numpy.ndarray
+        ``(b, g)`` scores, their cells ``n_g`` and their distinct items.
+    min_items : int
+        Fewest distinct items a group needs to be usable (with a finite score).
 
     Returns
     -------
     numpy.ndarray
-        int64 ``(n_groups,)``: ``#{i : some cell of the group has item i}``.
+        float64 ``(b,)``; NaN for a replicate with no usable group.
     """
-    keys = np.unique(group.astype(np.int64) * max(n_items, 1) + item)
-    return np.bincount(keys // max(n_items, 1), minlength=n_groups)
+    usable = np.isfinite(scores) & (distinct >= min_items)
+    weight = np.where(usable, counts, 0).astype(np.float64)
+    total = (weight * np.where(usable, scores, 0.0)).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(weight.sum(axis=1) > 0, total / weight.sum(axis=1), np.nan)
 
 
-def replicate_weighted_means(table, rows, graded, n_codes, min_items):
+def replicate_weighted_means(table, rows, graded, n_codes, min_items, plain_min_count=None):
     """Return each replicate's mean score weighted by cells, over groups on ``min_items`` items.
 
     Parameters
@@ -310,6 +327,9 @@ def replicate_weighted_means(table, rows, graded, n_codes, min_items):
         Number of codes (categorical only).
     min_items : int
         Fewest *distinct* items a group needs in a replicate to enter its mean.
+    plain_min_count : int, optional
+        When given, also return :func:`mean_of_defined` of the same scores with this
+        ``min_count`` (the unweighted mean), from the same scoring pass.
 
     Returns
     -------
@@ -317,22 +337,26 @@ def replicate_weighted_means(table, rows, graded, n_codes, min_items):
         float64 ``(b,)``: ``sum_g n_g s_g / sum_g n_g`` over the groups ``g`` with a finite
         score ``s_g`` and at least ``min_items`` distinct items, ``n_g`` the group's cells in
         the replicate (an item drawn twice counts twice, so the weights follow the draw);
-        NaN for a replicate with no such group.
+        NaN for a replicate with no such group. With ``plain_min_count``, a pair
+        ``(weighted, plain)`` of such arrays.
+
+    Notes
+    -----
+    A group's distinct items in a replicate are ``sum_{cells} [item drawn]`` over its
+    cells of the data, counted from a ``(b, n_items)`` presence mask of the block's draws
+    (no sort of the gathered cells); blocks hold at most ``4 * CELLS_PER_BLOCK`` mask cells.
     """
     rows = np.atleast_2d(np.asarray(rows, dtype=np.int64))
-    means = []
-    for chunk in _blocks(table, rows, n_codes):
-        group, x, y, item = gather_cells(table, chunk, with_items=True)
-        n_groups = chunk.shape[0] * table.n_groups
-        if graded:
-            value, count = grouped_spearman(group, x, y, n_groups)
-        else:
-            value, count = grouped_kappa(group, x, y, n_groups, n_codes)
-        items = distinct_items(group, item, n_groups, table.n_items)
-        shape = (chunk.shape[0], table.n_groups)
-        usable = (np.isfinite(value) & (items >= min_items)).reshape(shape)
-        weight = np.where(usable, count.reshape(shape), 0).astype(np.float64)
-        total = (weight * np.where(usable, value.reshape(shape), 0.0)).sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means.append(np.where(weight.sum(axis=1) > 0, total / weight.sum(axis=1), np.nan))
-    return np.concatenate(means) if means else np.zeros(0)
+    weighted, plain = [], []
+    step = max(1, 4 * CELLS_PER_BLOCK // max(table.n_items, 1))  # bounds the presence mask
+    for block in _blocks(table, rows, n_codes):
+        for start in range(0, block.shape[0], step):
+            chunk = block[start : start + step]
+            value, count, distinct = _block_scores(table, chunk, graded, n_codes)
+            weighted.append(weighted_mean_of_defined(value, count, distinct, min_items))
+            if plain_min_count is not None:
+                plain.append(mean_of_defined(value, count, plain_min_count))
+    weighted = np.concatenate(weighted) if weighted else np.zeros(0)
+    if plain_min_count is None:
+        return weighted
+    return weighted, (np.concatenate(plain) if plain else np.zeros(0))
