@@ -54,6 +54,16 @@ CEILING_OPTIONS = (
     ),
     BOOT,
     SEED_2026,
+    Option(
+        "min_shared",
+        "--min-shared",
+        int,
+        3,
+        "fewest shared items a rater pair needs for its Spearman or kappa to enter r-hat "
+        "(and scored items a rater needs for the benchmark and LOO ceilings)",
+        low=1,
+        metavar="N",
+    ),
 )
 """``simcore ceiling`` / :func:`simcore.ceiling`."""
 

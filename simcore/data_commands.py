@@ -138,17 +138,22 @@ def ceiling(data, **options):
         The reader's ``humans``, ``judges``, ``judges_file``, ``group_separator``,
         ``columns``; and ``graded`` (None: Spearman when every label is a number with at
         least 3 values, else Cohen's kappa), ``criterion`` (list of groups), ``judge_scores``
-        (a published scores CSV), ``score_column``, ``boot``, ``seed``
+        (a published scores CSV), ``score_column``, ``boot``, ``seed``, ``min_shared``
+        (fewest shared items of a scored rater pair, default 3)
         (:data:`simcore.command_options.CEILING_OPTIONS`).
 
     Returns
     -------
     CommandResult
-        ``to_dict()``: ``source``, ``graded``, ``boot``, ``seed`` and ``groups``, one row per
-        group with the columns of ``simcore ceiling --csv`` (``reliability`` (r-hat),
-        ``benchmark``, ``leave_one_out``, ``predicted_leave_one_out``, ``symmetric``, each
-        with ``_low`` and ``_high``; ``judges_below``/``_at``/``_above``) and ``judges``
-        (``judge``, ``score``, ``source``, ``position``); table ``groups``.
+        ``to_dict()``: ``source``, ``graded``, ``boot``, ``seed``, ``min_shared`` and
+        ``groups``, one row per group with the columns of ``simcore ceiling --csv``
+        (``k``, ``k_others``, ``min_shared``; ``reliability`` (r-hat, weighted by shared
+        items), ``unweighted_reliability``, ``benchmark``, ``leave_one_out``,
+        ``predicted_leave_one_out``, ``symmetric``, each with ``_low`` and ``_high``;
+        ``interval_wide``, ``weighted_items``, ``heavy_share``, ``warning``;
+        ``judges_below``/``_within``/``_above``), ``heavy_items`` (ids of the items the
+        warning names), ``separation`` and ``judges`` (``judge``, ``score``, ``source``,
+        ``position``, ``reading``); table ``groups``.
     """
     from simcore.instrument_api import ceiling_result
 

@@ -60,6 +60,7 @@ def ceiling_result(data, values):
         scores,
         n_boot=values["boot"],
         seed=values["seed"],
+        min_shared=values["min_shared"],
     )
     rows = [plain_row(row) for row in report.csv_rows(results)]
     for row, result in zip(rows, results, strict=True):
@@ -74,6 +75,7 @@ def ceiling_result(data, values):
         "graded": bool(graded),
         "boot": values["boot"],
         "seed": values["seed"],
+        "min_shared": values["min_shared"],
         "groups": rows,
         "roles_note": note,
     }

@@ -11,12 +11,11 @@ from simcore.instrument.ceiling import (
     agreement_with_consensus,
     consensus,
     human_ceilings,
-    judge_position,
     pairwise_agreement,
-    position_reading,
     raters_per_item,
     symmetric_ceiling,
 )
+from simcore.instrument.ceiling_position import judge_position, position_reading
 from simcore.instrument.grouped_scores import grouped_average_ranks
 
 REPO = Path(__file__).resolve().parent.parent
@@ -47,15 +46,25 @@ def majority(values):
     return codes[np.argmax(counts)]
 
 
-def oracle(labels, graded):
-    """r̂, benchmark and leave-one-out ceilings by plain loops over raters and pairs."""
+def weighted(values, weights):
+    """Mean of the finite values weighted by their items (NaN when none)."""
+    values, weights = np.asarray(values, float), np.asarray(weights, float)
+    finite = np.isfinite(values)
+    return float(np.average(values[finite], weights=weights[finite])) if finite.any() else np.nan
+
+
+def oracle(labels, graded, min_shared=3):
+    """r̂, benchmark and LOO ceilings (weighted by items) and the unweighted r̂, by loops."""
     n, raters = labels.shape
-    pairs = []
+    pairs, plain = [], []
     for a in range(raters):
         for b in range(a + 1, raters):
             both = (labels[:, a] >= 0) & (labels[:, b] >= 0)
             if both.sum() >= 2:
-                pairs.append(score(labels[both, a], labels[both, b], graded))
+                value = score(labels[both, a], labels[both, b], graded)
+                plain.append(value)
+                if both.sum() >= min_shared:
+                    pairs.append((value, both.sum()))
     bench, loo = [], []
     for a in range(raters):
         mine = np.flatnonzero(labels[:, a] >= 0)
@@ -68,11 +77,12 @@ def oracle(labels, graded):
             if others.size:
                 rest.append(others.mean() if graded else majority(others))
                 rest_items.append(i)
-        if len(mine) >= 2:
-            bench.append(score(labels[mine, a], full, graded))
-        if len(rest_items) >= 2:
-            loo.append(score(labels[rest_items, a], rest, graded))
-    return tuple(float(np.nanmean(v)) for v in (pairs, bench, loo))
+        if len(mine) >= min_shared:
+            bench.append((score(labels[mine, a], full, graded), len(mine)))
+        if len(rest_items) >= min_shared:
+            loo.append((score(labels[rest_items, a], rest, graded), len(rest_items)))
+    found = tuple(weighted(*zip(*v, strict=True)) if v else np.nan for v in (pairs, bench, loo))
+    return (*found, float(np.nanmean(plain)))
 
 
 def sparse_matrix(n, raters, codes, keep, seed):
@@ -107,11 +117,14 @@ def test_reliability_and_measured_ceilings_match_the_oracle(labels, graded):
     expected = oracle(labels, graded)
     measured = human_ceilings(labels, graded, n_boot=0)
     got = (measured.reliability.value, measured.benchmark.value, measured.leave_one_out.value)
-    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
-    assert pairwise_agreement(labels, graded).mean == pytest.approx(expected[0], abs=1e-12)
+    np.testing.assert_allclose(got, expected[:3], rtol=0, atol=1e-12)
+    assert measured.unweighted_reliability.value == pytest.approx(expected[3], abs=1e-12)
+    assert pairwise_agreement(labels, graded).mean == pytest.approx(expected[3], abs=1e-12)
+    found = pairwise_agreement(labels, graded, min_overlap=3).weighted_mean
+    assert found == pytest.approx(expected[0], abs=1e-12)
     k = raters_per_item(labels)
     assert measured.symmetric.value == pytest.approx(symmetric_ceiling(expected[0], k)[0])
-    c = symmetric_ceiling(expected[0], k - 1)[0]
+    c = symmetric_ceiling(expected[0], measured.k_others)[0]
     assert measured.predicted_leave_one_out.value == pytest.approx(c)
 
 
@@ -178,9 +191,10 @@ def test_judge_position_against_the_symmetric_interval():
     ceilings = human_ceilings(labels, True, n_boot=100, seed=0)
     low, high = ceilings.symmetric.low, ceilings.symmetric.high
     assert judge_position(low - 0.01, ceilings) == "below"
-    assert judge_position((low + high) / 2, ceilings) == "at"
+    assert judge_position((low + high) / 2, ceilings) == "within"
     assert judge_position(high + 0.01, ceilings) == "above"
-    assert position_reading(high + 0.01, ceilings).startswith("above the ceiling")
+    assert position_reading(high + 0.01, ceilings).startswith("above the ceiling's interval")
+    assert position_reading((low + high) / 2, ceilings).startswith("within the ceiling's")
     near_zero = ceilings._replace(
         symmetric=ceilings.symmetric._replace(value=0.0, low=0.0, high=0.05)
     )

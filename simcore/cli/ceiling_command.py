@@ -52,7 +52,7 @@ def add(commands):
         ceiling, "ordered scores: Spearman (default when every label is a number, >= 3 of them)"
     )
     for option in CEILING_OPTIONS:
-        if option.name in ("judge_scores", "score_column", "boot", "seed"):
+        if option.name in ("judge_scores", "score_column", "boot", "seed", "min_shared"):
             option.add_to(ceiling)
     ceiling.add_argument("--out", metavar="FILE.md", help="also write the Markdown report")
     ceiling.add_argument("--csv", metavar="FILE", help="also write one CSV row per group")
@@ -69,7 +69,15 @@ def run(args):
     checked_outputs((args.out, "--out"), (args.csv, "--csv"))
     options = {
         name: getattr(args, name)
-        for name in ("graded", "criterion", "judge_scores", "score_column", "boot", "seed")
+        for name in (
+            "graded",
+            "criterion",
+            "judge_scores",
+            "score_column",
+            "boot",
+            "seed",
+            "min_shared",
+        )
     }
     check_flags(options, CEILING_OPTIONS)
     result = data_commands.ceiling(args.data, **data_keywords(args), **options)

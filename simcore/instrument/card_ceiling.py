@@ -40,7 +40,8 @@ def population_ceiling(matrix, n_boot=CEILING_BOOT, seed=CEILING_SEED):
     dict
         ``value`` (the symmetric ceiling ``c_k = r̂ / sqrt(r̂ + (1 - r̂)/k)``), ``low``,
         ``high``, ``reliability`` (``r̂``), ``reliability_low``, ``reliability_high``, ``k``
-        (median humans per item), ``measure`` (``"Spearman rho"`` or ``"Cohen kappa"``),
+        (harmonic mean of the humans per item over the items with at least 2),
+        ``measure`` (``"Spearman rho"`` or ``"Cohen kappa"``),
         ``n_boot``, and ``reason``: null when the ceiling was computed, else why not (then
         every number is null).
     """
@@ -64,8 +65,8 @@ def population_ceiling(matrix, n_boot=CEILING_BOOT, seed=CEILING_SEED):
     if not math.isfinite(ceilings.reliability.value):
         return {
             **empty,
-            "reason": "fewer than 2 humans co-label enough items (2 shared items per pair) "
-            "for a defined agreement",
+            "reason": "fewer than 2 humans co-label enough items "
+            f"({ceilings.min_shared} shared items per pair) for a defined agreement",
         }
     return {
         "value": _finite_or_none(ceilings.symmetric.value),

@@ -7,26 +7,31 @@ and ``graded``: True when codes are ordered scores (agreement is Spearman's rho)
 they are categories (agreement is Cohen's kappa). Graded codes are read as equally spaced
 scores: a consensus is the mean of the codes present.
 
-The statistics (SPEC §9):
+The statistics (SPEC §9), each weighted by its evidence
+(:mod:`~simcore.instrument.ceiling_evidence`):
 
-* ``r̂`` (:func:`pairwise_agreement`): the single-rater reliability, the plain mean over rater
-  pairs of their agreement on the items both labelled;
+* ``r̂`` (:func:`pairwise_agreement`, ``weighted_mean``): the single-rater reliability, the
+  mean over rater pairs sharing at least ``min_shared`` items of their agreement on those
+  items, each pair weighted by its shared items; the plain mean over every pair sharing 2
+  items (the earlier ``r̂``) is kept beside it for comparison;
 * the *benchmark-style* ceiling: each rater against the consensus that includes that rater
   (what a benchmark reports when it scores its own humans against its target), averaged
-  over raters; inflated, because a rater agrees with itself;
+  over raters weighted by their scored items; inflated, because a rater agrees with itself;
 * the *leave-one-out* (LOO) ceiling: each rater against the consensus of the other raters
-  of the item, averaged over raters;
+  of the item, averaged over raters weighted by their scored items;
 * the *symmetric* ceiling ``c_k = r̂ / sqrt(r̂ + (1 - r̂)/k)``
   (:func:`~simcore.calibration.statistics.human_ceiling`): what one more independent rater,
   as good as the others, reaches against the same ``k``-rater consensus a judge is scored
-  against; reported as 0 when ``r̂ <= 0``;
-* the model check: the LOO ceiling that formula predicts, ``c_{k-1}(r̂)`` (a rater against
-  the ``k - 1`` others), beside the measured LOO ceiling.
+  against, ``k`` the harmonic mean of the raters per item over items with at least two
+  (:func:`~simcore.instrument.ceiling_evidence.consensus_size`); 0 when ``r̂ <= 0``;
+* the model check: the LOO ceiling that formula predicts, ``c_{k'}(r̂)`` with ``k'`` the
+  harmonic mean of ``m_i - 1`` (a rater against the others), beside the measured LOO.
 
 Each comes with a percentile bootstrap interval over items (items drawn with replacement,
-every statistic recomputed on the same draws). All work is sized by the observed cells: rater
-pairs are found from the item rows, never from an ``R x R x n`` array
-(:mod:`~simcore.instrument.grouped_scores`).
+every statistic and its weights recomputed on the same draws). All work is sized by the
+observed cells: rater pairs are found from the item rows, never from an ``R x R x n`` array
+(:mod:`~simcore.instrument.grouped_scores`). Judges are placed against the interval by
+:mod:`~simcore.instrument.ceiling_position`.
 """
 
 import math
@@ -35,25 +40,25 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore.calibration.statistics import human_ceiling
+from simcore.instrument.ceiling_evidence import (
+    MIN_SHARED,
+    UNWEIGHTED_MIN_SHARED,
+    consensus_size,
+    pair_evidence,
+)
 from simcore.instrument.grouped_scores import (
     CellTable,
     grouped_kappa,
     grouped_spearman,
-    replicate_means,
     replicate_scores,
+    replicate_weighted_means,
 )
-
-NEAR_ZERO_CEILING = 0.1
-"""A symmetric ceiling below this is near zero: the humans barely agree at all."""
 
 DEFAULT_BOOT = 1000
 """Bootstrap resamples of the items."""
 
 DEFAULT_SEED = 2026
 """First entry of every group's SeedSequence."""
-
-POSITIONS = ("below", "at", "above")
-"""Where a judge's score lies against the symmetric ceiling's bootstrap interval."""
 
 
 class PairwiseAgreement(NamedTuple):
@@ -62,7 +67,7 @@ class PairwiseAgreement(NamedTuple):
     Attributes
     ----------
     mean : float
-        Plain mean of the finite ``values`` (NaN when there is none): ``r̂``.
+        Plain mean of the finite ``values`` (NaN when there is none).
     pairs : numpy.ndarray
         int64 ``(P, 2)`` column indices ``(a, b)``, ``a < b``, of the pairs with at least
         ``min_overlap`` co-labelled items, in lexicographic order.
@@ -70,12 +75,16 @@ class PairwiseAgreement(NamedTuple):
         float64 ``(P,)`` Spearman's rho or Cohen's kappa of each pair (NaN when undefined).
     overlaps : numpy.ndarray
         int64 ``(P,)`` co-labelled items of each pair.
+    weighted_mean : float
+        ``sum n_ab r_ab / sum n_ab`` over the finite ``values``, ``n_ab`` the ``overlaps``:
+        ``r̂`` when ``min_overlap`` is the ceiling's ``min_shared``.
     """
 
     mean: float
     pairs: np.ndarray
     values: np.ndarray
     overlaps: np.ndarray
+    weighted_mean: float = float("nan")
 
 
 class Estimate(NamedTuple):
@@ -92,18 +101,34 @@ class Ceilings(NamedTuple):
     Attributes
     ----------
     reliability : Estimate
-        ``r̂``, the mean pairwise agreement.
+        ``r̂``, the mean pairwise agreement weighted by shared items, over the pairs sharing
+        at least ``min_shared`` items.
     k : float
-        Raters per item: the median number of labels over the items with at least one.
+        Raters per item in the consensus: the harmonic mean over items with at least two
+        (:func:`~simcore.instrument.ceiling_evidence.consensus_size`).
     benchmark, leave_one_out, symmetric, predicted_leave_one_out : Estimate
         The benchmark-style, measured leave-one-out, symmetric ``c_k(r̂)`` and predicted
-        leave-one-out ``c_{k-1}(r̂)`` ceilings.
+        leave-one-out ``c_{k_others}(r̂)`` ceilings.
     n_items, n_raters : int
         Items and rater columns of the matrix.
     n_boot : int
         Bootstrap replicates behind the intervals.
     level : float
         Coverage of the intervals.
+    unweighted_reliability : Estimate
+        The plain mean over every pair sharing at least 2 items (for comparison only).
+    k_others : float
+        Harmonic mean of ``m_i - 1`` over the same items (the LOO consensus size).
+    min_shared : int
+        Fewest shared items of a scored pair (scored items of a scored rater).
+    heavy_items : tuple of int
+        Row indices of the items carrying half of the pair weight when a few do
+        (:func:`~simcore.instrument.ceiling_evidence.heavy_items`), heaviest first; ``()``
+        when the weight is spread.
+    heavy_share : float
+        Their share of the pair weight (0 without heavy items).
+    weighted_items : int
+        Items with any pair weight (co-labelled by a scored pair).
     """
 
     reliability: Estimate
@@ -116,6 +141,12 @@ class Ceilings(NamedTuple):
     n_raters: int
     n_boot: int
     level: float
+    unweighted_reliability: Estimate = Estimate(float("nan"), float("nan"), float("nan"))
+    k_others: float = float("nan")
+    min_shared: int = MIN_SHARED
+    heavy_items: tuple = ()
+    heavy_share: float = 0.0
+    weighted_items: int = 0
 
     @property
     def r_hat(self):
@@ -210,7 +241,7 @@ def _pair_table(labels, min_overlap):
 
 
 def pairwise_agreement(labels, graded, min_overlap=2):
-    """Return the agreement of every rater pair on the items both labelled, and its mean.
+    """Return the agreement of every rater pair on the items both labelled, and its means.
 
     Parameters
     ----------
@@ -223,14 +254,16 @@ def pairwise_agreement(labels, graded, min_overlap=2):
         ``p_e = sum_c p_a(c) p_b(c)`` from the pair's own marginals on those items (NaN when
         ``p_e == 1``).
     min_overlap : int, optional
-        Fewest co-labelled items a pair needs to be scored (default 2).
+        Fewest co-labelled items a pair needs to be scored (default 2; the ceilings use
+        :data:`~simcore.instrument.ceiling_evidence.MIN_SHARED`).
 
     Returns
     -------
     PairwiseAgreement
-        ``mean`` is ``r̂ = (1/P') sum_{pairs} value``, the plain (unweighted) mean over the
-        ``P'`` pairs with a finite value. Applied to humans it is the single-rater
-        reliability; applied to judges, their inter-judge agreement.
+        ``mean = (1/P') sum_{pairs} value``, the plain mean over the ``P'`` pairs with a
+        finite value (applied to judges, their inter-judge agreement), and
+        ``weighted_mean = sum n_ab value_ab / sum n_ab`` over the same pairs, ``n_ab`` their
+        shared items (applied to humans with ``min_overlap = MIN_SHARED``: ``r̂``).
 
     Notes
     -----
@@ -243,7 +276,12 @@ def pairwise_agreement(labels, graded, min_overlap=2):
     values = values[0]
     finite = np.isfinite(values)
     mean = float(values[finite].mean()) if finite.any() else float("nan")
-    return PairwiseAgreement(mean, pairs, values, overlaps)
+    weighted = (
+        float(np.average(values[finite], weights=overlaps[finite]))
+        if finite.any()
+        else float("nan")
+    )
+    return PairwiseAgreement(mean, pairs, values, overlaps, weighted)
 
 
 def _item_tallies(labels, graded, n_codes):
@@ -305,7 +343,7 @@ def _consensus_table(labels, graded, n_codes, leave_one_out):
 
 
 def raters_per_item(labels):
-    """Return ``k``: the median number of labels over the items with at least one.
+    """Return ``k``: the harmonic mean of the raters per item over the items with at least two.
 
     Parameters
     ----------
@@ -315,11 +353,11 @@ def raters_per_item(labels):
     Returns
     -------
     float
-        The median (a half-integer when the two middle items differ); NaN with no label.
+        ``1 / mean_i(1 / m_i)`` over the items with ``m_i >= 2`` labels (the items that
+        carry the ceiling; see
+        :func:`~simcore.instrument.ceiling_evidence.consensus_size`); NaN with none.
     """
-    count = (_checked_labels(labels) >= 0).sum(axis=1)
-    count = count[count > 0]
-    return float(np.median(count)) if count.size else float("nan")
+    return consensus_size(_checked_labels(labels))[0]
 
 
 def symmetric_ceiling(reliability, k):
@@ -358,8 +396,16 @@ def percentile_estimate(point, replicates, level):
     return Estimate(float(point), float(low), float(high))
 
 
+def _replicate_rows(n_items, n_boot, seed):
+    """Return the data's rows then ``n_boot`` draws of ``n_items`` items with replacement."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    return np.concatenate(
+        [np.arange(n_items)[None], rng.integers(0, n_items, size=(n_boot, n_items))]
+    )
+
+
 def human_ceilings(
-    labels, graded, n_boot=DEFAULT_BOOT, seed=DEFAULT_SEED, level=0.95, min_overlap=2
+    labels, graded, n_boot=DEFAULT_BOOT, seed=DEFAULT_SEED, level=0.95, min_shared=MIN_SHARED
 ):
     """Return ``r̂``, the benchmark-style, leave-one-out and symmetric ceilings, with intervals.
 
@@ -375,50 +421,61 @@ def human_ceilings(
         Root seed; the items are drawn by ``numpy.random.default_rng(SeedSequence(seed))``.
     level : float, optional
         Coverage of the percentile intervals (default 0.95).
-    min_overlap : int, optional
-        Fewest shared items a rater pair, and fewest items a rater, needs to be scored.
+    min_shared : int, optional
+        Fewest shared items a rater pair, and fewest scored items a rater, needs to be
+        scored (default :data:`~simcore.instrument.ceiling_evidence.MIN_SHARED`, 3).
 
     Returns
     -------
     Ceilings
-        With ``r̂ = mean_pairs score(a, b)``; benchmark ``= mean_a score(a, consensus)``;
-        leave-one-out ``= mean_a score(a, consensus without a)`` over the items with another
-        rater; symmetric ``c_k(r̂)`` and predicted leave-one-out ``c_{k-1}(r̂)``
-        (:func:`symmetric_ceiling`), ``k`` from :func:`raters_per_item`. Every mean is plain
-        over the raters (pairs) whose score is finite and rests on at least ``min_overlap``
-        items: each such rater weighs the same whatever its number of items.
+        With ``r̂ = sum_ab n_ab s(a, b) / sum_ab n_ab`` over the pairs with ``n_ab >=
+        min_shared`` shared items and a finite score; benchmark ``= sum_a n_a s(a,
+        consensus) / sum_a n_a``; leave-one-out the same against the consensus without
+        ``a`` over the items with another rater (``n_a`` the rater's scored items, at least
+        ``min_shared``); symmetric ``c_k(r̂)`` and predicted leave-one-out
+        ``c_{k_others}(r̂)`` (:func:`symmetric_ceiling`), ``k`` and ``k_others`` from
+        :func:`~simcore.instrument.ceiling_evidence.consensus_size`; the unweighted ``r̂``
+        (plain mean over the pairs sharing at least 2 items) for comparison; and the items
+        carrying most of the pair weight, if a few do.
 
     Notes
     -----
-    Every replicate draws ``n_items`` items with replacement and recomputes ``r̂`` and both
-    measured ceilings on the same draw; the symmetric ceilings of a replicate are those of
-    its ``r̂`` with ``k`` held at the data's value. Intervals are the ``(1 - level)/2`` and
-    ``(1 + level)/2`` percentiles of the finite replicates.
+    Every replicate draws ``n_items`` items with replacement and recomputes every pair's
+    (rater's) score and weight on the same draw: an item drawn twice counts twice in the
+    weights, and a pair enters when it has ``min_shared`` *distinct* items in the draw. The
+    symmetric ceilings of a replicate are those of its ``r̂`` with ``k`` held at the data's
+    value. Intervals are the ``(1 - level)/2`` and ``(1 + level)/2`` percentiles of the
+    finite replicates.
     """
     labels = _checked_labels(labels)
     n_items, n_raters = labels.shape
     n_codes = _n_codes(labels)
+    min_shared = max(int(min_shared), 1)
+    pair_table = _pair_table(labels, min(min_shared, UNWEIGHTED_MIN_SHARED))[0]
     tables = (
-        _pair_table(labels, min_overlap)[0],
+        pair_table,
         _consensus_table(labels, graded, n_codes, leave_one_out=False),
         _consensus_table(labels, graded, n_codes, leave_one_out=True),
     )
-    rng = np.random.default_rng(np.random.SeedSequence(seed))
-    rows = np.concatenate(
-        [np.arange(n_items)[None], rng.integers(0, n_items, size=(n_boot, n_items))]
+    rows = _replicate_rows(n_items, n_boot, seed)
+    pairs, unweighted = replicate_weighted_means(
+        pair_table, rows, graded, n_codes, min_shared, UNWEIGHTED_MIN_SHARED
     )
-    means = [replicate_means(table, rows, graded, n_codes, min_overlap) for table in tables]
-    k = raters_per_item(labels)
-    means += [symmetric_ceiling(means[0], k), symmetric_ceiling(means[0], k - 1)]
-    reliability, benchmark, loo, symmetric, predicted = (
+    means = [pairs] + [
+        replicate_weighted_means(t, rows, graded, n_codes, min_shared) for t in tables[1:]
+    ]
+    k, k_others = consensus_size(labels)
+    means += [symmetric_ceiling(means[0], k), symmetric_ceiling(means[0], k_others), unweighted]
+    reliability, benchmark, loo, symmetric, predicted, plain = (
         percentile_estimate(values[0], values[1:], level) for values in means
     )
-    return Ceilings(
-        reliability, k, benchmark, loo, symmetric, predicted, n_items, n_raters, n_boot, level
-    )
+    evidence = pair_evidence(pair_table, graded, n_codes, min_shared)
+    estimates = (reliability, k, benchmark, loo, symmetric, predicted)
+    counts = (n_items, n_raters, n_boot, level)
+    return Ceilings(*estimates, *counts, plain, k_others, min_shared, *evidence)
 
 
-def agreement_with_consensus(judge_labels, labels, graded):
+def agreement_with_consensus(judge_labels, labels, graded, min_raters=1):
     """Return one rater's (a judge's) agreement with the consensus of all of ``labels``.
 
     Parameters
@@ -429,7 +486,12 @@ def agreement_with_consensus(judge_labels, labels, graded):
         int ``(n_items, R)`` human codes, ``-1`` where not labelled.
     graded : bool
         Spearman's rho against the mean code (True) or Cohen's kappa against the majority
-        code (False), over the items that both the judge and some human labelled.
+        code (False), over the items that the judge and at least ``min_raters`` humans
+        labelled.
+    min_raters : int, optional
+        Fewest humans an item needs to be scored (default 1; the ceiling report uses
+        :data:`~simcore.instrument.ceiling_evidence.MIN_CONSENSUS_RATERS`, the items ``k``
+        is taken from).
 
     Returns
     -------
@@ -442,7 +504,7 @@ def agreement_with_consensus(judge_labels, labels, graded):
     if judge.shape != (labels.shape[0],):
         raise ValueError(f"judge_labels must have shape ({labels.shape[0]},) (got {judge.shape})")
     target = consensus(labels, graded)
-    used = (judge >= 0) & ((labels >= 0).any(axis=1))
+    used = (judge >= 0) & ((labels >= 0).sum(axis=1) >= max(int(min_raters), 1))
     group = np.zeros(int(used.sum()), dtype=np.int64)
     if graded:
         value, _ = grouped_spearman(group, judge[used], target[used], 1)
@@ -450,62 +512,3 @@ def agreement_with_consensus(judge_labels, labels, graded):
         n_codes = _n_codes(labels, judge)
         value, _ = grouped_kappa(group, judge[used], target[used], 1, n_codes)
     return float(value[0])
-
-
-def judge_position(judge_score, ceilings):
-    """Return where ``judge_score`` lies against the symmetric ceiling: below, at or above.
-
-    Parameters
-    ----------
-    judge_score : float
-        The judge's agreement with the ``k``-rater consensus (same statistic as the humans).
-    ceilings : Ceilings
-        From :func:`human_ceilings`.
-
-    Returns
-    -------
-    str
-        ``"at"`` inside the symmetric ceiling's bootstrap interval ``[low, high]`` (inside
-        ``[value, value]`` when there is no interval), ``"below"`` under it, ``"above"`` over.
-
-    Raises
-    ------
-    ValueError
-        A non-finite score, or an undefined symmetric ceiling.
-    """
-    score = float(judge_score)
-    if not np.isfinite(score):
-        raise ValueError(f"judge_score must be finite (got {judge_score!r})")
-    ceiling = ceilings.symmetric
-    if not np.isfinite(ceiling.value):
-        raise ValueError("the symmetric ceiling is undefined (no rater pair could be scored)")
-    low, high = (ceiling.low, ceiling.high) if np.isfinite(ceiling.low) else (ceiling.value,) * 2
-    if score < low:
-        return "below"
-    return "above" if score > high else "at"
-
-
-def position_reading(judge_score, ceilings):
-    """Return one sentence that reads ``judge_score`` against the ceilings.
-
-    Above a near-zero symmetric ceiling (below :data:`NEAR_ZERO_CEILING`) the humans barely
-    agree with each other, so a judge that tracks their mean is agreeing with a shared bias
-    of the aggregate (what the raters' errors have in common), not showing accuracy.
-    """
-    position = judge_position(judge_score, ceilings)
-    ceiling = ceilings.symmetric.value
-    k = f"{ceilings.k:g}"
-    if position == "above" and ceiling < NEAR_ZERO_CEILING:
-        return (
-            f"above a near-zero ceiling (c_{k} = {ceiling:.3f}): the humans barely agree, so this "
-            "is agreement with a shared bias of the aggregate, not accuracy"
-        )
-    if position == "above":
-        return (
-            f"above the ceiling (c_{k} = {ceiling:.3f}): closer to the {k}-rater consensus than "
-            "an independent human; look for a bias shared with the raters before calling it "
-            "better than human"
-        )
-    if position == "at":
-        return f"at the ceiling (c_{k} = {ceiling:.3f}): as close as one more independent human"
-    return f"below the ceiling (c_{k} = {ceiling:.3f}): an independent human would agree more"

@@ -4,8 +4,11 @@
 group (criterion) of an :class:`~simcore.realdata.annotation.AnnotationMatrix`, scores the
 matrix's own judges against each group's full human consensus
 (:func:`~simcore.instrument.ceiling.agreement_with_consensus`), adds the scores of a
-published table (:func:`read_judge_scores`), and places every judge below, at or above the
-symmetric ceiling. :func:`markdown_report` and :func:`csv_rows` write the result.
+published table (:func:`read_judge_scores`), and places every judge below, within or above
+the symmetric ceiling's interval (:mod:`~simcore.instrument.ceiling_position`), naming the
+items that carry most of the pair weight when a few do
+(:mod:`~simcore.instrument.ceiling_evidence`). :func:`markdown_report` and :func:`csv_rows`
+write the result.
 """
 
 import csv
@@ -15,11 +18,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.instrument.ceiling import (
+from simcore.instrument.ceiling import human_ceilings
+from simcore.instrument.ceiling_evidence import (
+    MIN_CONSENSUS_RATERS,
+    MIN_SHARED,
+    weight_warning,
+)
+from simcore.instrument.ceiling_position import (
     POSITIONS,
-    human_ceilings,
+    is_wide,
     judge_position,
     position_reading,
+    separation_note,
 )
 from simcore.realdata.annotation import MAX_CODES, DataError, got_text
 
@@ -31,24 +41,35 @@ GROUP_COLUMNS = ("criterion", "group")
 
 
 class JudgeScore(NamedTuple):
-    """One judge's agreement with a group's human consensus, and where it lies."""
+    """One judge's agreement with a group's human consensus, where it lies, and the reading."""
 
     judge: str
     score: float
     source: str
     position: str
+    reading: str = ""
 
 
 class GroupCeiling(NamedTuple):
-    """The ceilings of one group and the judges read against them."""
+    """The ceilings of one group, the judges read against them, the items named by id.
+
+    ``heavy_items`` are the ids of the items carrying most of the pair weight (empty when
+    the weight is spread) and ``warning`` the sentence that names them (None without).
+    """
 
     group: str
     ceilings: object
     judges: tuple
+    heavy_items: tuple = ()
+    warning: object = None
 
     def count(self, position):
-        """Return how many judges lie at ``position`` (below, at, above)."""
+        """Return how many judges lie at ``position`` (below, within, above)."""
         return sum(judge.position == position for judge in self.judges)
+
+    def separation(self):
+        """Return the note that the data cannot separate the judges within (or None)."""
+        return separation_note(self.judges, self.ceilings)
 
 
 def scored_codes(matrix, graded):
@@ -163,13 +184,36 @@ def _judges_of_group(matrix, rows, human, judge, graded, published):
     from simcore.instrument.ceiling import agreement_with_consensus
 
     found = [
-        (name, agreement_with_consensus(judge[rows, j], human[rows], graded), "data")
+        (
+            name,
+            agreement_with_consensus(
+                judge[rows, j], human[rows], graded, min_raters=MIN_CONSENSUS_RATERS
+            ),
+            "data",
+        )
         for j, name in enumerate(matrix.judges)
     ]
     return found + [(name, score, "published") for name, score in published.items()]
 
 
-def group_ceilings(matrix, graded, groups=None, judge_scores=None, n_boot=1000, seed=2026):
+def _placed(name, score, source, ceilings):
+    """Return the :class:`JudgeScore` of one judge against ``ceilings``."""
+    if not math.isfinite(ceilings.symmetric.value):
+        return JudgeScore(name, score, source, "n/a", "")
+    return JudgeScore(
+        name, score, source, judge_position(score, ceilings), position_reading(score, ceilings)
+    )
+
+
+def group_ceilings(
+    matrix,
+    graded,
+    groups=None,
+    judge_scores=None,
+    n_boot=1000,
+    seed=2026,
+    min_shared=MIN_SHARED,
+):
     """Return one :class:`GroupCeiling` per group of ``matrix``.
 
     Parameters
@@ -185,6 +229,14 @@ def group_ceilings(matrix, graded, groups=None, judge_scores=None, n_boot=1000, 
     n_boot, seed : int
         Bootstrap replicates and root seed; every group uses the same seed, so a group's
         numbers do not depend on which other groups are reported.
+    min_shared : int, optional
+        Fewest shared items of a scored rater pair
+        (:data:`~simcore.instrument.ceiling_evidence.MIN_SHARED`).
+
+    Notes
+    -----
+    The matrix's own judges are scored against the human consensus on the items with at
+    least ``MIN_CONSENSUS_RATERS`` (2) humans, the items ``k`` is taken from.
 
     Raises
     ------
@@ -205,17 +257,20 @@ def group_ceilings(matrix, graded, groups=None, judge_scores=None, n_boot=1000, 
     results = []
     for group in groups or names:
         rows = np.flatnonzero(matrix.groups == names.index(group))
-        ceilings = human_ceilings(human[rows], graded, n_boot=n_boot, seed=seed)
+        ceilings = human_ceilings(
+            human[rows], graded, n_boot=n_boot, seed=seed, min_shared=min_shared
+        )
         published = {**judge_scores.get(None, {}), **judge_scores.get(group, {})}
-        defined = math.isfinite(ceilings.symmetric.value)
         judges = tuple(
-            JudgeScore(name, score, source, judge_position(score, ceilings) if defined else "n/a")
+            _placed(name, score, source, ceilings)
             for name, score, source in _judges_of_group(
                 matrix, rows, human, judge, graded, published
             )
             if math.isfinite(score)
         )
-        results.append(GroupCeiling(group, ceilings, judges))
+        heavy = tuple(str(matrix.item_ids[rows[i]]) for i in ceilings.heavy_items)
+        warning = weight_warning(heavy, ceilings.heavy_share, ceilings.weighted_items)
+        results.append(GroupCeiling(group, ceilings, judges, heavy, warning))
     return results
 
 
@@ -228,6 +283,23 @@ def _estimate_text(estimate):
     return f"{estimate.value:.3f} [{estimate.low:.3f}, {estimate.high:.3f}]"
 
 
+def _evidence_lines(results):
+    """Return the lines that say what the numbers rest on, and the weight warnings."""
+    c = results[0].ceilings
+    lines = [
+        "",
+        f"r̂: rater pairs sharing at least {c.min_shared} items, each weighted by its shared "
+        "items (benchmark and LOO: raters weighted by their scored items); r̂ unweighted: "
+        "every pair sharing 2 items weighing the same, for comparison only. k: harmonic "
+        "mean of the humans per item over the items with at least 2.",
+    ]
+    warned = [result for result in results if result.warning]
+    if warned:
+        lines.append("")
+        lines += [f"Warning ({result.group}): {result.warning}." for result in warned]
+    return lines
+
+
 def markdown_report(results, graded, command=None):
     """Return the Markdown report: one table row per group, then each group's judges."""
     c = results[0].ceilings if results else None
@@ -237,19 +309,22 @@ def markdown_report(results, graded, command=None):
         f"Human ceilings ({statistic}; [{level} bootstrap interval over items, "
         f"{c.n_boot if c else 0} replicates])",
         "",
-        "| group | items | raters | k | r̂ | benchmark | LOO measured | LOO predicted c_(k-1) "
-        "| symmetric c_k | judges below/at/above |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| group | items | raters | k | r̂ | r̂ unweighted | benchmark | LOO measured "
+        "| LOO predicted c_(k-1) | symmetric c_k | judges below/within/above |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for result in results:
         c = result.ceilings
         counts = "/".join(str(result.count(p)) for p in POSITIONS)
-        cells = (c.reliability, c.benchmark, c.leave_one_out, c.predicted_leave_one_out)
+        cells = (c.reliability, c.unweighted_reliability, c.benchmark, c.leave_one_out)
+        cells += (c.predicted_leave_one_out,)
         lines.append(
-            f"| {result.group} | {c.n_items} | {c.n_raters} | {c.k:g} | "
+            f"| {result.group} | {c.n_items} | {c.n_raters} | {c.k:.3g} | "
             + " | ".join(_estimate_text(e) for e in cells)
             + f" | {_estimate_text(c.symmetric)} | {counts if result.judges else '-'} |"
         )
+    if results:
+        lines += _evidence_lines(results)
     for result in results:
         lines += _judge_lines(result)
     if command:
@@ -266,7 +341,7 @@ def _judge_lines(result):
     lines = [
         "",
         f"### {result.group}: {result.count('above')} of {len(ranked)} judges above "
-        f"c_{c.k:g} = {_estimate_text(c.symmetric)} "
+        f"c_{c.k:.3g} = {_estimate_text(c.symmetric)} "
         f"({sum(j.score > c.symmetric.value for j in ranked)} above its point value)",
         "",
         "| judge | score | source | position |",
@@ -274,11 +349,20 @@ def _judge_lines(result):
     ]
     lines += [f"| {j.judge} | {j.score:.3f} | {j.source} | {j.position} |" for j in ranked]
     if ranked[0].position != "n/a":
-        lines += ["", f"Best judge ({ranked[0].judge}): {position_reading(ranked[0].score, c)}."]
+        lines += ["", f"Best judge ({ranked[0].judge}): {ranked[0].reading}."]
+    if result.separation():
+        lines += ["", f"Thin data: {result.separation()}."]
     return lines
 
 
-ESTIMATES = ("reliability", "benchmark", "leave_one_out", "predicted_leave_one_out", "symmetric")
+ESTIMATES = (
+    "reliability",
+    "unweighted_reliability",
+    "benchmark",
+    "leave_one_out",
+    "predicted_leave_one_out",
+    "symmetric",
+)
 """The :class:`~simcore.instrument.ceiling.Ceilings` fields a report row carries."""
 
 CSV_FIELDS = (
@@ -286,25 +370,43 @@ CSV_FIELDS = (
     "n_items",
     "n_raters",
     "k",
+    "k_others",
+    "min_shared",
     *(f"{name}{suffix}" for name in ESTIMATES for suffix in ("", "_low", "_high")),
+    "interval_wide",
+    "weighted_items",
+    "heavy_share",
+    "warning",
     "judges_below",
-    "judges_at",
+    "judges_within",
     "judges_above",
 )
-"""Columns of the ``--csv`` table, one row per group."""
+"""Columns of the ``--csv`` table, one row per group (the JSON rows add ``heavy_items``,
+the ids of the items the warning names, ``separation`` and ``judges``)."""
 
 
 def csv_rows(results):
-    """Return one ``{CSV_FIELDS: value}`` row per group."""
+    """Return one ``{CSV_FIELDS: value}`` row per group, with ``heavy_items`` and ``separation``."""
     rows = []
     for result in results:
         c = result.ceilings
         row = {"group": result.group, "n_items": c.n_items, "n_raters": c.n_raters, "k": c.k}
+        row.update({"k_others": c.k_others, "min_shared": c.min_shared})
         for name in ESTIMATES:
             estimate = getattr(c, name)
             row.update(
                 {name: estimate.value, f"{name}_low": estimate.low, f"{name}_high": estimate.high}
             )
+        row.update(
+            {
+                "interval_wide": is_wide(c),
+                "weighted_items": c.weighted_items,
+                "heavy_share": c.heavy_share,
+                "warning": result.warning,
+                "heavy_items": list(result.heavy_items),
+                "separation": result.separation(),
+            }
+        )
         row.update({f"judges_{p}": result.count(p) for p in POSITIONS})
         rows.append(row)
     return rows

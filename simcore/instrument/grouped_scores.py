@@ -268,3 +268,95 @@ def mean_of_defined(scores, counts, min_count):
     number = usable.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(number > 0, total / np.maximum(number, 1), np.nan)
+
+
+def _block_scores(table, chunk, graded, n_codes):
+    """Return the ``(b, n_groups)`` scores, cells and distinct items of one block of draws."""
+    group, x, y = gather_cells(table, chunk)
+    b = chunk.shape[0]
+    n_groups = b * table.n_groups
+    if graded:
+        value, count = grouped_spearman(group, x, y, n_groups)
+    else:
+        value, count = grouped_kappa(group, x, y, n_groups, n_codes)
+    present = np.zeros((b, table.n_items), dtype=bool)
+    present[np.arange(b)[:, None], chunk] = True
+    replicate_group = (np.arange(b)[:, None] * table.n_groups + table.group[None, :]).ravel()
+    distinct = np.bincount(
+        replicate_group, weights=present[:, table.item].ravel(), minlength=n_groups
+    )
+    shape = (b, table.n_groups)
+    return value.reshape(shape), count.reshape(shape), distinct.reshape(shape)
+
+
+def weighted_mean_of_defined(scores, counts, distinct, min_items):
+    """Return per replicate ``sum_g n_g s_g / sum_g n_g`` over the usable groups.
+
+    Parameters
+    ----------
+    scores, counts, distinct : numpy.ndarray
+        ``(b, g)`` scores, their cells ``n_g`` and their distinct items.
+    min_items : int
+        Fewest distinct items a group needs to be usable (with a finite score).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``(b,)``; NaN for a replicate with no usable group.
+    """
+    usable = np.isfinite(scores) & (distinct >= min_items)
+    weight = np.where(usable, counts, 0).astype(np.float64)
+    total = (weight * np.where(usable, scores, 0.0)).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(weight.sum(axis=1) > 0, total / weight.sum(axis=1), np.nan)
+
+
+def replicate_weighted_means(table, rows, graded, n_codes, min_items, plain_min_count=None):
+    """Return each replicate's mean score weighted by cells, over groups on ``min_items`` items.
+
+    Parameters
+    ----------
+    table : CellTable
+        Cells of the original items (one cell per item of a group: a rater pair's shared
+        items, or a rater's scored items).
+    rows : numpy.ndarray
+        int ``(b, n)`` item indices of ``b`` replicates (``arange(n)[None]`` for the data).
+    graded : bool
+        Spearman's rho (True) or Cohen's kappa (False).
+    n_codes : int
+        Number of codes (categorical only).
+    min_items : int
+        Fewest *distinct* items a group needs in a replicate to enter its mean.
+    plain_min_count : int, optional
+        When given, also return :func:`mean_of_defined` of the same scores with this
+        ``min_count`` (the unweighted mean), from the same scoring pass.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 ``(b,)``: ``sum_g n_g s_g / sum_g n_g`` over the groups ``g`` with a finite
+        score ``s_g`` and at least ``min_items`` distinct items, ``n_g`` the group's cells in
+        the replicate (an item drawn twice counts twice, so the weights follow the draw);
+        NaN for a replicate with no such group. With ``plain_min_count``, a pair
+        ``(weighted, plain)`` of such arrays.
+
+    Notes
+    -----
+    A group's distinct items in a replicate are ``sum_{cells} [item drawn]`` over its
+    cells of the data, counted from a ``(b, n_items)`` presence mask of the block's draws
+    (no sort of the gathered cells); blocks hold at most ``4 * CELLS_PER_BLOCK`` mask cells.
+    """
+    rows = np.atleast_2d(np.asarray(rows, dtype=np.int64))
+    weighted, plain = [], []
+    step = max(1, 4 * CELLS_PER_BLOCK // max(table.n_items, 1))  # bounds the presence mask
+    for block in _blocks(table, rows, n_codes):
+        for start in range(0, block.shape[0], step):
+            chunk = block[start : start + step]
+            value, count, distinct = _block_scores(table, chunk, graded, n_codes)
+            weighted.append(weighted_mean_of_defined(value, count, distinct, min_items))
+            if plain_min_count is not None:
+                plain.append(mean_of_defined(value, count, plain_min_count))
+    weighted = np.concatenate(weighted) if weighted else np.zeros(0)
+    if plain_min_count is None:
+        return weighted
+    return weighted, (np.concatenate(plain) if plain else np.zeros(0))
