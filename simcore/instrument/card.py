@@ -388,7 +388,7 @@ def _ceiling_text(ceiling):
     if ceiling.get("low") is not None:
         text += f" [{ceiling['low']:.3f}, {ceiling['high']:.3f}]"
     if ceiling.get("reliability") is not None:
-        text += f" (symmetric c_k, k = {ceiling['k']:g}; r = {ceiling['reliability']:.3f}"
+        text += f" (symmetric c_k, k = {ceiling['k']:.3g}; r = {ceiling['reliability']:.3f}"
         text += f", {ceiling.get('measure')})"
     return text
 
