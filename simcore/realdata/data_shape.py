@@ -80,7 +80,8 @@ class DataShape:
             return "shape: no humans (nothing to compare a judge with)"
         low, median, high = self.items_per_human
         lines = [
-            f"shape: {self.kind} ({self.humans} humans; items per human min {low}, median "
+            f"shape: {self.kind} ({self.humans} {'slots' if self.kind == 'slots' else 'humans'}; "
+            f"items per human min {low}, median "
             f"{median:g}, max {high}; median coverage {self.median_coverage:.1%})",
             f"  comparisons (a held-out human against the others): items shared min "
             f"{self.comparison_items[0]}, median {self.comparison_items[1]:g}; "
