@@ -305,12 +305,14 @@ class RiskCurve:
     trials: list = field(default_factory=list)
 
     def rate(self, index):
-        """Risk at point ``index``."""
-        return self.wrong[index] / self.trials[index]
+        """Risk at point ``index`` (0 at a point of no simulated matrix: a dense matrix's)."""
+        trials = self.trials[index]
+        return self.wrong[index] / trials if trials else 0.0
 
     def se(self, index):
-        """Monte Carlo standard error of the risk at ``index`` (:func:`monte_carlo_se`)."""
-        return monte_carlo_se(self.wrong[index], self.trials[index])
+        """Monte Carlo SE of the risk at ``index`` (:func:`monte_carlo_se`; 0 unsimulated)."""
+        trials = self.trials[index]
+        return monte_carlo_se(self.wrong[index], trials) if trials else 0.0
 
     def needed(self, target, confidence=0.95):
         """Smallest grid ``extra`` whose risk is under ``target``: ``(point, conservative)``.
@@ -322,7 +324,11 @@ class RiskCurve:
         for index, extra in enumerate(self.extra):
             if point < 0 and self.rate(index) <= target:
                 point = extra
-            upper = wilson_interval(self.wrong[index], self.trials[index], confidence)[1]
+            upper = (
+                wilson_interval(self.wrong[index], self.trials[index], confidence)[1]
+                if self.trials[index]
+                else self.rate(index)
+            )
             if conservative < 0 and upper <= target:
                 conservative = extra
         return point, conservative
@@ -450,12 +456,17 @@ def recipe(raters, prevalence, available, judge, epsilon, alpha=0.05):
 
 
 class JudgeRisk(NamedTuple):
-    """One judge's posterior-predictive risk now, its curve, its recipe, the refits used."""
+    """One judge's posterior-predictive risk now, its curve, its recipe, the refits used.
+
+    ``basis`` is ``simulated``, or ``dense`` for the exact 0 of a dense matrix
+    (:func:`simcore.advise.dense.dense_risk`).
+    """
 
     curve: RiskCurve
     now: tuple
     recipe: tuple
     models: list
+    basis: str = "simulated"
 
 
 def judge_risk(

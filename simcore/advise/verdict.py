@@ -201,7 +201,7 @@ def verdicts(
     and holds the ``interval_risk``: the probability that the dense decision differs,
     read from the comparison intervals alone
     (:func:`simcore.advise.interval_risk.normal_approximation_risk`; NaN under the
-    alternative annotator test).
+    alternative annotator test; 0 on a dense matrix, whose verdict is the dense one).
 
     With ``rule == "alt_test"`` omega is the winning rate (wins / humans tested), the row
     also holds ``wins``, ``tested``, ``advantage_probability`` and ``alt_test`` (per human,
@@ -209,6 +209,7 @@ def verdicts(
     """
     comparisons = comparison_intervals(human_labels, judge_labels, epsilon, confidence)
     n_humans = human_labels.shape[1]
+    dense = human_labels.size > 0 and bool((human_labels >= 0).all())
     if rule == "alt_test":
         result = alt_test_verdict(
             human_labels, judge_labels, epsilon, scale=scale, label_values=label_values
@@ -240,6 +241,8 @@ def verdicts(
         extra["interval_risk"] = (
             math.nan
             if rule == "alt_test"
+            else 0.0
+            if dense
             else normal_approximation_risk(rows_k, DECISIONS[int(decision)], epsilon, tau)
         )
         interval = decide_counts(clears, fails, n_humans, tau, kind="interval")

@@ -71,11 +71,14 @@ class AdviceView:
         """Return the advice as one JSON-ready document (``simcore advise --json``).
 
         ``{"humans", "judges", "shape", "verdicts", "comparisons", "risk", "budget",
-        "next_round"}``: ``shape`` is the matrix's shape
+        "next_round", "risk_now"}``: ``shape`` is the matrix's shape
         (:meth:`simcore.realdata.data_shape.DataShape.to_dict`); each table is the list of
         rows of the DataFrame of the same name (``risk`` is ``risk_table``), NaN where a
-        number is undefined.
+        number is undefined; ``risk_now`` gives each judge's risk now, SE and basis
+        (``dense`` or ``simulated``: :func:`simcore.advise.dense.risk_now_document`).
         """
+        from simcore.advise.dense import risk_now_document
+
         tables = {
             "verdicts": self.verdict_table,
             "comparisons": self.comparison_table,
@@ -86,6 +89,7 @@ class AdviceView:
         document = {"humans": list(self.humans), "judges": list(self.verdict_table["judge"])}
         document["shape"] = None if self.shape is None else self.shape.to_dict()
         document.update({name: _records(frame) for name, frame in tables.items()})
+        document["risk_now"] = risk_now_document(self)
         return document
 
     def to_markdown(self):
