@@ -8,7 +8,8 @@ differs from the dense verdict, each run of draws under its own bootstrap refit 
 (:func:`posterior_risk`; under one model, :func:`simulate_risk`), so the fit's uncertainty
 is inside the risk and its only error is the Monte Carlo one (:func:`monte_carlo_se`). Under
 the point rule the draws' comparisons are anchored at the observed ones
-(:mod:`simcore.advise.anchored`, ``anchor``), centred by the model's expected change
+(:mod:`simcore.advise.anchored`, ``anchor``), centred by the model's expected change and
+each weighted between the data and the model by how much its items say
 (:func:`model_changes`). The
 risk now is drawn until that error is under a point (:func:`adaptive_risk_now`); over a grid
 of extra items per secondary it is the risk curve (:func:`risk_curve`); beside it, the
@@ -23,10 +24,11 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore.advise import channels
-from simcore.advise.anchored import anchored_decisions, expected_changes
+from simcore.advise.anchored import anchored_decisions, expected_changes, shrinkage
 from simcore.advise.risk_draws import (
     draw_matrices,
     judge_raters,
+    misplacement_normals,
     proposal_pool,
     sparse_masks,
 )
@@ -222,7 +224,7 @@ def posterior_risk(
     pool = pools[design, extra, seed]
     anchored = anchor is not None and rule == "point"
     if anchored:
-        centre = model_changes(models, per_model, available, judge, pool, seed, extra)
+        centre = model_changes(models, per_model, available, judge, pool, seed, extra, anchor)
     wrong = done = 0
     while done < trials and not settled(wrong, done, target):
         size = min(batch, trials - done)
@@ -231,8 +233,13 @@ def posterior_risk(
         )
         mask = sparse_masks(pool, first_trial + done, size) if extra > 0 or not anchored else None
         if anchored:
+            shift = (
+                misplacement_normals(sequence, first_trial + done, size, n_humans)
+                if centre.misplacement > 0
+                else None
+            )
             sparse, dense = anchored_decisions(
-                drawn, mask, available, anchor, codes, epsilon, tau, min_pairs, centre
+                drawn, mask, available, anchor, codes, epsilon, tau, min_pairs, centre, shift
             )
         else:
             sparse, dense = _decisions(drawn, mask, n_humans, codes, rule, epsilon, tau, min_pairs)
@@ -248,11 +255,13 @@ CHANGE_STREAM = 3
 """The seed word of those draws: ``SeedSequence([seed, judge, extra, CHANGE_STREAM])``."""
 
 
-def model_changes(models, per_model, available, judge, pool, seed, extra):
+def model_changes(models, per_model, available, judge, pool, seed, extra, anchor=None):
     """Return the model's expected changes of the comparisons, taken out of anchored draws.
 
     :func:`simcore.advise.anchored.expected_changes` over :data:`CHANGE_DRAWS` draws of
-    their own stream (the same whatever the batch or the first trial of a call).
+    their own stream (the same whatever the batch or the first trial of a call); with the
+    observed ``anchor``, the whole :class:`simcore.advise.anchored.Shrinkage` (how far each
+    comparison's draws trust it, :func:`simcore.advise.anchored.shrinkage`).
     """
     n_items, n_humans = available.shape
     sequence = np.random.SeedSequence([seed, judge, extra, CHANGE_STREAM])
@@ -260,7 +269,9 @@ def model_changes(models, per_model, available, judge, pool, seed, extra):
         models, per_model, n_humans, judge, n_items, sequence, 0, CHANGE_DRAWS
     )
     proposal = sparse_masks(pool, 0, CHANGE_DRAWS) if extra > 0 else None
-    return expected_changes(drawn, proposal, available, codes)
+    if anchor is None:
+        return expected_changes(drawn, proposal, available, codes)
+    return shrinkage(drawn, proposal, available, codes, anchor)
 
 
 def labels_everything(available, design, extra):

@@ -180,6 +180,20 @@ def point_verdict(comparisons, tau, min_pairs=0):
     return omega, decision, {"tested": len(kept), "left_out": len(comparisons) - len(kept)}
 
 
+def interval_risk(rule, dense, comparisons, decision, epsilon, tau):
+    """Return the interval risk of a verdict: NaN under ``alt_test``, 0 on a dense matrix.
+
+    Otherwise :func:`simcore.advise.interval_risk.normal_approximation_risk` of the point
+    rule's ``decision`` from the ``comparisons``; on a dense matrix each ``d_k`` is the
+    dense one, so ``P(dense decision != decision) = 0`` exactly.
+    """
+    if rule == "alt_test":
+        return math.nan
+    if dense:
+        return 0.0
+    return normal_approximation_risk(comparisons, DECISIONS[int(decision)], epsilon, tau)
+
+
 def verdicts(
     human_labels,
     judge_labels,
@@ -238,13 +252,7 @@ def verdicts(
         else:
             omega, decision, extra = point_verdict(rows_k, tau, min_pairs)
         extra["empty"] = sum(row["pairs"] == 0 for row in rows_k)
-        extra["interval_risk"] = (
-            math.nan
-            if rule == "alt_test"
-            else 0.0
-            if dense
-            else normal_approximation_risk(rows_k, DECISIONS[int(decision)], epsilon, tau)
-        )
+        extra["interval_risk"] = interval_risk(rule, dense, rows_k, decision, epsilon, tau)
         interval = decide_counts(clears, fails, n_humans, tau, kind="interval")
         rows.append(
             {
