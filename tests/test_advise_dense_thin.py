@@ -8,9 +8,15 @@ import pytest
 
 import simcore
 from simcore.advise import dense as dense_module
-from simcore.advise.anchored import misplacement, shrinkage, simulated_differences
+from simcore.advise.anchored import (
+    Shrinkage,
+    misplacement,
+    shrinkage,
+    shrinks,
+    simulated_differences,
+)
 from simcore.advise.interval_risk import normal_approximation_risk
-from simcore.advise.risk import Channels, posterior_risk
+from simcore.advise.risk import Channels, model_changes, posterior_risk
 from simcore.advise.risk_draws import draw_matrices
 from simcore.experiments.advise_crowd_calibration import (
     StudyOptions,
@@ -18,7 +24,7 @@ from simcore.experiments.advise_crowd_calibration import (
     run_study,
 )
 from simcore.model.generative import symmetric_confusion
-from simcore.realdata.shapes import draw_shape, shape_mask
+from simcore.realdata.shapes import draw_matrix, draw_shape, shape_mask
 
 RULE = {"rule": "point", "epsilon": 0.05, "tau": 0.5, "min_pairs": 0, "trials": 100, "seed": 1}
 
@@ -82,6 +88,16 @@ def test_a_dense_matrix_says_why_in_the_summary_the_report_and_the_json(dense_ad
     assert all(row["interval_risk"] == 0.0 for row in dense_advice.verdicts)
 
 
+def test_a_sparse_matrix_says_its_risk_now_is_simulated():
+    humans, judges = draw_matrix(160, 4, 1, 3, 0.45, seed=11)
+    advice = simcore.advise(
+        long_frame(humans, judges), humans=list(humans), judges=list(judges), trials=30, seed=5
+    )
+    entry = advice.to_dict()["risk_now"]["judge0"]
+    assert entry["basis"] == "simulated" and entry["trials"] >= 30
+    assert (entry["risk"], entry["se"]) == advice.risk_now["judge0"] and entry["se"] > 0
+
+
 def test_the_interval_risk_never_prints_minus_zero():
     # the Poisson-binomial sum of these passes rounds to 1 + 2.2e-16
     sure = {"d": 0.1, "se": 0.0, "items": 40}
@@ -123,7 +139,7 @@ def test_a_knife_edge_verdict_on_thin_comparisons_has_a_risk_near_one_half():
     mask = shape_mask("crowd", seed=5)
     models = crowd_models(np.linspace(-0.04, 0.04, 8))
     anchor = observed_comparisons(crowd_models([0.0]), mask, seed=5)
-    options = {"epsilon": 0.05, "seed": 3, "trials": 400}
+    options = {"epsilon": 0.05, "seed": 3, "trials": 300}
     wrong, trials = posterior_risk(models, mask, 0, anchor=anchor, per_model=10, **options)
     risk = wrong / trials
     se = math.sqrt(0.25 / trials)
@@ -145,6 +161,17 @@ def test_thin_comparisons_lean_on_the_model_and_full_ones_on_the_data():
         labels[..., list(range(100)) + [150]], None, wide[:, :100], codes, anchor[:100]
     )
     assert np.median(full.weight_dense) > 0.5
+
+
+def test_only_a_crowds_number_of_comparisons_is_weighed_against_the_model():
+    assert not shrinks(np.zeros(19)) and shrinks(np.zeros(20))
+    assert not shrinks(np.r_[np.zeros(19), np.nan])  # an empty comparison is not observed
+    # a panel's verdict keeps the full anchoring: the draws' expected changes, no weights
+    mask = shape_mask("sparse_panel", seed=1)
+    confusions = np.stack([symmetric_confusion(p, 2) for p in [0.85] * 6 + [0.8]])
+    model = Channels(confusions, np.array([0.5, 0.5]))
+    centre = model_changes([model], 10, mask, 0, mask[None], 0, 0, np.zeros(6))
+    assert isinstance(centre, tuple) and not isinstance(centre, Shrinkage)
 
 
 def test_the_misplacement_is_the_excess_of_the_residuals_over_the_draws_spread():

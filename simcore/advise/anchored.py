@@ -38,7 +38,9 @@ normal per draw and comparison (the misplacement the draws lack); the proposal's
 same with ``p_k`` for ``D_k``. Its mean is ``E[D_k] + beta_k (d_k - E[D_k])`` and its
 variance the posterior's. A comparison on many items has ``Var(s_k)`` close to ``Cov(D_k,
 s_k)``, ``beta_k`` close to 1 and the full anchoring above; a thin one leans on the model,
-whose fit pools every comparison's items.
+whose fit pools every comparison's items. ``tau`` is estimated over the comparisons, so
+only a verdict of at least :data:`MIN_COMPARISONS` observed comparisons (a crowd's) is
+weighted (:func:`shrinks`); fewer stay fully anchored.
 """
 
 from typing import NamedTuple
@@ -47,6 +49,7 @@ import numpy as np
 
 from simcore.engine.margins import leave_one_out_differences
 from simcore.model.rule import decide
+from simcore.realdata.data_shape import CROWD_HUMANS
 
 PASS_TOLERANCE = 1e-9
 """A comparison passes when ``d_k + eps >= -PASS_TOLERANCE``, as the verdict's do."""
@@ -121,6 +124,21 @@ def expected_changes(labels, proposal, available, n_labels):
     """
     now, after, _, dense, _ = comparison_changes(labels, proposal, available, n_labels)
     return _column_mean(after - now), _column_mean(dense - now)
+
+
+MIN_COMPARISONS = CROWD_HUMANS
+"""Observed comparisons needed to weigh them against the model (:func:`shrinks`): a crowd's."""
+
+
+def shrinks(anchor):
+    """Whether the comparisons ``anchor`` are weighed against the model (:func:`shrinkage`).
+
+    The model's misplacement ``tau^2`` (:func:`misplacement`) is a moment estimate over the
+    observed comparisons; over fewer than :data:`MIN_COMPARISONS` (3 to 10 on the shipped
+    matrices) it is often 0 by chance, and leaning on a misspecified model then made the
+    risk overconfident (README, *Thin comparisons and crowds*): those stay fully anchored.
+    """
+    return int(np.isfinite(np.asarray(anchor, dtype=np.float64)).sum()) >= MIN_COMPARISONS
 
 
 class Shrinkage(NamedTuple):

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore.advise import channels
-from simcore.advise.anchored import anchored_decisions, expected_changes, shrinkage
+from simcore.advise.anchored import anchored_decisions, expected_changes, shrinkage, shrinks
 from simcore.advise.risk_draws import (
     draw_matrices,
     judge_raters,
@@ -235,7 +235,7 @@ def posterior_risk(
         if anchored:
             shift = (
                 misplacement_normals(sequence, first_trial + done, size, n_humans)
-                if centre.misplacement > 0
+                if getattr(centre, "misplacement", 0.0) > 0
                 else None
             )
             sparse, dense = anchored_decisions(
@@ -260,8 +260,8 @@ def model_changes(models, per_model, available, judge, pool, seed, extra, anchor
 
     :func:`simcore.advise.anchored.expected_changes` over :data:`CHANGE_DRAWS` draws of
     their own stream (the same whatever the batch or the first trial of a call); with the
-    observed ``anchor``, the whole :class:`simcore.advise.anchored.Shrinkage` (how far each
-    comparison's draws trust it, :func:`simcore.advise.anchored.shrinkage`).
+    observed ``anchor`` of enough comparisons (:func:`simcore.advise.anchored.shrinks`),
+    the :class:`simcore.advise.anchored.Shrinkage` (:func:`simcore.advise.anchored.shrinkage`).
     """
     n_items, n_humans = available.shape
     sequence = np.random.SeedSequence([seed, judge, extra, CHANGE_STREAM])
@@ -269,7 +269,7 @@ def model_changes(models, per_model, available, judge, pool, seed, extra, anchor
         models, per_model, n_humans, judge, n_items, sequence, 0, CHANGE_DRAWS
     )
     proposal = sparse_masks(pool, 0, CHANGE_DRAWS) if extra > 0 else None
-    if anchor is None:
+    if anchor is None or not shrinks(anchor):
         return expected_changes(drawn, proposal, available, codes)
     return shrinkage(drawn, proposal, available, codes, anchor)
 

@@ -28,6 +28,7 @@ approximation); ``--out STEM`` writes ``STEM.md`` and ``STEM.csv``.
 
 import argparse
 import dataclasses
+import math
 import sys
 import time
 import zlib
@@ -265,9 +266,16 @@ def main(argv=None):
         "workers": args.workers,
         "wall_seconds": time.perf_counter() - start,
     }
-    scores = score_cases(cases)
     stem = Path(args.out)
     stem.parent.mkdir(parents=True, exist_ok=True)
+    if len({case["matrix"] for case in cases}) < 2:  # the constant baseline leaves a shape out
+        write_cases(
+            [{**case, "constant_baseline": math.nan} for case in cases],
+            stem.with_name(f"{stem.name}.csv"),
+        )
+        print(f"{len(cases)} cases written; the scores need both shapes", file=sys.stderr)
+        return 0
+    scores = score_cases(cases)
     write_cases(cases, stem.with_name(f"{stem.name}.csv"))
     text = report_text(cases, scores, settings)
     stem.with_name(f"{stem.name}.md").write_text(text, encoding="utf-8")
