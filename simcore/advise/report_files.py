@@ -271,8 +271,8 @@ def _risk_now_table(advice):
         "uncertainty is inside the risk (± Monte Carlo SE; drawn until the SE is at most "
         f"{100 * RISK_SE_TARGET:.0f} percentage point). Under the point rule the simulated "
         "comparisons are anchored at the observed d_k of section 1: the model supplies how "
-        "far they move, and where they sit only for a comparison on few items, whose d_k "
-        "says little (README, *Thin comparisons*). Beside it, the interval risk: the same "
+        "far they move; on a crowd (20 or more comparisons), for a comparison on few items, "
+        "also where it sits (README, *Thin comparisons*). Beside it, the interval risk: the same "
         "probability read from the comparison intervals of section 1 alone, each dense d_k "
         "normal around its estimate, the comparisons independent, no model; on the shipped "
         "matrices the two scored alike (README, *Is advise's risk calibrated?*).",
