@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.advise.anchored import judge_anchor
+from simcore.advise.dense import audit_risks
 from simcore.advise.diagnostics import agreement_diagnostics, poor_fit
 from simcore.advise.models import fit_matrix, matrix_columns
 from simcore.advise.next_round import extend_mask
@@ -45,7 +45,7 @@ from simcore.advise.recommendation import (  # noqa: F401  (budget_* and Reach r
     recommended_extra,
 )
 from simcore.advise.report_plan import recommendation_text
-from simcore.advise.risk import RISK_SE_TARGET, judge_risk
+from simcore.advise.risk import RISK_SE_TARGET
 from simcore.advise.verdict import (
     comparison_intervals,  # noqa: F401  (re-exported)
     numeric_label_values,
@@ -225,7 +225,8 @@ def audit_judges(
     (:func:`simcore.advise.risk.risk_curve`); ``scale`` is the alternative annotator
     test's per-item score (``numeric``: the label values,
     :func:`simcore.advise.verdict.numeric_label_values`); ``risk_se`` the Monte Carlo SE
-    the risk now is drawn to (:func:`simcore.advise.risk.adaptive_risk_now`).
+    the risk now is drawn to (:func:`simcore.advise.risk.adaptive_risk_now`); on a dense
+    matrix the risk now is 0 without simulation (:func:`simcore.advise.dense.audit_risks`).
     """
     human_labels = np.asarray(matrix.human_labels, dtype=np.int64)
     columns = [matrix.judges.index(name) for name in names]
@@ -245,30 +246,14 @@ def audit_judges(
         min_pairs=options["min_pairs"],
     )
     say = say or (lambda message: None)
-    models, risks = {}, {}
+    models = {}
     for number, name in enumerate(names, start=1):
         say(f"{name} ({number}/{len(names)}): fitting the latent-class model, {n_boot} refits")
         models[name] = fit_judge_model(matrix, name, n_boot, seed, model)
     grid = curve_grid(grid, available)
-    pools = {}  # proposals shared by every judge (simcore.advise.risk.simulate_risk)
-    for number, name in enumerate(names, start=1):
-        say(
-            f"{name} ({number}/{len(names)}): simulating the risk of a wrong verdict "
-            f"({options['trials']} matrices at each of {len(grid) + 1} sizes)"
-        )
-        risks[name] = judge_risk(
-            models[name],
-            available,
-            human_labels,
-            name,
-            design,
-            grid,
-            options,
-            target,
-            pools,
-            risk_se,
-            anchor=judge_anchor(verdict_rows[number - 1]),
-        )
+    risks = audit_risks(
+        models, verdict_rows, available, human_labels, design, grid, options, target, risk_se, say
+    )
     return Audit(names, options, design, human_labels, available, grid, verdict_rows, models, risks)
 
 

@@ -53,13 +53,15 @@ def normal_approximation_risk(comparisons, sparse_decision, epsilon, tau=0.5):
     (:func:`poisson_binomial`) and the dense decision is the point rule's on it
     (:func:`simcore.model.rule.decide`, every comparison tested). The risk is
     ``P(dense accept)`` when the sparse verdict rejects, ``P(dense reject)`` when it accepts,
-    and 1 when it is inconclusive (the dense verdict never is under this rule).
+    and 1 when it is inconclusive (the dense verdict never is under this rule); never below
+    0 (a sum of rounded probabilities can exceed 1, which would print "-0.0%").
     """
     probabilities = [comparison_pass_probability(row, epsilon) for row in comparisons]
     distribution = poisson_binomial(probabilities)
     n_humans = len(probabilities)
     decisions = decide(np.arange(n_humans + 1), n_humans, tau)
     accept = float(distribution[decisions == ACCEPT].sum())
+    accept = min(max(accept, 0.0), 1.0)  # a sum of rounded terms can pass 1 by 1e-16
     if sparse_decision == "reject" or sparse_decision == REJECT:
         return accept
     if sparse_decision == "accept" or sparse_decision == ACCEPT:

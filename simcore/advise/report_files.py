@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from simcore.advise.channels import is_one_coin
+from simcore.advise.dense import all_dense, misfit_note, risk_basis, risk_text
 from simcore.advise.report_figure import report_figure
 from simcore.advise.report_plan import (
     budget_lines,
@@ -252,6 +253,8 @@ def _model_kind(advice):
 
 def _misfit_note(advice):
     """Return the paragraph on the rater pairs the models fit poorly, or that none is."""
+    if misfit_note(advice):
+        return misfit_note(advice)
     if advice.misfits:
         return (
             "**These models fit some rater pairs poorly** (observed vs fitted agreement; "
@@ -279,7 +282,8 @@ def _risk_now_table(advice):
         "uncertainty is inside the risk (± Monte Carlo SE; drawn until the SE is at most "
         f"{100 * RISK_SE_TARGET:.0f} percentage point). Under the point rule the simulated "
         "comparisons are anchored at the observed d_k of section 1: the model supplies how "
-        "far they move, not where they sit. Beside it, the interval risk: the same "
+        "far they move; on a crowd (20 or more comparisons), for a comparison on few items, "
+        "also where it sits (README, *Thin comparisons*). Beside it, the interval risk: the same "
         "probability read from the comparison intervals of section 1 alone, each dense d_k "
         "normal around its estimate, the comparisons independent, no model; on the shipped "
         "matrices the two scored alike (README, *Is advise's risk calibrated?*).",
@@ -288,13 +292,13 @@ def _risk_now_table(advice):
         "|---|---|---|---|---|",
     ]
     intervals = {row["judge"]: row.get("interval_risk", math.nan) for row in advice.verdicts}
-    for name, (rate, se) in advice.risk_now.items():
+    for name in advice.risk_now:
         curve = advice.curves[name]
         draws = curve.trials[0] if curve.extra and curve.extra[0] == 0 else 0
         refits = len(advice.models[name].refits)
         interval = intervals.get(name, math.nan)
         shown = "n/a" if math.isnan(interval) else f"{100 * interval:.1f}%"
-        lines.append(f"| {name} | {_percent(rate, se)} | {shown} | {draws} | {refits} |")
+        lines.append(f"| {name} | {risk_text(advice, name)} | {shown} | {draws} | {refits} |")
     return lines
 
 
@@ -399,7 +403,6 @@ def summary(advice):
     lines += [] if advice.shape is None else [advice.shape.text().splitlines()[0]]
     lines += [] if advice.rule_form is None else [advice.rule_form.text()]
     for row in advice.verdicts:
-        rate, se = advice.risk_now[row["judge"]]
         verdict = (
             f"winning rate {_winning_rate(row)}, advantage probability "
             f"{_number(row['advantage_probability'])}, {row['decision']}"
@@ -407,12 +410,13 @@ def summary(advice):
             else f"omega {row['omega']:.2f}, {row['decision']} (interval verdict "
             f"{row['interval_verdict']}, effective K {row['effective_k']})"
         )
+        dense = risk_basis(advice, row["judge"]) == "dense"
         lines.append(
-            f"{row['judge']}: {verdict}; risk of a wrong verdict {_percent(rate, se)} "
-            "(model uncertainty included)"
+            f"{row['judge']}: {verdict}; risk of a wrong verdict {risk_text(advice, row['judge'])}"
+            + ("" if dense else " (model uncertainty included)")
         )
     lines += [line for line in sparse_comparison_lines(advice) if line.startswith("WARNING")]
-    if advice.misfits:
+    if advice.misfits and not all_dense(advice):
         lines.append(
             f"the fitted models fit {len(advice.misfits)} rater pair(s) poorly: "
             "treat the risks as rough (see report.md)"

@@ -8,7 +8,8 @@ differs from the dense verdict, each run of draws under its own bootstrap refit 
 (:func:`posterior_risk`; under one model, :func:`simulate_risk`), so the fit's uncertainty
 is inside the risk and its only error is the Monte Carlo one (:func:`monte_carlo_se`). Under
 the point rule the draws' comparisons are anchored at the observed ones
-(:mod:`simcore.advise.anchored`, ``anchor``), centred by the model's expected change
+(:mod:`simcore.advise.anchored`, ``anchor``), centred by the model's expected change and
+each weighted between the data and the model by how much its items say
 (:func:`model_changes`). The
 risk now is drawn until that error is under a point (:func:`adaptive_risk_now`); over a grid
 of extra items per secondary it is the risk curve (:func:`risk_curve`); beside it, the
@@ -23,10 +24,11 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore.advise import channels
-from simcore.advise.anchored import anchored_decisions, expected_changes
+from simcore.advise.anchored import anchored_decisions, expected_changes, shrinkage, shrinks
 from simcore.advise.risk_draws import (
     draw_matrices,
     judge_raters,
+    misplacement_normals,
     proposal_pool,
     sparse_masks,
 )
@@ -222,7 +224,7 @@ def posterior_risk(
     pool = pools[design, extra, seed]
     anchored = anchor is not None and rule == "point"
     if anchored:
-        centre = model_changes(models, per_model, available, judge, pool, seed, extra)
+        centre = model_changes(models, per_model, available, judge, pool, seed, extra, anchor)
     wrong = done = 0
     while done < trials and not settled(wrong, done, target):
         size = min(batch, trials - done)
@@ -231,8 +233,13 @@ def posterior_risk(
         )
         mask = sparse_masks(pool, first_trial + done, size) if extra > 0 or not anchored else None
         if anchored:
+            shift = (
+                misplacement_normals(sequence, first_trial + done, size, n_humans)
+                if getattr(centre, "misplacement", 0.0) > 0
+                else None
+            )
             sparse, dense = anchored_decisions(
-                drawn, mask, available, anchor, codes, epsilon, tau, min_pairs, centre
+                drawn, mask, available, anchor, codes, epsilon, tau, min_pairs, centre, shift
             )
         else:
             sparse, dense = _decisions(drawn, mask, n_humans, codes, rule, epsilon, tau, min_pairs)
@@ -248,11 +255,13 @@ CHANGE_STREAM = 3
 """The seed word of those draws: ``SeedSequence([seed, judge, extra, CHANGE_STREAM])``."""
 
 
-def model_changes(models, per_model, available, judge, pool, seed, extra):
+def model_changes(models, per_model, available, judge, pool, seed, extra, anchor=None):
     """Return the model's expected changes of the comparisons, taken out of anchored draws.
 
     :func:`simcore.advise.anchored.expected_changes` over :data:`CHANGE_DRAWS` draws of
-    their own stream (the same whatever the batch or the first trial of a call).
+    their own stream (the same whatever the batch or the first trial of a call); with the
+    observed ``anchor`` of enough comparisons (:func:`simcore.advise.anchored.shrinks`),
+    the :class:`simcore.advise.anchored.Shrinkage` (:func:`simcore.advise.anchored.shrinkage`).
     """
     n_items, n_humans = available.shape
     sequence = np.random.SeedSequence([seed, judge, extra, CHANGE_STREAM])
@@ -260,7 +269,9 @@ def model_changes(models, per_model, available, judge, pool, seed, extra):
         models, per_model, n_humans, judge, n_items, sequence, 0, CHANGE_DRAWS
     )
     proposal = sparse_masks(pool, 0, CHANGE_DRAWS) if extra > 0 else None
-    return expected_changes(drawn, proposal, available, codes)
+    if anchor is None or not shrinks(anchor):
+        return expected_changes(drawn, proposal, available, codes)
+    return shrinkage(drawn, proposal, available, codes, anchor)
 
 
 def labels_everything(available, design, extra):
@@ -305,12 +316,14 @@ class RiskCurve:
     trials: list = field(default_factory=list)
 
     def rate(self, index):
-        """Risk at point ``index``."""
-        return self.wrong[index] / self.trials[index]
+        """Risk at point ``index`` (0 at a point of no simulated matrix: a dense matrix's)."""
+        trials = self.trials[index]
+        return self.wrong[index] / trials if trials else 0.0
 
     def se(self, index):
-        """Monte Carlo standard error of the risk at ``index`` (:func:`monte_carlo_se`)."""
-        return monte_carlo_se(self.wrong[index], self.trials[index])
+        """Monte Carlo SE of the risk at ``index`` (:func:`monte_carlo_se`; 0 unsimulated)."""
+        trials = self.trials[index]
+        return monte_carlo_se(self.wrong[index], trials) if trials else 0.0
 
     def needed(self, target, confidence=0.95):
         """Smallest grid ``extra`` whose risk is under ``target``: ``(point, conservative)``.
@@ -322,7 +335,11 @@ class RiskCurve:
         for index, extra in enumerate(self.extra):
             if point < 0 and self.rate(index) <= target:
                 point = extra
-            upper = wilson_interval(self.wrong[index], self.trials[index], confidence)[1]
+            upper = (
+                wilson_interval(self.wrong[index], self.trials[index], confidence)[1]
+                if self.trials[index]
+                else self.rate(index)
+            )
             if conservative < 0 and upper <= target:
                 conservative = extra
         return point, conservative
@@ -450,12 +467,17 @@ def recipe(raters, prevalence, available, judge, epsilon, alpha=0.05):
 
 
 class JudgeRisk(NamedTuple):
-    """One judge's posterior-predictive risk now, its curve, its recipe, the refits used."""
+    """One judge's posterior-predictive risk now, its curve, its recipe, the refits used.
+
+    ``basis`` is ``simulated``, or ``dense`` for the exact 0 of a dense matrix
+    (:func:`simcore.advise.dense.dense_risk`).
+    """
 
     curve: RiskCurve
     now: tuple
     recipe: tuple
     models: list
+    basis: str = "simulated"
 
 
 def judge_risk(

@@ -62,3 +62,22 @@ def draw_matrices(models, per_model, n_humans, judge, n_items, sequence, first_t
         most = max(most, codes)
         trial += size
     return drawn, most
+
+
+MISPLACEMENT_STREAM = 4
+"""The seed word of the misplacement normals: ``SeedSequence([seed, judge, extra]).spawn``."""
+
+
+def misplacement_normals(sequence, first_trial, n_trials, n_humans):
+    """Return ``(T, K)`` standard normals ``z``, row ``t`` from trial ``first_trial + t``'s stream.
+
+    Trial ``t``'s stream is ``SeedSequence(entropy, spawn_key + (MISPLACEMENT_STREAM, t))``
+    of the draws' ``sequence``, so a draw's normals depend on its index only.
+    """
+    rows = np.empty((n_trials, n_humans))
+    for row, trial in enumerate(range(first_trial, first_trial + n_trials)):
+        stream = np.random.SeedSequence(
+            sequence.entropy, spawn_key=(*sequence.spawn_key, MISPLACEMENT_STREAM, trial)
+        )
+        rows[row] = np.random.default_rng(stream).standard_normal(n_humans)
+    return rows

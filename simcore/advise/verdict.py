@@ -180,6 +180,20 @@ def point_verdict(comparisons, tau, min_pairs=0):
     return omega, decision, {"tested": len(kept), "left_out": len(comparisons) - len(kept)}
 
 
+def interval_risk(rule, dense, comparisons, decision, epsilon, tau):
+    """Return the interval risk of a verdict: NaN under ``alt_test``, 0 on a dense matrix.
+
+    Otherwise :func:`simcore.advise.interval_risk.normal_approximation_risk` of the point
+    rule's ``decision`` from the ``comparisons``; on a dense matrix each ``d_k`` is the
+    dense one, so ``P(dense decision != decision) = 0`` exactly.
+    """
+    if rule == "alt_test":
+        return math.nan
+    if dense:
+        return 0.0
+    return normal_approximation_risk(comparisons, DECISIONS[int(decision)], epsilon, tau)
+
+
 def verdicts(
     human_labels,
     judge_labels,
@@ -201,7 +215,7 @@ def verdicts(
     and holds the ``interval_risk``: the probability that the dense decision differs,
     read from the comparison intervals alone
     (:func:`simcore.advise.interval_risk.normal_approximation_risk`; NaN under the
-    alternative annotator test).
+    alternative annotator test; 0 on a dense matrix, whose verdict is the dense one).
 
     With ``rule == "alt_test"`` omega is the winning rate (wins / humans tested), the row
     also holds ``wins``, ``tested``, ``advantage_probability`` and ``alt_test`` (per human,
@@ -209,6 +223,7 @@ def verdicts(
     """
     comparisons = comparison_intervals(human_labels, judge_labels, epsilon, confidence)
     n_humans = human_labels.shape[1]
+    dense = human_labels.size > 0 and bool((human_labels >= 0).all())
     if rule == "alt_test":
         result = alt_test_verdict(
             human_labels, judge_labels, epsilon, scale=scale, label_values=label_values
@@ -237,11 +252,7 @@ def verdicts(
         else:
             omega, decision, extra = point_verdict(rows_k, tau, min_pairs)
         extra["empty"] = sum(row["pairs"] == 0 for row in rows_k)
-        extra["interval_risk"] = (
-            math.nan
-            if rule == "alt_test"
-            else normal_approximation_risk(rows_k, DECISIONS[int(decision)], epsilon, tau)
-        )
+        extra["interval_risk"] = interval_risk(rule, dense, rows_k, decision, epsilon, tau)
         interval = decide_counts(clears, fails, n_humans, tau, kind="interval")
         rows.append(
             {

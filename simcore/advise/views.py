@@ -71,15 +71,18 @@ class AdviceView:
         """Return the advice as one JSON-ready document (``simcore advise --json``).
 
         ``{"recommendation", "details", "humans", "judges", "shape", "rule_form", "verdicts",
-        "comparisons", "risk", "budget", "next_round"}``: ``recommendation`` is the one
+        "comparisons", "risk", "budget", "next_round", "risk_now"}``: ``recommendation`` is the one
         answer (:meth:`simcore.advise.recommendation.Recommendation.to_dict`, its
         ``text`` included), first; ``details`` the three "how many" figures, each with the sentence
         saying what it bounds (:func:`simcore.advise.report_plan.details_document`);
         ``shape`` is the matrix's shape
         (:meth:`simcore.realdata.data_shape.DataShape.to_dict`); each table is the list of
         rows of the DataFrame of the same name (``risk`` is ``risk_table``), NaN where a
-        number is undefined.
+        number is undefined; ``risk_now`` gives each judge's risk now, SE and basis
+        (``dense`` or ``simulated``: :func:`simcore.advise.dense.risk_now_document`).
         """
+        from simcore.advise.dense import risk_now_document
+
         tables = {
             "verdicts": self.verdict_table,
             "comparisons": self.comparison_table,
@@ -98,6 +101,7 @@ class AdviceView:
         document["shape"] = None if self.shape is None else self.shape.to_dict()
         document["rule_form"] = None if self.rule_form is None else self.rule_form.to_dict()
         document.update({name: _records(frame) for name, frame in tables.items()})
+        document["risk_now"] = risk_now_document(self)
         return document
 
     def to_markdown(self):

@@ -9,6 +9,8 @@ Run one as ``python -m simcore.experiments.NAME``; nothing in simcore imports th
 - ``advise_calibration`` (``make advise-calibration``): is advise's risk calibrated on the
   shared real matrices, scored and written by ``advise_calibration_scores`` and
   ``advise_calibration_report``;
+- ``advise_crowd_calibration``: the same question on synthetic crowds and sparse panels
+  whose every label is known (scored as ``advise_calibration``);
 - ``wellposed_study`` (``make wellposed``): does agreement among judges predict calibration;
 - ``transport_study`` (``make transport``): a judge's card measured on one criterion and
   applied to another's stream;
