@@ -8,7 +8,7 @@ SCENARIOS := scenarios
 # --scheduler ADDRESS). An interrupted target resumes where it stopped when run again.
 RUN_FLAGS ?=
 
-.PHONY: install test test-slow lint bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage advise-example advise-calibration crowd-forms wellposed transport cards clean
+.PHONY: install test test-slow lint bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage advise-example advise-calibration advise-crowd-calibration crowd-forms wellposed transport cards clean
 
 install: $(STAMP)
 
@@ -79,6 +79,11 @@ CALIBRATION_REPLICATES ?= 4
 advise-calibration: $(STAMP)
 	$(BIN)/python -m simcore.experiments.advise_calibration --data ../shared/data/alttest \
 		--out results/advise_calibration --replicates $(CALIBRATION_REPLICATES) --workers 2
+
+# The same check on synthetic crowds and sparse panels whose dense labels are known
+# (results/advise_crowd_calibration.md, .csv).
+advise-crowd-calibration: $(STAMP)
+	$(BIN)/python -m simcore.experiments.advise_crowd_calibration --out results/advise_crowd_calibration
 
 # The rule's forms on synthetic crowds, truth known, against a dense panel of the same items
 # (results/crowd_forms.md), and in the real-data protocol (results/crowd_forms_real/README.md).
