@@ -101,8 +101,11 @@ def task_seed(seed, name, coverage, replicate):
     )
 
 
-def point_decisions(matrix, labels):
-    """Return the point rule's decision per judge on ``labels`` (the matrix's judges)."""
+def point_decisions(matrix, labels, with_omega=False):
+    """Return the point rule's decision per judge on ``labels`` (the matrix's judges).
+
+    With ``with_omega``, each judge's ``(decision, omega)``.
+    """
     rows = verdicts(
         np.asarray(labels, dtype=np.int64),
         np.asarray(matrix.judge_labels, dtype=np.int64),
@@ -112,6 +115,8 @@ def point_decisions(matrix, labels):
         RULE["tau"],
         min_pairs=RULE["min_pairs"],
     )
+    if with_omega:
+        return {row["judge"]: (row["decision"], row["omega"]) for row in rows}
     return {row["judge"]: row["decision"] for row in rows}
 
 

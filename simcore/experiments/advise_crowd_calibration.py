@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from simcore.advise.advice import audit_judges
-from simcore.advise.verdict import verdicts
+from simcore.experiments.advise_calibration import RULE, point_decisions
 from simcore.experiments.advise_calibration_report import (
     bins_table,
     brier_lines,
@@ -57,7 +57,6 @@ SHAPES = {"crowd": 0.02, "sparse_panel": 0.3}
 HUMAN_ACCURACY = 0.85
 JUDGES = 3
 JUDGE_SPREAD = 0.08
-RULE = {"rule": "point", "epsilon": 0.05, "tau": 0.5, "min_pairs": 0}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,20 +127,6 @@ def draw_task(shape, sequence):
     return sparse, matrix(human_codes), accuracies
 
 
-def point_decisions(matrix):
-    """Return ``{judge: decision}`` of the point rule on ``matrix``."""
-    rows = verdicts(
-        np.asarray(matrix.human_labels, dtype=np.int64),
-        np.asarray(matrix.judge_labels, dtype=np.int64),
-        tuple(matrix.judges),
-        RULE["rule"],
-        RULE["epsilon"],
-        RULE["tau"],
-        min_pairs=RULE["min_pairs"],
-    )
-    return {row["judge"]: (row["decision"], row["omega"]) for row in rows}
-
-
 def run_task(options, shape, replicate):
     """Return the cases (one dict per judge) of one (shape, replicate) task."""
     start = time.perf_counter()
@@ -157,7 +142,7 @@ def run_task(options, shape, replicate):
     audit = audit_judges(
         sparse, judges, "strat", [0], options.n_boot, audit_options, risk_se=options.risk_se
     )
-    truth = point_decisions(dense)
+    truth = point_decisions(dense, dense.human_labels, with_omega=True)
     seconds = (time.perf_counter() - start) / len(judges)
     cases = []
     for row, accuracy in zip(audit.verdicts, accuracies, strict=True):
