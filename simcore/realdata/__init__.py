@@ -17,11 +17,13 @@ __all__ = [
     "CSV_COLUMNS",
     "DEFINITIONS",
     "DataError",
+    "FORMS",
     "FileProblem",
     "HUMAN_FILE",
     "JUDGE_FILE",
     "JUDGE_STRATIFIED",
     "REAL_DESIGNS",
+    "RuleForm",
     "alttest_folder",
     "choose_for_human",
     "existing_variant",
@@ -40,7 +42,9 @@ __all__ = [
     "read_csv_ratings",
     "read_rows",
     "require_judges",
+    "resolve_form",
     "thin",
+    "virtual_annotation",
 ]
 
 __getattr__, __dir__ = attach(
@@ -58,6 +62,7 @@ __getattr__, __dir__ = attach(
             "read_alttest_raters",
         ),
         "matrix": ("matrix", "load_alttest", "load_data", "require_judges"),
+        "rule_forms": ("FORMS", "RuleForm", "resolve_form", "virtual_annotation"),
         "strat_variants": ("DEFINITIONS", "JUDGE_STRATIFIED"),
         "thinning": ("REAL_DESIGNS", "choose_for_human", "primary_layer", "thin"),
     },
