@@ -4,9 +4,12 @@ The latent-class fits (fit: Dawid-Skene; one_coin; models: the choice between th
 bootstrap), the raters' channels as the simulation reads them (channels), the agreement
 checks (diagnostics), the next round's proposals (next_round), the verdict on the data as
 it is (verdict), the risk of a wrong verdict (risk, on the simulated matrices of
-risk_draws), the audit, the budget comparison and the plan that join them (advice), the
-files written (report_files, report_figure, groups), and the Python API (python_api, with
-the DataFrames in and out in frames). The SummEval round trip and the calibration study of
+risk_draws, anchored at the observed comparisons by anchored; none on a dense matrix:
+dense), the audit and the plan that join them (advice), the one recommendation and the
+budget comparison (recommendation, worded by report_plan), the files written
+(report_files, report_figure, groups), and the Python API (python_api, with the
+DataFrames in and out in frames). Under a crowd's rule form the audit runs on the virtual
+raters of :mod:`simcore.realdata.rule_forms`. The SummEval round trip and the calibration study of
 advise's risk are experiments (:mod:`simcore.experiments`).
 
 This package module is itself callable: ``simcore.advise(data, humans=..., judges=...,
