@@ -3,9 +3,9 @@
 ``rule.form`` (:mod:`simcore.realdata.rule_forms`) is resolved once per group on the full
 matrix's shape (:func:`simcore.realdata.data_shape.data_shape`): ``auto`` holds out label
 positions where a few items carry most pairs, pools the thin comparisons of a crowd, and
-keeps every human a rater elsewhere. Every trial's thinned mask
-is then turned into that form's virtual raters before the rule runs, so the raters a trial
-compares are built from the labels the trial kept.
+keeps every human a rater elsewhere. Every trial's thinned mask is then turned into that
+form's virtual raters before the rule runs, so the raters a trial compares are built from
+the labels the trial kept.
 """
 
 from simcore.engine.coefficients import coefficient_code
