@@ -53,7 +53,11 @@ from simcore.advise.verdict import (
 )
 from simcore.advise.views import AdviceView
 from simcore.realdata.data_shape import data_shape
-from simcore.realdata.rule_forms import MIN_ITEMS, RuleForm, resolve_form, virtual_annotation
+from simcore.realdata.rule_forms import MIN_ITEMS, form_for, virtual_annotation
+
+ADVISE_MIN_COMPARISONS = 1
+"""advise decides in every form as the rule does with ``min_comparisons`` 1: its risk counts
+an inconclusive verdict as differing."""
 
 EXTRA_GRID = (0, 10, 25, 50, 100, 200, 400, 800, 1600, 3200)
 """Items per secondary at which the risk curve is simulated (capped by what is unlabelled)."""
@@ -396,7 +400,7 @@ def advise(
     """
     say = progress or (lambda message: None)
     shape = data_shape(matrix)
-    rule_form = advised_form(rule, form, shape, min_pairs)
+    rule_form = form_for(rule, form, shape, min_pairs, ADVISE_MIN_COMPARISONS)
     matrix = virtual_annotation(matrix, rule_form, min_items)
     names = audited_judges(matrix, judges)
     options = {"rule": rule, "epsilon": epsilon, "tau": tau, "trials": trials, "seed": seed}
@@ -409,19 +413,6 @@ def advise(
     advice = plan_next_round(matrix, audit, target, budget)
     advice.shape, advice.rule_form = shape, rule_form
     return advice
-
-
-def advised_form(rule, form, shape, min_pairs):
-    """Return the :class:`~simcore.realdata.rule_forms.RuleForm` advise runs in.
-
-    ``form`` resolved on ``shape`` (:func:`~simcore.realdata.rule_forms.resolve_form`);
-    every human is a rater under alt_test. advise decides as the rule does with
-    ``min_comparisons`` 1 (its risk counts an inconclusive verdict as differing).
-    """
-    if rule != "point":
-        return RuleForm("raters", min_pairs, 1, f"{rule}: every human is a rater")
-    chosen = resolve_form(form, shape.kind, min_pairs, 1, shape.concentrated)
-    return chosen
 
 
 def advise_groups(matrix, pool_groups=False, progress=None, **options):

@@ -441,4 +441,4 @@ def form_sentence(form):
         "slots": "label positions held out in turn (slot s: the s-th label of each item)",
         "pooled": "humans who share few items pooled into virtual raters, each held out",
     }[form.form]
-    return f"{form.text()[len('rule ') :]}: {held_out}."
+    return f"form: {form.description()}: {held_out}."

@@ -27,14 +27,9 @@ from types import SimpleNamespace
 import numpy as np
 
 from simcore.engine.coefficients import coefficient_code
-from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide
+from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT
 from simcore.realdata.data_shape import data_shape
-from simcore.realdata.rule_forms import (
-    RuleForm,
-    apply_min_comparisons,
-    evaluate_form,
-    resolve_form,
-)
+from simcore.realdata.rule_forms import MIN_ITEMS, RuleForm, evaluate_form, form_decisions, form_for
 from simcore.realdata.shapes import shape_mask
 from simcore.realdata.thinning import thin
 
@@ -80,16 +75,14 @@ def _decide(codes, available, judges, form):
         EPSILON,
         coefficient_code("observed"),
         form,
-        10,
+        MIN_ITEMS,
     )
-    decision = decide(passes, n_humans, TAU, tested=tested[:, None])
-    return apply_min_comparisons(decision, tested[:, None], form.min_comparisons)[0]
+    return form_decisions(passes, tested[:, None], TAU, form)[0]
 
 
 def auto_form(available):
     """Return the form ``auto`` picks on a matrix who labels what ``available``."""
-    shape = data_shape(SimpleNamespace(available=available))
-    return resolve_form("auto", shape.kind, concentrated=shape.concentrated)
+    return form_for("point", "auto", data_shape(SimpleNamespace(available=available)))
 
 
 def crowd_trials(coverage, trials, seed=2026, forms=FORMS, shape="crowd"):

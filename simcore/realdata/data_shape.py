@@ -131,6 +131,13 @@ def _spread(values):
     return int(values.min()), float(np.median(values)), int(values.max())
 
 
+def shared_items(available):
+    """Return ``c_k = #{i : A_ik and m_i >= 2}``, the items each held-out human shares, ``(K,)``."""
+    available = np.asarray(available, dtype=bool)
+    paired = available.sum(axis=1) >= 2
+    return (available & paired[:, None]).sum(axis=0)
+
+
 def half_pairs_items(per_item):
     """Return the fewest items holding half of ``sum_i m_i (m_i - 1) / 2`` (0 without pairs)."""
     pairs = np.sort(per_item * (per_item - 1) // 2)[::-1]
@@ -165,7 +172,7 @@ def data_shape(matrix):
         return DataShape("no humans", n_humans, n_items, zeros, 0.0, zeros, 0.0, 0.0, 0, False)
     per_human = available.sum(axis=0)
     per_item = available.sum(axis=1).astype(np.int64)
-    shared = (available & (per_item >= 2)[:, None]).sum(axis=0)
+    shared = shared_items(available)
     coverage = float(np.median(per_human) / n_items)
     half = half_pairs_items(per_item)
     paired = int((per_item >= 2).sum())

@@ -34,11 +34,15 @@ and ``raters`` approves nearly every judge; where a few items carry most raters 
 keeps it there and ``raters`` and ``pooled`` do not.
 """
 
+import dataclasses
 from typing import NamedTuple
 
 import numpy as np
 
-from simcore.model.rule import INCONCLUSIVE
+from simcore.engine import kernels
+from simcore.engine.threads import threads_for_trials
+from simcore.model.rule import INCONCLUSIVE, decide
+from simcore.realdata.data_shape import shared_items
 
 FORMS = ("auto", "raters", "slots", "pooled")
 """The values of ``rule.form``."""
@@ -71,12 +75,16 @@ class RuleForm(NamedTuple):
     min_comparisons: int
     reason: str
 
+    def description(self):
+        """Return ``FORM, min_pairs N, min_comparisons M (REASON)``."""
+        return (
+            f"{self.form}, min_pairs {self.min_pairs}, min_comparisons {self.min_comparisons} "
+            f"({self.reason})"
+        )
+
     def text(self):
         """Return the ``rule form:`` line the commands print."""
-        return (
-            f"rule form: {self.form}, min_pairs {self.min_pairs}, min_comparisons "
-            f"{self.min_comparisons} ({self.reason})"
-        )
+        return f"rule form: {self.description()}"
 
     def to_dict(self):
         """Return the form as plain values (the ``rule_form`` of ``--json``)."""
@@ -112,6 +120,18 @@ def resolve_form(form, shape_kind, min_pairs=0, min_comparisons=None, concentrat
     return RuleForm(chosen, int(min_pairs), max(int(min_comparisons), 1), reason)
 
 
+def form_for(kind, form, shape, min_pairs=0, min_comparisons=None):
+    """Return the :class:`RuleForm` a rule of ``kind`` runs in on a matrix of ``shape``.
+
+    The point rule resolves ``form`` on the shape's kind and concentration
+    (:func:`resolve_form`); under any other rule (alt_test: its own minimum of items) every
+    human is a rater.
+    """
+    if kind != "point":
+        return RuleForm("raters", int(min_pairs), 1, f"{kind}: every human is a rater")
+    return resolve_form(form, shape.kind, min_pairs, min_comparisons, shape.concentrated)
+
+
 def slot_raters(available, min_items=0):
     """Return the slot map: ``(n, S)`` int32, the human column of slot ``s`` on item ``i``.
 
@@ -128,13 +148,6 @@ def slot_raters(available, min_items=0):
     position = np.cumsum(available, axis=1)[rows, cols] - 1
     raters[rows, position] = cols
     return raters[:, shared_items(raters >= 0) >= min_items]
-
-
-def shared_items(available):
-    """Return ``c_k = #{i : A_ik and m_i >= 2}``, the items each human shares, ``(K,)``."""
-    available = np.asarray(available, dtype=bool)
-    paired = available.sum(axis=1) >= 2
-    return (available & paired[:, None]).sum(axis=0)
 
 
 def pooled_groups(available, min_items=MIN_ITEMS):
@@ -209,6 +222,18 @@ def virtual_matrix(human_codes, raters):
     return codes, available
 
 
+def form_decisions(passes, tested, tau, form):
+    """Return the point rule's decisions ``(T, J)`` in ``form``.
+
+    ``passes`` ``(T, J)`` and ``tested`` (broadcast against it) as the kernel returns them:
+    omega = passes / tested against ``tau``, none made inconclusive, then fewer than the
+    form's ``min_comparisons`` made inconclusive (:func:`apply_min_comparisons`).
+    """
+    tested = np.asarray(tested)
+    decision = decide(passes, None, tau, tested=tested)
+    return apply_min_comparisons(decision, tested, form.min_comparisons)
+
+
 def apply_min_comparisons(decision, tested, min_comparisons):
     """Return ``decision`` with verdicts on fewer than ``min_comparisons`` comparisons inconclusive.
 
@@ -229,9 +254,6 @@ def evaluate_form(labels, masks, n_humans, n_labels, epsilon, coefficient, form,
     of raters compared may differ between masks (``tested`` counts them). The ``raters``
     form runs the kernel once on every mask.
     """
-    from simcore.engine import kernels
-    from simcore.engine.threads import threads_for_trials
-
     masks = np.asarray(masks, dtype=bool)
     rule = (epsilon, coefficient, form.min_pairs)
     if form.form == "raters":
@@ -272,8 +294,6 @@ def virtual_annotation(matrix, form, min_items=MIN_ITEMS):
     (:func:`form_raters`) and named by :func:`virtual_names`, and the matrix keeps the
     shape it was read with (``slots`` stays declared).
     """
-    import dataclasses
-
     if form.form == "raters":
         return matrix
     available = matrix.human_labels >= 0

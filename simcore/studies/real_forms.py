@@ -9,27 +9,17 @@ the labels the trial kept.
 """
 
 from simcore.engine.coefficients import coefficient_code
-from simcore.model.rule import decide
 from simcore.realdata.data_shape import data_shape
-from simcore.realdata.rule_forms import (
-    RuleForm,
-    apply_min_comparisons,
-    evaluate_form,
-    resolve_form,
-)
+from simcore.realdata.rule_forms import evaluate_form, form_decisions, form_for
 
 
 def group_form(rule, matrix):
-    """Return the :class:`RuleForm` of ``rule`` on ``matrix`` (``rule.form`` on its shape).
+    """Return the :class:`~simcore.realdata.rule_forms.RuleForm` of ``rule`` on ``matrix``.
 
-    Under alt_test every human is a rater (the test has its own minimum of items).
+    ``rule.form`` resolved on the matrix's shape (:func:`~simcore.realdata.rule_forms.form_for`;
+    under alt_test every human is a rater, the test having its own minimum of items).
     """
-    if rule.kind != "point":
-        return RuleForm("raters", rule.min_pairs, 1, f"{rule.kind}: every human is a rater")
-    shape = data_shape(matrix)
-    return resolve_form(
-        rule.form, shape.kind, rule.min_pairs, rule.min_comparisons, shape.concentrated
-    )
+    return form_for(rule.kind, rule.form, data_shape(matrix), rule.min_pairs, rule.min_comparisons)
 
 
 def evaluate(rule, group, masks):
@@ -47,6 +37,5 @@ def evaluate(rule, group, masks):
 
 
 def decide_in_form(rule, group, passes, tested):
-    """Return the point rule's decisions ``(T, J)``, inconclusive under ``min_comparisons``."""
-    decision = decide(passes, group.n_humans, rule.tau, tested=tested[:, None])
-    return apply_min_comparisons(decision, tested[:, None], group.form.min_comparisons)
+    """Return the point rule's decisions ``(T, J)`` in the group's form (``tested`` ``(T,)``)."""
+    return form_decisions(passes, tested[:, None], rule.tau, group.form)

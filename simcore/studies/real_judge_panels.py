@@ -14,8 +14,7 @@ import numpy as np
 from simcore.engine import kernels
 from simcore.engine.coefficients import coefficient_code
 from simcore.engine.rng import stable_key
-from simcore.model.rule import decide
-from simcore.realdata.rule_forms import apply_min_comparisons, evaluate_form
+from simcore.realdata.rule_forms import evaluate_form, form_decisions
 from simcore.realdata.thinning import thin
 from simcore.studies.protocol import add_counts
 from simcore.studies.real_cells import TRIALS_PER_BLOCK, agreement_counts, decision_counts
@@ -67,8 +66,7 @@ def count_judge_block(scenario, group, coords, start, stop):
         if judge == 0:
             counters, pool, first_tested = result[1], result[2], result[4]
     tested = np.stack(tested, axis=1)
-    decision = decide(np.stack(passes, axis=1), n_humans, rule.tau, tested=tested)
-    decision = apply_min_comparisons(decision, tested, group.form.min_comparisons)
+    decision = form_decisions(np.stack(passes, axis=1), tested, rule.tau, group.form)
     counts = {
         "n_trials": np.int64(stop - start),
         "n_empty_comparisons": counters[:, kernels.EMPTY].sum(),
