@@ -33,6 +33,19 @@ are observed, as in a reference game with free-text answers.
 """
 
 
+def symmetric_codes(rng, truth, accuracy, n_labels):
+    """Return reports of ``truth`` through the symmetric channel, an array of its shape.
+
+    Each report is the truth with probability ``accuracy`` (broadcast against ``truth``),
+    else ``(truth + u) mod L`` with ``u`` uniform on ``1 .. L - 1``: every other label
+    equally likely. Draws ``rng.random`` then ``rng.integers``, one of each per report.
+    """
+    truth = np.asarray(truth)
+    wrong = rng.random(truth.shape) >= accuracy
+    other = (truth + rng.integers(1, max(n_labels, 2), size=truth.shape)) % n_labels
+    return np.where(wrong, other, truth)
+
+
 def draw_matrix(
     n_items,
     n_humans,
@@ -85,9 +98,7 @@ def draw_matrix(
     items = [f"item{i:05d}" for i in range(n_items)]
 
     def reports(accuracy, rows):
-        wrong = rng.random(rows.size) >= accuracy
-        other = (truth[rows] + rng.integers(1, max(n_labels, 2), size=rows.size)) % n_labels
-        codes = np.where(wrong, other, truth[rows])
+        codes = symmetric_codes(rng, truth[rows], accuracy, n_labels)
         return {items[i]: f"l{code:0{width}d}" for i, code in zip(rows, codes, strict=True)}
 
     humans = {
@@ -212,9 +223,8 @@ def draw_slots(
     truth = rng.integers(n_labels, size=n_items)
     worker_accuracy = np.linspace(*accuracies, n_workers)
     workers = np.argsort(rng.random((n_items, n_workers)), axis=1)[:, :n_slots]
-    right = rng.random((n_items, n_slots)) < worker_accuracy[workers]
-    shift = rng.integers(1, max(n_labels, 2), size=(n_items, n_slots))
-    codes = np.where(right, truth[:, None], (truth[:, None] + shift) % n_labels)
+    slot_truth = np.repeat(truth[:, None], n_slots, axis=1)
+    codes = symmetric_codes(rng, slot_truth, worker_accuracy[workers], n_labels)
     items = [f"item{i:05d}" for i in range(n_items)]
     slots = {
         f"slot{s + 1}": {item: f"l{code}" for item, code in zip(items, codes[:, s], strict=True)}
@@ -222,8 +232,6 @@ def draw_slots(
     }
     judges = {}
     for j, accuracy in enumerate(judge_accuracies):
-        right = rng.random(n_items) < accuracy
-        shift = rng.integers(1, max(n_labels, 2), size=n_items)
-        labels = np.where(right, truth, (truth + shift) % n_labels)
+        labels = symmetric_codes(rng, truth, accuracy, n_labels)
         judges[f"judge{j}"] = {item: f"l{code}" for item, code in zip(items, labels, strict=True)}
     return slots, judges, workers
