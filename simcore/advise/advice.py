@@ -264,8 +264,11 @@ def audit_judges(
 # --------------------------------------------------------------------------- the plan
 
 
-def plan_next_round(matrix, audit, target, budget):
+def plan_next_round(matrix, audit, target, budget, shape, rule_form):
     """Recommend and propose the next round after ``audit``; return the whole :class:`Advice`.
+
+    ``shape`` and ``rule_form`` are the data's as read and the form the audit ran in (the
+    ``matrix`` audited may be the form's virtual raters).
 
     ``target`` is the largest acceptable risk, ``budget`` the total new labels to spend
     (None or 0: none). Only the judges whose risk now is above the target ask for labels
@@ -312,7 +315,8 @@ def plan_next_round(matrix, audit, target, budget):
         co_labelled=(available[:, 1:] & available[:, :1]).sum(axis=0),
         reach=reach,
         min_pairs=audit.options.get("min_pairs", 0),
-        shape=data_shape(matrix),
+        shape=shape,
+        rule_form=rule_form,
     )
     advice.recommendation = answer._replace(text=recommendation_text(advice))
     return advice
@@ -410,9 +414,7 @@ def advise(
         "planning the next round"
         + (" and comparing the designs within the budget" if budget else "")
     )
-    advice = plan_next_round(matrix, audit, target, budget)
-    advice.shape, advice.rule_form = shape, rule_form
-    return advice
+    return plan_next_round(matrix, audit, target, budget, shape, rule_form)
 
 
 def advise_groups(matrix, pool_groups=False, progress=None, **options):
