@@ -13,7 +13,8 @@ therefore
 * take ``k``, the size of the consensus a judge is scored against, from the items with at
   least :data:`MIN_CONSENSUS_RATERS` raters (:func:`consensus_size`), the items that carry
   the ceiling, rather than a median that collapses to 1 on a sparse matrix;
-* warn, naming them, when a few items carry most of the weight (:func:`heavy_items`): half
+* warn, naming them, when a few items carry most of the weight
+  (:func:`simcore.realdata.data_shape.heavy_items`): half
   of it on at most ``max(2, 1%)`` of the items with weight and at most a tenth of them, the
   rule :mod:`simcore.realdata.data_shape` calls *concentrated*.
 """
@@ -21,7 +22,7 @@ therefore
 import numpy as np
 
 from simcore.instrument.grouped_scores import replicate_scores
-from simcore.realdata.data_shape import FEW_ITEMS
+from simcore.realdata.data_shape import heavy_items
 
 MIN_SHARED = 3
 """Fewest shared items a rater pair needs for its rank correlation (or kappa) to count.
@@ -89,33 +90,6 @@ def item_weights(table, usable):
     """
     kept = usable[table.group]
     return np.bincount(table.item[kept], minlength=table.n_items).astype(np.int64)
-
-
-def heavy_items(weights):
-    """Return the items that carry half of the weight when a few carry it, heaviest first.
-
-    Parameters
-    ----------
-    weights : numpy.ndarray
-        ``(n_items,)`` item weights (:func:`item_weights`).
-
-    Returns
-    -------
-    tuple of int
-        The fewest items whose weights reach half of ``sum_i w_i``, when they are at most
-        ``max(FEW_ITEMS, 1%)`` of the ``n_w`` items with weight and at most ``n_w / 10`` of
-        them (:data:`simcore.realdata.data_shape.FEW_ITEMS`); else ``()``.
-    """
-    weights = np.asarray(weights, dtype=np.float64)
-    total = weights.sum()
-    weighted = int((weights > 0).sum())
-    if total <= 0:
-        return ()
-    order = np.argsort(-weights, kind="stable")
-    half = int(np.searchsorted(np.cumsum(weights[order]), total / 2) + 1)
-    if half <= max(FEW_ITEMS, weighted // 100) and half <= weighted / 10:
-        return tuple(int(i) for i in order[:half])
-    return ()
 
 
 def pair_evidence(table, graded, n_codes, min_shared):

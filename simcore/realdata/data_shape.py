@@ -138,13 +138,38 @@ def shared_items(available):
     return (available & paired[:, None]).sum(axis=0)
 
 
+def half_weight_items(weights):
+    """Return the fewest items holding half of ``sum_i w_i``, heaviest first (none: ``()``)."""
+    weights = np.asarray(weights, dtype=np.float64)
+    total = weights.sum()
+    if total <= 0:
+        return ()
+    order = np.argsort(-weights, kind="stable")
+    half = int(np.searchsorted(np.cumsum(weights[order]), total / 2) + 1)
+    return tuple(int(i) for i in order[:half])
+
+
+def heavy_items(weights):
+    """Return :func:`half_weight_items` when a few items carry the weight, else ``()``.
+
+    A few: at most ``max(FEW_ITEMS, 1%)`` of the ``n_w`` items with weight, and at most
+    ``n_w / 10`` of them (the *concentrated* rule of this module's docstring).
+    """
+    half = half_weight_items(weights)
+    weighted = int((np.asarray(weights) > 0).sum())
+    few = 0 < len(half) <= max(FEW_ITEMS, weighted // 100) and len(half) <= weighted / 10
+    return half if few else ()
+
+
 def half_pairs_items(per_item):
     """Return the fewest items holding half of ``sum_i m_i (m_i - 1) / 2`` (0 without pairs)."""
-    pairs = np.sort(per_item * (per_item - 1) // 2)[::-1]
-    total = pairs.sum()
-    if total == 0:
-        return 0
-    return int(np.searchsorted(np.cumsum(pairs), total / 2) + 1)
+    return len(half_weight_items(pair_weights(per_item)))
+
+
+def pair_weights(per_item):
+    """Return each item's co-labelled pairs of labels, ``m_i (m_i - 1) / 2``."""
+    per_item = np.asarray(per_item, dtype=np.int64)
+    return per_item * (per_item - 1) // 2
 
 
 def classify(humans, items, median_coverage, dense, slots=False):
@@ -174,8 +199,8 @@ def data_shape(matrix):
     per_item = available.sum(axis=1).astype(np.int64)
     shared = shared_items(available)
     coverage = float(np.median(per_human) / n_items)
-    half = half_pairs_items(per_item)
-    paired = int((per_item >= 2).sum())
+    weights = pair_weights(per_item)
+    half = len(half_weight_items(weights))
     return DataShape(
         kind=classify(
             n_humans, n_items, coverage, bool(available.all()), getattr(matrix, "slots", False)
@@ -188,5 +213,5 @@ def data_shape(matrix):
         thin_share=float((shared < THIN_ITEMS).mean()),
         empty_share=float((shared == 0).mean()),
         half_pairs_items=half,
-        concentrated=0 < half <= max(FEW_ITEMS, paired // 100) and half <= paired / 10,
+        concentrated=bool(heavy_items(weights)),
     )
