@@ -37,7 +37,7 @@ def dense_risk(model, available, judge_name, design, epsilon):
     """
     curve = RiskCurve(judge_name, design, extra=[0], wrong=[0], trials=[0])
     binding = recipe(model.fit.raters, model.fit.prevalence, available, 0, epsilon)
-    return JudgeRisk(curve, (0.0, 0.0), binding, model.bootstrap.refits, basis="dense")
+    return JudgeRisk(curve, (0.0, 0.0), binding, model.bootstrap.refits)
 
 
 def risk_basis(advice, name):

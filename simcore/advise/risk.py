@@ -469,15 +469,14 @@ def recipe(raters, prevalence, available, judge, epsilon, alpha=0.05):
 class JudgeRisk(NamedTuple):
     """One judge's posterior-predictive risk now, its curve, its recipe, the refits used.
 
-    ``basis`` is ``simulated``, or ``dense`` for the exact 0 of a dense matrix
-    (:func:`simcore.advise.dense.dense_risk`).
+    A curve whose first point has no simulated matrix is a dense matrix's exact 0
+    (:func:`simcore.advise.dense.dense_risk`, :func:`simcore.advise.dense.risk_basis`).
     """
 
     curve: RiskCurve
     now: tuple
     recipe: tuple
     models: list
-    basis: str = "simulated"
 
 
 def judge_risk(
