@@ -8,7 +8,7 @@ SCENARIOS := scenarios
 # --scheduler ADDRESS). An interrupted target resumes where it stopped when run again.
 RUN_FLAGS ?=
 
-.PHONY: install test test-slow lint bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage advise-example advise-calibration advise-crowd-calibration crowd-forms wellposed transport cards clean
+.PHONY: install test test-slow lint docs bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage advise-example advise-calibration advise-crowd-calibration crowd-forms wellposed transport cards clean
 
 install: $(STAMP)
 
@@ -27,6 +27,11 @@ test-slow: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# The docs site into docs/_build/html (ignored); warnings (broken links, missing references,
+# public names without a docstring) are errors.
+docs: $(STAMP)
+	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
 
 # Benchmarks (measured, never asserted): throughput against the NumPy baseline, compile
 # times, end-to-end runs, peak memory of long and wide sweeps, and stores of up to a
@@ -130,6 +135,6 @@ real-strat: $(STAMP)
 		--agreement results/strat_cebab_stars_alpha.zarr --variants results/real_strat_variants.md
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache docs/_build docs/reference/generated
 	find results -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
