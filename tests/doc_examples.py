@@ -156,6 +156,7 @@ def run_pycon(block, work, namespace):
         runner.run(test, out=report.append, clear_globs=False)
     finally:
         os.chdir(previous)
+        namespace.update(test.globs)  # a DocTest runs in a copy of the namespace it is given
     if runner.failures:
         raise AssertionError("".join(report))
 

@@ -53,6 +53,11 @@ def test_a_pycon_output_that_differs_fails(tmp_path):
     assert "Expected:\n    3" in message
 
 
+def test_pycon_blocks_of_a_page_share_one_namespace(tmp_path):
+    page = _page(tmp_path, "```pycon\n>>> x = 41\n```\n\n```pycon\n>>> x + 1\n42\n```\n")
+    run_page(page, tmp_path / "work")
+
+
 def test_unknown_fences_and_commands_outside_console_fail(tmp_path):
     assert "fence language 'python'" in _fails(tmp_path, "```python\nx = 1\n```\n")
     assert "a command in a text block" in _fails(tmp_path, "```text\n$ simcore run x\n```\n")
