@@ -37,6 +37,7 @@ suppress_warnings = []
 
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
+smartquotes = False  # options keep their two hyphens
 
 autosummary_generate = True
 autosummary_imported_members = True
@@ -44,6 +45,7 @@ autodoc_default_options = {"members": False}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_validation_checks = {"GL08"}  # every public name has a docstring
+numpydoc_validation_exclude = {r"\.__init__$"}  # a dataclass documents its fields on the class
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"simcore {release}"
