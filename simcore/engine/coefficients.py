@@ -1,4 +1,4 @@
-"""Agreement scores on a set of label pairs (SPEC §4).
+"""Agreement scores on a set of label pairs (docs/explanation/model.md).
 
 A comparison is summarised by its contingency table ``table[a, b]``: the number of pairs
 whose candidate label is ``a`` and whose pool-human label is ``b``, an ``(L, L)`` array of
