@@ -46,7 +46,7 @@ class CorrectedRate(NamedTuple):
     ----------
     observed, observed_low, observed_high : numpy.ndarray or numpy.float64
         The observed (judge-flagged) rate ``q = judge_fails / N`` and its Wilson interval.
-    corrected : numpy.ndarray or numpy.bool_
+    corrected : numpy.ndarray or bool
         False where the correction was refused (see ``refusal``).
     refusal : str or numpy.ndarray
         Why the correction was refused; ``""`` where it was not. An object array of ``str``
