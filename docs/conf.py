@@ -5,6 +5,8 @@ from its parser (sphinx-argparse), the scenario keys and cube variables rendered
 declarations (``docs/_ext``), and the PyData theme, as numpy and xarray build theirs.
 """
 
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -20,7 +22,7 @@ copyright = "2026, the simcore developers"
 version = release = __version__
 
 extensions = [
-    "myst_parser",
+    "myst_nb",
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
@@ -29,14 +31,15 @@ extensions = [
     "declared_options",
 ]
 
-source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}  # .rst first: autosummary writes its stubs in it
 root_doc = "index"
-exclude_patterns = ["_build", "README.md"]
+exclude_patterns = ["_build", "README.md", "jupyter_execute"]
 nitpicky = False
 suppress_warnings = []
 
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
+smartquotes = False  # options keep their two hyphens
 
 autosummary_generate = True
 autosummary_imported_members = True
@@ -44,6 +47,7 @@ autodoc_default_options = {"members": False}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_validation_checks = {"GL08"}  # every public name has a docstring
+numpydoc_validation_exclude = {r"\.__init__$"}  # a dataclass documents its fields on the class
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"simcore {release}"
@@ -54,3 +58,20 @@ html_theme_options = {
     "footer_end": [],
 }
 html_static_path = []
+
+# The example notebooks of examples/ are executed at build time (myst-nb) from a copy in
+# docs/examples/ (ignored); the Figure 2 notebook reads a small store made here first.
+EXAMPLES = DOCS / "examples"
+EXAMPLES.mkdir(exist_ok=True)
+for notebook in sorted((DOCS.parent / "examples").glob("*.ipynb")):
+    shutil.copyfile(notebook, EXAMPLES / notebook.name)
+FIG2_STORE = DOCS / "_build" / "fig2_notebook.zarr"
+if not FIG2_STORE.exists():
+    import simcore
+
+    simcore.run(DOCS.parent / "scenarios" / "fig2.yaml", out=FIG2_STORE, trials=100)
+os.environ["SIMCORE_FIG2_STORE"] = str(FIG2_STORE)
+nb_execution_mode = "force"
+nb_execution_timeout = 300
+nb_execution_raise_on_error = True
+nb_merge_streams = True

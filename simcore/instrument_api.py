@@ -128,7 +128,7 @@ def wellposed_result(data, values):
             *agreement_lines(agreements, table.judges),
             "",
             "Low agreement among judges warns that the criterion may be too vague for any "
-            "judge to be calibrated on it (README, 'Is the question well posed?').",
+            "judge to be calibrated on it (docs/explanation/well-posedness.md).",
         ]
     )
     document = {

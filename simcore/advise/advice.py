@@ -6,7 +6,7 @@ Four steps, joined by :func:`advise`; the first two audit the matrix as it is
 1. **The verdict as it is** (:mod:`simcore.advise.verdict`): per judge, every leave-one-out
    comparison ``d_k`` with its item-cluster confidence interval and the pairs behind it,
    omega, the effective K (comparisons with at least two items), the point rule's decision
-   and the interval verdict (SPEC §5).
+   and the interval verdict (docs/explanation/rule.md).
 2. **How much to trust it** (:mod:`simcore.advise.risk`): the synthetic model fitted to the
    humans and each judge (:func:`fit_judge_model`, Dawid-Skene) draws fresh matrices with
    the data's own overlap structure, and the rule is run on each one on the sparse matrix
@@ -19,7 +19,7 @@ Four steps, joined by :func:`advise`; the first two audit the matrix as it is
    secondary labels ``extra`` more items chosen by a design
    (:func:`simcore.advise.next_round.extend_mask`), over a grid of ``extra``; the smallest
    grid value whose risk is under the target, beside the Gaussian certification recipe
-   from the fitted model (SPEC §7); with a budget, the risk of spending it under each
+   from the fitted model (docs/howto/plan.md); with a budget, the risk of spending it under each
    design; one recommendation read from them (:mod:`simcore.advise.recommendation`).
 4. **The allocation** (:func:`simcore.advise.report_files.write_outputs`): ``next_round.csv``
    (for each secondary, the items to label next), ``report.md`` and ``report.png``.

@@ -21,7 +21,8 @@ OPTIONS = (
         "--rule",
         str,
         "point",
-        "decision rule: P's point comparison or the original alternative annotator test",
+        "decision rule: the sparse-overlap paper's point comparison or the original "
+        "alternative annotator test",
         choices=("point", "alt_test"),
     ),
     Option(

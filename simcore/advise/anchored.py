@@ -17,7 +17,7 @@ rule decides on each. The expected changes ``E[.]`` (:func:`expected_changes`, o
 separate set of draws) are taken out: the model's drift of ``d_k`` from the current mask to
 the dense one (a pool of other raters) rests on the very rater-level structure a
 misspecified model gets wrong, and on the shipped matrices keeping it made the risk worse
-(README, *Is advise's risk calibrated?*); the model supplies the spread and the dependence
+(docs/explanation/advise-risk.md); the model supplies the spread and the dependence
 of the changes, the data their centre. With no proposal the sparse side is the observed
 ``d_k`` itself, so the sparse decision is the observed one. A comparison empty under the
 current mask (no pair, no observed ``d_k``) takes the simulated value.
@@ -136,7 +136,7 @@ def shrinks(anchor):
     The model's misplacement ``tau^2`` (:func:`misplacement`) is a moment estimate over the
     observed comparisons; over fewer than :data:`MIN_COMPARISONS` (3 to 10 on the shipped
     matrices) it is often 0 by chance, and leaning on a misspecified model then made the
-    risk overconfident (README, *Thin comparisons and crowds*): those stay fully anchored.
+    risk overconfident (docs/explanation/advise-risk.md): those stay fully anchored.
     """
     return int(np.isfinite(np.asarray(anchor, dtype=np.float64)).sum()) >= MIN_COMPARISONS
 

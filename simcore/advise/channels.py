@@ -80,7 +80,7 @@ def triple_agreement(raters, prevalence, a, b, c):
 
 
 def recipe_variance(raters, prevalence, judge, held_out, pool):
-    """Per-item variance ``sigma0^2`` of ``D = [judge = r1] - [r_k = r1]`` (SPEC §7).
+    """Per-item variance ``sigma0^2`` of ``D = [judge = r1] - [r_k = r1]`` (docs/howto/plan.md).
 
     ``Var(D) = P(j = r1) + P(k = r1) - 2 P(j = r1 = k) - (P(j = r1) - P(k = r1))^2``, as
     :func:`simcore.model.recipes.recipe_variance`, for either kind of channel.

@@ -54,10 +54,10 @@ def risk_table(advice):
     (:func:`simcore.advise.interval_risk.normal_approximation_risk`; NaN under the
     alternative annotator test).
 
-    ``needed`` and ``needed_conservative`` are the fewest grid items per secondary whose
-    simulated risk (its Wilson upper bound) is under the target, -1 beyond the grid; the
-    recipe's columns are the binding comparison's held-out human (None when no human shares
-    an item with another), fitted margin, sigma0^2 and co-labelled items ``m_cert`` (SPEC §7).
+    ``needed`` and ``needed_conservative`` are the fewest grid items per secondary whose simulated
+    risk (its Wilson upper bound) is under the target, -1 beyond the grid; the recipe's columns are
+    the binding comparison's held-out human (None when no human shares an item with another), fitted
+    margin, sigma0^2 and co-labelled items ``m_cert`` (docs/howto/plan.md).
     """
     rows = []
     intervals = {row["judge"]: row.get("interval_risk", math.nan) for row in advice.verdicts}

@@ -1,4 +1,4 @@
-"""Choosing each secondary human's next items under an overlap design (SPEC §3).
+"""Choosing each secondary human's next items under an overlap design (docs/explanation/designs.md).
 
 Given the matrix as it is, each secondary human (every human but the primary, humans 1 ..
 K - 1 in the matrix's order) gets ``extra`` more items to label, never one it has already

@@ -283,10 +283,10 @@ def _risk_now_table(advice):
         f"{100 * RISK_SE_TARGET:.0f} percentage point). Under the point rule the simulated "
         "comparisons are anchored at the observed d_k of section 1: the model supplies how "
         "far they move; on a crowd (20 or more comparisons), for a comparison on few items, "
-        "also where it sits (README, *Thin comparisons*). Beside it, the interval risk: the same "
-        "probability read from the comparison intervals of section 1 alone, each dense d_k "
-        "normal around its estimate, the comparisons independent, no model; on the shipped "
-        "matrices the two scored alike (README, *Is advise's risk calibrated?*).",
+        "also where it sits (docs/explanation/advise-risk.md). Beside it, the interval risk: "
+        "the same probability read from the comparison intervals of section 1 alone, each "
+        "dense d_k normal around its estimate, the comparisons independent, no model; on the "
+        "shipped matrices the two scored alike (docs/explanation/advise-risk.md).",
         "",
         "| judge | risk now | interval risk | simulated matrices | bootstrap refits |",
         "|---|---|---|---|---|",

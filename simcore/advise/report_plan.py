@@ -145,8 +145,8 @@ FIGURES = {
     "gaussian_recipe": (
         "m_cert = ceil(z^2 sigma0^2 / margin^2) co-labelled items for the binding "
         "comparison (the one closest to the bar) to clear the bar by its fitted margin "
-        "under a normal approximation (SPEC §7): it bounds only that comparison's chance to "
-        "land on the wrong side, not the decision over all comparisons nor a false "
+        "under a normal approximation (docs/howto/plan.md): it bounds only that comparison's "
+        "chance to land on the wrong side, not the decision over all comparisons nor a false "
         "approval, and counts co-labelled items per comparison, not new items per secondary."
     ),
 }

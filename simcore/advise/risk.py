@@ -14,7 +14,7 @@ each weighted between the data and the model by how much its items say
 risk now is drawn until that error is under a point (:func:`adaptive_risk_now`); over a grid
 of extra items per secondary it is the risk curve (:func:`risk_curve`); beside it, the
 Gaussian certification recipe of the fitted model with the rule's pool weights
-(:func:`recipe`, SPEC §7).
+(:func:`recipe`, docs/howto/plan.md).
 """
 
 import math
@@ -426,18 +426,17 @@ def adaptive_risk_now(bootstrap, available, judge, options, se_target=RISK_SE_TA
 def recipe(raters, prevalence, available, judge, epsilon, alpha=0.05):
     """Return the Gaussian recipe of the binding comparison: ``(margin, sigma0^2, m_cert, k)``.
 
-    The comparison of held-out human ``k`` pools the other humans ``r``, each weighted by
-    its share ``w_r`` of the co-labelled pairs ``(k, r)`` in ``available`` (the rule sums
-    over those pairs): a pair's ``D = [judge = r] - [k = r]`` has mean
-    ``mu_r = P(judge = r) - P(k = r)`` and variance ``s_r^2``
-    (:func:`simcore.advise.channels.recipe_variance`) under the fitted model, so
-    ``margin_k = sum_r w_r mu_r + eps`` and ``sigma0^2 = sum_r w_r (s_r^2 + mu_r^2) -
-    (sum_r w_r mu_r)^2`` (the mixture's variance), and ``m_cert = ceil(z^2 sigma0^2 /
-    margin^2)`` (SPEC §7). A pool of humans whose margins against the judge differ in sign
-    is weighted as the rule weighs it, not replaced by one pool rater. The comparison whose
-    margin is closest to the bar needs the most items and decides the verdict's precision;
-    its numbers are returned (``m_cert`` -1 for a zero margin; ``k`` -1 when no human
-    shares an item with another). ``raters`` as for :func:`simulate_risk`.
+    The comparison of held-out human ``k`` pools the other humans ``r``, each weighted by its share
+    ``w_r`` of the co-labelled pairs ``(k, r)`` in ``available`` (the rule sums over those pairs): a
+    pair's ``D = [judge = r] - [k = r]`` has mean ``mu_r = P(judge = r) - P(k = r)`` and variance
+    ``s_r^2`` (:func:`simcore.advise.channels.recipe_variance`) under the fitted model, so
+    ``margin_k = sum_r w_r mu_r + eps`` and ``sigma0^2 = sum_r w_r (s_r^2 + mu_r^2) - (sum_r w_r
+    mu_r)^2`` (the mixture's variance), and ``m_cert = ceil(z^2 sigma0^2 / margin^2)``
+    (docs/howto/plan.md). A pool of humans whose margins against the judge differ in sign is
+    weighted as the rule weighs it, not replaced by one pool rater. The comparison whose margin is
+    closest to the bar needs the most items and decides the verdict's precision; its numbers are
+    returned (``m_cert`` -1 for a zero margin; ``k`` -1 when no human shares an item with another).
+    ``raters`` as for :func:`simulate_risk`.
     """
     n_humans = available.shape[1]
     chosen = judge_raters(raters, n_humans, judge)

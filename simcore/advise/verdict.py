@@ -1,11 +1,11 @@
 """The verdict on the data as it is: leave-one-out comparisons, their intervals, the decision.
 
-Per judge, every leave-one-out comparison ``d_k`` with its item-cluster confidence interval
-and the pairs behind it (:func:`comparison_intervals`), omega, the effective K (comparisons
-with at least two items), the point rule's decision and the interval verdict
-(:func:`verdicts`, SPEC §5); the alternative annotator test (SPEC §5b): per human its
-p-value, Benjamini-Yekutieli decision and advantage, per judge the winning rate and the
-advantage probability (:func:`alt_test_verdict`).
+Per judge, every leave-one-out comparison ``d_k`` with its item-cluster confidence interval and the
+pairs behind it (:func:`comparison_intervals`), omega, the effective K (comparisons with at least
+two items), the point rule's decision and the interval verdict (:func:`verdicts`,
+docs/explanation/rule.md); the alternative annotator test (docs/explanation/rule.md): per human its
+p-value, Benjamini-Yekutieli decision and advantage, per judge the winning rate and the advantage
+probability (:func:`alt_test_verdict`).
 """
 
 import math
@@ -127,7 +127,7 @@ def alt_test_verdict(
 ):
     """Return the alternative annotator test's result (:class:`AltTestResult`).
 
-    SPEC §5b as the authors publish it
+    docs/explanation/rule.md as the authors publish it
     (:func:`simcore.model.alt_test_reference.alternative_annotator_test`, whose
     :class:`~simcore.model.alt_test_reference.AltTestResult` it returns): items with fewer
     than 2 human labels dropped, humans with fewer than ``min_items``
@@ -169,9 +169,9 @@ def alt_test_rows(result, judge):
 def point_verdict(comparisons, tau, min_pairs=0):
     """Return ``(omega, decision, counts)`` of the point rule over one judge's comparisons.
 
-    Comparisons with fewer than ``min_pairs`` pairs are left out: ``omega = passes /
-    tested`` over those kept, inconclusive when none is (SPEC §5; ``rule.min_pairs``).
-    ``counts`` holds ``tested`` and ``left_out``.
+    Comparisons with fewer than ``min_pairs`` pairs are left out: ``omega = passes / tested`` over
+    those kept, inconclusive when none is (docs/explanation/rule.md; ``rule.min_pairs``). ``counts``
+    holds ``tested`` and ``left_out``.
     """
     kept = [row for row in comparisons if row["pairs"] >= min_pairs]
     passes = sum(row["passes"] for row in kept)

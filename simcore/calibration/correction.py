@@ -46,7 +46,7 @@ class CorrectedRate(NamedTuple):
     ----------
     observed, observed_low, observed_high : numpy.ndarray or numpy.float64
         The observed (judge-flagged) rate ``q = judge_fails / N`` and its Wilson interval.
-    corrected : numpy.ndarray or numpy.bool_
+    corrected : numpy.ndarray or bool
         False where the correction was refused (see ``refusal``).
     refusal : str or numpy.ndarray
         Why the correction was refused; ``""`` where it was not. An object array of ``str``
@@ -146,8 +146,8 @@ def corrected_failure_rate(
     confidence : float, optional
         Two-sided confidence level of every interval.
     youden_floor : float, optional
-        Smallest Youden index ``J = TPR + TNR - 1`` (raw estimates) for which the rate is
-        corrected; default 0.15 (SPEC §9). It applies to ``lr`` and ``naive`` only.
+        Smallest Youden index ``J = TPR + TNR - 1`` (raw estimates) for which the rate is corrected;
+        default 0.15 (docs/explanation/calibration.md). It applies to ``lr`` and ``naive`` only.
     method : {"lr", "naive", "ppi", "ppi++", "strat-ppi"}, optional
         ``"lr"`` (the default) returns the :class:`CorrectedRate` below; any other method
         returns that method's :class:`~simcore.calibration.methods.MethodRate` (estimate and
@@ -171,7 +171,7 @@ def corrected_failure_rate(
       every error in ``q``, ``Se`` and ``Sp``;
     * ``J >= youden_floor`` but the add-2 adjusted ``J' = Se' + Sp' - 1 <= 0``, which only
       happens with a handful of calibration rows: the LR formulas then have no meaning.
-      (This last rule is not in SPEC §9; it is added so that no interval is built on a
+      (This last rule is not Lang & Reiczigel's; it is added so that no interval is built on a
       sign-flipped correction.)
 
     Where refused, ``estimate`` is the observed rate and both intervals are the observed

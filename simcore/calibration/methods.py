@@ -30,7 +30,7 @@ class MethodRate(NamedTuple):
     estimate, low, high : numpy.ndarray or numpy.float64
         The estimate and its interval, clipped to [0, 1]; the observed rate and its Wilson
         interval where the method refused.
-    corrected : numpy.ndarray or numpy.bool_
+    corrected : numpy.ndarray or bool
         False where the method refused (see ``refusal``).
     refusal : str or numpy.ndarray
         Why the method refused; ``""`` where it did not (an object array for array input).

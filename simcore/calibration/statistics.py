@@ -1,4 +1,4 @@
-"""Judge calibration statistics: TPR/TNR, corrected failure rates and their intervals (SPEC §9).
+"""Judge calibration statistics: TPR/TNR, corrected failure rates and their intervals.
 
 The positive class is FAIL: the judge exists to catch bad outputs. A calibration set holds
 rows labelled by a human and by the judge; its 2 x 2 table gives
@@ -180,7 +180,7 @@ def judge_rates(fail_caught, fail_missed, pass_flagged, pass_cleared, confidence
     Notes
     -----
     Report both rates, never accuracy alone: accuracy mixes them in the proportions of the
-    calibration set, which need not be those of production (SPEC §9).
+    calibration set, which need not be those of production (docs/explanation/calibration.md).
     """
     z = _z_value(confidence)
     named = [
@@ -261,10 +261,10 @@ def naive_corrected_interval(judge_fails, n_production, se, sp, confidence=0.95)
 
     Notes
     -----
-    This interval ignores the sampling error of ``Se`` and ``Sp``; with a small calibration
-    set it undercovers badly (SPEC §9 reports 13-46 % coverage on real judges). It is given
-    for comparison with :func:`lang_reiczigel_interval`. The estimate always lies inside it,
-    since RG is monotone and the Wilson interval contains ``q``.
+    This interval ignores the sampling error of ``Se`` and ``Sp``; with a small calibration set it
+    undercovers badly (the coverage study (docs/explanation/calibration.md) finds 13-46 % coverage
+    on real judges). It is given for comparison with :func:`lang_reiczigel_interval`. The estimate
+    always lies inside it, since RG is monotone and the Wilson interval contains ``q``.
     """
     z = _z_value(confidence)
     counts = [("judge_fails", judge_fails), ("n_production", n_production)]
@@ -318,7 +318,7 @@ def lang_reiczigel_interval(
         (low, high) = (theta' + dP - z sqrt(Var), theta' + dP + z sqrt(Var))
 
     and only the two ends are clipped to [0, 1]. ``theta'`` is **not** clipped before the
-    shift and the variance: SPEC §9 calls it "RG on the primed values", and RG is defined
+    shift and the variance: the construction is "RG on the primed values", and RG is defined
     there with the clip, but clipping the centre would move it off the continuous
     formula the interval's coverage rests on; the authors' reference R script
     (``CI4TruePrevalence``) clips the final limits only, which is what is done here.
@@ -370,8 +370,9 @@ def human_ceiling(reliability, k):
     Returns
     -------
     numpy.ndarray or numpy.float64
-        ``c_k = r / sqrt(r + (1 - r) / k)`` (SPEC §9): ``c_1 = r``, and ``c_k`` rises to
-        ``sqrt(r)`` as ``k`` grows. NaN where ``r + (1 - r) / k <= 0`` (a negative ``r``).
+        ``c_k = r / sqrt(r + (1 - r) / k)`` (docs/explanation/ceilings.md): ``c_1 = r``, and
+        ``c_k`` rises to ``sqrt(r)`` as ``k`` grows. NaN where ``r + (1 - r) / k <= 0`` (a negative
+        ``r``).
 
     Notes
     -----

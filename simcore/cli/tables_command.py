@@ -26,14 +26,16 @@ def add(commands):
         "--paper",
         nargs="+",
         metavar="STORE",
-        help="stores of P's composition (one matrix per data set, SummEval as one): --table3 "
-        "then opens with Table 3 over them, class counts beside P's 20/16/4",
+        help="stores of the sparse-overlap paper's composition (one matrix per data set, "
+        "SummEval as one): --table3 then opens with Table 3 over them, class counts beside "
+        "the paper's 20/16/4",
     )
     tables.add_argument(
         "--variants",
         metavar="FILE",
-        help="Markdown file: every design of the stores beside P's published Strat numbers "
-        "(Table 3, Table 4's borderline WDR, CeBaB stars agreement) and the closest reading",
+        help="Markdown file: every design of the stores beside the sparse-overlap paper's "
+        "published Strat numbers (Table 3, Table 4's borderline WDR, CeBaB stars agreement) "
+        "and the closest reading",
     )
     tables.add_argument(
         "--agreement",

@@ -1,4 +1,4 @@
-"""The original alternative annotator test (SPEC §5b): does a judge beat each human.
+"""The original alternative annotator test (docs/explanation/rule.md): does a judge beat each human.
 
 Each human is held out in turn. On the items that human labelled, the judge's label and
 the human's are scored against the other humans' labels, and a one-sided t-test per human
@@ -123,7 +123,7 @@ def _judge_wins(pvalues, skipped, tested, level, order, wins):
 
 @jit
 def alt_test(labels, mask, weights, use_mask, n_humans, rule, scratch, wins, skipped):
-    """Run the alternative annotator test (SPEC §5b); return the number of humans tested.
+    """Run the alternative annotator test; return the number of humans tested.
 
     Items labelled by fewer than ``min_humans`` humans are dropped. For held-out human ``h``
     and each item ``h`` labelled, the judge's and ``h``'s scores are their mean agreement
@@ -168,7 +168,7 @@ def alt_test(labels, mask, weights, use_mask, n_humans, rule, scratch, wins, ski
 def alternative_annotator_test(
     labels, mask, n_humans, epsilon, min_humans_per_item, min_items_per_human, level, numeric
 ):
-    """Run the alternative annotator test (SPEC §5b) on one matrix.
+    """Run the alternative annotator test (docs/explanation/rule.md) on one matrix.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Agreement scores on a set of label pairs (SPEC §4).
+"""Agreement scores on a set of label pairs (docs/explanation/model.md).
 
 A comparison is summarised by its contingency table ``table[a, b]``: the number of pairs
 whose candidate label is ``a`` and whose pool-human label is ``b``, an ``(L, L)`` array of
@@ -246,7 +246,7 @@ def score_table(table, coefficient):
     score : numpy.ndarray or numpy.float64
         Shape ``table.shape[:-2]`` (a scalar for a single table); 0 for empty tables and at
         a zero denominator.
-    degenerate : numpy.ndarray or numpy.bool_
+    degenerate : numpy.ndarray or bool
         Same shape; True where the table is non-empty and the normalised denominator
         (``1 - p_e`` or ``D_e``) has magnitude below :data:`ZERO_TOLERANCE`.
 

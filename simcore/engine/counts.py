@@ -199,7 +199,7 @@ def _split_patterns(state, size, tables, histogram, touched, n_touched, stack, l
 
 @jit
 def _reverse(stack, first, stop):
-    """Reverse rows ``first .. stop - 1`` of ``stack`` (children popped in label order)."""
+    """Reverse rows ``range(first, stop)`` of ``stack`` (children popped in label order)."""
     low = first
     high = stop - 1
     while low < high:

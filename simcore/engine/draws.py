@@ -177,7 +177,7 @@ def design_scratch(n_items, n_labels):
 
 @jit
 def _draw_stratified(state, labels, n_humans, n_labels, design, m, mask, scratch):
-    """Masks of the ``strat``, ``seq_refined`` and ``seq_coverage`` designs (SPEC §3)."""
+    """Masks of the ``strat``, ``seq_refined`` and ``seq_coverage`` designs."""
     (
         scratch_items,
         stratum,

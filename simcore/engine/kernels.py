@@ -183,7 +183,7 @@ def simulate(
 
 @jit
 def _simulate_chunk(trial_keys, first, stop, model, design, rho, m, rule, outputs):
-    """Draw and decide trials ``first .. stop - 1`` with scratch allocated once for them.
+    """Draw and decide trials ``range(first, stop)`` with scratch allocated once for them.
 
     ``model`` is ``(n_items, n_humans, confusion, prevalence_cdf, n_clusters,
     cluster_spread)``; the other arguments are :func:`simulate`'s.

@@ -104,7 +104,7 @@ def stable_key(data):
 
 
 def trial_keys(cell_sequence, start, stop):
-    """Return the uint64 keys of trials ``start .. stop - 1`` of one cell.
+    """Return the uint64 keys of trials ``range(start, stop)`` of one cell.
 
     Parameters
     ----------

@@ -12,12 +12,12 @@ as the real-data protocol thins (:func:`simcore.realdata.thinning.thin`, ``berno
 primary layer kept, every other label with probability = coverage) and each form of the rule
 (:mod:`simcore.realdata.rule_forms`) decides every judge, eps 0.05, tau 0.5.
 
-The population margin of a judge is ``(p_j - p_h)(2 p_h - 1) + eps`` (SPEC §6 with L = 2), so
-the judges at 0.60 and 0.65 should be rejected (margin -0.07, -0.04) and those at 0.75 and
-0.85 accepted (+0.02, +0.08). FA is the share of trials accepting a judge that should be
-rejected, FR the share rejecting one that should be accepted, WDR the share of decided
-trials that decide wrongly (all four judges), each with its binomial SE; inconclusive trials
-are neither and are counted apart.
+The population margin of a judge is ``(p_j - p_h)(2 p_h - 1) + eps`` (docs/explanation/model.md,
+with L = 2), so the judges at 0.60 and 0.65 should be rejected (margin -0.07, -0.04) and those at
+0.75 and 0.85 accepted (+0.02, +0.08). FA is the share of trials accepting a judge that should be
+rejected, FR the share rejecting one that should be accepted, WDR the share of decided trials that
+decide wrongly (all four judges), each with its binomial SE; inconclusive trials are neither and are
+counted apart.
 """
 
 import argparse

@@ -1,4 +1,4 @@
-"""Coverage of the corrected failure rate's intervals on real judges (SPEC §9 coverage study).
+"""Coverage of the corrected failure rate's intervals on real judges (the coverage study).
 
 The simulated coverage study (:func:`simcore.calibration.statistics.coverage_trials`) draws
 judges from

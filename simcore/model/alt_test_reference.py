@@ -1,6 +1,6 @@
 """The alternative annotator test with NumPy: per-human p-values, wins and advantage.
 
-The plain NumPy implementation of SPEC §5b (Calderon, Reichart, Dror, ACL 2025), the
+The plain NumPy implementation of docs/explanation/rule.md (Calderon, Reichart, Dror, ACL 2025), the
 oracle for :mod:`simcore.engine.alt_test` and what ``simcore advise --rule alt_test``
 reports. It returns both outputs the authors publish for a judge:
 
@@ -152,7 +152,7 @@ def alternative_annotator_test(
     scale="categorical",
     label_values=None,
 ):
-    """Run the alternative annotator test (SPEC §5b) on one matrix with NumPy.
+    """Run the alternative annotator test (docs/explanation/rule.md) on one matrix with NumPy.
 
     Items with fewer than ``min_humans_per_item`` human labels are dropped. For held-out
     human ``h`` and each remaining item ``i`` that ``h`` labelled,

@@ -1,4 +1,4 @@
-"""Overlap designs (SPEC §3): which items each secondary human labels.
+"""Overlap designs (docs/explanation/designs.md): which items each secondary human labels.
 
 The primary human (column 0) and every judge label all items. A mask has shape
 ``(..., n_items, n_humans)`` with column 0 all True.
@@ -88,7 +88,7 @@ def pair_weights(design, n_items, n_humans, rho=None, m=None):
 
 
 def proportional_allocation(stratum_sizes, m):
-    """Split ``m`` slots over strata in proportion to their sizes (SPEC §3, ``strat``).
+    """Split ``m`` slots over strata in proportion to their sizes (``strat``).
 
     Stratum ``s`` gets ``floor(m n_s / n)``; the slots left over go one each to the largest
     strata (ties in size to the smaller stratum index). The kernels' ``_allocate`` does the

@@ -1,4 +1,4 @@
-"""The synthetic generative model (SPEC §2): true labels, noise channels, clustered items.
+"""The synthetic generative model: true labels, noise channels, clustered items.
 
 A trial draws ``y_i ~ Categorical(prevalence)`` for each item. Rater ``r`` reports label
 ``l`` with probability ``confusion[r, y_i, l]``: a row-stochastic ``L x L`` matrix, by
@@ -170,7 +170,7 @@ def pair_agreement(p_a, p_b, n_labels):
     """Probability that two raters report the same label under symmetric noise.
 
     ``P(a == b) = p_a p_b + (1 - p_a)(1 - p_b) / (L - 1)``, whatever the prevalence
-    (SPEC §6). Broadcasts over array arguments.
+    (docs/explanation/model.md). Broadcasts over array arguments.
     """
     p_a = np.asarray(p_a, dtype=np.float64)
     p_b = np.asarray(p_b, dtype=np.float64)

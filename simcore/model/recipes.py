@@ -1,4 +1,6 @@
-"""The Gaussian recipes of planning (SPEC §7; P App. Eq. 7, Theorem 2), in closed form.
+"""The Gaussian recipes of planning (the sparse-overlap paper, App. Eq. 7, Theorem 2).
+
+In closed form (docs/howto/plan.md):
 
 - the certification recipe ``m_cert = ceil(z^2 sigma0^2 / (mu_d + eps)^2)`` with
   ``z = z_{1 - alpha/2}`` and ``sigma0^2`` the per-item variance of
@@ -18,7 +20,7 @@ from simcore.model.generative import pair_tables, prevalence_vector, symmetric_c
 
 
 def judge_accuracy_for_margin(margin, p_human, n_labels, epsilon):
-    """Return the judge accuracy whose population margin is ``margin`` (SPEC §6).
+    """Return the judge accuracy whose population margin is ``margin`` (docs/explanation/model.md).
 
     Under symmetric noise and observed agreement with equal humans,
     ``margin = S_j - S_h + eps`` with ``S_j = p_j p_h + (1 - p_j)(1 - p_h)/(L - 1)`` and

@@ -1,4 +1,4 @@
-"""The leave-one-out decision rule (SPEC §5; P Eqs. 3-6; Calderon et al.).
+"""The leave-one-out decision rule (docs/explanation/rule.md; P Eqs. 3-6; Calderon et al.).
 
 For each held-out human ``k``, the pairs are ``(i, q)`` for every item ``i`` that ``k``
 labelled and every other human ``q != k`` who labelled ``i``; items with more pool labels
@@ -405,17 +405,15 @@ def population_scores(pair_probabilities, n_humans, weights, coefficient="observ
 def population_passes(pair_probabilities, n_humans, weights, epsilon, coefficient="observed"):
     """Comparisons each judge passes as ``n -> infinity`` (the ``population`` reference).
 
-    In the limit, comparison ``k``'s pooled pair table is
-    ``sum_{q != k} w_kq P[c, q]`` for candidate ``c`` (a judge, or human ``k``), where
-    ``P[a, b]`` is the joint distribution of raters ``a`` and ``b``'s labels
-    (:func:`simcore.model.generative.pair_tables`) and ``w_kq`` the expected share of items
-    that ``k``
-    and ``q`` both label (:func:`simcore.model.designs.pair_weights`). The coefficient is applied
-    to those tables (scaled to 1e9 pairs, so that Krippendorff's small-sample factor
-    n / (n - 1) is 1 to nine digits), and comparison ``k`` passes when
-    ``S_j - S_h + eps >= 0``. Under symmetric noise with observed agreement and equal humans
-    this is SPEC §6's margin ``p_j p_h + (1-p_j)(1-p_h)/(L-1) - p_h^2 - (1-p_h)^2/(L-1) +
-    eps``.
+    In the limit, comparison ``k``'s pooled pair table is ``sum_{q != k} w_kq P[c, q]`` for
+    candidate ``c`` (a judge, or human ``k``), where ``P[a, b]`` is the joint distribution of raters
+    ``a`` and ``b``'s labels (:func:`simcore.model.generative.pair_tables`) and ``w_kq`` the
+    expected share of items that ``k`` and ``q`` both label
+    (:func:`simcore.model.designs.pair_weights`). The coefficient is applied to those tables (scaled
+    to 1e9 pairs, so that Krippendorff's small-sample factor n / (n - 1) is 1 to nine digits), and
+    comparison ``k`` passes when ``S_j - S_h + eps >= 0``. Under symmetric noise with observed
+    agreement and equal humans this is the population margin (docs/explanation/model.md) ``p_j p_h +
+    (1-p_j)(1-p_h)/(L-1) - p_h^2 - (1-p_h)^2/(L-1) + eps``.
 
     Parameters
     ----------

@@ -20,17 +20,24 @@ FORMATS = ("alttest", "json", "csv", "wide")
 SCALES = ("nominal", "ordinal")
 """Values of the ``scale`` key of a scenario's ``data`` block."""
 
-DATA_KEYS = (
-    "format",
-    "path",
-    "judges_path",
-    "humans",
-    "judges",
-    "labels",
-    "scale",
-    "group_separator",
-    "slots",
-)
+DATA_KEY_MEANINGS = {
+    "format": (None, "alttest, json, csv or wide; null: as the reader finds it at the path"),
+    "path": (
+        None,
+        "required: the matrix (a folder for alttest, a file otherwise; plain or gzip), "
+        "relative to the scenario file",
+    ),
+    "judges_path": (None, "judge labels in a separate file (long CSV or JSON)"),
+    "humans": (None, "human ids, primary first (default: every rater not a judge)"),
+    "judges": (None, "judge names (a CSV does not say which raters are judges)"),
+    "labels": (None, "the label values in order (default: as read)"),
+    "scale": ("nominal", "nominal or ordinal (ordered labels)"),
+    "group_separator": (None, "JSON input: an item's group is the text after the last separator"),
+    "slots": (False, "the human columns are label positions, not people"),
+}
+"""Keys of a scenario's ``data`` block: ``key -> (default, meaning)``."""
+
+DATA_KEYS = tuple(DATA_KEY_MEANINGS)
 """Valid keys of a scenario's ``data`` block."""
 
 

@@ -24,7 +24,7 @@ READ_ERRORS = (OSError, EOFError, UnicodeDecodeError, zlib.error)
 
 
 class FileProblem(ValueError):
-    """A file that cannot be read as what it should hold; the text follows ``FILE: ``."""
+    """A file that cannot be read as what it should hold; the text follows ``FILE:`` and a space."""
 
 
 GZIP_MAGIC = b"\x1f\x8b"

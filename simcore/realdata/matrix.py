@@ -1,4 +1,4 @@
-"""Real annotation matrices: load, validate and describe (SPEC §8); the stable import path.
+"""Real annotation matrices: load, validate and describe; the stable import path.
 
 Two input formats are read:
 

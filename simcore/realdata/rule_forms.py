@@ -26,12 +26,12 @@ before the rule, so the rule itself, its coefficients and its engines are unchan
   label positions) the slots are the raters.
 
 Beside the form, ``min_pairs`` leaves a comparison with fewer pairs out of omega, and
-``min_comparisons`` makes a verdict with fewer comparisons made inconclusive (no answer
-rather than one resting on next to nothing; :data:`CROWD_MIN_COMPARISONS` under ``auto``
-on a crowd unless given). The README's tables show what each form does to false approval
-against a dense panel of the same items: on a crowd ``pooled`` keeps it near the panel's
-and ``raters`` approves nearly every judge; where a few items carry most raters ``slots``
-keeps it there and ``raters`` and ``pooled`` do not.
+``min_comparisons`` makes a verdict with fewer comparisons made inconclusive (no answer rather than
+one resting on next to nothing; :data:`CROWD_MIN_COMPARISONS` under ``auto`` on a crowd unless
+given). The tables of docs/explanation/rule.md show what each form does to false approval against a
+dense panel of the same items: on a crowd ``pooled`` keeps it near the panel's and ``raters``
+approves nearly every judge; where a few items carry most raters ``slots`` keeps it there and
+``raters`` and ``pooled`` do not.
 """
 
 import dataclasses

@@ -8,7 +8,7 @@ functions here draw such matrices from the symmetric-channel model (truth unifor
 label) and write them in the formats simcore reads, so that loading, running and advising
 can be measured and tested at realistic sizes without shipping anyone's data.
 
-:data:`SHAPES` names the sizes the README's performance notes quote.
+:data:`SHAPES` names the sizes docs/benchmarks.md quotes.
 """
 
 import csv

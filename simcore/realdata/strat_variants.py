@@ -1,13 +1,13 @@
 """Readings of P's stratified allocation ("Strat") as real-data thinning designs.
 
-P's text (SPEC §3, §8) says Strat stratifies by the primary's labels and allocates in
-proportion, but leaves open whether the secondaries share one sample, what the strata are
-counted over, and what coverage is a share of. Each reading below is a design of the real
-protocol. Notation: ``n`` items; the primary layer's label ``y_i`` of item ``i``
-(:func:`simcore.realdata.thinning.primary_layer`); human ``h``'s thinnable items ``A_h``
-(labels it gave outside the primary layer), ``a_h = |A_h|``; per-secondary coverage ``rho``;
-:func:`simcore.model.designs.proportional_allocation` ("PA": floor shares, the leftover
-slots one each to the largest strata). A human only ever keeps labels it gave.
+The sparse-overlap paper's text (docs/explanation/published-results.md) says Strat stratifies by the
+primary's labels and allocates in proportion, but leaves open whether the secondaries share one
+sample, what the strata are counted over, and what coverage is a share of. Each reading below is a
+design of the real protocol. Notation: ``n`` items; the primary layer's label ``y_i`` of item ``i``
+(:func:`simcore.realdata.thinning.primary_layer`); human ``h``'s thinnable items ``A_h`` (labels it
+gave outside the primary layer), ``a_h = |A_h|``; per-secondary coverage ``rho``;
+:func:`simcore.model.designs.proportional_allocation` ("PA": floor shares, the leftover slots one
+each to the largest strata). A human only ever keeps labels it gave.
 
 - ``strat`` (in :mod:`~simcore.realdata.thinning`, unchanged): each human independently
   keeps ``m_h = round(rho a_h)`` of ``A_h``, PA over the strata of ``A_h`` by ``y``.

@@ -1,4 +1,4 @@
-"""Thinning a real annotation matrix by an overlap design (SPEC §8).
+"""Thinning a real annotation matrix by an overlap design (docs/explanation/published-results.md).
 
 The full matrix as collected is the reference. Its **primary layer** is never thinned: for
 each item, the label of the first human in the matrix's human order who labelled it (for a

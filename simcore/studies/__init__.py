@@ -10,7 +10,15 @@ import importlib
 
 from simcore.studies.config import ScenarioError
 
-__all__ = ["DEFAULT_KIND", "KINDS", "ScenarioError", "study_for", "study_of"]
+__all__ = [
+    "DEFAULT_KIND",
+    "KINDS",
+    "ScenarioError",
+    "ScenarioKey",
+    "scenario_keys",
+    "study_for",
+    "study_of",
+]
 
 KINDS = {
     "synthetic": "simcore.studies.synthetic",
@@ -37,3 +45,10 @@ def study_for(kind):
 def study_of(scenario):
     """Return the study object of a parsed scenario (its ``kind`` attribute)."""
     return study_for(scenario.kind)
+
+
+def __getattr__(name):
+    """Import :mod:`simcore.studies.key_table`'s names on first use (it reads every kind)."""
+    if name in ("ScenarioKey", "scenario_keys"):
+        return getattr(importlib.import_module("simcore.studies.key_table"), name)
+    raise AttributeError(f"module 'simcore.studies' has no attribute {name!r}")

@@ -229,7 +229,7 @@ def _plain(value):
 
 @dataclass(frozen=True)
 class RuleConfig:
-    """The leave-one-out decision rule (SPEC §5)."""
+    """The leave-one-out decision rule (docs/explanation/rule.md)."""
 
     kind: str = _field("point", "str", "decision rule", choices=RULE_KINDS)
     coefficient: str = _field("observed", "str", "agreement coefficient", choices=COEFFICIENTS)

@@ -1,4 +1,4 @@
-"""The coverage study as a scenario kind (``kind: coverage``, SPEC §9).
+"""The coverage study as a scenario kind (``kind: coverage``, docs/explanation/calibration.md).
 
 Per cell (calibration size ``n_cal``, judge strength with its Se and Sp, true failure rate
 ``theta``, production size ``N``) and trial: draw a calibration sample and a production
@@ -35,6 +35,47 @@ from simcore.studies.protocol import CubeError, describe_sweep
 
 SWEPT = ("n_cal", "judge_strength", "theta", "n_production")
 """The cube's dimensions, in order."""
+
+SCALARS = {
+    "confidence": (
+        0.95,
+        {
+            "kind": "float",
+            "exclusive_minimum": 0.0,
+            "maximum": 0.9999,
+            "description": "two-sided confidence of every interval",
+        },
+    ),
+    "youden_floor": (
+        0.15,
+        {
+            "kind": "float",
+            "minimum": -1.0,
+            "maximum": 1.0,
+            "description": "below this Youden index Se + Sp - 1 the rate is left uncorrected",
+        },
+    ),
+    "trials": (
+        2000,
+        {"kind": "int", "minimum": 1, "maximum": MAX_TRIALS, "description": "trials per cell"},
+    ),
+    "seed": (0, {"kind": "int", "minimum": 0, "description": "root seed"}),
+}
+"""Top-level scalars of a coverage scenario: ``key -> (default, declaration)``."""
+
+SWEEP_KEYS = {
+    "n_cal": ({"kind": "int", "minimum": 1, "description": "calibration sample sizes"}, "sizes"),
+    "theta": (
+        {"kind": "probability", "description": "true failure rates of the production stream"},
+        "failure rates in (0, 1]",
+    ),
+    "n_production": (
+        {"kind": "int", "minimum": 1, "description": "production stream sizes"},
+        "sizes",
+    ),
+}
+"""The lists a coverage scenario's ``sweep`` holds (all required): ``key -> (declaration,
+what the list holds)``, in :data:`SWEPT` order (``judge_strength`` comes from ``judges``)."""
 
 _TOP_KEYS = (
     "name",
@@ -180,20 +221,12 @@ def coverage_scenario_from_dict(raw, source):
             f"(got {_describe(sweep)})"
         )
         sweep = {}
-    n_cal = _list_of(sweep, "n_cal", {"kind": "int", "minimum": 1}, problems, source, "sizes")
-    theta = _list_of(
-        sweep, "theta", {"kind": "probability"}, problems, source, "failure rates in (0, 1]"
-    )
-    n_production = _list_of(
-        sweep, "n_production", {"kind": "int", "minimum": 1}, problems, source, "sizes"
+    n_cal, theta, n_production = (
+        _list_of(sweep, key, meta, problems, source, what)
+        for key, (meta, what) in SWEEP_KEYS.items()
     )
     scalars = {}
-    for key, default, meta in (
-        ("confidence", 0.95, {"kind": "float", "exclusive_minimum": 0.0, "maximum": 0.9999}),
-        ("youden_floor", 0.15, {"kind": "float", "minimum": -1.0, "maximum": 1.0}),
-        ("trials", 2000, {"kind": "int", "minimum": 1, "maximum": MAX_TRIALS}),
-        ("seed", 0, {"kind": "int", "minimum": 0}),
-    ):
+    for key, (default, meta) in SCALARS.items():
         value, problem = _convert(raw.get(key, default), meta)
         if problem:
             problems.append(f"{source}: {key}: {problem} (got {_describe(raw.get(key))})")
@@ -244,7 +277,7 @@ class CoverageStudy:
         return coverage_cells.coverage_cells(scenario)
 
     def run_cell(self, scenario, context, cell, start, stop):
-        """Draw and check trials ``start .. stop - 1`` of one cell."""
+        """Draw and check trials ``range(start, stop)`` of one cell."""
         return coverage_cells.run_coverage_cell(scenario, cell, start, stop)
 
     def derive(self, scenario, context, cube):

@@ -66,8 +66,8 @@ def _method_stats(region, method, level, variable):
 def advise(cube, variable="coverage"):
     """Return one :class:`Advice` per (n_cal band, judge, theta) region of a coverage cube.
 
-    ``variable`` is the coverage judged: ``coverage`` (of the stream's realised rate, SPEC
-    §9) or ``coverage_theta`` (of the population rate theta).
+    ``variable`` is the coverage judged: ``coverage`` (of the stream's realised rate,
+    docs/explanation/calibration.md) or ``coverage_theta`` (of the population rate theta).
     """
     level = float(cube.attrs.get("confidence", 0.95))
     methods = [str(m) for m in cube["method"].values]
@@ -104,8 +104,8 @@ def advise(cube, variable="coverage"):
 def advice_lines(cube):
     """Return the markdown section of the recommendations, one table row per region.
 
-    The advice judges coverage of the stream's realised rate (SPEC §9); the last column
-    gives the pick when the target is the population rate theta instead.
+    The advice judges coverage of the stream's realised rate (docs/explanation/calibration.md); the
+    last column gives the pick when the target is the population rate theta instead.
     """
     level = 100 * float(cube.attrs.get("confidence", 0.95))
     lines = [

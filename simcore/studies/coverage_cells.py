@@ -3,7 +3,7 @@
 A cell is ``(n_cal, judge_strength, theta, n_production)``. Its trial keys come from
 ``SeedSequence(root seed, spawn_key = SHA-256 words of its coordinates)`` in blocks of
 :data:`simcore.engine.rng.TRIAL_BLOCK` trials (:func:`cell_keys`), so trials
-``start .. stop - 1`` are the same whether run alone or as part of a longer run. Widths
+``range(start, stop)`` are the same whether run alone or as part of a longer run. Widths
 are summed as quantised values, so the sums add exactly over blocks of trials.
 """
 
@@ -46,7 +46,7 @@ def _attrs(long_name, units):
 
 
 def cell_keys(root_seed, coords, start, stop):
-    """Return the keys of trials ``start .. stop - 1`` of the cell at ``coords``."""
+    """Return the keys of trials ``range(start, stop)`` of the cell at ``coords``."""
     spawn_key = stable_key({name: repr(value) for name, value in coords.items()})
     return trial_keys(np.random.SeedSequence(root_seed, spawn_key=spawn_key), start, stop)
 
@@ -120,7 +120,7 @@ def memory_need(scenario):
 
 
 def run_coverage_cell(scenario, cell, start, stop):
-    """Return the counts and width sums of trials ``start .. stop - 1`` of ``cell``."""
+    """Return the counts and width sums of trials ``range(start, stop)`` of ``cell``."""
     total = None
     for first in range(start, stop, TRIALS_PER_BLOCK):
         block = _coverage_block(scenario, cell, first, min(stop, first + TRIALS_PER_BLOCK))
@@ -129,7 +129,7 @@ def run_coverage_cell(scenario, cell, start, stop):
 
 
 def _coverage_block(scenario, cell, start, stop):
-    """Return the counts and width sums of one block of trials ``start .. stop - 1``."""
+    """Return the counts and width sums of one block of trials ``range(start, stop)``."""
     coords = cell.coords
     z = float(stats.norm.ppf(0.5 + scenario.confidence / 2))
     keys = cell_keys(scenario.seed, coords, start, stop)

@@ -1,4 +1,4 @@
-"""Planning (SPEC §7; P App. Eq. 7, Theorem 2): how many co-labelled items a validation needs.
+"""Planning (P App. Eq. 7, Theorem 2): how many co-labelled items a validation needs.
 
 Two answers side by side:
 

@@ -9,8 +9,8 @@ store, and, once every cell is in, asks the study to derive its rates. Resume, e
 with more trials, the cluster, progress, ``show``, ``plot`` and ``validate`` therefore work
 the same for every kind.
 
-A cell's counts must be additive over trials: the counts of trials ``a .. b - 1`` plus
-those of ``b .. c - 1`` are those of ``a .. c - 1``, exactly (float sums are sums of values
+A cell's counts must be additive over trials: the counts of trials ``range(a, b)`` plus
+those of ``range(b, c)`` are those of ``range(a, c)``, exactly (float sums are sums of values
 rounded to a power-of-two grid, :func:`quantize`), and trial ``t`` is drawn from a stream
 that depends only on the root seed, the cell's coordinates and ``t``.
 """
@@ -43,7 +43,7 @@ def describe_sweep(sweep, trials):
 
 
 def add_counts(first, second):
-    """Add two count dicts of one cell (trials ``a .. b - 1`` and ``b .. c - 1``).
+    """Add two count dicts of one cell (trials ``range(a, b)`` and ``range(b, c)``).
 
     ``first`` may be None (nothing counted yet). Every count and sum is additive over
     trials, and the quantised float sums add exactly, in any order.
@@ -153,7 +153,7 @@ class Study(Protocol):
         """
 
     def run_cell(self, scenario, context, cell, start, stop):
-        """Return one cell's counts and sums over trials ``start .. stop - 1``.
+        """Return one cell's counts and sums over trials ``range(start, stop)``.
 
         A dict mapping every :class:`Variable`'s name to an int64 or float64 array. Trial
         ``t`` must draw from a stream that depends only on the root seed, the cell's

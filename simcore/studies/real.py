@@ -1,4 +1,4 @@
-"""The paper's real-data protocol (SPEC §8; P §4.2) as a study kind (``kind: real``).
+"""The paper's real-data protocol (P §4.2) as a study kind (``kind: real``).
 
 A ``kind: real`` scenario names an annotation matrix (``data``), a rule, and a sweep over
 ``design`` and ``coverage``. A cell is ``(group, design, coverage)`` (the group dim only
@@ -42,6 +42,19 @@ from simcore.studies.real_forms import group_form
 
 DEFAULT_COVERAGES = (0.05, 0.10, 0.25, 0.50)
 _TOP_KEYS = ("name", "description", "kind", "data", "rule", "trials", "seed", "sweep", "output")
+SCALARS = {
+    "trials": (
+        300,
+        {"kind": "int", "minimum": 1, "maximum": MAX_TRIALS, "description": "thinnings per cell"},
+    ),
+    "seed": (0, {"kind": "int", "minimum": 0, "description": "root seed"}),
+}
+"""Top-level scalars of a real-data scenario: ``key -> (default, declaration)``."""
+SWEEP_KEYS = {
+    "design": (list(DESIGNS), "designs that thin the matrix (a list; default every design)"),
+    "coverage": (list(DEFAULT_COVERAGES), "per-secondary coverages, shares in (0, 1] (a list)"),
+}
+"""What a real-data scenario's ``sweep`` holds: ``key -> (default, meaning)``."""
 
 
 @dataclass(frozen=True)
@@ -103,11 +116,8 @@ def real_scenario_from_dict(raw, source, base=None):
     rule = _parse_section(raw.get("rule"), RuleConfig, "rule", problems, source)
     output = _parse_section(raw.get("output"), OutputConfig, "output", problems, source)
     scalars = {}
-    for key, meta in (
-        ("trials", {"kind": "int", "minimum": 1, "maximum": MAX_TRIALS}),
-        ("seed", {"kind": "int", "minimum": 0}),
-    ):
-        value, problem = _convert(raw.get(key, 300 if key == "trials" else 0), meta)
+    for key, (default, meta) in SCALARS.items():
+        value, problem = _convert(raw.get(key, default), meta)
         if problem:
             problems.append(f"{source}: {key}: {problem} (got {_describe(raw.get(key))})")
         scalars[key] = value
@@ -162,8 +172,8 @@ def _parse_sweep(sweep, problems, source):
             f"only (got {_describe(sweep)})"
         )
         return [], []
-    designs = sweep.get("design", list(DESIGNS))
-    coverages = sweep.get("coverage", list(DEFAULT_COVERAGES))
+    designs = sweep.get("design", SWEEP_KEYS["design"][0])
+    coverages = sweep.get("coverage", SWEEP_KEYS["coverage"][0])
     if not isinstance(designs, list) or not designs or any(d not in REAL_DESIGNS for d in designs):
         problems.append(
             f"{source}: sweep.design: must be a non-empty list of "
@@ -234,7 +244,7 @@ class RealStudy:
         return real_cells.real_cells(scenario, context)
 
     def run_cell(self, scenario, context, cell, start, stop):
-        """Thin, decide and count trials ``start .. stop - 1`` of one cell."""
+        """Thin, decide and count trials ``range(start, stop)`` of one cell."""
         if cell.coords["design"] in JUDGE_STRATIFIED:
             return real_judge_panels.run_judge_cell(scenario, context, cell, start, stop)
         return real_cells.run_real_cell(scenario, context, cell, start, stop)

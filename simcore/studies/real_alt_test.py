@@ -1,17 +1,16 @@
 """The real-data protocol under the alternative annotator test (``rule.kind: alt_test``).
 
-With ``rule.kind: alt_test`` a ``kind: real`` run decides every judge by the test as its
-authors publish it (SPEC §5b; :func:`simcore.engine.alt_test.alt_test_masks`), on the full
-matrix and on every thinned one. The full-matrix reference is the test's decision on the
-matrix as collected: ``full_omega`` is the winning rate (wins / humans tested), judges are
-classed by it as under the point rule (pass >= 0.6, reject < 0.5), and the judges are
-ranked by their advantage probability, the authors' measure for comparing judges. Per
-trial the test's decision and ranking (:func:`alt_test_block`) are what
-:func:`simcore.studies.real_cells.count_block` counts in place of the point rule's; the
-human pool's agreement statistics are the point rule kernel's, as under the point rule.
-The cube gains the humans tested, the trials with no human tested, and the quantised sums
-of each judge's advantage probability, from which :func:`derive_alt_test` derives its mean
-over trials and standard error beside the full-matrix value.
+With ``rule.kind: alt_test`` a ``kind: real`` run decides every judge by the test as its authors
+publish it (docs/explanation/rule.md; :func:`simcore.engine.alt_test.alt_test_masks`), on the full
+matrix and on every thinned one. The full-matrix reference is the test's decision on the matrix as
+collected: ``full_omega`` is the winning rate (wins / humans tested), judges are classed by it as
+under the point rule (pass >= 0.6, reject < 0.5), and the judges are ranked by their advantage
+probability, the authors' measure for comparing judges. Per trial the test's decision and ranking
+(:func:`alt_test_block`) are what :func:`simcore.studies.real_cells.count_block` counts in place of
+the point rule's; the human pool's agreement statistics are the point rule kernel's, as under the
+point rule. The cube gains the humans tested, the trials with no human tested, and the quantised
+sums of each judge's advantage probability, from which :func:`derive_alt_test` derives its mean over
+trials and standard error beside the full-matrix value.
 """
 
 import numpy as np

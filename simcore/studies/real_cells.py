@@ -2,7 +2,7 @@
 
 The context holds, per group, the matrix as the kernels read it and its full-matrix
 reference (each judge's omega, decision, class and ranking score, and the human pool's
-agreement). A cell ``(group, design, coverage)`` runs trials ``start .. stop - 1``: trial
+agreement). A cell ``(group, design, coverage)`` runs trials ``range(start, stop)``: trial
 ``t`` thins the matrix with a generator seeded by ``SeedSequence(root seed, spawn_key =
 SHA-256 words of the cell's coordinates + (t,))``, so a cell's numbers depend only on the
 root seed, its coordinates and its trials; the agreement sums are of quantised values, so
@@ -269,7 +269,7 @@ def real_cells(scenario, context):
 
 
 def thinned_masks(group, coords, root_seed, start, stop):
-    """Return the bool ``(stop - start, n, K)`` masks of trials ``start .. stop - 1``."""
+    """Return the bool ``(stop - start, n, K)`` masks of trials ``range(start, stop)``."""
     key = stable_key([coords["group"], coords["design"], repr(float(coords["coverage"]))])
     masks = []
     for trial in range(start, stop):
@@ -355,7 +355,7 @@ def agreement_counts(group, pool):
 
 
 def run_real_cell(scenario, context, cell, start, stop):
-    """Return one cell's counts and sums over trials ``start .. stop - 1``."""
+    """Return one cell's counts and sums over trials ``range(start, stop)``."""
     group = context.groups[cell.payload]
     total = None
     for first in range(start, stop, TRIALS_PER_BLOCK):

@@ -85,7 +85,7 @@ def count_judge_block(scenario, group, coords, start, stop):
 
 
 def run_judge_cell(scenario, context, cell, start, stop):
-    """Return one judge-stratified cell's counts and sums over trials ``start .. stop - 1``."""
+    """Return one judge-stratified cell's counts and sums over trials ``range(start, stop)``."""
     group = context.groups[cell.payload]
     total = None
     for first in range(start, stop, TRIALS_PER_BLOCK):

@@ -255,7 +255,7 @@ def comparison_report(cube):
             "pair (the held-out human shares no item with the other humans); by the paper's "
             "convention each passes, which pushes every judge towards accept. Set "
             "rule.form: pooled to pool thin comparisons (auto does on a crowd) or "
-            "rule.min_pairs: 1 to leave them out of omega (see README, rule.form)."
+            "rule.min_pairs: 1 to leave them out of omega (see docs/explanation/rule.md)."
         )
     elif min_pairs > 0 and worst_thin > SPARSE_WARNING_SHARE:
         lines.append(

@@ -49,7 +49,7 @@ class SyntheticStudy:
         return scenario.cells()
 
     def run_cell(self, scenario, context, cell, start, stop):
-        """Run trials ``start .. stop - 1`` of ``cell`` (:func:`run_cell`)."""
+        """Run trials ``range(start, stop)`` of ``cell`` (:func:`run_cell`)."""
         _, counts = run_cell(cell, scenario.seed, stop, start=start)
         return synthetic_cube.cell_counts(counts, synthetic_cube.judge_count(scenario))
 

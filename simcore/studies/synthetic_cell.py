@@ -168,7 +168,7 @@ def _population_inputs(cell):
 
 
 def population_decision(cell):
-    """Return each judge's ``population`` reference decision (SPEC §6), by the point rule."""
+    """Return each judge's ``population`` reference decision, by the point rule."""
     probabilities, weights = _population_inputs(cell)
     n_pass = population_passes(
         probabilities, cell.model.n_humans, weights, cell.rule.epsilon, cell.rule.coefficient
@@ -210,7 +210,7 @@ def counts_engine_arguments(cell):
 
 
 def simulate_cell(cell, root_seed, start, stop):
-    """Run trials ``start .. stop - 1`` of ``cell``; return the kernel's per-trial outputs.
+    """Run trials ``range(start, stop)`` of ``cell``; return the kernel's per-trial outputs.
 
     The engine is the cell's
     :attr:`~simcore.studies.synthetic_config.Cell.kernel_engine`; both engines share the
@@ -375,7 +375,7 @@ def _agreement_sums(cell, outputs):
 
 
 def run_cell(cell, root_seed, trials, numba_threads=None, start=0):
-    """Compute one cell's counts over trials ``start .. trials - 1``.
+    """Compute one cell's counts over trials ``range(start, trials)``.
 
     Parameters
     ----------

@@ -34,7 +34,7 @@ MAX_LABEL_PATTERNS = 1 << 20
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """The synthetic generative model (SPEC §2)."""
+    """The synthetic generative model (docs/explanation/model.md)."""
 
     n_items: int = _field(500, "int", "items in the corpus, n", minimum=2)
     n_humans: int = _field(4, "int", "humans K (primary plus K - 1 secondaries)", minimum=2)
@@ -68,7 +68,7 @@ class ModelConfig:
     margin: float | None = _field(
         None,
         "float",
-        "signed population margin S_j - S_h + eps (SPEC §6); sets p_judge",
+        "signed population margin S_j - S_h + eps (docs/explanation/model.md); sets p_judge",
         minimum=-1.0,
         maximum=1.0,
         optional=True,
@@ -84,7 +84,7 @@ class ModelConfig:
 
 @dataclass(frozen=True)
 class DesignConfig:
-    """Which items each secondary human labels (SPEC §3)."""
+    """Which items each secondary human labels (docs/explanation/designs.md)."""
 
     kind: str = _field("bernoulli", "str", "allocation design", choices=DESIGNS)
     rho: float | None = _field(
@@ -95,7 +95,7 @@ class DesignConfig:
 
 @dataclass(frozen=True)
 class PlanningConfig:
-    """The planning table of a margin (or p_judge) x m sweep (SPEC §7)."""
+    """The planning table of a margin (or p_judge) x m sweep (docs/howto/plan.md)."""
 
     target: float = _field(
         0.05, "float", "largest acceptable wrong-decision rate", exclusive_minimum=0.0, maximum=1.0

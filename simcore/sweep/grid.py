@@ -286,13 +286,13 @@ progress moves within it and workers share it (results do not depend on this).""
 
 
 def trial_ranges(start, stop):
-    """Split trials ``start .. stop - 1`` into ranges of at most :data:`TRIALS_PER_TASK`."""
+    """Split trials ``range(start, stop)`` into ranges of at most :data:`TRIALS_PER_TASK`."""
     edges = [*range(start, stop, TRIALS_PER_TASK), stop]
     return list(zip(edges[:-1], edges[1:], strict=True))
 
 
 def run_task(kind, scenario, context, cell, start, stop, numba_threads=None):
-    """Compute one cell's counts over trials ``start .. stop - 1`` (a dask task).
+    """Compute one cell's counts over trials ``range(start, stop)`` (a dask task).
 
     The study is looked up by ``kind`` in the registry on the worker, so tasks carry only
     plain data. ``numba_threads`` sets the kernel's threads in this process, and a task of

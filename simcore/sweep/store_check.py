@@ -125,7 +125,7 @@ def _as_rows(array, n_cells):
 def _hashed(tag, dims, coords, shape, blocks):
     """Return the digests over the grid ``shape``: ``tag``, each cell's label, its bytes.
 
-    ``blocks(start, stop)`` returns the uint8 rows of cells ``start .. stop - 1`` (C order);
+    ``blocks(start, stop)`` returns the uint8 rows of cells ``range(start, stop)`` (C order);
     the same digests as hashing each cell in turn (:func:`cell_checksum`, :func:`seals`).
     """
     n_cells = int(np.prod(shape, dtype=np.int64))
