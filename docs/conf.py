@@ -31,7 +31,8 @@ extensions = [
     "declared_options",
 ]
 
-source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}  # .rst first: autosummary writes its stubs in it
+# .rst first: autosummary writes its stubs in the first suffix
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 root_doc = "index"
 exclude_patterns = ["_build", "README.md", "jupyter_execute"]
 nitpicky = False
