@@ -29,6 +29,7 @@ extensions = [
     "numpydoc",
     "sphinxarg.ext",
     "declared_options",
+    "page_references",
 ]
 
 # .rst first: autosummary writes its stubs in the first suffix
