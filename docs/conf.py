@@ -29,9 +29,11 @@ extensions = [
     "numpydoc",
     "sphinxarg.ext",
     "declared_options",
+    "page_references",
 ]
 
-source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}  # .rst first: autosummary writes its stubs in it
+# .rst first: autosummary writes its stubs in the first suffix
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 root_doc = "index"
 exclude_patterns = ["_build", "README.md", "jupyter_execute"]
 nitpicky = False

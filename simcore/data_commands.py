@@ -196,14 +196,16 @@ def card(data, **options):
     **options
         ``judge``, ``criterion``, ``population`` (required), ``fail_at_most`` or
         ``fail_labels`` (exactly one), the reader's ``humans``, ``judges``,
-        ``judges_file``, ``group_separator``, ``columns``, and ``labels``, ``date``,
-        ``expires_days``, ``confidence``, ``youden_floor``
-        (:data:`simcore.command_options.CARD_OPTIONS`).
+        ``judges_file``, ``group_separator``, ``columns``, and ``labels``, ``date`` (a
+        :class:`datetime.date` or text ``YYYY-MM-DD``; default today), ``expires_days``,
+        ``confidence``, ``youden_floor`` (:data:`simcore.command_options.CARD_OPTIONS`).
 
     Returns
     -------
     CommandResult
-        ``to_dict()``: the card itself (the JSON ``simcore card --out`` writes).
+        ``to_dict()`` is ``{"command": "card", "card": CARD}``, ``simcore card --json``;
+        ``CARD`` is the card itself (the JSON ``simcore card --out`` writes, and what
+        :func:`simcore.calibrate` takes as ``card=``).
     """
     from simcore.instrument_api import card_result
 

@@ -1,5 +1,7 @@
 """Every example of the README and the docs runs, and shows what the page says it shows."""
 
+import re
+
 import doc_examples
 import pytest
 from doc_examples import REPO, blocks, pages, run_page
@@ -80,3 +82,19 @@ def test_blocks_are_found_with_their_lines_and_directives_skipped(tmp_path):
     found = blocks(page)
     assert [(b.language, b.line, b.text) for b in found] == [("console", 8, "$ echo 1\n1\n")]
     assert doc_examples.console_steps(found[0]) == [("echo 1", "1")]
+
+
+def test_no_page_refers_to_a_document_outside_the_repository():
+    outside = re.compile(r"\bSPEC\b|DESIGN\.md|STYLE\.md|DEVELOPERS\.md|shared/(?!data\b)")
+    for page in pages():
+        for number, line in enumerate(page.read_text().splitlines(), start=1):
+            assert not outside.search(line), f"{page.relative_to(REPO)}:{number}: {line}"
+
+
+def test_the_readme_links_resolve_inside_the_repository():
+    text = (REPO / "README.md").read_text()
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text)
+    assert targets, "README.md links nowhere"
+    for target in targets:
+        assert not target.startswith(("http:", "https:", "/", "..")), target
+        assert (REPO / target).is_file(), f"README.md links to {target}, which is not a file"

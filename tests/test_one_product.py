@@ -489,3 +489,15 @@ def test_the_command_line_parses_without_numpy():
     code = "import sys, simcore.cli; simcore.cli.build_parser(); print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_card_takes_its_date_as_text_or_a_date_and_refuses_anything_else(formats):
+    import datetime
+
+    data, roles = formats["csv"]
+    options = dict(judge="judge1", criterion="all", population="p", fail_labels=("l0",))
+    as_text = simcore.card(data, date="2026-11-02", **options, **roles)["card"]
+    as_date = simcore.card(data, date=datetime.date(2026, 11, 2), **options, **roles)["card"]
+    assert as_text == as_date and as_text["measured"] == "2026-11-02"
+    with pytest.raises(ValueError, match=r"card: date: must be a date YYYY-MM-DD .*'2 Nov'"):
+        simcore.card(data, date="2 Nov", **options, **roles)

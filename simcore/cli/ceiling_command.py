@@ -62,6 +62,7 @@ def add(commands):
 def run(args):
     """Print the report (or JSON); write ``--out`` and ``--csv`` if asked."""
     import csv
+    from pathlib import Path
 
     from simcore import data_commands
     from simcore.instrument.ceiling_report import CSV_FIELDS
@@ -88,6 +89,7 @@ def run(args):
     if args.out:
         write_text(args.out, result.to_markdown())
     if args.csv:
+        Path(args.csv).parent.mkdir(parents=True, exist_ok=True)  # as --out: its folder too
         with open(args.csv, "w", encoding="utf-8", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS, extrasaction="ignore")
             writer.writeheader()
