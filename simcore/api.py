@@ -10,6 +10,11 @@ from simcore.sweep.run import run_sweep
 
 def _as_scenario(scenario, sets, trials, seed):
     """Return a validated scenario of any kind from any accepted form."""
+    if sets is not None and not isinstance(sets, dict):
+        raise TypeError(
+            f"sets: must be a mapping {{'KEY': VALUE}}, as {{'model.n_items': 1000}} "
+            f"(got {type(sets).__name__} {sets!r})"
+        )
     if isinstance(scenario, str | Path):
         overrides = [f"{key}={value}" for key, value in (sets or {}).items()]
         return load_any(scenario, overrides=overrides, trials=trials, seed=seed)

@@ -1,6 +1,7 @@
 """What a run will cost, said before it starts: measured cell times and the store's size."""
 
 import json
+from pathlib import Path
 
 import pytest
 import xarray as xr
@@ -87,3 +88,9 @@ def test_estimate_is_the_python_face_of_validate():
     found = simcore.estimate(raw(), trials=10)
     assert found.cells == 6 and found.seconds > 0
     assert set(found.to_dict()) >= {"expected_seconds", "store_bytes", "files"}
+
+
+def test_sets_must_be_a_mapping():
+    fig2 = Path(__file__).resolve().parents[1] / "scenarios" / "fig2.yaml"
+    with pytest.raises(TypeError, match=r"sets: must be a mapping \{'KEY': VALUE\}.*got list"):
+        simcore.estimate(fig2, sets=["model.n_items=1000"])

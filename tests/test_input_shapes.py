@@ -229,7 +229,7 @@ def test_inspect_summarises_a_crowd_and_writes_the_overlap_table(tmp_path, capsy
         n_items=300, n_humans=60, n_judges=2, n_labels=3, density=0.05, seed=7
     )
     path = write_long_csv(humans, judges, tmp_path / "crowd.csv")
-    table = tmp_path / "overlap.csv"
+    table = tmp_path / "new folder" / "overlap.csv"  # an output file makes its folder
     argv = ["inspect", str(path), "--judges", "judge0,judge1", "--overlap-csv", str(table)]
     assert main(argv) == 0
     out = capsys.readouterr().out

@@ -16,7 +16,7 @@ def add(commands):
         [
             "simcore run scenarios/fig2.yaml",
             "simcore run scenarios/fig2.yaml --trials 2000 --set model.n_items=1000",
-            "simcore run scenarios/real.yaml --workers 2 --out results/real.zarr",
+            "simcore run scenarios/real_wax.yaml --workers 2 --out results/real_wax.zarr",
         ],
     )
     run.add_argument("scenario", help="scenario YAML file")

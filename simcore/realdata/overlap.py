@@ -169,6 +169,7 @@ def write_overlap_csv(matrix, path):
     """
     overlaps = pair_overlaps(matrix)
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)  # as every output file: its folder too
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["human", *matrix.humans])
