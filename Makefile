@@ -61,9 +61,9 @@ planning: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/planning.yaml $(RUN_FLAGS)
 	$(BIN)/simcore plot results/planning.zarr
 
-# P's real-data protocol on the matrices in ../shared/data (read in place, never copied).
+# The sparse-overlap paper's real-data protocol on the matrices in ../shared/data (read in place, never copied).
 REAL := wax cebab_aspects cebab_stars summeval
-# Coverage of the corrected failure rate's intervals (SPEC §9): synthetic cube and figure,
+# Coverage of the corrected failure rate's intervals (docs/explanation/calibration.md): synthetic cube and figure,
 # then the same check on SummEval's real judges (read in place from ../shared/data).
 coverage: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/coverage.yaml $(RUN_FLAGS)
@@ -113,7 +113,7 @@ cards: $(STAMP)
 	$(BIN)/python -m simcore.experiments.card_folder --data ../shared/data/alttest \
 		--out results/cards --date $(CARDS_DATE)
 
-# P's composition for Table 3: one matrix per data set, SummEval's dimensions pooled (PAPER).
+# The sparse-overlap paper's composition for Table 3: one matrix per data set, SummEval's dimensions pooled (PAPER).
 PAPER := wax cebab_aspects cebab_stars summeval_one
 real: $(STAMP)
 	for name in $(REAL) summeval_one; do \
@@ -124,8 +124,8 @@ real: $(STAMP)
 		--paper $(foreach name,$(PAPER),results/real_$(name).zarr) \
 		--table3 results/real_table3.md --table2 results/real_table2.md
 
-# Every reading of P's Strat (simcore/realdata/strat_variants.py) on the four
-# matrices of P's composition, beside P's published numbers (results/real_strat_variants.md);
+# Every reading of the paper's Strat (simcore/realdata/strat_variants.py) on the four
+# matrices of the paper's composition, beside the paper's published numbers (results/real_strat_variants.md);
 # CeBaB stars' agreement row again under Krippendorff's alpha (strat_cebab_stars_alpha).
 real-strat: $(STAMP)
 	for name in $(REAL) cebab_stars_alpha; do \

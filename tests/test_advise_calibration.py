@@ -229,7 +229,7 @@ def test_the_full_study_meets_the_reliability_target_and_beats_the_constant(tmp_
     # its realised share within two binomial SEs of its mean prediction, and advise's
     # Brier score beats the leave-one-matrix-out constant by more than two paired SEs and
     # is within three paired SEs of the normal approximation's (which it does not beat:
-    # see the README).
+    # see docs/explanation/advise-risk.md).
     options = StudyOptions(str(DATA), trials=200, seed=2026)
     cases = run_study(options, replicates=4, workers=2)
     predicted = np.array([case["predicted"] for case in cases])

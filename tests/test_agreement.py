@@ -1,4 +1,4 @@
-"""Agreement coefficients (SPEC §4): hand values, references, degenerate cases, properties."""
+"""Agreement coefficients: hand values, references, degenerate cases, properties."""
 
 import krippendorff
 import numpy as np

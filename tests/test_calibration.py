@@ -1,4 +1,4 @@
-"""Tests of simcore.calibration (SPEC §9): exact hand computations, twins, refusal, coverage."""
+"""Tests of simcore.calibration: exact hand computations, twins, refusal, coverage."""
 
 import itertools
 import math
@@ -52,7 +52,7 @@ def test_wilson_empty_sample_and_extremes():
 
 
 def hand_lang_reiczigel(judge_fails, n, se_successes, n_se, sp_successes, n_sp, z):
-    """SPEC §9 step by step, unclipped ends (plain math)."""
+    """The Lang-Reiczigel interval step by step, unclipped ends (plain math)."""
     z2 = z * z
     se_adj = (se_successes + 1) / (n_se + 2)  # Se' (add 2: one success, one failure)
     n_se_adj = n_se + 2

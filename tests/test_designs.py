@@ -1,4 +1,4 @@
-"""Property tier: the overlap designs drawn by the kernels (SPEC §3).
+"""Property tier: the overlap designs drawn by the kernels (docs/explanation/designs.md).
 
 Labels are given (``kernels.draw_masks``), so each property is checked against a plain
 reading of the design's definition: counts per secondary, proportional allocation over the

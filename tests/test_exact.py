@@ -29,7 +29,7 @@ def label_outcomes(accuracies, prevalence):
 
 
 def strat_allocation(primary, m):
-    """SPEC §3: floor(m n_s / n) per stratum, leftovers one each to the largest strata."""
+    """The strat design: floor(m n_s / n) per stratum, leftovers one each to the largest strata."""
     sizes = np.bincount(primary, minlength=N_LABELS)
     allocation = m * sizes // N_ITEMS
     by_size = sorted(range(N_LABELS), key=lambda s: (-sizes[s], s))

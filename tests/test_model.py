@@ -1,4 +1,4 @@
-"""Statistical tier: the kernel's draws follow the generative model of SPEC §2 and §3."""
+"""Statistical tier: the kernel's draws follow the generative model and designs of the docs."""
 
 import numpy as np
 

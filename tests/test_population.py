@@ -1,4 +1,4 @@
-"""The analytic population reference of SPEC §6."""
+"""The analytic population reference (docs/explanation/model.md)."""
 
 import numpy as np
 import pytest

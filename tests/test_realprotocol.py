@@ -96,7 +96,7 @@ def test_proportional_allocation_matches_the_kernel_rule():
 
     assert proportional_allocation([6, 4], 5).tolist() == [3, 2]
     # floors 2, 2, 0 (2.08, 2.08, 0.83); the leftover goes to the largest stratum, not to the
-    # largest remainder (SPEC §3), ties to the smaller index
+    # largest remainder (the strat design), ties to the smaller index
     assert proportional_allocation([5, 5, 2], 5).tolist() == [3, 2, 0]
     assert proportional_allocation([3, 3, 3], 2).tolist() == [1, 1, 0]  # ties: smaller index
     assert proportional_allocation([0, 0], 3).tolist() == [0, 0]

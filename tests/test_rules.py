@@ -81,7 +81,7 @@ def hand_alt_test_matrix():
 
 
 def direct_alt_test(labels, mask, epsilon, min_items, level):
-    """SPEC §5b written out in Python, with SciPy's t-test."""
+    """The alternative annotator test written out in Python, with SciPy's t-test."""
     n_items, n_humans = mask.shape
     keep = mask.sum(axis=1) >= 2
     results = []

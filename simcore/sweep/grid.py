@@ -129,7 +129,9 @@ def connect(workers=None, scheduler=None, threads=None):
         "security": security,
         "threads_per_worker": 1,
         "dashboard_address": "127.0.0.1:0",
-        "silence_logs": logging.ERROR,
+        # A worker's log is noise to the user (a task's error reaches the client as an
+        # exception); at ERROR a heartbeat racing the cluster's shutdown printed a traceback.
+        "silence_logs": logging.CRITICAL,
         "preload": [__name__],  # each worker process runs dask_setup below
     }
     refuse_inside_a_spawned_import()
