@@ -127,7 +127,7 @@ def alt_test_verdict(
 ):
     """Return the alternative annotator test's result (:class:`AltTestResult`).
 
-    docs/explanation/rule.md as the authors publish it
+    The test as its authors publish it (docs/explanation/rule.md)
     (:func:`simcore.model.alt_test_reference.alternative_annotator_test`, whose
     :class:`~simcore.model.alt_test_reference.AltTestResult` it returns): items with fewer
     than 2 human labels dropped, humans with fewer than ``min_items``

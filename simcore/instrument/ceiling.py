@@ -7,7 +7,7 @@ and ``graded``: True when codes are ordered scores (agreement is Spearman's rho)
 they are categories (agreement is Cohen's kappa). Graded codes are read as equally spaced
 scores: a consensus is the mean of the codes present.
 
-The statistics (docs/explanation/calibration.md), each weighted by its evidence
+The statistics (docs/explanation/ceilings.md), each weighted by its evidence
 (:mod:`~simcore.instrument.ceiling_evidence`):
 
 * ``r̂`` (:func:`pairwise_agreement`, ``weighted_mean``): the single-rater reliability, the

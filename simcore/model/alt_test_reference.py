@@ -1,8 +1,8 @@
 """The alternative annotator test with NumPy: per-human p-values, wins and advantage.
 
-The plain NumPy implementation of docs/explanation/rule.md (Calderon, Reichart, Dror, ACL 2025), the
-oracle for :mod:`simcore.engine.alt_test` and what ``simcore advise --rule alt_test``
-reports. It returns both outputs the authors publish for a judge:
+The plain NumPy implementation of the test (Calderon, Reichart, Dror, ACL 2025;
+docs/explanation/rule.md), the oracle for :mod:`simcore.engine.alt_test` and what
+``simcore advise --rule alt_test`` reports. It returns both outputs the authors publish for a judge:
 
 - the **winning rate** omega: the share of tested humans whose null hypothesis
   ``mean(d) >= eps`` is rejected by Benjamini-Yekutieli at level q;
