@@ -135,6 +135,6 @@ real-strat: $(STAMP)
 		--agreement results/strat_cebab_stars_alpha.zarr --variants results/real_strat_variants.md
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache docs/_build docs/reference/python/generated
+	rm -rf $(VENV) .pytest_cache .ruff_cache docs/_build docs/reference/python/generated docs/examples
 	find results -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
