@@ -49,7 +49,7 @@ def _table(header, rows):
 
 
 class _Table(Directive):
-    """A directive whose content is a list-table built by :meth:`lines`."""
+    """A directive whose content is the Markdown table :meth:`lines` returns."""
 
     required_arguments = 1
 
