@@ -13,7 +13,7 @@ def add(commands):
     tables = subcommand(
         commands,
         NAME,
-        "P Tables 3 and 2 (FR/FA/WDR, ranking) over real-data stores",
+        "the sparse-overlap paper's Tables 3 and 2 (FR/FA/WDR, ranking) over real-data stores",
         [
             "simcore tables results/real_*.zarr --table3 results/table3.md",
             "simcore tables results/real_*.zarr --variants results/variants.md",

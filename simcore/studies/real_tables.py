@@ -73,13 +73,14 @@ def table3(cubes):
         for code, cls in ((2, "pass"), (0, "reject"), (1, "borderline"))
     }
     lines = [
-        "# Real matrices: false rejection, false approval, wrong decisions (P Table 3 layout)",
+        "# Real matrices: false rejection, false approval, wrong decisions "
+        "(the sparse-overlap paper's Table 3 layout)",
         "",
         f"{data.sizes['pair']} judge-matrix pairs ({counts['pass']} pass, {counts['reject']} "
         f"reject, {counts['borderline']} borderline by full-matrix omega). FR: mean over pass "
-        "judges; FA: mean over reject judges; WDR: mean over all judges; in percent. Paper "
-        "(P §4.2, coverage 0.05, 40 pairs): Random FR 29.0, FA 11.2, WDR 25.0; Strat FR 14.2, "
-        "FA 17.2, WDR 18.4 (Random is compared with `bernoulli`).",
+        "judges; FA: mean over reject judges; WDR: mean over all judges; in percent. The "
+        "sparse-overlap paper (§4.2, coverage 0.05, 40 pairs): Random FR 29.0, FA 11.2, "
+        "WDR 25.0; Strat FR 14.2, FA 17.2, WDR 18.4 (Random is compared with `bernoulli`).",
         "",
         "| design | coverage | FR | FA | WDR | paper FR | paper FA | paper WDR |",
         "|---|---|---|---|---|---|---|---|",
@@ -129,7 +130,7 @@ def table2(cubes):
     """P Table 2 for ``cubes``: top-1 and rank error by coverage and design."""
     data = pooled(cubes)
     lines = [
-        "# Real matrices: ranking errors (P Table 2 layout)",
+        "# Real matrices: ranking errors (the sparse-overlap paper's Table 2 layout)",
         "",
         "Top-1 error: share of trials whose best judge (mean score over the leave-one-out "
         "comparisons) differs from the full matrix's best. Rank error: share of judge pairs "
