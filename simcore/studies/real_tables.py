@@ -74,7 +74,7 @@ def table3(cubes):
     }
     lines = [
         "# Real matrices: false rejection, false approval, wrong decisions "
-        "(the sparse-overlap paper's Table 3 layout)",
+        "(laid out as Table 3 of the sparse-overlap paper)",
         "",
         f"{data.sizes['pair']} judge-matrix pairs ({counts['pass']} pass, {counts['reject']} "
         f"reject, {counts['borderline']} borderline by full-matrix omega). FR: mean over pass "
@@ -130,7 +130,7 @@ def table2(cubes):
     """P Table 2 for ``cubes``: top-1 and rank error by coverage and design."""
     data = pooled(cubes)
     lines = [
-        "# Real matrices: ranking errors (the sparse-overlap paper's Table 2 layout)",
+        "# Real matrices: ranking errors (laid out as Table 2 of the sparse-overlap paper)",
         "",
         "Top-1 error: share of trials whose best judge (mean score over the leave-one-out "
         "comparisons) differs from the full matrix's best. Rank error: share of judge pairs "
