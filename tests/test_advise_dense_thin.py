@@ -3,7 +3,6 @@
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import simcore
@@ -24,20 +23,9 @@ from simcore.experiments.advise_crowd_calibration import (
     run_study,
 )
 from simcore.model.generative import symmetric_confusion
-from simcore.realdata.shapes import draw_matrix, draw_shape, shape_mask
+from simcore.realdata.shapes import draw_matrix, draw_shape, long_frame, shape_mask
 
 RULE = {"rule": "point", "epsilon": 0.05, "tau": 0.5, "min_pairs": 0, "trials": 100, "seed": 1}
-
-
-def long_frame(humans, judges):
-    """The long ``item, rater, label`` DataFrame of :func:`draw_shape`'s raters."""
-    rows = [
-        (item, rater, label)
-        for raters in (humans, judges)
-        for rater, given in raters.items()
-        for item, label in given.items()
-    ]
-    return pd.DataFrame(rows, columns=["item", "rater", "label"])
 
 
 # --------------------------------------------------------------------------- dense

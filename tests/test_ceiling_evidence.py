@@ -125,18 +125,10 @@ def test_on_gold_items_the_weighted_ceiling_finds_the_truth_and_the_unweighted_d
 
 def concentrated_frame(seed=0):
     """The ``concentrated`` shape as a long DataFrame, with its judges."""
-    import pandas as pd
-
-    from simcore.realdata.shapes import draw_shape
+    from simcore.realdata.shapes import draw_shape, long_frame
 
     humans, judges = draw_shape("concentrated", seed=seed)
-    rows = [
-        (item, rater, label)
-        for raters in (humans, judges)
-        for rater, given in raters.items()
-        for item, label in given.items()
-    ]
-    return pd.DataFrame(rows, columns=["item", "rater", "label"]), ",".join(judges)
+    return long_frame(humans, judges), ",".join(judges)
 
 
 def test_the_warning_names_the_items_that_carry_the_weight():
@@ -153,7 +145,7 @@ def test_the_warning_names_the_items_that_carry_the_weight():
 
 def sparse_judged(n_items, n_multi, seed):
     """A sparse matrix (most items one human) with judges 65% and 92% accurate."""
-    from simcore.realdata.shapes import draw_matrix
+    from simcore.realdata.shapes import draw_matrix, long_frame
 
     rng = np.random.default_rng(seed)
     mask = np.zeros((n_items, 8), bool)
@@ -163,15 +155,7 @@ def sparse_judged(n_items, n_multi, seed):
     humans, judges = draw_matrix(
         n_items, 8, 2, 5, 1.0, 0.85, judge_accuracies=(0.65, 0.92), seed=seed, labelled=mask
     )
-    import pandas as pd
-
-    rows = [
-        (item, rater, label)
-        for raters in (humans, judges)
-        for rater, given in raters.items()
-        for item, label in given.items()
-    ]
-    return pd.DataFrame(rows, columns=["item", "rater", "label"])
+    return long_frame(humans, judges)
 
 
 def test_judges_92_and_65_percent_are_told_apart_where_the_data_can():

@@ -110,6 +110,24 @@ def draw_matrix(
     return humans, judges
 
 
+def long_rows(humans, judges):
+    """Yield ``(item, rater, label)`` of every label of ``humans`` then ``judges``.
+
+    Both are ``{rater: {item: label}}`` as :func:`draw_matrix` returns them.
+    """
+    for raters in (humans, judges):
+        for rater, given in raters.items():
+            for item, label in given.items():
+                yield item, rater, label
+
+
+def long_frame(humans, judges):
+    """Return the raters as the long ``item, rater, label`` DataFrame the Python API takes."""
+    import pandas as pd
+
+    return pd.DataFrame(list(long_rows(humans, judges)), columns=["item", "rater", "label"])
+
+
 def write_long_csv(humans, judges, path, groups=None):
     """Write raters as a long ``item,rater,label[,group]`` CSV (gzip when ``path`` ends .gz).
 
@@ -120,11 +138,8 @@ def write_long_csv(humans, judges, path, groups=None):
     with opener(path, "wt", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["item", "rater", "label"] + (["group"] if groups else []))
-        for raters in (humans, judges):
-            for rater, given in raters.items():
-                for item, label in given.items():
-                    row = [item, rater, label]
-                    writer.writerow(row + ([groups[item]] if groups else []))
+        for item, rater, label in long_rows(humans, judges):
+            writer.writerow([item, rater, label] + ([groups[item]] if groups else []))
     return path
 
 
