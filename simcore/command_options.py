@@ -6,6 +6,8 @@ data options (:data:`DATA_OPTIONS`) are the one reader's; the others are each co
 Like :mod:`simcore.options`, this module imports nothing heavy, so every layer may use it.
 """
 
+import datetime
+
 from simcore.options import Option, finite_number, iso_date, label_list
 
 DATA_OPTIONS = (
@@ -166,7 +168,7 @@ CARD_OPTIONS = (
     Option(
         "date",
         "--date",
-        object,
+        datetime.date,
         None,
         "measurement date YYYY-MM-DD (default today)",
         allow_none=True,

@@ -9,6 +9,8 @@ document and ``to_markdown()`` its text. The command line (:mod:`simcore.cli`) i
 layer over these functions, so the two give the same numbers.
 """
 
+import argparse
+
 from simcore import command_options as declared
 from simcore.options import check_values, defaults
 from simcore.results import CommandResult
@@ -28,6 +30,13 @@ def _options(command, given, options):
             f"(options: {', '.join(names)})"
         )
     values = {**defaults(options), **given}
+    for option in options:  # text the command line would parse is parsed the same way
+        value = values[option.name]
+        if option.parse is not None and option.type is not str and isinstance(value, str):
+            try:
+                values[option.name] = option.parse(value)
+            except argparse.ArgumentTypeError as error:
+                raise ValueError(f"{command}: {option.name}: {error}") from None
     check_values(values, options)
     return values
 

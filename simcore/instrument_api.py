@@ -157,7 +157,6 @@ def card_result(data, values):
             f"card: {', '.join('--' + name for name in missing)} required to measure a card"
         )
     definition = definition_of(values["fail_at_most"], values["fail_labels"], "card")
-    values = {**values, "date": _measurement_date(values["date"])}
     _check_expiry(values["date"], values["expires_days"])
     separator = values["group_separator"] or None
     matrix, label_set = load_criterion(
@@ -183,24 +182,6 @@ def card_result(data, values):
         settings={"confidence": values["confidence"], "youden_floor": values["youden_floor"]},
     )
     return CommandResult("card", {"card": card}, card_text(card))
-
-
-def _measurement_date(date):
-    """Return ``date`` (a :class:`datetime.date`, text ``YYYY-MM-DD`` or ``None``) as a date."""
-    import datetime
-
-    from simcore.calibration.command import CalibrationInputError
-
-    if date is None or (
-        isinstance(date, datetime.date) and not isinstance(date, datetime.datetime)
-    ):
-        return date
-    try:
-        return datetime.date.fromisoformat(date)
-    except (TypeError, ValueError):
-        raise CalibrationInputError(
-            f"card: date: must be a date YYYY-MM-DD or a datetime.date (got {date!r})"
-        ) from None
 
 
 def _check_expiry(measured, days):

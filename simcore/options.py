@@ -110,6 +110,8 @@ class Option:
                 return self.range_text() + ("" if bounded else " and finite")
         elif self.type is str and not isinstance(value, str):
             return f"must be a text (got type {type(value).__name__})"
+        elif self.type not in (object, tuple, list, str) and not isinstance(value, self.type):
+            return f"must be a {self.type.__name__} (got type {type(value).__name__})"
         if self.choices is not None and value not in self.choices:
             return self.range_text()
         too_low = self.low is not None and (

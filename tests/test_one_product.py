@@ -501,3 +501,13 @@ def test_card_takes_its_date_as_text_or_a_date_and_refuses_anything_else(formats
     assert as_text == as_date and as_text["measured"] == "2026-11-02"
     with pytest.raises(ValueError, match=r"card: date: must be a date YYYY-MM-DD .*'2 Nov'"):
         simcore.card(data, date="2 Nov", **options, **roles)
+
+
+def test_a_python_option_given_as_text_is_parsed_as_the_command_line_parses_it(formats):
+    data, roles = formats["csv"]
+    options = dict(judge="judge1", criterion="all", population="p", date="2026-11-02")
+    as_text = simcore.card(data, fail_labels="l0", **options, **roles)["card"]
+    as_tuple = simcore.card(data, fail_labels=("l0",), **options, **roles)["card"]
+    assert as_text == as_tuple
+    with pytest.raises(ValueError, match=r"date: must be a date \(got type int\)"):
+        simcore.card(data, fail_labels="l0", **{**options, "date": 20261102}, **roles)

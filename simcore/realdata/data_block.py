@@ -89,7 +89,7 @@ def load_data(block, base=None, need_judges=True):
         group_separator=separator,
         labels=labels,
         ordinal=ordinal,
-        slots=block.get("slots", False),
+        slots=_given(block, "slots"),
     )
     if need_judges:
         require_judges(matrix, "a real-data scenario")
@@ -144,12 +144,12 @@ def _checked_block(block):
         problems.append(
             f"data.labels: must be a list of distinct label values (got {got_text(labels)})"
         )
-    scale = block.get("scale", "nominal")
+    scale = _given(block, "scale")
     if scale not in SCALES:
         problems.append(f"data.scale: must be one of {', '.join(SCALES)} (got {got_text(scale)})")
     separator = block.get("group_separator")
     _check_separator(separator, kind, problems)
-    if not isinstance(block.get("slots", False), bool):
+    if not isinstance(_given(block, "slots"), bool):
         problems.append(
             "data.slots: must be true (the human columns are label positions, not people) "
             f"or false (got {got_text(block.get('slots'))})"
@@ -157,6 +157,11 @@ def _checked_block(block):
     if problems:
         raise DataError(problems)
     return kind, path, names, labels, scale, separator
+
+
+def _given(block, key):
+    """Return the block's ``key``, or its declared default (:data:`DATA_KEY_MEANINGS`)."""
+    return block.get(key, DATA_KEY_MEANINGS[key][0])
 
 
 def _block_names(block, key, problems):
