@@ -30,6 +30,7 @@ extensions = [
     "sphinxarg.ext",
     "declared_options",
     "page_references",
+    "console_lexer",
 ]
 
 # .rst first: autosummary writes its stubs in the first suffix
