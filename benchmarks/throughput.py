@@ -34,7 +34,7 @@ from simcore.studies.synthetic_scenario import scenario_from_dict
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 REPEATS = 5
-ENGINES = ("items", "counts")
+ENGINES = ("items", "counts", "bitset")
 
 
 def timed(function, repeats=REPEATS):
@@ -69,17 +69,18 @@ def baseline_rate(n_items, n_humans, design):
     return n_batches * batch / timed(run)
 
 
-def engine_rate(n_items, n_humans, design, threads, engine):
+def engine_rate(n_items, n_humans, design, threads, engine, n_labels=2, coefficient="observed"):
     """Trials per second of one simcore engine for one cell on ``threads`` numba threads."""
     raw = {
-        "model": {"n_items": n_items, "n_humans": n_humans, "p_judge": 0.85},
+        "model": {"n_items": n_items, "n_humans": n_humans, "n_labels": n_labels, "p_judge": 0.85},
         "design": {"kind": design, "rho": 0.05},
+        "rule": {"coefficient": coefficient},
         "engine": engine,
         "trials": 1,
         "seed": 0,
     }
     (cell,) = scenario_from_dict(raw).cells()
-    work = n_items if engine == "items" else 500
+    work = {"items": n_items, "counts": 500, "bitset": 20 + n_items / 64}[engine]
     trials = max(2000, int(40_000_000 // (work * n_humans * n_humans)))
     numba.set_num_threads(threads)
     try:
@@ -93,7 +94,8 @@ COMPILE = (
     "start = time.perf_counter()\n"
     "from simcore.studies.synthetic_cell import simulate_cell\n"
     "from simcore.studies.synthetic_scenario import scenario_from_dict\n"
-    "for engine in ('items', 'counts'):\n"
+    "import sys\n"
+    "for engine in sys.argv[1:]:\n"
     "    raw = {'model': {'n_items': 100}, 'design': {'kind': 'bernoulli', 'rho': 0.1},"
     " 'trials': 1, 'seed': 0, 'engine': engine}\n"
     "    (cell,) = scenario_from_dict(raw).cells()\n"
@@ -102,23 +104,29 @@ COMPILE = (
 )
 
 
-def compile_seconds():
-    """First-call time of both engines (import + compile or cache load), cold and warm cache."""
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        runs = [
-            float(
-                subprocess.run(
-                    [sys.executable, "-c", COMPILE],
-                    env=env,
-                    check=True,
-                    capture_output=True,
-                    text=True,
-                ).stdout
-            )
-            for _ in range(2)
-        ]
-    return {"cold_cache_seconds": round(runs[0], 1), "warm_cache_seconds": round(runs[1], 1)}
+def compile_seconds(engines=ENGINES):
+    """First-call time of each engine alone (import + compile or cache load), cold and warm."""
+    times = {}
+    for engine in engines:
+        with tempfile.TemporaryDirectory() as cache:
+            env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+            runs = [
+                float(
+                    subprocess.run(
+                        [sys.executable, "-c", COMPILE, engine],
+                        env=env,
+                        check=True,
+                        capture_output=True,
+                        text=True,
+                    ).stdout
+                )
+                for _ in range(2)
+            ]
+        times[engine] = {
+            "cold_cache_seconds": round(runs[0], 1),
+            "warm_cache_seconds": round(runs[1], 1),
+        }
+    return times
 
 
 def simcore_command():
@@ -226,6 +234,71 @@ def cost_growth(rows, engines):
     return growth
 
 
+TARGETS = (
+    # label, n, K, L, coefficient, design, target ratio, prototype trials/s, prototype ratio
+    ("Figure 2 cell, n = 500", 500, 4, 2, "observed", "bernoulli", 40, 2_740_000, 45),
+    ("Figure 2 cell, n = 2000", 2000, 4, 2, "observed", "bernoulli", 50, 903_000, 57),
+    ("Figure 2 cell, n = 8000", 8000, 4, 2, "observed", "bernoulli", 100, 542_000, 130),
+    (
+        "K = 10, L = 5, kappa, exact_m, n = 500",
+        500,
+        10,
+        5,
+        "cohen_kappa",
+        "exact_m",
+        15,
+        None,
+        None,
+    ),
+)
+"""The bitset engine's targets, one thread, against the baseline at the same n, K and design
+(binary labels and observed agreement: the baseline does less work in the last row)."""
+
+
+def bitset_targets():
+    """The bitset engine against its targets: ratios, the prototype's, two-thread scaling."""
+    rows = []
+    for (
+        label,
+        n_items,
+        n_humans,
+        n_labels,
+        coefficient,
+        design,
+        target,
+        proto,
+        proto_ratio,
+    ) in TARGETS:
+        base = baseline_rate(n_items, n_humans, design)
+        one = engine_rate(n_items, n_humans, design, 1, "bitset", n_labels, coefficient)
+        row = {
+            "setting": label,
+            "numpy_trials_per_second": round(base),
+            "bitset_trials_per_second": round(one),
+            "ratio": round(one / base, 1),
+            "target_ratio": target,
+            "prototype_trials_per_second": proto,
+            "prototype_ratio": proto_ratio,
+        }
+        if proto:
+            row["share_of_prototype"] = round(one / proto, 2)
+        rows.append(row)
+        print(
+            f"| {label} | {round(base)} | {round(one)} | {row['ratio']} | {target} | "
+            f"{proto or '-'} | {proto_ratio or '-'} |",
+            flush=True,
+        )
+    one = engine_rate(500, 4, "bernoulli", 1, "bitset")
+    two = engine_rate(500, 4, "bernoulli", 2, "bitset")
+    return {"rows": rows, "two_thread_scaling": round(two / one, 2)}
+
+
+def run_fixed_cost(repeats=REPEATS):
+    """Median seconds of ``simcore.run`` on one cell of one trial (its cost per call)."""
+    scenario = {"model": {"n_items": 100}, "design": {"kind": "bernoulli", "rho": 0.1}, "trials": 1}
+    return timed(lambda: simcore.run(scenario), repeats)
+
+
 def parse_arguments():
     """Which settings and extras to measure."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -270,6 +343,17 @@ def main():
         print(f"simcore --help: {results['start_up_seconds']} s", flush=True)
         results["end_to_end_seconds"] = {name: end_to_end(name) for name in ("fig2", "planning")}
         print(f"make fig2 / make planning (run + plot, warm): {results['end_to_end_seconds']}")
+    print(
+        "| setting | NumPy trials/s | bitset trials/s | x NumPy | target | prototype trials/s "
+        "| prototype x |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    results["bitset_targets"] = bitset_targets()
+    results["run_fixed_cost_seconds"] = round(run_fixed_cost(), 4)
+    print(
+        f"bitset two threads / one: {results['bitset_targets']['two_thread_scaling']}; "
+        f"simcore.run fixed cost: {results['run_fixed_cost_seconds']} s"
+    )
     save_section("throughput", results)
 
 

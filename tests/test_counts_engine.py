@@ -13,6 +13,7 @@ from pathlib import Path
 import numba
 import numpy as np
 import pytest
+from engine_agreement import RATES, proportion_mismatches, rate_mismatches
 
 import simcore
 from simcore.engine.counts import PER_ITEM_LIMIT, draw_counts, simulate_counts
@@ -268,52 +269,6 @@ def test_bernoulli_category_counts_are_multinomial(n_items):
 # --------------------------------------------------------------------------- equivalence
 
 
-def proportion_mismatches(x1, n1, x2, n2, what, min_denominator=30):
-    """Compare proportions ``x1 / n1`` and ``x2 / n2`` cell by cell (pooled two-sample SE).
-
-    Returns ``(checked, mismatches)``. Cells whose denominator is below ``min_denominator``
-    in either run are skipped; where the pooled SE is 0 the rates must be equal.
-    """
-    x1, n1, x2, n2 = (np.asarray(a, dtype=np.float64) for a in (x1, n1, x2, n2))
-    x1, n1, x2, n2 = np.broadcast_arrays(x1, n1, x2, n2)
-    checked, mismatches = 0, []
-    for index in np.ndindex(x1.shape):
-        if n1[index] < min_denominator or n2[index] < min_denominator:
-            continue
-        r1, r2 = x1[index] / n1[index], x2[index] / n2[index]
-        pooled = (x1[index] + x2[index]) / (n1[index] + n2[index])
-        se = np.sqrt(pooled * (1 - pooled) * (1 / n1[index] + 1 / n2[index]))
-        checked += 1
-        if (se == 0 and r1 != r2) or abs(r1 - r2) > 4 * se:
-            mismatches.append(f"{what}{index}: {r1:.5f} vs {r2:.5f} (pooled se {se:.5f})")
-    return checked, mismatches
-
-
-RATES = {
-    "wrong_decision_rate": ("n_wrong", "n_trials"),
-    "false_rejection_rate": ("n_false_reject", "n_ref_accept"),
-    "false_approval_rate": ("n_false_accept", "n_ref_reject"),
-    "reference_accept_share": ("n_ref_accept", "n_trials"),
-}
-
-
-def rate_mismatches(items, counts, names):
-    checked, mismatches = 0, []
-    for name in names:
-        numerator, denominator = RATES[name]
-        assert items[numerator].dims == counts[numerator].dims
-        found = proportion_mismatches(
-            items[numerator].values,
-            items[denominator].values,
-            counts[numerator].values,
-            counts[denominator].values,
-            name,
-        )
-        checked += found[0]
-        mismatches += found[1]
-    return checked, mismatches
-
-
 FIG2_TRIALS = 3000
 
 
@@ -322,34 +277,39 @@ def fig2_cubes():
     path = SCENARIOS / "fig2.yaml"
     cubes = {
         engine: simcore.run(path, sets={"engine": engine}, trials=FIG2_TRIALS)
-        for engine in ("items", "counts")
+        for engine in ("items", "counts", "bitset")
     }
     np.testing.assert_array_equal(cubes["items"]["n_trials_counts_engine"].values, 0)
     np.testing.assert_array_equal(cubes["counts"]["n_trials_counts_engine"].values, FIG2_TRIALS)
+    np.testing.assert_array_equal(cubes["bitset"]["n_trials_bitset_engine"].values, FIG2_TRIALS)
+    np.testing.assert_array_equal(cubes["items"]["n_trials_bitset_engine"].values, 0)
     return simcore.load_scenario(path), cubes
 
 
-def test_fig2_rates_agree_between_engines(fig2_cubes):
+@pytest.mark.parametrize("engine", ["counts", "bitset"])
+def test_fig2_rates_agree_between_engines(fig2_cubes, engine):
     _, cubes = fig2_cubes
-    checked, mismatches = rate_mismatches(cubes["items"], cubes["counts"], RATES)
+    checked, mismatches = rate_mismatches(cubes["items"], cubes[engine], RATES)
     assert not mismatches, "\n".join(mismatches)
     assert checked >= 60  # 20 cells: every wrong rate and reference share, most others
-    assert int(cubes["counts"]["n_wrong"].sum()) > 500  # the comparison has power
+    assert int(cubes[engine]["n_wrong"].sum()) > 500  # the comparison has power
 
 
-def test_fig2_omega_histograms_agree_between_engines(fig2_cubes):
+@pytest.mark.parametrize("engine", ["counts", "bitset"])
+def test_fig2_omega_histograms_agree_between_engines(fig2_cubes, engine):
     _, cubes = fig2_cubes
     shares = []
-    for engine in ("items", "counts"):
-        hist = cubes[engine]["omega_hist"]
-        trials = cubes[engine]["n_trials"].broadcast_like(hist).transpose(*hist.dims)
+    for name in ("items", engine):
+        hist = cubes[name]["omega_hist"]
+        trials = cubes[name]["n_trials"].broadcast_like(hist).transpose(*hist.dims)
         shares.append((hist.values, trials.values))
     checked, mismatches = proportion_mismatches(*shares[0], *shares[1], "omega_hist")
     assert not mismatches, "\n".join(mismatches)
     assert checked == cubes["items"]["omega_hist"].size
 
 
-def test_fig2_coverage_and_overlap_agree_between_engines(fig2_cubes):
+@pytest.mark.parametrize("engine", ["counts", "bitset"])
+def test_fig2_coverage_and_overlap_agree_between_engines(fig2_cubes, engine):
     """Coverage and pairwise overlap within 4 SE, the SEs derived from the design.
 
     Under ``bernoulli`` a secondary's coverage is Binomial(n, rho) / n per trial, so the
@@ -362,7 +322,7 @@ def test_fig2_coverage_and_overlap_agree_between_engines(fig2_cubes):
     scenario, cubes = fig2_cubes
     n = scenario.model.n_items
     trials = FIG2_TRIALS
-    items, counts = cubes["items"], cubes["counts"]
+    items, counts = cubes["items"], cubes[engine]
     rho = (
         items["rho"].broadcast_like(items["mean_coverage"]).transpose(*items["mean_coverage"].dims)
     )
@@ -385,21 +345,22 @@ def test_fig2_coverage_and_overlap_agree_between_engines(fig2_cubes):
         assert np.all(deviation <= 4 * overlap_se / np.sqrt(2))
 
 
-def test_planning_row_agrees_between_engines():
+@pytest.mark.parametrize("engine", ["counts", "bitset"])
+def test_planning_row_agrees_between_engines(engine):
     path = SCENARIOS / "planning.yaml"
     trials = 1500
     cubes = {
-        engine: simcore.run(path, sets={"engine": engine, "sweep.margin": [0.03]}, trials=trials)
-        for engine in ("items", "counts")
+        name: simcore.run(path, sets={"engine": name, "sweep.margin": [0.03]}, trials=trials)
+        for name in ("items", engine)
     }
     assert cubes["items"].sizes["margin"] == 1
-    assert cubes["counts"].sizes["m"] == cubes["items"].sizes["m"] > 20
+    assert cubes[engine].sizes["m"] == cubes["items"].sizes["m"] > 20
     np.testing.assert_array_equal(cubes["items"]["n_trials_counts_engine"].values, 0)
-    np.testing.assert_array_equal(cubes["counts"]["n_trials_counts_engine"].values, trials)
-    checked, mismatches = rate_mismatches(cubes["items"], cubes["counts"], ["wrong_decision_rate"])
+    np.testing.assert_array_equal(cubes[engine][f"n_trials_{engine}_engine"].values, trials)
+    checked, mismatches = rate_mismatches(cubes["items"], cubes[engine], ["wrong_decision_rate"])
     assert not mismatches, "\n".join(mismatches)
     assert checked == cubes["items"]["n_wrong"].size
-    assert int(cubes["counts"]["n_wrong"].sum()) > 100
+    assert int(cubes[engine]["n_wrong"].sum()) > 100
 
 
 RULE_CASES = [
@@ -525,25 +486,48 @@ def test_counts_engine_rejects_designs_it_cannot_draw():
     assert any("sweep.engine" in problem for problem in error.value.problems), error.value.problems
 
 
-def test_auto_picks_the_engine_by_design():
+def engines_run(raw):
+    """The engine that drew the one cell of ``raw`` (by its trial counts)."""
+    cube = simcore.run(raw)
+    assert int(cube["n_trials"]) == raw["trials"]
+    for engine in ("bitset", "counts"):
+        if int(cube[f"n_trials_{engine}_engine"]) == raw["trials"]:
+            return engine
+    assert int(cube["n_trials_bitset_engine"]) == int(cube["n_trials_counts_engine"]) == 0
+    return "items"
+
+
+def test_auto_picks_the_engine_by_design_and_rule():
     trials = 200
-    strat = simcore.run(
-        small_cell({"kind": "point"}, "auto", trials, design={"kind": "strat", "m": 50})
-    )
-    assert int(strat["n_trials"]) == trials
-    assert int(strat["n_trials_counts_engine"]) == 0
-    bernoulli = simcore.run(small_cell({"kind": "point"}, "auto", trials))
-    assert int(bernoulli["n_trials_counts_engine"]) == int(bernoulli["n_trials"]) == trials
+    strat = small_cell({"kind": "point"}, "auto", trials, design={"kind": "strat", "m": 50})
+    assert engines_run(strat) == "items"
+    assert engines_run(small_cell({"kind": "point"}, "auto", trials)) == "bitset"
+    assert engines_run(small_cell({"kind": "alt_test"}, "auto", trials)) == "counts"
     clustered = small_cell({"kind": "point"}, "auto", trials)
     clustered["model"].update({"n_clusters": 5, "cluster_spread": 0.1})
-    assert int(simcore.run(clustered)["n_trials_counts_engine"]) == 0
+    assert engines_run(clustered) == "items"
+
+
+def test_streams_1_keeps_autos_earlier_choice_and_the_stores_hash():
+    """``streams: 1`` picks as auto did before the bitset engine, with the same hash."""
+    old = small_cell({"kind": "point"}, "auto", 200)
+    assert engines_run({**old, "streams": 1}) == "counts"
+    new = scenario_from_dict(old)
+    assert new.to_dict()["streams"] == 2
+    assert "streams" not in scenario_from_dict({**old, "streams": 1}).to_dict()
+    assert scenario_from_dict({**old, "streams": 2}).content_hash() == new.content_hash()
+    assert scenario_from_dict({**old, "streams": 1}).content_hash() != new.content_hash()
+    explicit = small_cell({"kind": "point"}, "items", 200)
+    assert "streams" not in scenario_from_dict(explicit).to_dict()  # only auto's choice moved
 
 
 def test_engine_is_a_sweep_dimension():
     raw = small_cell({"kind": "point"}, "auto", trials=200)
-    raw["sweep"] = {"engine": ["items", "counts"]}
+    raw["sweep"] = {"engine": ["items", "counts", "bitset"]}
     cube = simcore.run(raw)
-    assert cube.sizes["engine"] == 2
-    assert list(cube["engine"].values) == ["items", "counts"]
-    np.testing.assert_array_equal(cube["n_trials"].values, [200, 200])
-    np.testing.assert_array_equal(cube["n_trials_counts_engine"].values, [0, 200])
+    assert cube.sizes["engine"] == 3
+    assert list(cube["engine"].values) == ["items", "counts", "bitset"]
+    np.testing.assert_array_equal(cube["n_trials"].values, [200, 200, 200])
+    np.testing.assert_array_equal(cube["n_trials_counts_engine"].values, [0, 200, 0])
+    np.testing.assert_array_equal(cube["n_trials_bitset_engine"].values, [0, 0, 200])
+    assert cube.attrs["engine_streams"] == "items 1, counts 1, bitset 1"

@@ -347,7 +347,7 @@ def test_rates_over_a_handful_of_trials_show_their_denominator_not_an_se():
     few = report.summary(simcore.run({**SCENARIO, "trials": 3}))
     assert "33.3 (n=3)" in few or "66.7 (n=3)" in few or "0.0 (n=3)" in few
     assert "(0.0)" not in few and "the rate rests on D < 10 trials" in few
-    many = report.summary(simcore.run(SCENARIO))
+    many = report.summary(simcore.run({**SCENARIO, "trials": 400}))
     assert "(n=" not in many.split("(n=D)")[0]
 
 

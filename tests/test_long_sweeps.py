@@ -65,7 +65,7 @@ def test_damaged_and_missing_chunks_are_recomputed(tmp_path, capsys, monkeypatch
 
 
 def test_a_damaged_block_of_cells_is_recomputed_and_the_rest_kept(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(store, "CHUNK_BYTES", 2 * 8 * 30)  # rows of 2 cells (30 counts)
+    monkeypatch.setattr(store, "CHUNK_BYTES", 2 * 8 * 31)  # rows of 2 cells (31 counts)
     out = tmp_path / "cube.zarr"
     original = simcore.run(scenario(), out=out)
     assert zarr.open_group(str(out))["cell_ints"].chunks[:2] == (1, 2)
@@ -115,7 +115,7 @@ def cells_done(out):
 
 def test_sigkill_mid_sweep_then_resume_is_bit_identical(tmp_path):
     raw = scenario(
-        trials=4000,
+        trials=40_000,
         p_judge=(0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6),
         rho=(0.05, 0.1, 0.25),
         n_items=300,

@@ -29,10 +29,28 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def run(disable_jit):
+BITSET_SCRIPT = textwrap.dedent("""
+    import warnings
+    import numpy as np
+    warnings.simplefilter("ignore", RuntimeWarning)  # uint64 wrap-around in NumPy scalars
+    from simcore.engine import bitset, bitset_draws, rng
+    from simcore.model.generative import rater_confusions
+    keys = rng.trial_keys(np.random.SeedSequence(4, spawn_key=(2,)), 0, 5)
+    for n_labels, offsets, coefficient in [(2, True, 0), (3, False, 1), (5, False, 3)]:
+        confusion = rater_confusions(3, n_labels, 0.8, [0.7, 0.9])
+        prevalence = np.full(n_labels, 1.0 / n_labels)
+        model = bitset_draws.planes_model(confusion, prevalence, offsets)
+        for design, rho, m in [(0, 0.3, 0), (1, 0.0, 20), (2, 0.0, 9)]:
+            rule = np.array([0, 0.05, coefficient, 0, 2, 3, 0.05, 0, 1, 0])
+            out = bitset.simulate_bitset(keys, 70, 3, model, design, rho, m, rule)
+            print(n_labels, design, *(o.ravel().tolist() for o in out))
+""")
+
+
+def run(disable_jit, script=SCRIPT):
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1" if disable_jit else "0"}
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
+        [sys.executable, "-c", script],
         env=env,
         capture_output=True,
         text=True,
@@ -46,3 +64,9 @@ def test_python_mode_equals_compiled_mode():
     compiled = run(False)
     assert compiled.count("\n") == 36
     assert run(True) == compiled
+
+
+def test_bitset_engine_in_python_mode_equals_compiled_mode():
+    compiled = run(False, BITSET_SCRIPT)
+    assert compiled.count("\n") == 9
+    assert run(True, BITSET_SCRIPT) == compiled

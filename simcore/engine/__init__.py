@@ -3,8 +3,10 @@
 Counter-based random streams (rng), exact discrete samplers (samplers), the agreement
 coefficients (coefficients), the codes and array layouts the kernels share (layout), the
 items engine (kernels, which draws each trial through draws), the rules that decide a
-trial (point_rule, alt_test, interval, and decide, which both engines call), the counts
-engine (counts), the statistics kernels of the original test (stats_kernels), and the
+trial (point_rule, alt_test, interval, and decide, which the items and counts engines
+call), the counts engine (counts), the bitset engine (bitset, drawing through bitset_draws
+and bitwords, counting through bitset_margins), whether an engine is compiled yet (warm),
+the statistics kernels of the original test (stats_kernels), and the
 calibration statistics' scalar twins and coverage trials (interval_twins, ppi_twins). Arrays
 and scalars in, arrays out; no configuration, scheduling or storage. numba is imported
 nowhere else: the layers above set and read its threads and version through threads.
@@ -16,6 +18,7 @@ module on first use (:func:`simcore._lazy.attach`).
 from simcore._lazy import attach
 
 __all__ = [
+    "BITSET_STREAMS",
     "COEFFICIENTS",
     "COVERAGE_SLACK",
     "INTERVAL_METHODS",
@@ -30,6 +33,7 @@ __all__ = [
     "coefficient_code",
     "corrected_bounds",
     "coverage_trials",
+    "first_use_note",
     "kernels",
     "label_draws",
     "leave_one_out_differences",
@@ -38,11 +42,14 @@ __all__ = [
     "method_coverage_trials",
     "naive_bounds",
     "numba_version",
+    "planes_model",
     "ppi_method_intervals",
     "score_table",
     "set_threads",
+    "simulate_bitset",
     "simulate_counts",
     "stable_key",
+    "symmetric_accuracies",
     "thread_count",
     "trial_keys",
     "wilson_bounds",
@@ -52,6 +59,8 @@ __getattr__, __dir__ = attach(
     __name__,
     {
         "alt_test": ("alt_test_masks",),
+        "bitset": ("BITSET_STREAMS", "simulate_bitset"),
+        "bitset_draws": ("planes_model", "symmetric_accuracies"),
         "coefficients": ("COEFFICIENTS", "coefficient_code", "score_table"),
         "counts": ("simulate_counts",),
         "interval_twins": (
@@ -59,6 +68,7 @@ __getattr__, __dir__ = attach(
             "INTERVAL_METHODS",
             "corrected_bounds",
             "coverage_trials",
+    "first_use_note",
             "lr_bounds",
             "method_coverage_trials",
             "naive_bounds",
@@ -72,5 +82,6 @@ __getattr__, __dir__ = attach(
         "ppi_twins": ("PPI_METHODS", "ppi_method_intervals"),
         "rng": ("stable_key", "trial_keys"),
         "threads": ("numba_version", "set_threads", "thread_count"),
+        "warm": ("first_use_note",),
     },
 )

@@ -77,7 +77,7 @@ def _cumulative(probabilities):
 
 
 @jit
-def _mask_groups(state, n_items, n_humans, design, rho, m, sizes, mask, chosen, log_factorials):
+def mask_groups(state, n_items, n_humans, design, rho, m, sizes, mask, chosen, log_factorials):
     """Split the items into mask groups (stream step 1); return ``(generation, groups)``."""
     generation = 0
     groups = 1
@@ -266,7 +266,7 @@ def draw_rows(state, n_items, n_humans, tables, design, rho, m, scratch, log_fac
     sizes, masks, chosen, histogram, touched, stack = scratch[:6]
     _, confusion_cdf, _, _ = tables
     n_labels = confusion_cdf.shape[1]
-    generation, groups = _mask_groups(
+    generation, groups = mask_groups(
         state, n_items, n_humans, design, rho, m, sizes, masks, chosen, log_factorials
     )
     rows = 0

@@ -11,7 +11,7 @@ is ``O(K (J + 1) L)``; a row (item) costs ``O(K (labels among its humans + J))``
 
 :func:`_fill_margins` counts the pairs of every candidate with the other humans' labels,
 on the sparse matrix (the labels that exist) and on the dense one (every label, as if
-each human had labelled every item); :func:`_count_passes` compares each judge with the
+each human had labelled every item); :func:`count_passes` compares each judge with the
 human. The human pool's own agreement and each judge's mean score (the ranking) come
 from the same margins. :func:`evaluate` and :func:`evaluate_masks` run the rule on given
 matrices; the simulations reach it through :func:`simcore.engine.decide.decide_rows`.
@@ -254,7 +254,7 @@ def _add_row(labels, mask, i, n_humans, weight, side, margins, tables, pool):
 
 
 @jit(inline=True)  # once per trial; inlined, its tuple arguments cost nothing
-def _count_passes(margins, n_labels, epsilon, coefficient, min_pairs, n_pass, counters, columns):
+def count_passes(margins, n_labels, epsilon, coefficient, min_pairs, n_pass, counters, columns):
     """Write each judge's passed comparisons into ``n_pass``; count empty, thin, degenerate.
 
     ``columns`` = ``(empty, thin, degenerate)`` counter columns (-1: not counted). A
@@ -302,7 +302,7 @@ def _count_passes(margins, n_labels, epsilon, coefficient, min_pairs, n_pass, co
 
 
 @jit(inline=True)  # once per trial; inlined, its tuple arguments cost nothing
-def _pool_estimate(tables, side, coefficient, values, counters, value_column, undefined_column):
+def pool_estimate(tables, side, coefficient, values, counters, value_column, undefined_column):
     """Score the human pool's pairs; an empty or degenerate pool is counted undefined."""
     pool_sums, pool_margins = tables[2], tables[3]
     total = pool_sums[side, 0]
@@ -364,7 +364,7 @@ def _decide(rows, n_humans, rule_values, dense, pool, outputs):
     epsilon, coefficient, min_pairs = rule_values
     _fill_margins(labels, mask, weights, dense_rows, n_humans, tables, dense, pool)
     n_labels = tables[4].shape[1]
-    _count_passes(
+    count_passes(
         tables[0],
         n_labels,
         epsilon,
@@ -375,9 +375,9 @@ def _decide(rows, n_humans, rule_values, dense, pool, outputs):
         (EMPTY, THIN, DEGENERATE),
     )
     if pool:
-        _pool_estimate(tables, 0, coefficient, values, counters, POOL_SPARSE, POOL_UNDEFINED)
+        pool_estimate(tables, 0, coefficient, values, counters, POOL_SPARSE, POOL_UNDEFINED)
     if dense:
-        _count_passes(
+        count_passes(
             tables[1],
             n_labels,
             epsilon,
@@ -388,7 +388,7 @@ def _decide(rows, n_humans, rule_values, dense, pool, outputs):
             (-1, THIN_DENSE, DEGENERATE_DENSE),
         )
         if pool:
-            _pool_estimate(
+            pool_estimate(
                 tables, 1, coefficient, values, counters, POOL_DENSE, POOL_UNDEFINED_DENSE
             )
 

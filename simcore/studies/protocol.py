@@ -172,3 +172,10 @@ class Study(Protocol):
 
     def write_outputs(self, scenario, cube):
         """Write the scenario's further outputs (tables); return the paths written."""
+
+    def engines(self, scenario):
+        """Return the engines (:data:`simcore.engine.warm.KERNELS`) the cells run on.
+
+        Optional: the driver says before the first cell when one of them compiles on first
+        use. A study without kernels of its own returns an empty set.
+        """

@@ -9,6 +9,7 @@ and the planning table are in :mod:`simcore.studies.synthetic_cube` and
 :mod:`simcore.studies.synthetic_report` and :mod:`simcore.studies.figures`.
 """
 
+import itertools
 from pathlib import Path
 
 import yaml
@@ -17,6 +18,9 @@ from simcore.studies import figures, synthetic_cube, synthetic_memory, synthetic
 from simcore.studies.protocol import CubeError, describe_sweep
 from simcore.studies.synthetic_cell import run_cell
 from simcore.studies.synthetic_scenario import scenario_from_dict
+
+ENGINE_SCAN = 4096
+"""Cells read to find which engines a sweep uses (a long sweep is not read whole for it)."""
 
 
 class SyntheticStudy:
@@ -52,6 +56,10 @@ class SyntheticStudy:
         """Run trials ``range(start, stop)`` of ``cell`` (:func:`run_cell`)."""
         _, counts = run_cell(cell, scenario.seed, stop, start=start)
         return synthetic_cube.cell_counts(counts, synthetic_cube.judge_count(scenario))
+
+    def engines(self, scenario):
+        """Return the engines the first :data:`ENGINE_SCAN` cells run on (kernels to compile)."""
+        return {cell.kernel_engine for cell in itertools.islice(scenario.cells(), ENGINE_SCAN)}
 
     def derive(self, scenario, context, cube):
         """Add rates, agreement statistics and the planning table."""

@@ -9,6 +9,8 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore.engine import kernels
+from simcore.engine.bitset import simulate_bitset
+from simcore.engine.bitset_draws import planes_model, symmetric_accuracies
 from simcore.engine.coefficients import coefficient_code
 from simcore.engine.counts import simulate_counts
 from simcore.engine.layout import RULE_SKIP, SKIP_AGREEMENT, SKIP_OVERLAP, SKIP_RANKING
@@ -52,6 +54,7 @@ JUDGE_COUNT_NAMES = (
 COUNT_NAMES = (
     "n_trials",
     "n_trials_counts_engine",
+    "n_trials_bitset_engine",
     *JUDGE_COUNT_NAMES,
     "n_empty_comparisons",
     "n_degenerate_scores",
@@ -209,16 +212,31 @@ def counts_engine_arguments(cell):
     return n_items, n_humans, confusion, np.asarray(prevalence, dtype=float), design, rho, m
 
 
+def bitset_engine_arguments(cell):
+    """Return :func:`simcore.engine.bitset.simulate_bitset`'s model and design arguments.
+
+    ``(n_items, n_humans, planes_model, design, rho, m)``. Offset planes (the truth drops
+    out) when every channel is symmetric and the coefficient is observed agreement, which
+    reads no label counts; label planes otherwise.
+    """
+    n_items, n_humans, confusion, prevalence, design, rho, m = counts_engine_arguments(cell)
+    offsets = cell.rule.coefficient == "observed" and symmetric_accuracies(confusion) is not None
+    model = planes_model(confusion, prevalence, offsets)
+    return n_items, n_humans, model, design, rho, m
+
+
 def simulate_cell(cell, root_seed, start, stop):
     """Run trials ``range(start, stop)`` of ``cell``; return the kernel's per-trial outputs.
 
     The engine is the cell's
-    :attr:`~simcore.studies.synthetic_config.Cell.kernel_engine`; both engines share the
-    trial keys, so a cell's numbers depend on its engine, seed, coordinates and
-    trial count only.
+    :attr:`~simcore.studies.synthetic_config.Cell.kernel_engine`; the engines share the
+    trial keys but draw from them differently, so a cell's numbers depend on its engine
+    (and its streams' version), seed, coordinates and trial count only.
     """
     keys = trial_keys(cell_sequence(root_seed, cell), start, stop)
     rule = rule_parameters(cell.rule, cell.outputs)
+    if cell.kernel_engine == "bitset":
+        return TrialOutputs(*simulate_bitset(keys, *bitset_engine_arguments(cell), rule))
     if cell.kernel_engine == "counts":
         return TrialOutputs(*simulate_counts(keys, *counts_engine_arguments(cell), rule))
     return TrialOutputs(*kernels.simulate(keys, *kernel_arguments(cell), rule))
@@ -327,6 +345,7 @@ def _trial_counts(cell, outputs):
     scalars = {
         "n_trials": n_trials,
         "n_trials_counts_engine": n_trials if cell.kernel_engine == "counts" else 0,
+        "n_trials_bitset_engine": n_trials if cell.kernel_engine == "bitset" else 0,
         "n_empty_comparisons": counters[:, kernels.EMPTY].sum(),
         "n_degenerate_scores": counters[:, kernels.DEGENERATE].sum(),
         "n_shared_panel": counters[:, kernels.SHARED].sum(),

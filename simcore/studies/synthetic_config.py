@@ -23,9 +23,14 @@ from simcore.model.recipes import judge_accuracy_for_margin
 from simcore.studies.config import MAX_TRIALS, OutputConfig, RuleConfig, _field, _plain, rule_dict
 
 REFERENCES = ("dense", "population")
-ENGINES = ("auto", "items", "counts")
+ENGINES = ("auto", "items", "counts", "bitset")
 COUNTS_ENGINE_DESIGNS = ("bernoulli", "exact_m", "shared_panel")
-"""Designs under which the counts engine's category counts are exact."""
+"""Designs under which the counts engine's category counts are exact (the bitset engine's too)."""
+STREAMS = (1, 2)
+"""Versions of ``engine: auto``'s choice: 1 items and counts engines only (cubes made before
+the bitset engine), 2 the bitset engine wherever it runs the cell."""
+BITSET_MAX_LABELS = 16
+"""Most label categories the bitset engine draws (its planes grow linearly in L)."""
 COUNTS_ITEMS_PER_MASK_PATTERN = 4
 """``engine: auto`` takes the counts engine from this many items per mask pattern."""
 MAX_LABEL_PATTERNS = 1 << 20
@@ -123,8 +128,17 @@ class RunConfig:
         "auto",
         "str",
         "how trials are drawn: items (every item), counts (category counts; bernoulli, "
-        "exact_m and shared_panel designs without clusters) or auto (counts where it is exact)",
+        "exact_m and shared_panel designs without clusters), bitset (labels and masks as "
+        "bitsets; the point rule on those designs without clusters) or auto (the fastest "
+        "that runs the cell)",
         choices=ENGINES,
+    )
+    streams: int = _field(
+        2,
+        "int",
+        "version of auto's engine choice: 2 (bitset engine where it runs the cell) or 1 (items "
+        "and counts engines only, to reproduce and extend cubes made before the bitset engine)",
+        choices=STREAMS,
     )
     trials: int = _field(2000, "int", "trials per cell", minimum=1, maximum=MAX_TRIALS)
     seed: int = _field(0, "int", "root seed", minimum=0)
@@ -214,17 +228,22 @@ class Cell:
     reference: str
     engine: str = "auto"
     outputs: tuple = OUTPUTS
+    streams: int = 2
 
     @property
     def kernel_engine(self):
-        """The engine that runs this cell: ``items`` or ``counts`` (``auto`` resolved).
+        """The engine that runs this cell: ``items``, ``counts`` or ``bitset`` (``auto`` resolved).
 
-        ``auto`` takes the counts engine where it is exact (:func:`counts_engine_applies`)
-        and faster: with at least :data:`COUNTS_ITEMS_PER_MASK_PATTERN` items per mask
-        pattern ``2 ** (K - 1)`` (below that, most mask groups hold a few items and the
-        items engine's single pass wins; ``make bench`` measured the crossover near
-        n = 2000 at K = 10). The items engine runs everything else.
+        With ``streams: 2`` ``auto`` takes the bitset engine wherever it runs the cell
+        (:func:`bitset_engine_applies`). Otherwise (and always with ``streams: 1``) it takes
+        the counts engine where it is exact (:func:`counts_engine_applies`) and faster: with
+        at least :data:`COUNTS_ITEMS_PER_MASK_PATTERN` items per mask pattern ``2 ** (K - 1)``
+        (below that, most mask groups hold a few items and the items engine's single pass
+        wins; ``make bench`` measured the crossover near n = 2000 at K = 10). The items
+        engine runs everything else.
         """
+        if self.engine == "auto" and self.streams >= 2 and bitset_engine_applies(self):
+            return "bitset"
         if self.engine == "auto":
             enough_items = self.model.n_items >= COUNTS_ITEMS_PER_MASK_PATTERN * 2 ** (
                 self.model.n_humans - 1
@@ -297,6 +316,7 @@ class Scenario:
     kind: str = "synthetic"
     reference: str = "dense"
     engine: str = "auto"
+    streams: int = 2
     trials: int = 2000
     seed: int = 0
     sweep: tuple = ()
@@ -343,6 +363,10 @@ class Scenario:
             data["planning"] = section(self.planning)
         if self.outputs != OUTPUTS:  # the default leaves hashes of existing stores alone
             data["outputs"] = list(self.outputs)
+        if self.streams != 1 and self.engine == "auto":
+            # only auto's choice depends on the version; streams 1 keeps the hashes of the
+            # stores made before it, so they can be extended
+            data["streams"] = self.streams
         return data
 
     def to_yaml(self):
@@ -409,6 +433,22 @@ def counts_engine_applies(cell):
     )
 
 
+def bitset_engine_applies(cell):
+    """Return whether the bitset engine runs ``cell``.
+
+    It runs the point rule on independent items (``cluster_spread`` 0) under a design that
+    treats items alike (:data:`COUNTS_ENGINE_DESIGNS`), with at most
+    :data:`BITSET_MAX_LABELS` labels. The alternative annotator test and the interval
+    verdict read each item's labels and stay with the items and counts engines.
+    """
+    return (
+        cell.rule.kind == "point"
+        and cell.design.kind in COUNTS_ENGINE_DESIGNS
+        and cell.model.cluster_spread == 0
+        and cell.model.n_labels <= BITSET_MAX_LABELS
+    )
+
+
 def _resolve_cell(scenario, index, coords, resolved=None, keys=None):
     """Return the :class:`Cell` at ``index``.
 
@@ -419,6 +459,7 @@ def _resolve_cell(scenario, index, coords, resolved=None, keys=None):
     sections = {"model": {}, "design": {}, "rule": {}}
     top = {"reference": scenario.reference, "engine": scenario.engine}
     top["outputs"] = scenario.outputs
+    top["streams"] = scenario.streams
     for name, value in coords.items():
         section, key = SWEEPABLE[name]
         if section is None:

@@ -10,13 +10,22 @@ means and spreads from the sums.
 import numpy as np
 import xarray as xr
 
+from simcore.engine.bitset import BITSET_STREAMS
 from simcore.studies.protocol import Layout, Variable
 from simcore.studies.synthetic_cell import COUNT_NAMES, JUDGE_COUNT_NAMES, SUM_NAMES
+
+ENGINE_STREAMS = f"items 1, counts 1, {BITSET_STREAMS.replace('-', ' ')}"
+"""The version of each engine's random streams, recorded in every synthetic cube."""
 
 STORED_ATTRS = {
     "n_trials": ("trials run", "count"),
     "n_trials_counts_engine": (
-        "trials drawn by the counts engine (category counts); the rest by the items engine",
+        "trials drawn by the counts engine (category counts)",
+        "count",
+    ),
+    "n_trials_bitset_engine": (
+        "trials drawn by the bitset engine (labels and masks as bitsets); the rest not drawn "
+        "by the counts engine were drawn by the items engine",
         "count",
     ),
     "n_ref_accept": ("trials whose reference decision accepts the judge", "count"),
@@ -188,7 +197,7 @@ SWEEP_ATTRS = {
     "rule": ("decision rule", ""),
     "min_items_per_human": ("alt_test: fewest items for a human to be tested", "count"),
     "reference": ("reference decision", ""),
-    "engine": ("how trials are drawn (items, counts, or auto)", ""),
+    "engine": ("how trials are drawn (items, counts, bitset, or auto)", ""),
 }
 
 
@@ -272,7 +281,12 @@ def layout(scenario):
         variable("n_skipped", True, ("human",), (max_humans,)),
     ]
     sweep = tuple((name, tuple(values), *SWEEP_ATTRS[name]) for name, values in scenario.sweep)
-    attrs = {"reference": scenario.reference, "engine": scenario.engine}
+    attrs = {
+        "reference": scenario.reference,
+        "engine": scenario.engine,
+        "streams": scenario.streams,
+        "engine_streams": ENGINE_STREAMS,
+    }
     return Layout(sweep=sweep, variables=tuple(variables), coords=coords, attrs=attrs)
 
 

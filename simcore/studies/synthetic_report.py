@@ -160,17 +160,19 @@ def summary(cube):
     parts = [
         f"{cube.attrs.get('title', 'cube')}: {int(cube['n_trials'].max())} trials per "
         f"cell, reference {cube.attrs.get('reference', '?')}, seed "
-        f"{cube.attrs.get('root_seed', '?')}"
+        f"{cube.attrs.get('root_seed', '?')}",
+        engine_line(cube),
     ]
     if "min_items" in cube:
         from simcore.studies.planning_table import write_plan_table
 
         parts.append(write_plan_table(cube))
-        return "\n\n".join(parts)
+        return "\n".join(parts[:2]) + "\n\n" + "\n\n".join(parts[2:])
     grid = grid_table(cube)
     if grid:
         parts.append(grid)
     parts.append(long_table(cube))
+    parts = ["\n".join(parts[:2]), *parts[2:]]
     stale = (yaml.safe_load(cube.attrs.get("scenario", "")) or {}).get("published") or {}
     if stale.get("applies") is False:
         parts.append(
@@ -178,6 +180,35 @@ def summary(cube):
             f"{', '.join(stale.get('overridden', []))}, so they are not its numbers"
         )
     return "\n\n".join(parts)
+
+
+def engine_line(cube):
+    """Say which engine drew the cells' trials, and the version of its streams.
+
+    Read from the per-cell trial counts of each engine (a cube made before the bitset
+    engine has no ``n_trials_bitset_engine``: none of its trials are the bitset engine's).
+    """
+    n_cells = int((cube["n_trials"] > 0).sum())
+    cells = {}
+    for engine, name in (
+        ("bitset", "n_trials_bitset_engine"),
+        ("counts", "n_trials_counts_engine"),
+    ):
+        cells[engine] = int((cube[name] > 0).sum()) if name in cube else 0
+    cells["items"] = n_cells - cells["bitset"] - cells["counts"]
+    used = [engine for engine in ("bitset", "counts", "items") if cells[engine] > 0]
+    if not used:
+        return "engine: no trials run"
+    versions = dict(
+        part.rsplit(" ", 1)
+        for part in str(cube.attrs.get("engine_streams", "")).split(", ")
+        if " " in part
+    )
+    streams = ", ".join(f"{engine} {versions.get(engine, '1')}" for engine in used)
+    if len(used) == 1:
+        return f"engine: {used[0]} in every cell (streams: {streams})"
+    spread = ", ".join(f"{engine} in {cells[engine]}" for engine in used)
+    return f"engines: {spread} of {n_cells} cells (streams: {streams})"
 
 
 def _render(header, rows):

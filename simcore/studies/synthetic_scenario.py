@@ -24,12 +24,14 @@ from simcore.studies.synthetic_config import (
     _SWEEP_KINDS,
     _TOP_SCALARS,
     _VALID_TOP_KEYS,
+    BITSET_MAX_LABELS,
     OUTPUTS,
     SWEEPABLE,
     PlanningConfig,
     RunConfig,
     Scenario,
     _field_meta,
+    bitset_engine_applies,
     counts_engine_applies,
 )
 
@@ -210,6 +212,16 @@ class _CellProblems:
                 f"design {design.kind}, {model.n_clusters} clusters of spread "
                 f"{model.cluster_spread}",
                 ("engine", "design.kind", "model.n_clusters", "model.cluster_spread"),
+            )
+        if self.cell.engine == "bitset" and not bitset_engine_applies(self.cell):
+            self.problem(
+                self.where("engine", "engine"),
+                "the bitset engine runs the point rule with independent items, at most "
+                f"{BITSET_MAX_LABELS} labels and a bernoulli, exact_m or shared_panel design "
+                "(use engine: items or auto)",
+                f"rule {self.cell.rule.kind}, design {design.kind}, {model.n_labels} labels, "
+                f"cluster spread {model.cluster_spread}",
+                ("engine", "rule.kind", "design.kind", "model.n_labels", "model.cluster_spread"),
             )
 
     def rule(self):

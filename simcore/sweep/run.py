@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simcore.engine.warm import first_use_note
 from simcore.studies import study_of
 from simcore.sweep import grid, store
 from simcore.sweep.cell_writer import CellWriter
@@ -47,6 +48,10 @@ def run_sweep(
     context = study.context(scenario)
     check_fits(study, scenario, context)
     layout = study.layout(scenario, context)
+    if progress and hasattr(study, "engines"):
+        note = first_use_note(study.engines(scenario))
+        if note:
+            print(f"simcore: {note}", file=sys.stderr, flush=True)
     cells = study.cells(scenario, context)
 
     def derive(cube):

@@ -1,0 +1,237 @@
+"""The bitset engine: a trial's labels and masks as bitsets, the point rule as popcounts.
+
+:func:`simulate_bitset` draws each trial's label (or offset) planes and masks as bitsets of
+64-bit words (:mod:`simcore.engine.bitset_draws`), forms the point rule's margins by
+popcounts (:mod:`simcore.engine.bitset_margins`) and decides them with the point rule's own
+:func:`~simcore.engine.point_rule.count_passes` and
+:func:`~simcore.engine.point_rule.pool_estimate`, writing the per-trial outputs of the
+items engine (:func:`simcore.engine.decide.trial_outputs`). It runs the point rule on the
+``bernoulli``, ``exact_m`` and ``shared_panel`` designs with independent items; the
+alternative annotator test, the interval verdict, clusters and the stratified designs stay
+with the items and counts engines.
+
+Each trial draws from its own key (:func:`simcore.engine.rng.trial_keys`) through its own
+streams, so results do not depend on threads or on how trials are split into calls; the
+streams differ from the other engines', so a cell's numbers depend on the engine too
+(:data:`BITSET_STREAMS` names this engine's version). :func:`evaluate_bitsets` decides given
+bitsets, for the tests and the oracle comparison; :func:`draw_bitsets` returns the draws.
+"""
+
+import numpy as np
+from numba import prange
+
+from simcore.engine._jit import jit
+from simcore.engine.bitset_draws import (
+    LABEL_PLANES,
+    code_bits,
+    draw_masks,
+    draw_planes,
+    draw_scratch,
+    valid_words,
+    word_count,
+)
+from simcore.engine.bitset_margins import code_planes, fill_margins, margin_scratch
+from simcore.engine.bitwords import popcount
+from simcore.engine.decide import trial_outputs
+from simcore.engine.layout import (
+    DEGENERATE,
+    DEGENERATE_DENSE,
+    EMPTY,
+    PAIRWISE_OVERLAP,
+    POOL_DENSE,
+    POOL_SPARSE,
+    POOL_UNDEFINED,
+    POOL_UNDEFINED_DENSE,
+    RULE_COEFFICIENT,
+    RULE_EPSILON,
+    RULE_MIN_PAIRS,
+    RULE_SKIP,
+    SHARED,
+    SKIP_AGREEMENT,
+    SKIP_OVERLAP,
+    SKIP_RANKING,
+    THIN,
+    THIN_DENSE,
+    TRIAL_CHUNK,
+)
+from simcore.engine.point_rule import count_passes, pair_tables, pool_estimate, ranking_scores
+from simcore.engine.samplers import log_factorial_table
+
+BITSET_STREAMS = "bitset-1"
+"""The bitset engine's stream version, recorded in every cube it writes."""
+
+
+@jit(inline=True)
+def _overlap(masks, valid, n_items, secondary_pairs, coverage, values, counters):
+    """Each secondary's coverage, the mean pairwise overlap, and whether the panel is shared."""
+    n_humans, n_words = masks.shape
+    for s in range(1, n_humans):
+        total = 0
+        for w in range(n_words):
+            total += popcount(masks[s, w])
+        coverage[s - 1] = total / n_items
+    pairs = (n_humans - 1) * (n_humans - 2) // 2
+    values[PAIRWISE_OVERLAP] = secondary_pairs / pairs if pairs > 0 else np.nan
+    shared = True
+    for w in range(n_words):
+        anyone = np.uint64(0)
+        everyone = valid[0, w]
+        for s in range(1, n_humans):
+            anyone |= masks[s, w]
+            everyone &= masks[s, w]
+        if (anyone ^ everyone) & valid[0, w]:
+            shared = False
+            break
+    counters[SHARED] = 1 if shared else 0
+
+
+@jit
+def decide_bitsets(planes, codes, masks, valid, n_items, labels, rule, scratch, t, outputs):
+    """Run the point rule on one trial's bitsets and write trial ``t`` of ``outputs``.
+
+    ``scratch`` is ``(pair_tables, margin_scratch, passes (2, J))``. Writes what
+    :func:`simcore.engine.decide.decide_rows` writes for the point rule: overlap statistics,
+    passes sparse and dense, the comparisons made, the pool's agreement and the ranking,
+    each left out when ``rule[RULE_SKIP]`` says so.
+    """
+    favour, against, tested, reference_favour, reference_tested = outputs[:5]
+    counters, values, coverage, ranking = outputs[5], outputs[6], outputs[7], outputs[8]
+    tables, margins, passes = scratch
+    n_humans = masks.shape[0]
+    n_labels = planes.shape[1]
+    n_judges = planes.shape[0] - n_humans
+    skip = int(rule[RULE_SKIP])
+    epsilon = rule[RULE_EPSILON]
+    coefficient = int(rule[RULE_COEFFICIENT])
+    min_pairs = int(rule[RULE_MIN_PAIRS])
+    secondary_pairs = fill_margins(planes, codes, masks, n_items, labels, tables, margins)
+    if not skip & SKIP_OVERLAP:
+        _overlap(masks, valid, n_items, secondary_pairs, coverage[t], values[t], counters[t])
+    sparse_columns = (EMPTY, THIN, DEGENERATE)
+    dense_columns = (-1, THIN_DENSE, DEGENERATE_DENSE)
+    count_passes(
+        tables[0], n_labels, epsilon, coefficient, min_pairs, passes[0], counters[t], sparse_columns
+    )
+    count_passes(
+        tables[1], n_labels, epsilon, coefficient, min_pairs, passes[1], counters[t], dense_columns
+    )
+    if not skip & SKIP_AGREEMENT:
+        pool_estimate(tables, 0, coefficient, values[t], counters[t], POOL_SPARSE, POOL_UNDEFINED)
+        pool_estimate(
+            tables, 1, coefficient, values[t], counters[t], POOL_DENSE, POOL_UNDEFINED_DENSE
+        )
+    if n_judges > 1 and not skip & SKIP_RANKING:
+        ranking_scores(tables[0], n_labels, coefficient, min_pairs, ranking[t, 0])
+        ranking_scores(tables[1], n_labels, coefficient, min_pairs, ranking[t, 1])
+    reference_tested[t] = n_humans - counters[t, THIN_DENSE]
+    tested[t] = n_humans - counters[t, THIN]
+    for c in range(n_judges):
+        reference_favour[t, c] = passes[1, c]
+        favour[t, c] = passes[0, c]
+        against[t, c] = tested[t] - passes[0, c]
+
+
+@jit
+def _rule_scratch(n_humans, n_judges, n_labels, n_words):
+    return (
+        pair_tables(n_humans, n_judges, n_labels),
+        margin_scratch(n_humans, n_judges, n_labels, n_words),
+        np.empty((2, n_judges), dtype=np.int16),
+    )
+
+
+@jit(parallel=True)
+def simulate_bitset(trial_keys, n_items, n_humans, planes_model, design, rho, m, rule):
+    """Draw and decide every trial of one cell with the bitset engine.
+
+    Parameters
+    ----------
+    trial_keys : numpy.ndarray
+        uint64 key per trial (:func:`simcore.engine.rng.trial_keys`).
+    n_items, n_humans : int
+        n and K.
+    planes_model : tuple
+        ``(mode, truth thresholds (L, 1, 1), rater thresholds (L, R, C))``: the plane kind
+        (:data:`~simcore.engine.bitset_draws.LABEL_PLANES` or ``OFFSET_PLANES``) and the
+        thresholds it draws with (:func:`simcore.engine.bitset_draws.planes_model`).
+    design : int
+        ``bernoulli``, ``exact_m`` or ``shared_panel`` (codes of :mod:`simcore.engine.layout`).
+    rho, m : float, int
+        Bernoulli coverage; items per secondary for the other designs.
+    rule : numpy.ndarray
+        The rule array of :func:`simcore.engine.kernels.simulate` (the point rule).
+
+    Returns
+    -------
+    tuple
+        The ten per-trial arrays of :func:`simcore.engine.kernels.simulate`.
+    """
+    mode, truth_thresholds, rater_thresholds = planes_model
+    n_trials = trial_keys.shape[0]
+    n_labels, n_raters, n_classes = rater_thresholds.shape
+    n_judges = n_raters - n_humans
+    outputs = trial_outputs(n_trials, n_humans, n_judges)
+    log_factorials = log_factorial_table(n_items)
+    valid = valid_words(n_items)
+    labels = mode == LABEL_PLANES
+    n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
+    for chunk in prange(n_chunks):
+        mask_scratch, plane_scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
+        decide_scratch = _rule_scratch(n_humans, n_judges, n_labels, word_count(n_items))
+        for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
+            key = trial_keys[t]
+            draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials)
+            draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, plane_scratch)
+            decide_bitsets(
+                plane_scratch[0],
+                plane_scratch[1],
+                mask_scratch[4],
+                valid,
+                n_items,
+                labels,
+                rule,
+                decide_scratch,
+                t,
+                outputs,
+            )
+    return outputs
+
+
+@jit(parallel=True)
+def draw_bitsets(trial_keys, n_items, n_humans, planes_model, design, rho, m):
+    """Return the planes ``(T, R, L, W)`` and masks ``(T, K, W)`` the engine draws."""
+    mode, truth_thresholds, rater_thresholds = planes_model
+    n_trials = trial_keys.shape[0]
+    n_labels, n_raters, n_classes = rater_thresholds.shape
+    n_words = word_count(n_items)
+    planes = np.zeros((n_trials, n_raters, n_labels, n_words), dtype=np.uint64)
+    masks = np.zeros((n_trials, n_humans, n_words), dtype=np.uint64)
+    log_factorials = log_factorial_table(n_items)
+    valid = valid_words(n_items)
+    for t in prange(n_trials):
+        mask_scratch, plane_scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
+        key = trial_keys[t]
+        draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials)
+        draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, plane_scratch)
+        planes[t] = plane_scratch[0]
+        masks[t] = mask_scratch[4]
+    return planes, masks
+
+
+@jit(parallel=True)
+def evaluate_bitsets(planes, masks, n_items, labels, rule):
+    """Decide given bitsets: planes ``(T, R, L, W)``, masks ``(T, K, W)``; ten outputs."""
+    n_trials, n_raters, n_labels, n_words = planes.shape
+    n_humans = masks.shape[1]
+    outputs = trial_outputs(n_trials, n_humans, n_raters - n_humans)
+    valid = valid_words(n_items)
+    n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
+    for chunk in prange(n_chunks):
+        scratch = _rule_scratch(n_humans, n_raters - n_humans, n_labels, n_words)
+        codes = np.zeros((n_raters, code_bits(n_labels), n_words), dtype=np.uint64)
+        for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
+            code_planes(planes[t], codes)
+            decide_bitsets(
+                planes[t], codes, masks[t], valid, n_items, labels, rule, scratch, t, outputs
+            )
+    return outputs

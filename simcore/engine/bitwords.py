@@ -1,0 +1,175 @@
+"""Random 64-bit words and exact Bernoulli bitsets for the bitset engine.
+
+A trial's random words come from SplitMix64 run as a counter: word ``c`` of the stream
+keyed ``key`` is ``mix64(key + (c + 1) gamma)`` (:func:`stream_word`), so any word can be
+computed on its own, in any order, on any thread. Each call of :func:`bernoulli_rows`
+owns the counters ``base .. base + 64 R W - 1`` (``R`` rows of ``W`` words, 64 steps
+each), so what a trial draws depends on its key and on the order of its calls, never on
+how trials are split among threads or kernel calls.
+
+A Bernoulli(q) bitset is drawn 64 lanes a word at a time, exactly: with ``Q = floor(q
+2**64)``, lane ``b`` of a word is 1 when the 64-bit uniform ``U`` formed by bit ``b`` of
+the step words ``r_0, r_1, ...`` (most significant first) is below ``Q``. Comparing
+``U`` with ``Q`` from the top bit, a lane is decided at the first step where its random
+bit differs from ``Q``'s bit (``r_j = 0 < 1 = Q_j``: 1; ``r_j = 1 > 0 = Q_j``: 0), so
+``P(lane = 1) = Q / 2**64``, within ``2**-64`` of ``q``. A lane still equal to ``Q`` once
+``Q``'s remaining bits are all 0 cannot fall below it: it is 0. All words of a call take
+the first :data:`VECTOR_STEPS` steps together (the loop the compiler vectorises, every row
+of the call at once so that one step's random words are computed side by side); each lane
+is then undecided with probability ``2**-VECTOR_STEPS``, and the few words that still have
+one finish alone, drawing the same counters they would have drawn in the shared loop. A
+lane's threshold may depend on its class (its true label, for a confusion matrix): each
+step's threshold bit is then chosen per lane from its class.
+"""
+
+import numpy as np
+
+from simcore.engine._jit import jit
+from simcore.engine.rng import mix64
+
+GAMMA = np.uint64(0x9E3779B97F4A7C15)
+"""SplitMix64's increment (the odd integer nearest ``2**64 / golden ratio``)."""
+
+ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+VECTOR_STEPS = 10
+"""Steps every word of a Bernoulli call takes together before the rest finish one by one."""
+STEPS_PER_CALL = 64
+"""Counters a call owns per word: one per bit of the 64-bit threshold."""
+
+
+@jit(inline=True)
+def stream_word(key, counter):
+    """Return word ``counter`` (uint64) of the SplitMix64 stream keyed ``key``."""
+    return mix64(key + (counter + np.uint64(1)) * GAMMA)
+
+
+@jit
+def threshold(probability):
+    """Return ``floor(probability 2**64)`` as uint64 (the lane probability is this / 2**64).
+
+    ``probability <= 0`` gives 0; ``probability >= 1`` gives ``2**64 - 1``, which
+    :func:`bernoulli_rows` treats as certain (every lane 1).
+    """
+    if not probability > 0.0:
+        return np.uint64(0)
+    if probability >= 1.0:
+        return ALL_ONES
+    high = int(probability * 4294967296.0)  # the top 32 bits, exact: a float's shift
+    low = int((probability * 4294967296.0 - high) * 4294967296.0)
+    return (np.uint64(high) << np.uint64(32)) | np.uint64(low)
+
+
+@jit(inline=True)
+def popcount(word):
+    """Return the number of 1 bits of the uint64 ``word`` (SWAR; compiles to popcnt)."""
+    x = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@jit(inline=True)
+def bernoulli_rows(key, base, thresholds, classes, out, scratch):
+    """Fill ``out`` ``(R, W)``: lane ``w`` of row ``r`` is Bernoulli(``thresholds[r, c] / 2**64``).
+
+    ``c`` is the lane's class: ``classes`` ``(C, W)`` are disjoint bitsets (lanes in no class
+    come out 0); with one class the threshold is the row's. ``thresholds`` ``(R, C)`` uint64
+    (:func:`threshold`; ``2**64 - 1`` is certain, 0 impossible). ``scratch`` is
+    ``(undecided (R, W), step bits (2, R, C))``. Step ``j`` of word ``(r, w)`` reads counter
+    ``base + (j R + r) W + w``; the call owns ``64 R W`` counters and returns
+    ``base + 64 R W``.
+    """
+    undecided, step_bits = scratch
+    n_rows, n_words = out.shape
+    n_classes = classes.shape[0]
+    for r in range(n_rows):
+        for w in range(n_words):
+            out[r, w] = 0
+            undecided[r, w] = 0
+            for c in range(n_classes):
+                if thresholds[r, c] == ALL_ONES:  # certain: every lane of the class is 1
+                    out[r, w] |= classes[c, w]
+                elif thresholds[r, c] != 0:
+                    undecided[r, w] |= classes[c, w]
+    steps = 0
+    while steps < VECTOR_STEPS and _step_masks(thresholds, steps, step_bits):
+        first = base + np.uint64(steps * n_rows * n_words)
+        if n_classes == 1:  # one threshold per row: its bits are the same for every lane
+            for r in range(n_rows):
+                _row_step(
+                    key,
+                    first + np.uint64(r * n_words),
+                    step_bits[0, r, 0],
+                    step_bits[1, r, 0],
+                    out[r],
+                    undecided[r],
+                )
+        else:
+            for r in range(n_rows):
+                for w in range(n_words):
+                    bits = np.uint64(0)
+                    alive = np.uint64(0)
+                    for c in range(n_classes):
+                        bits |= classes[c, w] & step_bits[0, r, c]
+                        alive |= classes[c, w] & step_bits[1, r, c]
+                    random = stream_word(key, first + np.uint64(r * n_words + w))
+                    out[r, w] |= undecided[r, w] & ~random & bits
+                    undecided[r, w] &= ~(random ^ bits) & alive
+        steps += 1
+    for r in range(n_rows):
+        for w in range(n_words):
+            if undecided[r, w] != 0:
+                out[r, w] = _finish_word(
+                    key, base, thresholds, classes, r, w, steps, out, undecided
+                )
+    return base + np.uint64(STEPS_PER_CALL * n_rows * n_words)
+
+
+@jit(inline=True)
+def _row_step(key, first, bits, alive, out, undecided):
+    """One step of one row whose lanes share a threshold: ``bits``, ``alive`` all-ones or 0."""
+    for w in range(out.shape[0]):
+        random = stream_word(key, first + np.uint64(w))
+        out[w] |= undecided[w] & ~random & bits
+        undecided[w] &= ~(random ^ bits) & alive
+
+
+@jit(inline=True)
+def _step_masks(thresholds, step, step_bits):
+    """Write step ``step``'s threshold bits, and whether a 1 bit follows, as all-ones words.
+
+    Returns whether any threshold has a 1 bit at or after ``step`` (else every lane is
+    decided).
+    """
+    any_left = False
+    for r in range(thresholds.shape[0]):
+        for c in range(thresholds.shape[1]):
+            rest = thresholds[r, c] << np.uint64(step)
+            step_bits[0, r, c] = ALL_ONES if rest >> np.uint64(63) else np.uint64(0)
+            following = step < STEPS_PER_CALL - 1 and (rest << np.uint64(1)) != 0
+            step_bits[1, r, c] = ALL_ONES if following else np.uint64(0)
+            any_left = any_left or rest != 0
+    return any_left
+
+
+@jit
+def _finish_word(key, base, thresholds, classes, r, w, steps, out, undecided):
+    """Finish word ``(r, w)``'s undecided lanes from step ``steps`` on; return the word."""
+    n_rows, n_words = out.shape
+    word = out[r, w]
+    open_lanes = undecided[r, w]
+    step = steps
+    while open_lanes != 0 and step < STEPS_PER_CALL:
+        bits = np.uint64(0)
+        alive = np.uint64(0)
+        for c in range(classes.shape[0]):
+            rest = thresholds[r, c] << np.uint64(step)
+            if rest >> np.uint64(63):
+                bits |= classes[c, w]
+            if step < STEPS_PER_CALL - 1 and (rest << np.uint64(1)) != 0:
+                alive |= classes[c, w]
+        random = stream_word(key, base + np.uint64((step * n_rows + r) * n_words + w))
+        word |= open_lanes & ~random & bits
+        open_lanes &= ~(random ^ bits) & alive
+        step += 1
+    return word
