@@ -68,7 +68,7 @@ __getattr__, __dir__ = attach(
             "INTERVAL_METHODS",
             "corrected_bounds",
             "coverage_trials",
-    "first_use_note",
+            "first_use_note",
             "lr_bounds",
             "method_coverage_trials",
             "naive_bounds",

@@ -166,35 +166,72 @@ def simulate_bitset(trial_keys, n_items, n_humans, planes_model, design, rho, m,
     tuple
         The ten per-trial arrays of :func:`simcore.engine.kernels.simulate`.
     """
-    mode, truth_thresholds, rater_thresholds = planes_model
+    rater_thresholds = planes_model[2]
     n_trials = trial_keys.shape[0]
-    n_labels, n_raters, n_classes = rater_thresholds.shape
-    n_judges = n_raters - n_humans
-    outputs = trial_outputs(n_trials, n_humans, n_judges)
+    n_raters = rater_thresholds.shape[1]
+    outputs = trial_outputs(n_trials, n_humans, n_raters - n_humans)
     log_factorials = log_factorial_table(n_items)
-    valid = valid_words(n_items)
-    labels = mode == LABEL_PLANES
     n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
     for chunk in prange(n_chunks):
-        mask_scratch, plane_scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
-        decide_scratch = _rule_scratch(n_humans, n_judges, n_labels, word_count(n_items))
-        for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
-            key = trial_keys[t]
-            draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials)
-            draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, plane_scratch)
-            decide_bitsets(
-                plane_scratch[0],
-                plane_scratch[1],
-                mask_scratch[4],
-                valid,
-                n_items,
-                labels,
-                rule,
-                decide_scratch,
-                t,
-                outputs,
-            )
+        first = chunk * TRIAL_CHUNK
+        stop = min(n_trials, first + TRIAL_CHUNK)
+        design_values = (design, rho, m)
+        _simulate_chunk(
+            trial_keys,
+            first,
+            stop,
+            n_items,
+            n_humans,
+            planes_model,
+            design_values,
+            rule,
+            log_factorials,
+            outputs,
+        )
     return outputs
+
+
+@jit
+def _simulate_chunk(
+    trial_keys,
+    first,
+    stop,
+    n_items,
+    n_humans,
+    planes_model,
+    design_values,
+    rule,
+    log_factorials,
+    outputs,
+):
+    """Draw and decide trials ``range(first, stop)`` with scratch allocated once for them.
+
+    A function of its own rather than the body of :func:`simulate_bitset`'s parallel loop:
+    compiled inside the loop, the same code ran three times slower.
+    """
+    mode, truth_thresholds, rater_thresholds = planes_model
+    design, rho, m = design_values
+    n_labels, n_raters, n_classes = rater_thresholds.shape
+    valid = valid_words(n_items)
+    labels = mode == LABEL_PLANES
+    mask_scratch, plane_scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
+    decide_scratch = _rule_scratch(n_humans, n_raters - n_humans, n_labels, word_count(n_items))
+    for t in range(first, stop):
+        key = trial_keys[t]
+        draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials)
+        draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, plane_scratch)
+        decide_bitsets(
+            plane_scratch[0],
+            plane_scratch[1],
+            mask_scratch[4],
+            valid,
+            n_items,
+            labels,
+            rule,
+            decide_scratch,
+            t,
+            outputs,
+        )
 
 
 @jit(parallel=True)

@@ -31,7 +31,7 @@ GAMMA = np.uint64(0x9E3779B97F4A7C15)
 """SplitMix64's increment (the odd integer nearest ``2**64 / golden ratio``)."""
 
 ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
-VECTOR_STEPS = 10
+VECTOR_STEPS = 12
 """Steps every word of a Bernoulli call takes together before the rest finish one by one."""
 STEPS_PER_CALL = 64
 """Counters a call owns per word: one per bit of the 64-bit threshold."""
@@ -86,24 +86,25 @@ def bernoulli_rows(key, base, thresholds, classes, out, scratch):
         for w in range(n_words):
             out[r, w] = 0
             undecided[r, w] = 0
-            for c in range(n_classes):
-                if thresholds[r, c] == ALL_ONES:  # certain: every lane of the class is 1
+        for c in range(n_classes):
+            if thresholds[r, c] == ALL_ONES:  # certain: every lane of the class is 1
+                for w in range(n_words):
                     out[r, w] |= classes[c, w]
-                elif thresholds[r, c] != 0:
+            elif thresholds[r, c] != 0:
+                for w in range(n_words):
                     undecided[r, w] |= classes[c, w]
     steps = 0
     while steps < VECTOR_STEPS and _step_masks(thresholds, steps, step_bits):
         first = base + np.uint64(steps * n_rows * n_words)
         if n_classes == 1:  # one threshold per row: its bits are the same for every lane
             for r in range(n_rows):
-                _row_step(
-                    key,
-                    first + np.uint64(r * n_words),
-                    step_bits[0, r, 0],
-                    step_bits[1, r, 0],
-                    out[r],
-                    undecided[r],
-                )
+                bits = step_bits[0, r, 0]
+                alive = step_bits[1, r, 0]
+                row_first = first + np.uint64(r * n_words)
+                for w in range(n_words):
+                    random = stream_word(key, row_first + np.uint64(w))
+                    out[r, w] |= undecided[r, w] & ~random & bits
+                    undecided[r, w] &= ~(random ^ bits) & alive
         else:
             for r in range(n_rows):
                 for w in range(n_words):
@@ -118,20 +119,34 @@ def bernoulli_rows(key, base, thresholds, classes, out, scratch):
         steps += 1
     for r in range(n_rows):
         for w in range(n_words):
-            if undecided[r, w] != 0:
-                out[r, w] = _finish_word(
-                    key, base, thresholds, classes, r, w, steps, out, undecided
-                )
+            if undecided[r, w] == 0:
+                continue
+            where = (r, w, steps)
+            if n_classes == 1:
+                out[r, w] = _finish_one_class(key, base, thresholds[r, 0], where, out, undecided)
+            else:
+                out[r, w] = _finish_word(key, base, thresholds, classes, where, out, undecided)
     return base + np.uint64(STEPS_PER_CALL * n_rows * n_words)
 
 
 @jit(inline=True)
-def _row_step(key, first, bits, alive, out, undecided):
-    """One step of one row whose lanes share a threshold: ``bits``, ``alive`` all-ones or 0."""
-    for w in range(out.shape[0]):
-        random = stream_word(key, first + np.uint64(w))
-        out[w] |= undecided[w] & ~random & bits
-        undecided[w] &= ~(random ^ bits) & alive
+def _finish_one_class(key, base, threshold_, where, out, undecided):
+    """:func:`_finish_word` for a row of one threshold (no class to look up per step)."""
+    r, w, steps = where
+    n_rows, n_words = out.shape
+    word = out[r, w]
+    open_lanes = undecided[r, w]
+    step = steps
+    while open_lanes != 0 and step < STEPS_PER_CALL:
+        rest = threshold_ << np.uint64(step)
+        bits = ALL_ONES if rest >> np.uint64(63) else np.uint64(0)
+        following = step < STEPS_PER_CALL - 1 and (rest << np.uint64(1)) != 0
+        alive = ALL_ONES if following else np.uint64(0)
+        random = stream_word(key, base + np.uint64((step * n_rows + r) * n_words + w))
+        word |= open_lanes & ~random & bits
+        open_lanes &= ~(random ^ bits) & alive
+        step += 1
+    return word
 
 
 @jit(inline=True)
@@ -153,8 +168,12 @@ def _step_masks(thresholds, step, step_bits):
 
 
 @jit
-def _finish_word(key, base, thresholds, classes, r, w, steps, out, undecided):
-    """Finish word ``(r, w)``'s undecided lanes from step ``steps`` on; return the word."""
+def _finish_word(key, base, thresholds, classes, where, out, undecided):
+    """Finish word ``(r, w)``'s undecided lanes from step ``steps`` on; return the word.
+
+    ``where`` is ``(r, w, steps)``.
+    """
+    r, w, steps = where
     n_rows, n_words = out.shape
     word = out[r, w]
     open_lanes = undecided[r, w]
