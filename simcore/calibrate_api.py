@@ -11,7 +11,7 @@ JSON ``{judge: {item: label}}`` or an alttest folder's judge file), whose FAIL l
 counted under the same definition.
 """
 
-from simcore.calibration.command import CalibrationInputError
+from simcore.calibration.errors import CalibrationInputError
 from simcore.command_options import CALIBRATE_OPTIONS, READER_KEYS
 from simcore.options import check_values, did_you_mean
 from simcore.results import CommandResult

@@ -147,7 +147,7 @@ def wellposed_result(data, values):
 
 def card_result(data, values):
     """Return ``simcore card``'s result: the measured card (not written anywhere)."""
-    from simcore.calibration.command import CalibrationInputError
+    from simcore.calibration.errors import CalibrationInputError
     from simcore.instrument.card import card_text, load_criterion, measure_card
     from simcore.instrument.fail_definitions import definition_of
 
@@ -188,7 +188,7 @@ def _check_expiry(measured, days):
     """Refuse an expiry beyond the calendar (9999-12-31) before the card is measured."""
     import datetime
 
-    from simcore.calibration.command import CalibrationInputError
+    from simcore.calibration.errors import CalibrationInputError
 
     start = measured or datetime.date.today()
     try:

@@ -54,7 +54,8 @@ __all__ = [
 __getattr__, __dir__ = attach(
     __name__,
     {
-        "command": ("CalibrationInputError", "format_report", "read_confusion_csv"),
+        "command": ("format_report", "read_confusion_csv"),
+        "errors": ("CalibrationInputError",),
         "method_report": ("format_method_report",),
         "real_pairs": (
             "BinarisedPair",

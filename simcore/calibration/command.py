@@ -8,11 +8,8 @@ production outputs the judge failed. Output is the report :func:`format_report` 
 import csv
 from pathlib import Path
 
+from simcore.calibration.errors import CalibrationInputError as CalibrationInputError
 from simcore.calibration.statistics import corrected_failure_rate
-
-
-class CalibrationInputError(ValueError):
-    """Bad calibration input (exit status 2); the message names the file, key and value."""
 
 
 def read_confusion_csv(

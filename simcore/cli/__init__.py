@@ -83,7 +83,7 @@ def parse_arguments(argv=None):
 
 def _bad_input_errors():
     """Return the exception types that mean bad input (exit 2)."""
-    from simcore.calibration.command import CalibrationInputError
+    from simcore.calibration.errors import CalibrationInputError
     from simcore.realdata.annotation import DataError
     from simcore.studies.config import ScenarioError
     from simcore.sweep.grid import SchedulerError

@@ -112,7 +112,7 @@ def calibrate_card_table(args):
     """
     import sys
 
-    from simcore.calibration.command import CalibrationInputError
+    from simcore.calibration.errors import CalibrationInputError
     from simcore.instrument.card_file import card_calibration_table
 
     if not args.population:

@@ -13,7 +13,7 @@ import json
 import math
 from pathlib import Path
 
-from simcore.calibration.command import CalibrationInputError
+from simcore.calibration.errors import CalibrationInputError
 from simcore.instrument.card import CARD_FORMAT
 from simcore.instrument.fail_definitions import FailDefinition
 from simcore.realdata.annotation import got_text

@@ -89,7 +89,7 @@ def definition_of(fail_at_most, fail_labels, command):
     :class:`~simcore.calibration.command.CalibrationInputError` (exit 2) naming ``command``
     when neither or both are given or the definition is not valid.
     """
-    from simcore.calibration.command import CalibrationInputError
+    from simcore.calibration.errors import CalibrationInputError
 
     if fail_at_most is None and fail_labels is None:
         raise CalibrationInputError(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simcore.calibration.command import CalibrationInputError
+from simcore.calibration.errors import CalibrationInputError
 from simcore.engine.interval_twins import INTERVAL_METHODS, method_coverage_trials
 
 PLANNED_METHODS = ("lr", "ppi", "ppi++", "strat-ppi")
