@@ -17,6 +17,8 @@ streams differ from the other engines', so a cell's numbers depend on the engine
 bitsets, for the tests and the oracle comparison; :func:`draw_bitsets` returns the draws.
 """
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from numba import prange
 
@@ -56,12 +58,13 @@ from simcore.engine.layout import (
 )
 from simcore.engine.point_rule import count_passes, pair_tables, pool_estimate, ranking_scores
 from simcore.engine.samplers import log_factorial_table
+from simcore.engine.threads import thread_count
 
 BITSET_STREAMS = "bitset-1"
 """The bitset engine's stream version, recorded in every cube it writes."""
 
 
-@jit(inline=True)
+@jit
 def _overlap(masks, valid, n_items, secondary_pairs, coverage, values, counters):
     """Each secondary's coverage, the mean pairwise overlap, and whether the panel is shared."""
     n_humans, n_words = masks.shape
@@ -83,6 +86,23 @@ def _overlap(masks, valid, n_items, secondary_pairs, coverage, values, counters)
             shared = False
             break
     counters[SHARED] = 1 if shared else 0
+
+
+@jit
+def _passes(margins, n_labels, rule_values, n_pass, counters, columns):
+    """:func:`~simcore.engine.point_rule.count_passes` on one side, compiled once for both.
+
+    ``count_passes`` is inlined where it is called; calling it through this function keeps
+    one copy of it in the engine, not two (a copy is seconds of compilation on first use).
+    """
+    epsilon, coefficient, min_pairs = rule_values
+    count_passes(margins, n_labels, epsilon, coefficient, min_pairs, n_pass, counters, columns)
+
+
+@jit
+def _pool(tables, side, coefficient, values, counters, columns):
+    """:func:`~simcore.engine.point_rule.pool_estimate` on one side, compiled once for both."""
+    pool_estimate(tables, side, coefficient, values, counters, columns[0], columns[1])
 
 
 @jit
@@ -109,17 +129,12 @@ def decide_bitsets(planes, codes, masks, valid, n_items, labels, rule, scratch, 
         _overlap(masks, valid, n_items, secondary_pairs, coverage[t], values[t], counters[t])
     sparse_columns = (EMPTY, THIN, DEGENERATE)
     dense_columns = (-1, THIN_DENSE, DEGENERATE_DENSE)
-    count_passes(
-        tables[0], n_labels, epsilon, coefficient, min_pairs, passes[0], counters[t], sparse_columns
-    )
-    count_passes(
-        tables[1], n_labels, epsilon, coefficient, min_pairs, passes[1], counters[t], dense_columns
-    )
+    rule_values = (epsilon, coefficient, min_pairs)
+    _passes(tables[0], n_labels, rule_values, passes[0], counters[t], sparse_columns)
+    _passes(tables[1], n_labels, rule_values, passes[1], counters[t], dense_columns)
     if not skip & SKIP_AGREEMENT:
-        pool_estimate(tables, 0, coefficient, values[t], counters[t], POOL_SPARSE, POOL_UNDEFINED)
-        pool_estimate(
-            tables, 1, coefficient, values[t], counters[t], POOL_DENSE, POOL_UNDEFINED_DENSE
-        )
+        _pool(tables, 0, coefficient, values[t], counters[t], (POOL_SPARSE, POOL_UNDEFINED))
+        _pool(tables, 1, coefficient, values[t], counters[t], (POOL_DENSE, POOL_UNDEFINED_DENSE))
     if n_judges > 1 and not skip & SKIP_RANKING:
         ranking_scores(tables[0], n_labels, coefficient, min_pairs, ranking[t, 0])
         ranking_scores(tables[1], n_labels, coefficient, min_pairs, ranking[t, 1])
@@ -140,9 +155,15 @@ def _rule_scratch(n_humans, n_judges, n_labels, n_words):
     )
 
 
-@jit(parallel=True)
 def simulate_bitset(trial_keys, n_items, n_humans, planes_model, design, rho, m, rule):
     """Draw and decide every trial of one cell with the bitset engine.
+
+    The trials are split into :data:`~simcore.engine.layout.TRIAL_CHUNK` blocks shared out
+    to :func:`simcore.engine.threads.thread_count` threads, each running the compiled,
+    GIL-free :func:`_simulate_chunk` on its own blocks (Python threads rather than a
+    compiled parallel loop: numba's parallel loop took 15 of the engine's 40 s to compile on
+    first use, and gave no more speed). Each trial draws from its own key, so the results
+    do not depend on the threads.
 
     Parameters
     ----------
@@ -171,11 +192,36 @@ def simulate_bitset(trial_keys, n_items, n_humans, planes_model, design, rho, m,
     n_raters = rater_thresholds.shape[1]
     outputs = trial_outputs(n_trials, n_humans, n_raters - n_humans)
     log_factorials = log_factorial_table(n_items)
+    design_values = (int(design), float(rho), int(m))
     n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
-    for chunk in prange(n_chunks):
+    threads = max(1, min(thread_count(), n_chunks))
+
+    arguments = (n_items, n_humans, planes_model, design_values, rule, log_factorials)
+    if threads == 1:
+        _simulate_part(trial_keys, 0, 1, arguments, outputs)
+    else:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            parts = [
+                pool.submit(_simulate_part, trial_keys, part, threads, arguments, outputs)
+                for part in range(threads)
+            ]
+            for part in parts:
+                part.result()
+    return outputs
+
+
+@jit
+def _simulate_part(trial_keys, part, parts, arguments, outputs):
+    """Run blocks ``part, part + parts, ...`` of :data:`~simcore.engine.layout.TRIAL_CHUNK` trials.
+
+    One call per thread, so the arguments are unboxed once, not once per block.
+    """
+    n_items, n_humans, planes_model, design_values, rule, log_factorials = arguments
+    n_trials = trial_keys.shape[0]
+    n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
+    for chunk in range(part, n_chunks, parts):
         first = chunk * TRIAL_CHUNK
         stop = min(n_trials, first + TRIAL_CHUNK)
-        design_values = (design, rho, m)
         _simulate_chunk(
             trial_keys,
             first,
@@ -188,7 +234,6 @@ def simulate_bitset(trial_keys, n_items, n_humans, planes_model, design, rho, m,
             log_factorials,
             outputs,
         )
-    return outputs
 
 
 @jit

@@ -74,7 +74,7 @@ def valid_words(n_items):
     return valid
 
 
-@jit(inline=True)
+@jit
 def set_range(words, start, stop):
     """Set lanes ``start .. stop - 1`` of ``words``."""
     lane = start
@@ -147,7 +147,7 @@ def draw_masks(key, n_items, design, rho, m, valid, scratch, log_factorials):
         start = stop
 
 
-@jit(inline=True)
+@jit
 def _split_planes(key, counter, thresholds, classes, valid, planes, words):
     """Split the valid lanes of every row into its planes; return the next counter.
 

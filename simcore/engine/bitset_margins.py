@@ -42,7 +42,7 @@ def margin_scratch(n_humans, n_judges, n_labels, n_words):
     )
 
 
-@jit(inline=True)
+@jit
 def _clear_side(side):
     totals, traces, rows, cols = side
     totals[:] = 0
@@ -51,7 +51,7 @@ def _clear_side(side):
     cols[:] = 0
 
 
-@jit(inline=True)
+@jit
 def _clear(tables):
     _clear_side(tables[0])
     _clear_side(tables[1])
@@ -59,7 +59,7 @@ def _clear(tables):
     tables[3][:] = 0
 
 
-@jit(inline=True)
+@jit
 def disagreement_word(codes, a, b, w):
     """Return word ``w`` of ``~A_ab``: the lanes where raters ``a`` and ``b`` differ.
 
@@ -79,7 +79,7 @@ def disagreement_word(codes, a, b, w):
     return word
 
 
-@jit(inline=True)
+@jit
 def code_planes(planes, codes):
     """Write each lane's plane number in binary: ``codes[r, b] = OR_{v has bit b} planes[r, v]``."""
     n_raters, n_labels, n_words = planes.shape
@@ -93,7 +93,7 @@ def code_planes(planes, codes):
                         codes[r, bit, w] |= planes[r, v, w]
 
 
-@jit(inline=True)
+@jit
 def _judge_agreements(
     planes, codes, n_items, n_humans, judge_words, dense_judge, label_counts, labels
 ):
@@ -116,7 +116,7 @@ def _judge_agreements(
                 label_counts[r, v] = total
 
 
-@jit(inline=True)
+@jit
 def _xor_counts(mask_a, mask_b, code_a, code_b):
     """Pairs, disagreeing pairs and dense disagreements of two raters of one code bit."""
     pairs = 0
@@ -131,7 +131,7 @@ def _xor_counts(mask_a, mask_b, code_a, code_b):
     return pairs, differing, dense_differing
 
 
-@jit(inline=True)
+@jit
 def _code_counts(mask_a, mask_b, codes, a, b):
     """As :func:`_xor_counts` for codes of several bits (:func:`disagreement_word`)."""
     pairs = 0
@@ -146,7 +146,7 @@ def _code_counts(mask_a, mask_b, codes, a, b):
     return pairs, differing, dense_differing
 
 
-@jit(inline=True)
+@jit
 def _masked_counts(mask_a, mask_b, word_a, word_b):
     """``(|M_a & M_b & word_b|, |M_a & M_b & word_a|)``."""
     with_b = 0
@@ -158,7 +158,7 @@ def _masked_counts(mask_a, mask_b, word_a, word_b):
     return with_b, with_a
 
 
-@jit(inline=True)
+@jit
 def _pair_sums(planes, codes, masks, n_items, a, b, judge_words, labels, sums):
     """Sum pair ``(a, b)``'s popcounts into ``sums`` (layout of :func:`margin_scratch`).
 
@@ -197,7 +197,7 @@ def _pair_sums(planes, codes, masks, n_items, a, b, judge_words, labels, sums):
                 sums[first + (2 + c) * n_labels + v] = judge
 
 
-@jit(inline=True)
+@jit
 def _credit_pair(tables, a, b, sums, n_judges, n_labels, labels):
     """Credit pair ``(a, b)``'s sums to both humans' comparisons and to the pool."""
     totals, traces, rows, cols = tables[0]
@@ -230,7 +230,7 @@ def _credit_pair(tables, a, b, sums, n_judges, n_labels, labels):
                 rows[b, c, v] += judge
 
 
-@jit(inline=True)
+@jit
 def _binary_pairs(flips, masks, n_items, judge_words, tables):
     """Credit every pair of humans for one-bit codes without label margins (the common case).
 
@@ -279,7 +279,7 @@ def _binary_pairs(flips, masks, n_items, judge_words, tables):
     return secondary_pairs
 
 
-@jit(inline=True)
+@jit
 def fill_margins(planes, codes, masks, n_items, labels, tables, scratch):
     """Fill the sparse and dense margins and the pool's sums of one trial into ``tables``.
 
@@ -312,7 +312,7 @@ def fill_margins(planes, codes, masks, n_items, labels, tables, scratch):
     return secondary_pairs
 
 
-@jit(inline=True)
+@jit
 def _fill_dense(tables, n_items, n_humans, dense_judge, label_counts, labels):
     """Fill the dense side's totals, judge traces and label margins (all humans label all)."""
     dense_totals, dense_traces, dense_rows, dense_cols = tables[1]

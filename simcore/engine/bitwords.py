@@ -37,7 +37,7 @@ STEPS_PER_CALL = 64
 """Counters a call owns per word: one per bit of the 64-bit threshold."""
 
 
-@jit(inline=True)
+@jit
 def stream_word(key, counter):
     """Return word ``counter`` (uint64) of the SplitMix64 stream keyed ``key``."""
     return mix64(key + (counter + np.uint64(1)) * GAMMA)
@@ -59,7 +59,7 @@ def threshold(probability):
     return (np.uint64(high) << np.uint64(32)) | np.uint64(low)
 
 
-@jit(inline=True)
+@jit
 def popcount(word):
     """Return the number of 1 bits of the uint64 ``word`` (SWAR; compiles to popcnt)."""
     x = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -68,7 +68,7 @@ def popcount(word):
     return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@jit(inline=True)
+@jit
 def bernoulli_rows(key, base, thresholds, classes, out, scratch):
     """Fill ``out`` ``(R, W)``: lane ``w`` of row ``r`` is Bernoulli(``thresholds[r, c] / 2**64``).
 
@@ -129,7 +129,7 @@ def bernoulli_rows(key, base, thresholds, classes, out, scratch):
     return base + np.uint64(STEPS_PER_CALL * n_rows * n_words)
 
 
-@jit(inline=True)
+@jit
 def _finish_one_class(key, base, threshold_, where, out, undecided):
     """:func:`_finish_word` for a row of one threshold (no class to look up per step)."""
     r, w, steps = where
@@ -149,7 +149,7 @@ def _finish_one_class(key, base, threshold_, where, out, undecided):
     return word
 
 
-@jit(inline=True)
+@jit
 def _step_masks(thresholds, step, step_bits):
     """Write step ``step``'s threshold bits, and whether a 1 bit follows, as all-ones words.
 
