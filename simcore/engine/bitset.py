@@ -29,6 +29,7 @@ from simcore.engine.bitset_draws import (
     draw_masks,
     draw_planes,
     draw_scratch,
+    planes_model,
     valid_words,
     word_count,
 )
@@ -39,6 +40,7 @@ from simcore.engine.layout import (
     DEGENERATE,
     DEGENERATE_DENSE,
     EMPTY,
+    N_RULE,
     PAIRWISE_OVERLAP,
     POOL_DENSE,
     POOL_SPARSE,
@@ -317,3 +319,31 @@ def evaluate_bitsets(planes, masks, n_items, labels, rule):
                 planes[t], codes, masks[t], valid, n_items, labels, rule, scratch, t, outputs
             )
     return outputs
+
+
+def warm(part):
+    """Compile one part of the engine for the argument types a cell passes it.
+
+    ``part`` is ``"draws"`` (:func:`~simcore.engine.bitset_draws.draw_masks` and
+    :func:`~simcore.engine.bitset_draws.draw_planes`) or ``"decision"``
+    (:func:`decide_bitsets`). Compiled code lands in numba's cache, where a process
+    compiling the whole engine finds it: :func:`simcore.engine.warm.prepare` compiles the
+    two parts in two processes at once, on a tiny trial whose values do not matter.
+    """
+    confusion = np.array([[[0.9, 0.1], [0.1, 0.9]]] * 3)
+    mode, truth_thresholds, rater_thresholds = planes_model(confusion, np.full(2, 0.5), True)
+    n_items, n_humans = 64, 2
+    valid = valid_words(n_items)
+    mask_scratch, plane_scratch = draw_scratch(n_items, n_humans, 3, 2, rater_thresholds.shape[2])
+    key = np.uint64(1)
+    if part == "draws":
+        log_factorials = log_factorial_table(n_items)
+        draw_masks(key, n_items, 0, 0.5, 0, valid, mask_scratch, log_factorials)
+        draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, plane_scratch)
+        return
+    outputs = trial_outputs(1, n_humans, 1)
+    scratch = _rule_scratch(n_humans, 1, 2, valid.shape[1])
+    codes, masks = plane_scratch[1], mask_scratch[4]
+    decide_bitsets(
+        plane_scratch[0], codes, masks, valid, n_items, True, np.zeros(N_RULE), scratch, 0, outputs
+    )

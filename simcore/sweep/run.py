@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simcore.engine.warm import first_use_note
+from simcore.engine.warm import first_use_note, prepare
 from simcore.studies import study_of
 from simcore.sweep import grid, store
 from simcore.sweep.cell_writer import CellWriter
@@ -48,10 +48,13 @@ def run_sweep(
     context = study.context(scenario)
     check_fits(study, scenario, context)
     layout = study.layout(scenario, context)
-    if progress and hasattr(study, "engines"):
-        note = first_use_note(study.engines(scenario))
-        if note:
+    if hasattr(study, "engines"):
+        engines = study.engines(scenario)
+        note = first_use_note(engines)
+        if note and progress:
             print(f"simcore: {note}", file=sys.stderr, flush=True)
+        if note:
+            prepare(engines)
     cells = study.cells(scenario, context)
 
     def derive(cube):
