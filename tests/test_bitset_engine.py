@@ -482,3 +482,43 @@ def test_engine_bitset_is_refused_where_it_cannot_run():
         with pytest.raises(ScenarioError) as error:
             scenario_from_dict({**base, **change})
         assert any(": engine:" in problem for problem in error.value.problems), change
+
+
+# --------------------------------------------------------------------------- first use
+
+
+def test_first_use_names_the_cold_kernels_with_an_estimate(monkeypatch):
+    from simcore.engine import warm
+
+    monkeypatch.setattr(warm, "is_compiled", lambda engine: engine == "items")
+    note = warm.first_use_note({"bitset", "items"})
+    assert note.startswith("compiling the bitset engine on first use (about ")
+    assert "items" not in note
+    assert warm.first_use_note({"items"}) is None
+    both = warm.first_use_note({"bitset", "counts"})
+    total = warm.COMPILE_SECONDS["bitset"] + warm.COMPILE_SECONDS["counts"]
+    assert "the bitset engine and the counts engine" in both and f"about {total} s" in both
+
+
+def test_a_kernel_that_ran_counts_as_compiled():
+    from simcore.engine import warm
+
+    simcore.run(
+        {"model": {"n_items": 40}, "design": {"kind": "bernoulli", "rho": 0.2}, "trials": 3}
+    )
+    assert warm.is_compiled("bitset")
+
+
+def test_show_says_which_engine_drew_the_cells():
+    raw = {
+        "model": {"n_items": 60},
+        "design": {"kind": "bernoulli", "rho": 0.2},
+        "trials": 50,
+        "sweep": {"engine": ["bitset", "items"]},
+    }
+    from simcore.studies.synthetic_report import engine_line
+
+    mixed = engine_line(simcore.run(raw))
+    assert mixed == "engines: bitset in 1, items in 1 of 2 cells (streams: bitset 1, items 1)"
+    one = engine_line(simcore.run({**raw, "sweep": {"rho": [0.2, 0.3]}}))
+    assert one == "engine: bitset in every cell (streams: bitset 1)"
