@@ -3,12 +3,15 @@
 For n in {500, 2000, 8000}, K in {4, 10} and the bernoulli and exact_m designs (p_human and
 p_judge 0.85, rho 0.05 or m = 0.05 n, dense reference), trials per second of the baseline
 (``benchmarks/baseline.py``: the lean vectorised NumPy rule, single-threaded by construction:
-elementwise operations and row sums, no BLAS) and of simcore's two engines (``items``: every
-item drawn; ``counts``: category counts drawn) on 1 and 2 numba threads, with their ratios to
-the baseline: medians of 5 repetitions after a warm-up (compilation excluded; it is measured
-apart, with a cold and a warm numba cache). Also times ``simcore --help`` (start-up) and
-``make fig2`` and ``make planning`` end to end (``simcore run`` then ``simcore plot``, warm
-numba cache). Writes the ``throughput`` section of ``benchmarks/results.json``.
+elementwise operations and row sums, no BLAS) and of simcore's engines (``items``: every
+item drawn; ``counts``: category counts drawn; ``bitset``: labels and masks as bitsets) on 1
+and 2 numba threads, with their ratios to the baseline: medians of 5 repetitions after a
+warm-up (compilation excluded; it is measured apart, with a cold and a warm numba cache, per
+engine). Then the bitset engine against its targets (:data:`TARGETS`, beside the research
+prototype's figures), its two-thread scaling and ``simcore.run``'s fixed cost per call. Also
+times ``simcore --help`` (start-up) and ``make fig2`` and ``make planning`` end to end
+(``simcore run`` then ``simcore plot``, warm numba cache). Writes the ``throughput`` section
+of ``benchmarks/results.json``.
 
 The machine is shared and noisy: compare the ratios, not the absolute rates.
 """

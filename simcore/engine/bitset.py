@@ -218,44 +218,23 @@ def _simulate_part(trial_keys, part, parts, arguments, outputs):
 
     One call per thread, so the arguments are unboxed once, not once per block.
     """
-    n_items, n_humans, planes_model, design_values, rule, log_factorials = arguments
     n_trials = trial_keys.shape[0]
     n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
     for chunk in range(part, n_chunks, parts):
         first = chunk * TRIAL_CHUNK
         stop = min(n_trials, first + TRIAL_CHUNK)
-        _simulate_chunk(
-            trial_keys,
-            first,
-            stop,
-            n_items,
-            n_humans,
-            planes_model,
-            design_values,
-            rule,
-            log_factorials,
-            outputs,
-        )
+        _simulate_chunk(trial_keys, first, stop, arguments, outputs)
 
 
 @jit
-def _simulate_chunk(
-    trial_keys,
-    first,
-    stop,
-    n_items,
-    n_humans,
-    planes_model,
-    design_values,
-    rule,
-    log_factorials,
-    outputs,
-):
+def _simulate_chunk(trial_keys, first, stop, arguments, outputs):
     """Draw and decide trials ``range(first, stop)`` with scratch allocated once for them.
 
-    A function of its own rather than the body of :func:`simulate_bitset`'s parallel loop:
-    compiled inside the loop, the same code ran three times slower.
+    ``arguments`` is ``(n_items, n_humans, planes_model, design_values, rule,
+    log_factorials)``. A function of its own, called once per block: compiled as the body
+    of a numba parallel loop the same code ran three times slower.
     """
+    n_items, n_humans, planes_model, design_values, rule, log_factorials = arguments
     mode, truth_thresholds, rater_thresholds = planes_model
     design, rho, m = design_values
     n_labels, n_raters, n_classes = rater_thresholds.shape
