@@ -108,7 +108,11 @@ def draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes):
     truth = (
         np.empty((1, n_words), dtype=np.uint64),
         np.empty((1, n_words), dtype=np.uint64),
-        (np.empty((1, n_words), dtype=np.uint64), np.empty((2, 1, 1), dtype=np.uint64)),
+        (
+            np.empty((1, n_words), dtype=np.uint64),
+            np.empty((2, 1, 1), dtype=np.uint64),
+            np.empty((2, n_words), dtype=np.uint64),
+        ),
     )
     planes = (
         np.zeros((n_raters, n_labels, n_words), dtype=np.uint64),
@@ -119,6 +123,7 @@ def draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes):
         (
             np.empty((n_raters, n_words), dtype=np.uint64),
             np.empty((2, n_raters, n_classes), dtype=np.uint64),
+            np.empty((2, n_words), dtype=np.uint64),
         ),
         truth,
     )

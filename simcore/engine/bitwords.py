@@ -75,11 +75,11 @@ def bernoulli_rows(key, base, thresholds, classes, out, scratch):
     ``c`` is the lane's class: ``classes`` ``(C, W)`` are disjoint bitsets (lanes in no class
     come out 0); with one class the threshold is the row's. ``thresholds`` ``(R, C)`` uint64
     (:func:`threshold`; ``2**64 - 1`` is certain, 0 impossible). ``scratch`` is
-    ``(undecided (R, W), step bits (2, R, C))``. Step ``j`` of word ``(r, w)`` reads counter
-    ``base + (j R + r) W + w``; the call owns ``64 R W`` counters and returns
-    ``base + 64 R W``.
+    ``(undecided (R, W), step bits (2, R, C), lane bits (2, W))``. Step ``j`` of word
+    ``(r, w)`` reads counter ``base + (j R + r) W + w``; the call owns ``64 R W`` counters
+    and returns ``base + 64 R W``.
     """
-    undecided, step_bits = scratch
+    undecided, step_bits, lane_bits = scratch
     n_rows, n_words = out.shape
     n_classes = classes.shape[0]
     for r in range(n_rows):
@@ -105,17 +105,22 @@ def bernoulli_rows(key, base, thresholds, classes, out, scratch):
                     random = stream_word(key, row_first + np.uint64(w))
                     out[r, w] |= undecided[r, w] & ~random & bits
                     undecided[r, w] &= ~(random ^ bits) & alive
-        else:
+        else:  # each lane's threshold bit from its class, gathered class by class
             for r in range(n_rows):
                 for w in range(n_words):
-                    bits = np.uint64(0)
-                    alive = np.uint64(0)
-                    for c in range(n_classes):
-                        bits |= classes[c, w] & step_bits[0, r, c]
-                        alive |= classes[c, w] & step_bits[1, r, c]
-                    random = stream_word(key, first + np.uint64(r * n_words + w))
-                    out[r, w] |= undecided[r, w] & ~random & bits
-                    undecided[r, w] &= ~(random ^ bits) & alive
+                    lane_bits[0, w] = 0
+                    lane_bits[1, w] = 0
+                for c in range(n_classes):
+                    bits = step_bits[0, r, c]
+                    alive = step_bits[1, r, c]
+                    for w in range(n_words):
+                        lane_bits[0, w] |= classes[c, w] & bits
+                        lane_bits[1, w] |= classes[c, w] & alive
+                row_first = first + np.uint64(r * n_words)
+                for w in range(n_words):
+                    random = stream_word(key, row_first + np.uint64(w))
+                    out[r, w] |= undecided[r, w] & ~random & lane_bits[0, w]
+                    undecided[r, w] &= ~(random ^ lane_bits[0, w]) & lane_bits[1, w]
         steps += 1
     for r in range(n_rows):
         for w in range(n_words):
