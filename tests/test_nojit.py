@@ -70,3 +70,19 @@ def test_bitset_engine_in_python_mode_equals_compiled_mode():
     compiled = run(False, BITSET_SCRIPT)
     assert compiled.count("\n") == 9
     assert run(True, BITSET_SCRIPT) == compiled
+
+
+def test_simcore_run_in_python_mode(tmp_path):
+    """``simcore run`` with NUMBA_DISABLE_JIT=1: nothing compiles, so no first-use step runs."""
+    scenario = tmp_path / "tiny.yaml"
+    scenario.write_text(
+        "model: {n_items: 30, n_humans: 3}\ndesign: {kind: bernoulli, rho: 0.3}\ntrials: 3\n"
+    )
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    command = [sys.executable, "-m", "simcore", "run", str(scenario), "--out", "t.zarr"]
+    done = subprocess.run(
+        command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "engine: bitset in every cell" in done.stdout
+    assert "compiling" not in done.stderr

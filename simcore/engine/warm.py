@@ -29,11 +29,14 @@ def is_compiled(engine):
 
     Reads the cache index numba keeps beside the module (``__pycache__``); when that cannot
     be found the kernel is taken as not compiled (the note then errs on the side of saying
-    so).
+    so). With ``NUMBA_DISABLE_JIT=1`` nothing compiles, so every kernel counts as compiled.
     """
     module, name = KERNELS[engine]
     dispatcher = getattr(importlib.import_module(module), name)
-    if dispatcher.signatures:
+    signatures = getattr(dispatcher, "signatures", None)
+    if signatures is None:  # NUMBA_DISABLE_JIT: a plain function, nothing compiles
+        return True
+    if signatures:
         return True
     try:
         index = dispatcher._cache._cache_file._index_path
