@@ -62,8 +62,8 @@ from simcore.engine.point_rule import count_passes, pair_tables, pool_estimate, 
 from simcore.engine.samplers import log_factorial_table
 from simcore.engine.threads import thread_count
 
-BITSET_STREAMS = "bitset-1"
-"""The bitset engine's stream version, recorded in every cube it writes."""
+BITSET_STREAMS = 1
+"""The bitset engine's stream version, recorded in every cube (``engine_streams``)."""
 
 
 @jit

@@ -14,7 +14,7 @@ from simcore.engine.bitset import BITSET_STREAMS
 from simcore.studies.protocol import Layout, Variable
 from simcore.studies.synthetic_cell import COUNT_NAMES, JUDGE_COUNT_NAMES, SUM_NAMES
 
-ENGINE_STREAMS = f"items 1, counts 1, {BITSET_STREAMS.replace('-', ' ')}"
+ENGINE_STREAMS = f"items 1, counts 1, bitset {BITSET_STREAMS}"
 """The version of each engine's random streams, recorded in every synthetic cube."""
 
 STORED_ATTRS = {
