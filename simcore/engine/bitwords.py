@@ -127,31 +127,8 @@ def bernoulli_rows(key, base, thresholds, classes, out, scratch):
             if undecided[r, w] == 0:
                 continue
             where = (r, w, steps)
-            if n_classes == 1:
-                out[r, w] = _finish_one_class(key, base, thresholds[r, 0], where, out, undecided)
-            else:
-                out[r, w] = _finish_word(key, base, thresholds, classes, where, out, undecided)
+            out[r, w] = _finish_word(key, base, thresholds, classes, where, out, undecided)
     return base + np.uint64(STEPS_PER_CALL * n_rows * n_words)
-
-
-@jit
-def _finish_one_class(key, base, threshold_, where, out, undecided):
-    """:func:`_finish_word` for a row of one threshold (no class to look up per step)."""
-    r, w, steps = where
-    n_rows, n_words = out.shape
-    word = out[r, w]
-    open_lanes = undecided[r, w]
-    step = steps
-    while open_lanes != 0 and step < STEPS_PER_CALL:
-        rest = threshold_ << np.uint64(step)
-        bits = ALL_ONES if rest >> np.uint64(63) else np.uint64(0)
-        following = step < STEPS_PER_CALL - 1 and (rest << np.uint64(1)) != 0
-        alive = ALL_ONES if following else np.uint64(0)
-        random = stream_word(key, base + np.uint64((step * n_rows + r) * n_words + w))
-        word |= open_lanes & ~random & bits
-        open_lanes &= ~(random ^ bits) & alive
-        step += 1
-    return word
 
 
 @jit
