@@ -524,3 +524,8 @@ def test_show_says_which_engine_drew_the_cells():
     assert mixed == "engines: bitset in 1, items in 1 of 2 cells (streams: bitset 1, items 1)"
     one = engine_line(simcore.run({**raw, "sweep": {"rho": [0.2, 0.3]}}))
     assert one == "engine: bitset in every cell (streams: bitset 1)"
+    from simcore.cli.show_command import show_document
+
+    document = show_document("store", simcore.run(raw))
+    assert document["engine_streams"] == "items 1, counts 1, bitset 1"
+    assert [cell["n_trials_bitset_engine"] for cell in document["cells"]] == [50, 0]

@@ -3,7 +3,9 @@
 ``--csv`` writes the long table: one row per cell, a column per swept coordinate and per
 variable over exactly those dimensions (``omega_hist``, with its extra ``omega``
 dimension, and the store's bookkeeping are left out). ``--json`` prints ``{"command":
-"show", "store", "kind", "dims", "variables", "cells": [row, ...]}`` with the same rows.
+"show", "store", "kind", "dims", "variables", "cells": [row, ...], "engine_streams"}`` with
+the same rows; ``engine_streams`` is the stream version of each engine (a synthetic cube's
+attribute, as the text's engine line says; null for other kinds and older cubes).
 """
 
 import sys
@@ -97,4 +99,5 @@ def show_document(store, cube):
         "dims": dims,
         "variables": [column for column in table.columns if column not in dims],
         "cells": [plain_row(row) for row in table.to_dict(orient="records")],
+        "engine_streams": cube.attrs.get("engine_streams"),
     }
