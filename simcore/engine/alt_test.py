@@ -105,7 +105,7 @@ def _held_out_differences(labels, mask, weights, use_mask, n_humans, h, min_huma
 
 
 @jit
-def _judge_wins(pvalues, skipped, tested, level, order, wins):
+def judge_wins(pvalues, skipped, tested, level, order, wins):
     """Write each judge's Benjamini-Yekutieli rejections among the tested humans into ``wins``.
 
     ``pvalues[c, h]`` is judge ``c``'s p-value against human ``h``; humans with
@@ -138,30 +138,42 @@ def alt_test(labels, mask, weights, use_mask, n_humans, rule, scratch, wins, ski
     ``(pvalues (J, K), order (K,), sums (J, 3), advantage (J, K))``
     (:func:`alt_test_scratch`). Row ``i`` stands for ``weights[i]`` identical items.
     """
-    pvalues, order, sums, advantage = scratch
+    pvalues, order, sums, _ = scratch
     epsilon = rule[RULE_EPSILON]
     min_humans = int(rule[RULE_MIN_HUMANS])
     min_items = int(rule[RULE_MIN_ITEMS])
     numeric = rule[RULE_NUMERIC] > 0.5
-    n_judges = labels.shape[1] - n_humans
     tested = 0
     for h in range(n_humans):
-        skipped[h] = 0
         count = _held_out_differences(
             labels, mask, weights, use_mask, n_humans, h, min_humans, numeric, sums
         )
-        if count < min_items or count < 2:
-            skipped[h] = 1
-            for c in range(n_judges):
-                pvalues[c, h] = np.nan
-                advantage[c, h] = np.nan
-            continue
-        for c in range(n_judges):
-            pvalues[c, h] = one_sided_t_pvalue(count, sums[c, 0], sums[c, 1], epsilon)
-            advantage[c, h] = sums[c, 2] / count
-        tested += 1
-    _judge_wins(pvalues, skipped, tested, rule[RULE_Q], order, wins)
+        tested += record_held_out(h, count, sums, epsilon, min_items, scratch, skipped)
+    judge_wins(pvalues, skipped, tested, rule[RULE_Q], order, wins)
     return tested
+
+
+@jit
+def record_held_out(h, count, sums, epsilon, min_items, scratch, skipped):
+    """Record held-out human ``h``'s p-values and advantages from its sums; return 1 if tested.
+
+    ``count`` items and, per judge ``c``, ``sums[c] = (sum d_i, sum d_i**2, sum W_j(i))``
+    (:func:`alt_test`); a human with fewer than ``min_items`` (or two) items is skipped:
+    ``skipped[h] = 1`` and NaN p-values and advantages. ``scratch`` as :func:`alt_test`.
+    """
+    pvalues, advantage = scratch[0], scratch[3]
+    n_judges = pvalues.shape[0]
+    if count < min_items or count < 2:
+        skipped[h] = 1
+        for c in range(n_judges):
+            pvalues[c, h] = np.nan
+            advantage[c, h] = np.nan
+        return 0
+    skipped[h] = 0
+    for c in range(n_judges):
+        pvalues[c, h] = one_sided_t_pvalue(count, sums[c, 0], sums[c, 1], epsilon)
+        advantage[c, h] = sums[c, 2] / count
+    return 1
 
 
 @jit

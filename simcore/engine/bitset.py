@@ -34,20 +34,25 @@ from simcore.engine.bitset_draws import (
     word_count,
 )
 from simcore.engine.bitset_margins import code_planes, fill_margins, margin_scratch
+from simcore.engine.bitset_verdicts import alt_test_bitsets, interval_bitsets, verdict_scratch
 from simcore.engine.bitwords import popcount
 from simcore.engine.decide import trial_outputs
 from simcore.engine.layout import (
     DEGENERATE,
     DEGENERATE_DENSE,
     EMPTY,
+    EXTRA_ITEMS,
+    INTERVAL,
     N_RULE,
     PAIRWISE_OVERLAP,
+    POINT,
     POOL_DENSE,
     POOL_SPARSE,
     POOL_UNDEFINED,
     POOL_UNDEFINED_DENSE,
     RULE_COEFFICIENT,
     RULE_EPSILON,
+    RULE_KIND,
     RULE_MIN_PAIRS,
     RULE_SKIP,
     SHARED,
@@ -57,6 +62,7 @@ from simcore.engine.layout import (
     THIN,
     THIN_DENSE,
     TRIAL_CHUNK,
+    UNDECIDED,
 )
 from simcore.engine.point_rule import count_passes, pair_tables, pool_estimate, ranking_scores
 from simcore.engine.samplers import log_factorial_table
@@ -111,14 +117,16 @@ def _pool(tables, side, coefficient, values, counters, columns):
 def decide_bitsets(planes, codes, masks, valid, n_items, labels, rule, scratch, t, outputs):
     """Run the point rule on one trial's bitsets and write trial ``t`` of ``outputs``.
 
-    ``scratch`` is ``(pair_tables, margin_scratch, passes (2, J))``. Writes what
-    :func:`simcore.engine.decide.decide_rows` writes for the point rule: overlap statistics,
-    passes sparse and dense, the comparisons made, the pool's agreement and the ranking,
-    each left out when ``rule[RULE_SKIP]`` says so.
+    ``scratch`` is ``(pair_tables, margin_scratch, passes (2, J), verdict_scratch)``. Writes
+    what :func:`simcore.engine.decide.decide_rows` writes: overlap statistics, the point
+    rule's passes sparse and dense, the comparisons made, the pool's agreement and the
+    ranking (each left out when ``rule[RULE_SKIP]`` says so), then, for the alternative
+    annotator test (categorical scores) or the interval verdict, their comparisons
+    (:mod:`simcore.engine.bitset_verdicts`).
     """
     favour, against, tested, reference_favour, reference_tested = outputs[:5]
     counters, values, coverage, ranking = outputs[5], outputs[6], outputs[7], outputs[8]
-    tables, margins, passes = scratch
+    tables, margins, passes, verdicts = scratch
     n_humans = masks.shape[0]
     n_labels = planes.shape[1]
     n_judges = planes.shape[0] - n_humans
@@ -146,6 +154,41 @@ def decide_bitsets(planes, codes, masks, valid, n_items, labels, rule, scratch, 
         reference_favour[t, c] = passes[1, c]
         favour[t, c] = passes[0, c]
         against[t, c] = tested[t] - passes[0, c]
+    kind = int(rule[RULE_KIND])
+    if kind != POINT:
+        _verdict(codes, masks, valid, rule, kind, margins[0], verdicts, t, outputs)
+
+
+@jit
+def _verdict(codes, masks, valid, rule, kind, judge_words, scratch, t, outputs):
+    """Overwrite trial ``t``'s comparisons with the alternative annotator test or the interval.
+
+    As :func:`simcore.engine.decide.decide_rows` does: the test's wins sparse and dense (the
+    full masks), or the interval verdict's clearing and failing comparisons sparse (its
+    reference stays the point rule's), its undecided comparisons and extra items.
+    """
+    favour, against, tested, reference_favour, reference_tested = outputs[:5]
+    counters, values, skipped = outputs[5], outputs[6], outputs[9]
+    n_judges = judge_words.shape[0]
+    if kind == INTERVAL:
+        undecided, extra = interval_bitsets(
+            codes, judge_words, masks, rule, scratch, favour[t], against[t]
+        )
+        counters[t, UNDECIDED] = undecided
+        values[t, EXTRA_ITEMS] = extra
+        return
+    full = scratch[5]
+    for h in range(full.shape[0]):
+        for w in range(full.shape[1]):
+            full[h, w] = valid[0, w]
+    tested[t] = alt_test_bitsets(codes, judge_words, masks, rule, scratch, favour[t], skipped[t])
+    wins = scratch[6]
+    reference_tested[t] = alt_test_bitsets(
+        codes, judge_words, full, rule, scratch, wins, scratch[7]
+    )
+    for c in range(n_judges):
+        reference_favour[t, c] = wins[c]
+        against[t, c] = tested[t] - favour[t, c]
 
 
 @jit
@@ -154,6 +197,7 @@ def _rule_scratch(n_humans, n_judges, n_labels, n_words):
         pair_tables(n_humans, n_judges, n_labels),
         margin_scratch(n_humans, n_judges, n_labels, n_words),
         np.empty((2, n_judges), dtype=np.int16),
+        verdict_scratch(n_humans, n_judges, n_words),
     )
 
 

@@ -33,7 +33,7 @@ def interval_verdict(labels, mask, weights, use_mask, n_humans, rule, sums, clea
     ``weights[i]`` identical items.
     """
     _interval_sums(labels, mask, weights, use_mask, n_humans, sums)
-    return _interval_verdicts(sums, rule[RULE_EPSILON], rule[RULE_Z], clears, fails)
+    return interval_verdicts(sums, rule[RULE_EPSILON], rule[RULE_Z], clears, fails)
 
 
 @jit
@@ -81,7 +81,7 @@ def _interval_sums(labels, mask, weights, use_mask, n_humans, sums):
 
 
 @jit
-def _interval_verdicts(sums, epsilon, z, clears, fails):
+def interval_verdicts(sums, epsilon, z, clears, fails):
     """Count each judge's clearing and failing comparisons; return ``(undecided, extra)``."""
     n_humans, n_judges, _ = sums.shape
     undecided = 0
