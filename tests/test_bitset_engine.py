@@ -24,9 +24,11 @@ from simcore.engine.layout import BERNOULLI, EXACT_M, SHARED_PANEL
 from simcore.engine.rng import trial_keys
 from simcore.model.generative import rater_confusions
 from simcore.model.rule import comparison_tables, count_passes
-from simcore.studies.config import RuleConfig, ScenarioError
+from simcore.studies.config import RuleConfig
 from simcore.studies.synthetic_cell import TrialOutputs, rule_parameters
-from simcore.studies.synthetic_scenario import scenario_from_dict
+
+NO_SPANS = np.zeros((0, 2), dtype=np.int64)
+"""Spans of a call without clusters: every class on every word."""
 
 CHI_SQUARE_LEVEL = 1e-4
 """A fixed-seed chi-square test fails below this p-value (no false alarm at this seed)."""
@@ -250,7 +252,7 @@ def _bernoulli_counts(key, thresholds, classes, n_calls):
     counts = np.zeros((n_rows, n_words, n_calls), dtype=np.int64)
     counter = np.uint64(0)
     for call in range(n_calls):
-        counter = bitwords.bernoulli_rows(key, counter, thresholds, classes, out, scratch)
+        counter = bitwords.bernoulli_rows(key, counter, thresholds, classes, NO_SPANS, out, scratch)
         for r in range(n_rows):
             for w in range(n_words):
                 counts[r, w, call] = bitwords.popcount(out[r, w])
@@ -305,7 +307,9 @@ def test_bernoulli_words_by_class_follow_each_class():
         ones = np.zeros(classes.shape[1] * 64, dtype=np.int64)
         counter = np.uint64(0)
         for _ in range(n_calls):
-            counter = bitwords.bernoulli_rows(key, counter, thresholds, classes, out, scratch)
+            counter = bitwords.bernoulli_rows(
+                key, counter, thresholds, classes, NO_SPANS, out, scratch
+            )
             for w in range(out.shape[1]):
                 for b in range(64):
                     ones[w * 64 + b] += (out[0, w] >> np.uint64(b)) & np.uint64(1)
@@ -467,23 +471,6 @@ def test_designs_panels_references_and_confusions_agree_with_the_items_engine():
     checked, cubes = compare_engines(raw)
     assert checked > 100
     assert int(cubes["bitset"]["n_wrong"].sum()) > 300
-
-
-def test_engine_bitset_is_refused_where_it_cannot_run():
-    base = {
-        "model": {"n_items": 50},
-        "design": {"kind": "bernoulli", "rho": 0.2},
-        "engine": "bitset",
-    }
-    for change in (
-        {"rule": {"kind": "alt_test"}},
-        {"rule": {"kind": "interval"}},
-        {"design": {"kind": "strat", "m": 10}},
-        {"model": {"n_items": 50, "n_clusters": 5, "cluster_spread": 0.1}},
-    ):
-        with pytest.raises(ScenarioError) as error:
-            scenario_from_dict({**base, **change})
-        assert any(": engine:" in problem for problem in error.value.problems), change
 
 
 # --------------------------------------------------------------------------- first use

@@ -5,10 +5,12 @@
 popcounts (:mod:`simcore.engine.bitset_margins`) and decides them with the point rule's own
 :func:`~simcore.engine.point_rule.count_passes` and
 :func:`~simcore.engine.point_rule.pool_estimate`, writing the per-trial outputs of the
-items engine (:func:`simcore.engine.decide.trial_outputs`). It runs the point rule on the
-``bernoulli``, ``exact_m`` and ``shared_panel`` designs with independent items; the
-alternative annotator test, the interval verdict, clusters and the stratified designs stay
-with the items and counts engines.
+items engine (:func:`simcore.engine.decide.trial_outputs`). It runs the point rule, the
+interval verdict and the alternative annotator test with categorical scores
+(:mod:`simcore.engine.bitset_verdicts`) on the ``bernoulli``, ``exact_m`` and
+``shared_panel`` designs, with independent or clustered items
+(:mod:`simcore.engine.bitset_clusters`); numeric scores and the stratified and sequential
+designs stay with the items and counts engines.
 
 Each trial draws from its own key (:func:`simcore.engine.rng.trial_keys`) through its own
 streams, so results do not depend on threads or on how trials are split into calls; the
@@ -23,6 +25,7 @@ import numpy as np
 from numba import prange
 
 from simcore.engine._jit import jit
+from simcore.engine.bitset_clusters import cluster_scratch
 from simcore.engine.bitset_draws import (
     LABEL_PLANES,
     code_bits,
@@ -201,7 +204,9 @@ def _rule_scratch(n_humans, n_judges, n_labels, n_words):
     )
 
 
-def simulate_bitset(trial_keys, n_items, n_humans, planes_model, design, rho, m, rule):
+def simulate_bitset(
+    trial_keys, n_items, n_humans, planes_model, design, rho, m, rule, clusters=None
+):
     """Draw and decide every trial of one cell with the bitset engine.
 
     The trials are split into :data:`~simcore.engine.layout.TRIAL_CHUNK` blocks shared out
@@ -226,7 +231,11 @@ def simulate_bitset(trial_keys, n_items, n_humans, planes_model, design, rho, m,
     rho, m : float, int
         Bernoulli coverage; items per secondary for the other designs.
     rule : numpy.ndarray
-        The rule array of :func:`simcore.engine.kernels.simulate` (the point rule).
+        The rule array of :func:`simcore.engine.kernels.simulate`: the point rule, the
+        alternative annotator test (categorical scores) or the interval verdict.
+    clusters : tuple, optional
+        ``(confusion (R, L, L), n_clusters, cluster_spread)`` for clustered items
+        (:mod:`simcore.engine.bitset_clusters`); None or a spread of 0 for none.
 
     Returns
     -------
@@ -243,6 +252,7 @@ def simulate_bitset(trial_keys, n_items, n_humans, planes_model, design, rho, m,
     threads = max(1, min(thread_count(), n_chunks))
 
     arguments = (n_items, n_humans, planes_model, design_values, rule, log_factorials)
+    arguments = (*arguments, cluster_arguments(clusters, rater_thresholds))
     if threads == 1:
         _simulate_part(trial_keys, 0, 1, arguments, outputs)
     else:
@@ -275,21 +285,27 @@ def _simulate_chunk(trial_keys, first, stop, arguments, outputs):
     """Draw and decide trials ``range(first, stop)`` with scratch allocated once for them.
 
     ``arguments`` is ``(n_items, n_humans, planes_model, design_values, rule,
-    log_factorials)``. A function of its own, called once per block: compiled as the body
-    of a numba parallel loop the same code ran three times slower.
+    log_factorials, (confusion, n_clusters, cluster_spread))``. A function of its own,
+    called once per block: compiled as the body of a numba parallel loop the same code ran
+    three times slower.
     """
-    n_items, n_humans, planes_model, design_values, rule, log_factorials = arguments
+    n_items, n_humans, planes_model, design_values, rule, log_factorials = arguments[:6]
+    confusion, n_clusters, spread = arguments[6]
     mode, truth_thresholds, rater_thresholds = planes_model
     design, rho, m = design_values
     n_labels, n_raters, n_classes = rater_thresholds.shape
     valid = valid_words(n_items)
     labels = mode == LABEL_PLANES
+    per_cluster = n_labels if labels else 1
+    n_classes = max(n_classes, n_clusters * per_cluster)
     mask_scratch, plane_scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
+    cluster = cluster_scratch(n_items, n_clusters, n_raters, n_labels, per_cluster)
+    clusters = (confusion, spread, cluster)
     decide_scratch = _rule_scratch(n_humans, n_raters - n_humans, n_labels, word_count(n_items))
     for t in range(first, stop):
         key = trial_keys[t]
-        draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials)
-        draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, plane_scratch)
+        draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials, cluster)
+        draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, plane_scratch, clusters)
         decide_bitsets(
             plane_scratch[0],
             plane_scratch[1],
@@ -304,25 +320,63 @@ def _simulate_chunk(trial_keys, first, stop, arguments, outputs):
         )
 
 
+def cluster_arguments(clusters, rater_thresholds):
+    """Return ``(confusion, n_clusters, cluster_spread)`` for the kernels (0 clusters: none)."""
+    n_labels, n_raters, _ = rater_thresholds.shape
+    if clusters is None or not clusters[2] > 0:
+        return np.zeros((n_raters, n_labels, n_labels)), 0, 0.0
+    confusion, n_clusters, spread = clusters
+    return np.ascontiguousarray(confusion, dtype=np.float64), int(n_clusters), float(spread)
+
+
+def draw_bitsets(trial_keys, n_items, n_humans, planes_model, design, rho, m, clusters=None):
+    """Return the planes ``(T, R, L, W)`` and masks ``(T, K, W)`` the engine draws.
+
+    With ``clusters`` (as :func:`simcore.engine.bitset.simulate_bitset`) also each trial's
+    cluster of every lane, int ``(T, n)``.
+    """
+    arguments = cluster_arguments(clusters, planes_model[2])
+    planes, masks, lane_clusters = _draw_bitsets(
+        trial_keys, n_items, n_humans, planes_model, (design, rho, m), arguments
+    )
+    return (planes, masks) if clusters is None else (planes, masks, lane_clusters)
+
+
 @jit(parallel=True)
-def draw_bitsets(trial_keys, n_items, n_humans, planes_model, design, rho, m):
-    """Return the planes ``(T, R, L, W)`` and masks ``(T, K, W)`` the engine draws."""
+def _draw_bitsets(trial_keys, n_items, n_humans, planes_model, design_values, clusters):
     mode, truth_thresholds, rater_thresholds = planes_model
+    design, rho, m = design_values
+    confusion, n_clusters, spread = clusters
     n_trials = trial_keys.shape[0]
     n_labels, n_raters, n_classes = rater_thresholds.shape
     n_words = word_count(n_items)
     planes = np.zeros((n_trials, n_raters, n_labels, n_words), dtype=np.uint64)
     masks = np.zeros((n_trials, n_humans, n_words), dtype=np.uint64)
+    lane_clusters = np.zeros((n_trials, n_items), dtype=np.int64)
     log_factorials = log_factorial_table(n_items)
     valid = valid_words(n_items)
+    per_cluster = n_labels if mode == LABEL_PLANES else 1
+    n_classes = max(n_classes, n_clusters * per_cluster)
     for t in prange(n_trials):
         mask_scratch, plane_scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
+        cluster = cluster_scratch(n_items, n_clusters, n_raters, n_labels, per_cluster)
         key = trial_keys[t]
-        draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials)
-        draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, plane_scratch)
+        draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials, cluster)
+        draw_planes(
+            key,
+            mode,
+            truth_thresholds,
+            rater_thresholds,
+            valid,
+            plane_scratch,
+            (confusion, spread, cluster),
+        )
         planes[t] = plane_scratch[0]
         masks[t] = mask_scratch[4]
-    return planes, masks
+        for g in range(n_clusters):
+            for i in range(cluster[1][g], cluster[2][g]):
+                lane_clusters[t, i] = g
+    return planes, masks, lane_clusters
 
 
 @jit(parallel=True)
@@ -361,8 +415,11 @@ def warm(part):
     key = np.uint64(1)
     if part == "draws":
         log_factorials = log_factorial_table(n_items)
-        draw_masks(key, n_items, 0, 0.5, 0, valid, mask_scratch, log_factorials)
-        draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, plane_scratch)
+        confusion, n_clusters, spread = cluster_arguments(None, rater_thresholds)
+        cluster = cluster_scratch(n_items, n_clusters, 3, 2, 1)
+        draw_masks(key, n_items, 0, 0.5, 0, valid, mask_scratch, log_factorials, cluster)
+        clusters = (confusion, spread, cluster)
+        draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, plane_scratch, clusters)
         return
     outputs = trial_outputs(1, n_humans, 1)
     scratch = _rule_scratch(n_humans, 1, 2, valid.shape[1])

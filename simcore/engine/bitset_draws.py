@@ -30,7 +30,9 @@ lays the items out sorted by pattern, group 0 first.
 
 Stream order in a trial (it defines the engine's streams,
 :data:`simcore.engine.bitset.BITSET_STREAMS`):
-the mask groups from the xoshiro256** stream seeded by ``mix64(key ^ MASK_SALT)``; then,
+the mask groups from the xoshiro256** stream seeded by ``mix64(key ^ MASK_SALT)`` (for
+clustered items, split from one group per cluster, then each cluster's difficulty from the
+same stream: :mod:`simcore.engine.bitset_clusters`); then,
 from the counter stream keyed ``key`` (:mod:`simcore.engine.bitwords`), the truth's planes
 ``0 .. L - 2`` (label mode), then every rater's plane ``v`` for ``v = 0 .. L - 2``, one
 :func:`~simcore.engine.bitwords.bernoulli_rows` call per plane with a row per rater.
@@ -39,6 +41,7 @@ from the counter stream keyed ``key`` (:mod:`simcore.engine.bitwords`), the trut
 import numpy as np
 
 from simcore.engine._jit import jit
+from simcore.engine.bitset_clusters import cluster_classes, cluster_layout, cluster_thresholds
 from simcore.engine.bitset_margins import code_planes
 from simcore.engine.bitwords import ALL_ONES, bernoulli_rows
 from simcore.engine.counts import mask_groups
@@ -131,14 +134,25 @@ def draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes):
 
 
 @jit
-def draw_masks(key, n_items, design, rho, m, valid, scratch, log_factorials):
-    """Draw the trial's mask groups and write each human's mask bitset into ``scratch``."""
+def draw_masks(key, n_items, design, rho, m, valid, scratch, log_factorials, clusters):
+    """Draw the trial's mask groups and write each human's mask bitset into ``scratch``.
+
+    ``clusters`` is :func:`simcore.engine.bitset_clusters.cluster_scratch`: with spans (a
+    clustered cell) the groups are split from one per cluster and each cluster's lanes and
+    difficulty recorded there (:func:`~simcore.engine.bitset_clusters.cluster_layout`).
+    """
     state, sizes, group_masks, chosen, masks = scratch
     n_humans = masks.shape[0]
     seed_state(mix64(key ^ MASK_SALT), state)
-    generation, groups = mask_groups(
-        state, n_items, n_humans, design, rho, m, sizes, group_masks, chosen, log_factorials
-    )
+    if clusters[6].shape[0] > 0:
+        arguments = (n_humans, design, rho, m, log_factorials)
+        generation, groups = cluster_layout(
+            state, n_items, arguments, (sizes, group_masks, chosen), clusters
+        )
+    else:
+        generation, groups = mask_groups(
+            state, n_items, n_humans, design, rho, m, sizes, group_masks, chosen, log_factorials
+        )
     for w in range(masks.shape[1]):
         masks[0, w] = valid[0, w]
         for h in range(1, n_humans):
@@ -153,7 +167,7 @@ def draw_masks(key, n_items, design, rho, m, valid, scratch, log_factorials):
 
 
 @jit
-def _split_planes(key, counter, thresholds, classes, valid, planes, words):
+def _split_planes(key, counter, thresholds, classes, spans, valid, planes, words):
     """Split the valid lanes of every row into its planes; return the next counter.
 
     ``planes`` ``(R, L, W)``; ``thresholds`` ``(L, R, C)``: plane ``v < L - 1`` of row ``r``
@@ -167,7 +181,7 @@ def _split_planes(key, counter, thresholds, classes, valid, planes, words):
         for w in range(n_words):
             remaining[r, w] = valid[0, w]
     for v in range(n_planes - 1):
-        counter = bernoulli_rows(key, counter, thresholds[v], classes, drawn, row_scratch)
+        counter = bernoulli_rows(key, counter, thresholds[v], classes, spans, drawn, row_scratch)
         for r in range(n_rows):
             for w in range(n_words):
                 bits = drawn[r, w] & remaining[r, w]
@@ -180,28 +194,37 @@ def _split_planes(key, counter, thresholds, classes, valid, planes, words):
 
 
 @jit
-def draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, scratch):
+def draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, scratch, clusters):
     """Draw every rater's planes and codes into ``scratch``, in the module's stream order.
 
     ``truth_thresholds`` ``(L, 1, 1)`` and ``rater_thresholds`` ``(L, R, C)`` are
     :func:`simcore.engine.bitwords.threshold` of the conditional shares (plane, rater,
     class; :func:`planes_model`). Offset planes are drawn with one class (the valid lanes);
-    label planes draw the truth first and use its planes as the classes.
+    label planes draw the truth first and use its planes as the classes. ``clusters`` is
+    ``(confusion (R, L, L), cluster_spread, cluster scratch)``: with spans (a clustered
+    cell, :func:`draw_masks` drawn) the raters' classes and thresholds are the clusters'
+    (:mod:`simcore.engine.bitset_clusters`) and ``rater_thresholds`` is not read.
     """
     planes, codes, truth, remaining, drawn, row_scratch, truth_scratch = scratch
+    confusion, spread, cluster = clusters
+    spans = cluster[6]
+    no_spans = spans[:0]
+    rows = (remaining, drawn, row_scratch)
     counter = np.uint64(0)
-    if mode == OFFSET_PLANES:
-        counter = _split_planes(
-            key, counter, rater_thresholds, valid, valid, planes, (remaining, drawn, row_scratch)
-        )
-    else:
+    labels = mode == LABEL_PLANES
+    if labels:
         truth_planes = truth.reshape(1, truth.shape[0], truth.shape[1])
         counter = _split_planes(
-            key, counter, truth_thresholds, valid, valid, truth_planes, truth_scratch
+            key, counter, truth_thresholds, valid, no_spans, valid, truth_planes, truth_scratch
         )
-        counter = _split_planes(
-            key, counter, rater_thresholds, truth, valid, planes, (remaining, drawn, row_scratch)
-        )
+    if spans.shape[0] > 0:
+        cluster_thresholds(confusion, spread, cluster, labels)
+        cluster_classes(truth, cluster, labels)
+        _split_planes(key, counter, cluster[5], cluster[4], spans, valid, planes, rows)
+    elif labels:
+        _split_planes(key, counter, rater_thresholds, truth, no_spans, valid, planes, rows)
+    else:
+        _split_planes(key, counter, rater_thresholds, valid, no_spans, valid, planes, rows)
     code_planes(planes, codes)
 
 

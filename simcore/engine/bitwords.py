@@ -69,30 +69,22 @@ def popcount(word):
 
 
 @jit
-def bernoulli_rows(key, base, thresholds, classes, out, scratch):
+def bernoulli_rows(key, base, thresholds, classes, spans, out, scratch):
     """Fill ``out`` ``(R, W)``: lane ``w`` of row ``r`` is Bernoulli(``thresholds[r, c] / 2**64``).
 
     ``c`` is the lane's class: ``classes`` ``(C, W)`` are disjoint bitsets (lanes in no class
-    come out 0); with one class the threshold is the row's. ``thresholds`` ``(R, C)`` uint64
-    (:func:`threshold`; ``2**64 - 1`` is certain, 0 impossible). ``scratch`` is
-    ``(undecided (R, W), step bits (2, R, C), lane bits (2, W))``. Step ``j`` of word
-    ``(r, w)`` reads counter ``base + (j R + r) W + w``; the call owns ``64 R W`` counters
-    and returns ``base + 64 R W``.
+    come out 0); with one class the threshold is the row's. ``spans`` ``(W, 2)``, when not
+    empty, gives the classes ``spans[w, 0] .. spans[w, 1] - 1`` that word ``w``'s lanes can
+    be in (many classes, each on a few words: clusters); empty, every class is read.
+    ``thresholds`` ``(R, C)`` uint64 (:func:`threshold`; ``2**64 - 1`` is certain, 0
+    impossible). ``scratch`` is ``(undecided (R, W), step bits (2, R, C), lane bits (2,
+    W))``. Step ``j`` of word ``(r, w)`` reads counter ``base + (j R + r) W + w``; the call
+    owns ``64 R W`` counters and returns ``base + 64 R W``.
     """
     undecided, step_bits, lane_bits = scratch
     n_rows, n_words = out.shape
     n_classes = classes.shape[0]
-    for r in range(n_rows):
-        for w in range(n_words):
-            out[r, w] = 0
-            undecided[r, w] = 0
-        for c in range(n_classes):
-            if thresholds[r, c] == ALL_ONES:  # certain: every lane of the class is 1
-                for w in range(n_words):
-                    out[r, w] |= classes[c, w]
-            elif thresholds[r, c] != 0:
-                for w in range(n_words):
-                    undecided[r, w] |= classes[c, w]
+    _start_rows(thresholds, classes, spans, out, undecided)
     steps = 0
     while steps < VECTOR_STEPS and _step_masks(thresholds, steps, step_bits):
         first = base + np.uint64(steps * n_rows * n_words)
@@ -107,15 +99,18 @@ def bernoulli_rows(key, base, thresholds, classes, out, scratch):
                     undecided[r, w] &= ~(random ^ bits) & alive
         else:  # each lane's threshold bit from its class, gathered class by class
             for r in range(n_rows):
-                for w in range(n_words):
-                    lane_bits[0, w] = 0
-                    lane_bits[1, w] = 0
-                for c in range(n_classes):
-                    bits = step_bits[0, r, c]
-                    alive = step_bits[1, r, c]
+                if spans.shape[0] == 0:  # every class on every word: the loop vectorises
                     for w in range(n_words):
-                        lane_bits[0, w] |= classes[c, w] & bits
-                        lane_bits[1, w] |= classes[c, w] & alive
+                        lane_bits[0, w] = 0
+                        lane_bits[1, w] = 0
+                    for c in range(n_classes):
+                        bits = step_bits[0, r, c]
+                        alive = step_bits[1, r, c]
+                        for w in range(n_words):
+                            lane_bits[0, w] |= classes[c, w] & bits
+                            lane_bits[1, w] |= classes[c, w] & alive
+                else:
+                    _gather_spans(step_bits, r, classes, spans, lane_bits)
                 row_first = first + np.uint64(r * n_words)
                 for w in range(n_words):
                     random = stream_word(key, row_first + np.uint64(w))
@@ -127,8 +122,54 @@ def bernoulli_rows(key, base, thresholds, classes, out, scratch):
             if undecided[r, w] == 0:
                 continue
             where = (r, w, steps)
-            out[r, w] = _finish_word(key, base, thresholds, classes, where, out, undecided)
+            out[r, w] = _finish_word(key, base, thresholds, classes, spans, where, out, undecided)
     return base + np.uint64(STEPS_PER_CALL * n_rows * n_words)
+
+
+@jit
+def _start_rows(thresholds, classes, spans, out, undecided):
+    """Set the lanes of certain classes in ``out`` and mark those still to draw undecided."""
+    n_rows, n_words = out.shape
+    for r in range(n_rows):
+        for w in range(n_words):
+            out[r, w] = 0
+            undecided[r, w] = 0
+        if spans.shape[0] == 0:
+            for c in range(classes.shape[0]):
+                if thresholds[r, c] == ALL_ONES:  # certain: every lane of the class is 1
+                    for w in range(n_words):
+                        out[r, w] |= classes[c, w]
+                elif thresholds[r, c] != 0:
+                    for w in range(n_words):
+                        undecided[r, w] |= classes[c, w]
+            continue
+        for w in range(n_words):
+            for c in range(spans[w, 0], spans[w, 1]):
+                if thresholds[r, c] == ALL_ONES:
+                    out[r, w] |= classes[c, w]
+                elif thresholds[r, c] != 0:
+                    undecided[r, w] |= classes[c, w]
+
+
+@jit
+def _class_span(spans, w, n_classes):
+    """Return ``(first, stop)``: the classes word ``w``'s lanes can be in."""
+    if spans.shape[0] == 0:
+        return 0, n_classes
+    return spans[w, 0], spans[w, 1]
+
+
+@jit
+def _gather_spans(step_bits, r, classes, spans, lane_bits):
+    """Write row ``r``'s step bits per lane from the classes each word can hold (``spans``)."""
+    for w in range(classes.shape[1]):
+        bits = np.uint64(0)
+        alive = np.uint64(0)
+        for c in range(spans[w, 0], spans[w, 1]):
+            bits |= classes[c, w] & step_bits[0, r, c]
+            alive |= classes[c, w] & step_bits[1, r, c]
+        lane_bits[0, w] = bits
+        lane_bits[1, w] = alive
 
 
 @jit
@@ -150,7 +191,7 @@ def _step_masks(thresholds, step, step_bits):
 
 
 @jit
-def _finish_word(key, base, thresholds, classes, where, out, undecided):
+def _finish_word(key, base, thresholds, classes, spans, where, out, undecided):
     """Finish word ``(r, w)``'s undecided lanes from step ``steps`` on; return the word.
 
     ``where`` is ``(r, w, steps)``.
@@ -163,7 +204,8 @@ def _finish_word(key, base, thresholds, classes, where, out, undecided):
     while open_lanes != 0 and step < STEPS_PER_CALL:
         bits = np.uint64(0)
         alive = np.uint64(0)
-        for c in range(classes.shape[0]):
+        first, stop = _class_span(spans, w, classes.shape[0])
+        for c in range(first, stop):
             rest = thresholds[r, c] << np.uint64(step)
             if rest >> np.uint64(63):
                 bits |= classes[c, w]

@@ -79,11 +79,28 @@ def _cumulative(probabilities):
 @jit
 def mask_groups(state, n_items, n_humans, design, rho, m, sizes, mask, chosen, log_factorials):
     """Split the items into mask groups (stream step 1); return ``(generation, groups)``."""
-    generation = 0
-    groups = 1
     sizes[0, 0] = n_items
     mask[0, 0, :] = False
     mask[0, 0, 0] = True
+    arguments = (n_humans, design, rho, m, log_factorials)
+    return split_groups(state, 1, arguments, sizes, mask, chosen, sizes[:, :0])  # no origins
+
+
+@jit
+def split_groups(state, groups, arguments, sizes, mask, chosen, origins):
+    """Split ``groups`` starting groups by each secondary's draw; return ``(generation, groups)``.
+
+    The starting groups are rows ``0 .. groups - 1`` of ``sizes[0]`` and ``mask[0]`` (only
+    the primary labels them). Secondary ``s`` takes ``binomial(size, rho)`` items of each
+    group (``bernoulli``), or ``m`` items over all groups by a multivariate hypergeometric
+    (``exact_m``; ``shared_panel`` draws secondary 1 so and copies it), and every group
+    splits into the items it took and the rest, in that order, so a group's descendants stay
+    contiguous and in its place. ``arguments`` is ``(K, design, rho, m, log factorials)``;
+    ``origins`` ``(2, n)``, when not empty, carries each group's starting group along.
+    """
+    n_humans, design, rho, m, log_factorials = arguments
+    generation = 0
+    track = origins.shape[1] > 0
     for secondary in range(1, n_humans):
         if design == SHARED_PANEL and secondary > 1:
             for row in range(groups):
@@ -107,6 +124,8 @@ def mask_groups(state, n_items, n_humans, design, rho, m, sizes, mask, chosen, l
                 for human in range(n_humans):
                     mask[target, kept, human] = mask[generation, row, human]
                 mask[target, kept, secondary] = part == 0
+                if track:
+                    origins[target, kept] = origins[generation, row]
                 kept += 1
         generation = target
         groups = kept
