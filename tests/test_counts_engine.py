@@ -502,10 +502,15 @@ def test_auto_picks_the_engine_by_design_and_rule():
     strat = small_cell({"kind": "point"}, "auto", trials, design={"kind": "strat", "m": 50})
     assert engines_run(strat) == "items"
     assert engines_run(small_cell({"kind": "point"}, "auto", trials)) == "bitset"
-    assert engines_run(small_cell({"kind": "alt_test"}, "auto", trials)) == "counts"
+    alt_test = small_cell({"kind": "alt_test"}, "auto", trials)
+    assert engines_run(alt_test) == "bitset"
+    assert engines_run({**alt_test, "streams": 2}) == "counts"  # before the bitset verdicts
+    numeric = small_cell({"kind": "alt_test", "scale": "numeric"}, "auto", trials)
+    assert engines_run(numeric) == "counts"  # numeric scores read the label values
     clustered = small_cell({"kind": "point"}, "auto", trials)
     clustered["model"].update({"n_clusters": 5, "cluster_spread": 0.1})
-    assert engines_run(clustered) == "items"
+    assert engines_run(clustered) == "bitset"
+    assert engines_run({**clustered, "streams": 2}) == "items"
 
 
 def test_streams_1_keeps_autos_earlier_choice_and_the_stores_hash():

@@ -217,12 +217,20 @@ def bitset_engine_arguments(cell):
 
     ``(n_items, n_humans, planes_model, design, rho, m)``. Offset planes (the truth drops
     out) when every channel is symmetric and the coefficient is observed agreement, which
-    reads no label counts; label planes otherwise.
+    reads no label counts; label planes otherwise. The alternative annotator test
+    (categorical) and the interval verdict read agreements only, as observed agreement does.
     """
     n_items, n_humans, confusion, prevalence, design, rho, m = counts_engine_arguments(cell)
     offsets = cell.rule.coefficient == "observed" and symmetric_accuracies(confusion) is not None
     model = planes_model(confusion, prevalence, offsets)
     return n_items, n_humans, model, design, rho, m
+
+
+def bitset_clusters(cell):
+    """Return the bitset engine's ``clusters`` argument: None, or the cell's clusters."""
+    if cell.model.cluster_spread > 0:
+        return cell.confusions(), cell.model.n_clusters, float(cell.model.cluster_spread)
+    return None
 
 
 def simulate_cell(cell, root_seed, start, stop):
@@ -236,7 +244,8 @@ def simulate_cell(cell, root_seed, start, stop):
     keys = trial_keys(cell_sequence(root_seed, cell), start, stop)
     rule = rule_parameters(cell.rule, cell.outputs)
     if cell.kernel_engine == "bitset":
-        return TrialOutputs(*simulate_bitset(keys, *bitset_engine_arguments(cell), rule))
+        arguments = bitset_engine_arguments(cell)
+        return TrialOutputs(*simulate_bitset(keys, *arguments, rule, bitset_clusters(cell)))
     if cell.kernel_engine == "counts":
         return TrialOutputs(*simulate_counts(keys, *counts_engine_arguments(cell), rule))
     return TrialOutputs(*kernels.simulate(keys, *kernel_arguments(cell), rule))

@@ -21,20 +21,24 @@ from simcore.model.designs import DESIGNS
 from simcore.model.generative import Skew, prevalence_vector, rater_confusions
 from simcore.model.recipes import judge_accuracy_for_margin
 from simcore.studies.config import MAX_TRIALS, OutputConfig, RuleConfig, _field, _plain, rule_dict
+from simcore.studies.engine_choice import (
+    bitset_engine_applies,
+    clustered,
+    counts_engine_applies,
+)
 
 REFERENCES = ("dense", "population")
 ENGINES = ("auto", "items", "counts", "bitset")
-COUNTS_ENGINE_DESIGNS = ("bernoulli", "exact_m", "shared_panel")
-"""Designs under which the counts engine's category counts are exact (the bitset engine's too)."""
-STREAMS = (1, 2)
+STREAMS = (1, 2, 3)
 """Versions of ``engine: auto``'s choice: 1 items and counts engines only (cubes made before
-the bitset engine), 2 the bitset engine wherever it runs the cell."""
-BITSET_MAX_LABELS = 16
-"""Most label categories the bitset engine draws (its planes grow linearly in L)."""
+the bitset engine), 2 the bitset engine for the point rule on independent items, 3 the
+bitset engine wherever it runs the cell (also the alternative annotator test, the interval
+verdict and clustered items)."""
+STREAMS_BEFORE_VERDICTS = 2
+"""The last version under which auto left the other rules and clusters to the items and
+counts engines: a scenario without them is hashed with it (its numbers are the same)."""
 COUNTS_ITEMS_PER_MASK_PATTERN = 4
 """``engine: auto`` takes the counts engine from this many items per mask pattern."""
-MAX_LABEL_PATTERNS = 1 << 20
-"""Most raters' label patterns ``L ** (K + J)`` the counts engine keeps a histogram for."""
 
 
 @dataclass(frozen=True)
@@ -134,10 +138,12 @@ class RunConfig:
         choices=ENGINES,
     )
     streams: int = _field(
-        2,
+        3,
         "int",
-        "version of auto's engine choice: 2 (bitset engine where it runs the cell) or 1 (items "
-        "and counts engines only, to reproduce and extend cubes made before the bitset engine)",
+        "version of auto's engine choice: 3 (bitset engine wherever it runs the cell), 2 (bitset "
+        "engine for the point rule on independent items only, as before it ran the other rules "
+        "and clusters) or 1 (items and counts engines only, to reproduce and extend cubes made "
+        "before the bitset engine)",
         choices=STREAMS,
     )
     trials: int = _field(2000, "int", "trials per cell", minimum=1, maximum=MAX_TRIALS)
@@ -228,22 +234,25 @@ class Cell:
     reference: str
     engine: str = "auto"
     outputs: tuple = OUTPUTS
-    streams: int = 2
+    streams: int = 3
 
     @property
     def kernel_engine(self):
         """The engine that runs this cell: ``items``, ``counts`` or ``bitset`` (``auto`` resolved).
 
-        With ``streams: 2`` ``auto`` takes the bitset engine wherever it runs the cell
-        (:func:`bitset_engine_applies`). Otherwise (and always with ``streams: 1``) it takes
-        the counts engine where it is exact (:func:`counts_engine_applies`) and faster: with
+        With ``streams: 3`` ``auto`` takes the bitset engine wherever it runs the cell
+        (:func:`~simcore.studies.engine_choice.bitset_engine_applies`), with ``streams: 2``
+        only for the point rule on independent items. Otherwise (and always with ``streams:
+        1``) it takes the counts engine where it is exact
+        (:func:`~simcore.studies.engine_choice.counts_engine_applies`) and faster: with
         at least :data:`COUNTS_ITEMS_PER_MASK_PATTERN` items per mask pattern ``2 ** (K - 1)``
         (below that, most mask groups hold a few items and the items engine's single pass
         wins; ``make bench`` measured the crossover near n = 2000 at K = 10). The items
         engine runs everything else.
         """
         if self.engine == "auto" and self.streams >= 2 and bitset_engine_applies(self):
-            return "bitset"
+            if self.streams >= 3 or (self.rule.kind == "point" and not clustered(self)):
+                return "bitset"
         if self.engine == "auto":
             enough_items = self.model.n_items >= COUNTS_ITEMS_PER_MASK_PATTERN * 2 ** (
                 self.model.n_humans - 1
@@ -316,7 +325,7 @@ class Scenario:
     kind: str = "synthetic"
     reference: str = "dense"
     engine: str = "auto"
-    streams: int = 2
+    streams: int = 3
     trials: int = 2000
     seed: int = 0
     sweep: tuple = ()
@@ -365,9 +374,21 @@ class Scenario:
             data["outputs"] = list(self.outputs)
         if self.streams != 1 and self.engine == "auto":
             # only auto's choice depends on the version; streams 1 keeps the hashes of the
-            # stores made before it, so they can be extended
-            data["streams"] = self.streams
+            # stores made before it, so they can be extended, and so does a scenario that
+            # version 3 draws as version 2 did (the point rule on independent items)
+            data["streams"] = (
+                self.streams
+                if self._verdicts_or_clusters()
+                else min(self.streams, STREAMS_BEFORE_VERDICTS)
+            )
         return data
+
+    def _verdicts_or_clusters(self):
+        """Whether any cell has a rule other than the point rule or clustered items."""
+        swept = dict(self.sweep)
+        kinds = swept.get("rule", [self.rule.kind])
+        spreads = swept.get("cluster_spread", [self.model.cluster_spread])
+        return any(kind != "point" for kind in kinds) or any(s > 0 for s in spreads)
 
     def to_yaml(self):
         """Return the effective configuration as YAML text."""
@@ -414,39 +435,6 @@ class Scenario:
         swept = dict(self.sweep)
         axes = [swept.get(name, [getattr(self.model, name)]) for name in names]
         return sorted(set(itertools.product(*axes)))
-
-
-def counts_engine_applies(cell):
-    """Return whether the counts engine draws ``cell`` exactly.
-
-    It needs independent, exchangeable items (``cluster_spread`` 0), at most
-    :data:`MAX_LABEL_PATTERNS` label patterns ``L ** (K + J)``, and a design that treats
-    items alike: :data:`COUNTS_ENGINE_DESIGNS`. The stratified designs read each item's labels
-    and stay with the items engine.
-    """
-    n_raters = cell.confusions().shape[0]
-    patterns = cell.model.n_labels**n_raters
-    return (
-        cell.design.kind in COUNTS_ENGINE_DESIGNS
-        and cell.model.cluster_spread == 0
-        and patterns <= MAX_LABEL_PATTERNS
-    )
-
-
-def bitset_engine_applies(cell):
-    """Return whether the bitset engine runs ``cell``.
-
-    It runs the point rule on independent items (``cluster_spread`` 0) under a design that
-    treats items alike (:data:`COUNTS_ENGINE_DESIGNS`), with at most
-    :data:`BITSET_MAX_LABELS` labels. The alternative annotator test and the interval
-    verdict read each item's labels and stay with the items and counts engines.
-    """
-    return (
-        cell.rule.kind == "point"
-        and cell.design.kind in COUNTS_ENGINE_DESIGNS
-        and cell.model.cluster_spread == 0
-        and cell.model.n_labels <= BITSET_MAX_LABELS
-    )
 
 
 def _resolve_cell(scenario, index, coords, resolved=None, keys=None):

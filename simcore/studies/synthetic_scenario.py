@@ -19,20 +19,22 @@ from simcore.studies.config import (
     rule_dict,
     unknown_key,
 )
+from simcore.studies.engine_choice import (
+    BITSET_MAX_LABELS,
+    bitset_engine_applies,
+    counts_engine_applies,
+)
 from simcore.studies.synthetic_config import (
     _SECTIONS,
     _SWEEP_KINDS,
     _TOP_SCALARS,
     _VALID_TOP_KEYS,
-    BITSET_MAX_LABELS,
     OUTPUTS,
     SWEEPABLE,
     PlanningConfig,
     RunConfig,
     Scenario,
     _field_meta,
-    bitset_engine_applies,
-    counts_engine_applies,
 )
 
 
@@ -203,6 +205,11 @@ class _CellProblems:
                     f"m = {self.cell.m}",
                     involved,
                 )
+
+    def engine(self):
+        """Check that an engine named for the cell can draw it."""
+        model = self.cell.model
+        design = self.cell.design
         if self.cell.engine == "counts" and not counts_engine_applies(self.cell):
             self.problem(
                 self.where("engine", "engine"),
@@ -216,12 +223,20 @@ class _CellProblems:
         if self.cell.engine == "bitset" and not bitset_engine_applies(self.cell):
             self.problem(
                 self.where("engine", "engine"),
-                "the bitset engine runs the point rule with independent items, at most "
-                f"{BITSET_MAX_LABELS} labels and a bernoulli, exact_m or shared_panel design "
-                "(use engine: items or auto)",
-                f"rule {self.cell.rule.kind}, design {design.kind}, {model.n_labels} labels, "
-                f"cluster spread {model.cluster_spread}",
-                ("engine", "rule.kind", "design.kind", "model.n_labels", "model.cluster_spread"),
+                "the bitset engine runs the point rule, the interval verdict and alt_test with "
+                f"categorical scores, at most {BITSET_MAX_LABELS} labels, a bernoulli, exact_m "
+                "or shared_panel design and clusters of at most 2**20 class words "
+                "n_clusters * n_labels * ceil(n_items / 64) (use engine: items or auto)",
+                f"rule {self.cell.rule.kind} (scale {self.cell.rule.scale}), design "
+                f"{design.kind}, {model.n_labels} labels, {model.n_clusters} clusters",
+                (
+                    "engine",
+                    "rule.kind",
+                    "rule.scale",
+                    "design.kind",
+                    "model.n_labels",
+                    "model.n_clusters",
+                ),
             )
 
     def rule(self):
@@ -328,7 +343,13 @@ class _CellProblems:
 def _check_cell(cell, source):
     """Cross-field checks of one cell, as ``(key, message, fields involved)`` triples."""
     checks = _CellProblems(cell, source)
-    for check in (checks.humans_and_labels, checks.design, checks.rule, checks.margin):
+    for check in (
+        checks.humans_and_labels,
+        checks.design,
+        checks.engine,
+        checks.rule,
+        checks.margin,
+    ):
         check()
     checks.matrices()
     return checks.found
