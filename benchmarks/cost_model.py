@@ -16,8 +16,8 @@ import time
 import numba
 
 from results import save_section
+from simcore.studies.engine_choice import counts_engine_applies
 from simcore.studies.synthetic_cell import simulate_cell
-from simcore.studies.synthetic_config import counts_engine_applies
 from simcore.studies.synthetic_scenario import scenario_from_dict
 
 REPEATS = 3

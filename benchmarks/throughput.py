@@ -72,12 +72,19 @@ def baseline_rate(n_items, n_humans, design):
     return n_batches * batch / timed(run)
 
 
-def engine_rate(n_items, n_humans, design, threads, engine, n_labels=2, coefficient="observed"):
-    """Trials per second of one simcore engine for one cell on ``threads`` numba threads."""
+def engine_rate(
+    n_items, n_humans, design, threads, engine, n_labels=2, coefficient="observed", extra=None
+):
+    """Trials per second of one simcore engine for one cell on ``threads`` numba threads.
+
+    ``extra`` ``{"model": {...}, "rule": {...}}`` adds keys to those sections.
+    """
+    extra = extra or {}
+    model = {"n_items": n_items, "n_humans": n_humans, "n_labels": n_labels, "p_judge": 0.85}
     raw = {
-        "model": {"n_items": n_items, "n_humans": n_humans, "n_labels": n_labels, "p_judge": 0.85},
+        "model": {**model, **extra.get("model", {})},
         "design": {"kind": design, "rho": 0.05},
-        "rule": {"coefficient": coefficient},
+        "rule": {"coefficient": coefficient, **extra.get("rule", {})},
         "engine": engine,
         "trials": 1,
         "seed": 0,
@@ -296,6 +303,40 @@ def bitset_targets():
     return {"rows": rows, "two_thread_scaling": round(two / one, 2)}
 
 
+RULES_AND_CLUSTERS = (
+    ("point rule", {}),
+    ("alt_test", {"rule": {"kind": "alt_test"}}),
+    ("interval verdict", {"rule": {"kind": "interval"}}),
+    ("point rule, 10 clusters of spread 0.2", {"model": {"n_clusters": 10, "cluster_spread": 0.2}}),
+    (
+        "interval verdict, 10 clusters of spread 0.2",
+        {"rule": {"kind": "interval"}, "model": {"n_clusters": 10, "cluster_spread": 0.2}},
+    ),
+)
+"""The Figure 2 cell (n = 500, K = 4, bernoulli) under the other rules and with clusters."""
+
+
+def rules_and_clusters():
+    """The bitset engine against the items engine (the one that ran these cells before)."""
+    rows = []
+    for label, extra in RULES_AND_CLUSTERS:
+        items = engine_rate(500, 4, "bernoulli", 1, "items", extra=extra)
+        bitset = engine_rate(500, 4, "bernoulli", 1, "bitset", extra=extra)
+        row = {
+            "setting": label,
+            "items_trials_per_second": round(items),
+            "bitset_trials_per_second": round(bitset),
+            "ratio": round(bitset / items, 1),
+        }
+        rows.append(row)
+        print(
+            f"| {label} | {row['items_trials_per_second']} | {row['bitset_trials_per_second']} "
+            f"| {row['ratio']} |",
+            flush=True,
+        )
+    return rows
+
+
 def run_fixed_cost(repeats=REPEATS):
     """Median seconds of ``simcore.run`` on one cell of one trial (its cost per call)."""
     scenario = {"model": {"n_items": 100}, "design": {"kind": "bernoulli", "rho": 0.1}, "trials": 1}
@@ -357,6 +398,9 @@ def main():
         f"bitset two threads / one: {results['bitset_targets']['two_thread_scaling']}; "
         f"simcore.run fixed cost: {results['run_fixed_cost_seconds']} s"
     )
+    print("| Figure 2 cell, n = 500, K = 4 | items trials/s | bitset trials/s | bitset / items |")
+    print("|---|---|---|---|")
+    results["rules_and_clusters"] = rules_and_clusters()
     save_section("throughput", results)
 
 
