@@ -26,9 +26,7 @@ from simcore.model.generative import rater_confusions
 from simcore.model.rule import comparison_tables, count_passes
 from simcore.studies.config import RuleConfig
 from simcore.studies.synthetic_cell import TrialOutputs, rule_parameters
-
-NO_SPANS = np.zeros((0, 2), dtype=np.int64)
-"""Spans of a call without clusters: every class on every word."""
+from simcore.studies.synthetic_scenario import scenario_from_dict
 
 CHI_SQUARE_LEVEL = 1e-4
 """A fixed-seed chi-square test fails below this p-value (no false alarm at this seed)."""
@@ -252,7 +250,7 @@ def _bernoulli_counts(key, thresholds, classes, n_calls):
     counts = np.zeros((n_rows, n_words, n_calls), dtype=np.int64)
     counter = np.uint64(0)
     for call in range(n_calls):
-        counter = bitwords.bernoulli_rows(key, counter, thresholds, classes, NO_SPANS, out, scratch)
+        counter = bitwords.bernoulli_rows(key, counter, thresholds, classes, None, out, scratch)
         for r in range(n_rows):
             for w in range(n_words):
                 counts[r, w, call] = bitwords.popcount(out[r, w])
@@ -307,9 +305,7 @@ def test_bernoulli_words_by_class_follow_each_class():
         ones = np.zeros(classes.shape[1] * 64, dtype=np.int64)
         counter = np.uint64(0)
         for _ in range(n_calls):
-            counter = bitwords.bernoulli_rows(
-                key, counter, thresholds, classes, NO_SPANS, out, scratch
-            )
+            counter = bitwords.bernoulli_rows(key, counter, thresholds, classes, None, out, scratch)
             for w in range(out.shape[1]):
                 for b in range(64):
                     ones[w * 64 + b] += (out[0, w] >> np.uint64(b)) & np.uint64(1)
@@ -496,6 +492,31 @@ def test_a_kernel_that_ran_counts_as_compiled():
         {"model": {"n_items": 40}, "design": {"kind": "bernoulli", "rho": 0.2}, "trials": 3}
     )
     assert warm.is_compiled("bitset")
+
+
+def test_each_bitset_variant_is_named_and_checked_apart(monkeypatch):
+    """The verdicts and clusters compile their own variant: the note names what is cold."""
+    from simcore.engine import warm
+
+    raw = {"model": {"n_items": 40}, "design": {"kind": "bernoulli", "rho": 0.2}, "trials": 3}
+    raw["sweep"] = {"rule": ["point", "interval"], "cluster_spread": [0.0, 0.2]}
+    cells = list(scenario_from_dict(raw).cells())
+    variants = [cell.kernel_variant for cell in cells]
+    assert variants == ["bitset", "bitset:clusters", "bitset:verdicts", "bitset:verdicts,clusters"]
+    assert set(variants) <= set(warm.COMPILE_SECONDS)
+    assert scenario_from_dict({**raw, "engine": "items"}).cells().__next__().kernel_variant == (
+        "items"
+    )
+    monkeypatch.setattr(warm, "is_compiled", lambda engine: engine == "bitset")
+    note = warm.first_use_note(set(variants))
+    assert "the bitset engine's clusters and the bitset engine's verdicts and " in note
+    seconds = sum(warm.COMPILE_SECONDS[v] for v in variants[1:])
+    assert f"about {seconds} s" in note
+    monkeypatch.undo()
+    simcore.run({**raw, "sweep": {"rule": ["interval"]}})  # the verdicts variant ran
+    assert warm.is_compiled("bitset:verdicts")
+    assert warm._matches(("a", "none", "none"), (False, False))
+    assert not warm._matches(("a", "bool", "none"), (False, False))
 
 
 def test_show_says_which_engine_drew_the_cells():

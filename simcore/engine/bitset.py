@@ -117,19 +117,22 @@ def _pool(tables, side, coefficient, values, counters, columns):
 
 
 @jit
-def decide_bitsets(planes, codes, masks, valid, n_items, labels, rule, scratch, t, outputs):
-    """Run the point rule on one trial's bitsets and write trial ``t`` of ``outputs``.
+def decide_bitsets(
+    planes, codes, masks, valid, n_items, labels, rule, scratch, t, outputs, verdicts
+):
+    """Run the cell's rule on one trial's bitsets and write trial ``t`` of ``outputs``.
 
-    ``scratch`` is ``(pair_tables, margin_scratch, passes (2, J), verdict_scratch)``. Writes
-    what :func:`simcore.engine.decide.decide_rows` writes: overlap statistics, the point
-    rule's passes sparse and dense, the comparisons made, the pool's agreement and the
-    ranking (each left out when ``rule[RULE_SKIP]`` says so), then, for the alternative
-    annotator test (categorical scores) or the interval verdict, their comparisons
-    (:mod:`simcore.engine.bitset_verdicts`).
+    ``scratch`` is ``(pair_tables, margin_scratch, passes (2, J))``. Writes what
+    :func:`simcore.engine.decide.decide_rows` writes: overlap statistics, the point rule's
+    passes sparse and dense, the comparisons made, the pool's agreement and the ranking
+    (each left out when ``rule[RULE_SKIP]`` says so), then, with ``verdicts`` (the scratch of
+    :func:`~simcore.engine.bitset_verdicts.verdict_scratch`; None for the point rule, which
+    then compiles without them), the alternative annotator test's (categorical scores) or
+    the interval verdict's comparisons (:mod:`simcore.engine.bitset_verdicts`).
     """
     favour, against, tested, reference_favour, reference_tested = outputs[:5]
     counters, values, coverage, ranking = outputs[5], outputs[6], outputs[7], outputs[8]
-    tables, margins, passes, verdicts = scratch
+    tables, margins, passes = scratch
     n_humans = masks.shape[0]
     n_labels = planes.shape[1]
     n_judges = planes.shape[0] - n_humans
@@ -157,9 +160,10 @@ def decide_bitsets(planes, codes, masks, valid, n_items, labels, rule, scratch, 
         reference_favour[t, c] = passes[1, c]
         favour[t, c] = passes[0, c]
         against[t, c] = tested[t] - passes[0, c]
-    kind = int(rule[RULE_KIND])
-    if kind != POINT:
-        _verdict(codes, masks, valid, rule, kind, margins[0], verdicts, t, outputs)
+    if verdicts is not None:
+        kind = int(rule[RULE_KIND])
+        if kind != POINT:
+            _verdict(codes, masks, valid, rule, kind, margins[0], verdicts, t, outputs)
 
 
 @jit
@@ -200,7 +204,6 @@ def _rule_scratch(n_humans, n_judges, n_labels, n_words):
         pair_tables(n_humans, n_judges, n_labels),
         margin_scratch(n_humans, n_judges, n_labels, n_words),
         np.empty((2, n_judges), dtype=np.int16),
-        verdict_scratch(n_humans, n_judges, n_words),
     )
 
 
@@ -252,13 +255,13 @@ def simulate_bitset(
     threads = max(1, min(thread_count(), n_chunks))
 
     arguments = (n_items, n_humans, planes_model, design_values, rule, log_factorials)
-    arguments = (*arguments, cluster_arguments(clusters, rater_thresholds))
+    variant = (None if rule[RULE_KIND] == POINT else True, cluster_arguments(clusters))
     if threads == 1:
-        _simulate_part(trial_keys, 0, 1, arguments, outputs)
+        _simulate_part(trial_keys, 0, 1, arguments, outputs, *variant)
     else:
         with ThreadPoolExecutor(max_workers=threads) as pool:
             parts = [
-                pool.submit(_simulate_part, trial_keys, part, threads, arguments, outputs)
+                pool.submit(_simulate_part, trial_keys, part, threads, arguments, outputs, *variant)
                 for part in range(threads)
             ]
             for part in parts:
@@ -267,45 +270,77 @@ def simulate_bitset(
 
 
 @jit
-def _simulate_part(trial_keys, part, parts, arguments, outputs):
+def _simulate_part(trial_keys, part, parts, arguments, outputs, verdicts, clusters):
     """Run blocks ``part, part + parts, ...`` of :data:`~simcore.engine.layout.TRIAL_CHUNK` trials.
 
     One call per thread, so the arguments are unboxed once, not once per block.
+    ``verdicts`` (None for the point rule, else True) and ``clusters`` (None, or
+    ``(confusion, n_clusters, cluster_spread)``) are None where the cell needs neither, and
+    the code for them is then not compiled (numba prunes a branch on an argument that is
+    None): the point rule on independent items compiles as fast as before them.
     """
     n_trials = trial_keys.shape[0]
     n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
     for chunk in range(part, n_chunks, parts):
         first = chunk * TRIAL_CHUNK
         stop = min(n_trials, first + TRIAL_CHUNK)
-        _simulate_chunk(trial_keys, first, stop, arguments, outputs)
+        _simulate_chunk(trial_keys, first, stop, arguments, outputs, verdicts, clusters)
 
 
 @jit
-def _simulate_chunk(trial_keys, first, stop, arguments, outputs):
+def _simulate_chunk(trial_keys, first, stop, arguments, outputs, verdicts, clusters):
     """Draw and decide trials ``range(first, stop)`` with scratch allocated once for them.
 
     ``arguments`` is ``(n_items, n_humans, planes_model, design_values, rule,
-    log_factorials, (confusion, n_clusters, cluster_spread))``. A function of its own,
-    called once per block: compiled as the body of a numba parallel loop the same code ran
-    three times slower.
+    log_factorials)``; ``verdicts`` and ``clusters`` as :func:`_simulate_part`, each branch
+    on them taken at compile time. A function of its own, called once per block: compiled
+    as the body of a numba parallel loop the same code ran three times slower.
     """
-    n_items, n_humans, planes_model, design_values, rule, log_factorials = arguments[:6]
-    confusion, n_clusters, spread = arguments[6]
+    n_items, n_humans, planes_model, design_values, rule, log_factorials = arguments
+    n_labels, n_raters, n_classes = planes_model[2].shape
+    n_judges = n_raters - n_humans
+    n_words = word_count(n_items)
+    per_cluster = n_labels if planes_model[0] == LABEL_PLANES else 1
+    if clusters is None:
+        scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
+        if verdicts is None:
+            _run_trials(trial_keys, (first, stop), arguments, outputs, scratch, None, None)
+        else:
+            verdict = verdict_scratch(n_humans, n_judges, n_words)
+            _run_trials(trial_keys, (first, stop), arguments, outputs, scratch, verdict, None)
+    else:
+        confusion, n_clusters, spread = clusters
+        n_classes = max(n_classes, n_clusters * per_cluster)
+        scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
+        cluster = cluster_scratch(n_items, n_clusters, n_raters, n_labels, per_cluster)
+        drawn = (confusion, spread, cluster)
+        if verdicts is None:
+            _run_trials(trial_keys, (first, stop), arguments, outputs, scratch, None, drawn)
+        else:
+            verdict = verdict_scratch(n_humans, n_judges, n_words)
+            _run_trials(trial_keys, (first, stop), arguments, outputs, scratch, verdict, drawn)
+
+
+@jit
+def _run_trials(trial_keys, span, arguments, outputs, scratch, verdicts, clusters):
+    """Draw and decide trials ``range(*span)`` with the scratch of :func:`_simulate_chunk`.
+
+    ``clusters`` is None or ``(confusion, cluster_spread, cluster scratch)``, ``verdicts``
+    None or the verdicts' scratch.
+    """
+    n_items, n_humans, planes_model, design_values, rule, log_factorials = arguments
     mode, truth_thresholds, rater_thresholds = planes_model
     design, rho, m = design_values
-    n_labels, n_raters, n_classes = rater_thresholds.shape
+    n_labels, n_raters, _ = rater_thresholds.shape
     valid = valid_words(n_items)
     labels = mode == LABEL_PLANES
-    per_cluster = n_labels if labels else 1
-    n_classes = max(n_classes, n_clusters * per_cluster)
-    mask_scratch, plane_scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
-    cluster = cluster_scratch(n_items, n_clusters, n_raters, n_labels, per_cluster)
-    clusters = (confusion, spread, cluster)
+    mask_scratch, plane_scratch = scratch
     decide_scratch = _rule_scratch(n_humans, n_raters - n_humans, n_labels, word_count(n_items))
-    for t in range(first, stop):
+    for t in range(span[0], span[1]):
         key = trial_keys[t]
-        draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials, cluster)
-        draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, plane_scratch, clusters)
+        draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials, clusters)
+        draws = (truth_thresholds, rater_thresholds, valid, plane_scratch, clusters)
+        draw_planes(key, mode, *draws)
         decide_bitsets(
             plane_scratch[0],
             plane_scratch[1],
@@ -317,14 +352,14 @@ def _simulate_chunk(trial_keys, first, stop, arguments, outputs):
             decide_scratch,
             t,
             outputs,
+            verdicts,
         )
 
 
-def cluster_arguments(clusters, rater_thresholds):
-    """Return ``(confusion, n_clusters, cluster_spread)`` for the kernels (0 clusters: none)."""
-    n_labels, n_raters, _ = rater_thresholds.shape
+def cluster_arguments(clusters):
+    """Return ``(confusion, n_clusters, cluster_spread)`` for the kernels, or None for none."""
     if clusters is None or not clusters[2] > 0:
-        return np.zeros((n_raters, n_labels, n_labels)), 0, 0.0
+        return None
     confusion, n_clusters, spread = clusters
     return np.ascontiguousarray(confusion, dtype=np.float64), int(n_clusters), float(spread)
 
@@ -335,47 +370,50 @@ def draw_bitsets(trial_keys, n_items, n_humans, planes_model, design, rho, m, cl
     With ``clusters`` (as :func:`simcore.engine.bitset.simulate_bitset`) also each trial's
     cluster of every lane, int ``(T, n)``.
     """
-    arguments = cluster_arguments(clusters, planes_model[2])
-    planes, masks, lane_clusters = _draw_bitsets(
-        trial_keys, n_items, n_humans, planes_model, (design, rho, m), arguments
-    )
-    return (planes, masks) if clusters is None else (planes, masks, lane_clusters)
+    arguments = cluster_arguments(clusters)
+    drawn = _draw_bitsets(trial_keys, n_items, n_humans, planes_model, (design, rho, m), arguments)
+    return drawn if clusters is not None else drawn[:2]
 
 
-@jit(parallel=True)
+@jit
 def _draw_bitsets(trial_keys, n_items, n_humans, planes_model, design_values, clusters):
+    n_labels, n_raters, n_classes = planes_model[2].shape
+    per_cluster = n_labels if planes_model[0] == LABEL_PLANES else 1
+    if clusters is None:
+        scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
+        return _drawn(trial_keys, n_items, planes_model, design_values, scratch, None)
+    confusion, n_clusters, spread = clusters
+    n_classes = max(n_classes, n_clusters * per_cluster)
+    scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
+    cluster = cluster_scratch(n_items, n_clusters, n_raters, n_labels, per_cluster)
+    drawn = (confusion, spread, cluster)
+    return _drawn(trial_keys, n_items, planes_model, design_values, scratch, drawn)
+
+
+@jit
+def _drawn(trial_keys, n_items, planes_model, design_values, scratch, clusters):
+    """Every trial's planes, masks and lanes' clusters (0 without clusters)."""
     mode, truth_thresholds, rater_thresholds = planes_model
     design, rho, m = design_values
-    confusion, n_clusters, spread = clusters
+    mask_scratch, plane_scratch = scratch
     n_trials = trial_keys.shape[0]
-    n_labels, n_raters, n_classes = rater_thresholds.shape
     n_words = word_count(n_items)
-    planes = np.zeros((n_trials, n_raters, n_labels, n_words), dtype=np.uint64)
-    masks = np.zeros((n_trials, n_humans, n_words), dtype=np.uint64)
+    planes = np.zeros((n_trials, *plane_scratch[0].shape), dtype=np.uint64)
+    masks = np.zeros((n_trials, mask_scratch[4].shape[0], n_words), dtype=np.uint64)
     lane_clusters = np.zeros((n_trials, n_items), dtype=np.int64)
     log_factorials = log_factorial_table(n_items)
     valid = valid_words(n_items)
-    per_cluster = n_labels if mode == LABEL_PLANES else 1
-    n_classes = max(n_classes, n_clusters * per_cluster)
-    for t in prange(n_trials):
-        mask_scratch, plane_scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
-        cluster = cluster_scratch(n_items, n_clusters, n_raters, n_labels, per_cluster)
+    for t in range(n_trials):
         key = trial_keys[t]
-        draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials, cluster)
-        draw_planes(
-            key,
-            mode,
-            truth_thresholds,
-            rater_thresholds,
-            valid,
-            plane_scratch,
-            (confusion, spread, cluster),
-        )
+        draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials, clusters)
+        draws = (truth_thresholds, rater_thresholds, valid, plane_scratch, clusters)
+        draw_planes(key, mode, *draws)
         planes[t] = plane_scratch[0]
         masks[t] = mask_scratch[4]
-        for g in range(n_clusters):
-            for i in range(cluster[1][g], cluster[2][g]):
-                lane_clusters[t, i] = g
+        if clusters is not None:
+            start, stop = clusters[2][1], clusters[2][2]
+            for g in range(start.shape[0]):
+                lane_clusters[t, start[g] : stop[g]] = g
     return planes, masks, lane_clusters
 
 
@@ -389,12 +427,12 @@ def evaluate_bitsets(planes, masks, n_items, labels, rule):
     n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
     for chunk in prange(n_chunks):
         scratch = _rule_scratch(n_humans, n_raters - n_humans, n_labels, n_words)
+        verdicts = verdict_scratch(n_humans, n_raters - n_humans, n_words)
         codes = np.zeros((n_raters, code_bits(n_labels), n_words), dtype=np.uint64)
         for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
             code_planes(planes[t], codes)
-            decide_bitsets(
-                planes[t], codes, masks[t], valid, n_items, labels, rule, scratch, t, outputs
-            )
+            arguments = (valid, n_items, labels, rule, scratch, t, outputs, verdicts)
+            decide_bitsets(planes[t], codes, masks[t], *arguments)
     return outputs
 
 
@@ -405,7 +443,9 @@ def warm(part):
     :func:`~simcore.engine.bitset_draws.draw_planes`) or ``"decision"``
     (:func:`decide_bitsets`). Compiled code lands in numba's cache, where a process
     compiling the whole engine finds it: :func:`simcore.engine.warm.prepare` compiles the
-    two parts in two processes at once, on a tiny trial whose values do not matter.
+    two parts in two processes at once, on a tiny trial whose values do not matter, with
+    the types of the point rule on independent items (the other rules and clusters compile
+    their own variants when a cell first needs them).
     """
     confusion = np.array([[[0.9, 0.1], [0.1, 0.9]]] * 3)
     mode, truth_thresholds, rater_thresholds = planes_model(confusion, np.full(2, 0.5), True)
@@ -415,15 +455,11 @@ def warm(part):
     key = np.uint64(1)
     if part == "draws":
         log_factorials = log_factorial_table(n_items)
-        confusion, n_clusters, spread = cluster_arguments(None, rater_thresholds)
-        cluster = cluster_scratch(n_items, n_clusters, 3, 2, 1)
-        draw_masks(key, n_items, 0, 0.5, 0, valid, mask_scratch, log_factorials, cluster)
-        clusters = (confusion, spread, cluster)
-        draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, plane_scratch, clusters)
+        draw_masks(key, n_items, 0, 0.5, 0, valid, mask_scratch, log_factorials, None)
+        draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, plane_scratch, None)
         return
     outputs = trial_outputs(1, n_humans, 1)
     scratch = _rule_scratch(n_humans, 1, 2, valid.shape[1])
     codes, masks = plane_scratch[1], mask_scratch[4]
-    decide_bitsets(
-        plane_scratch[0], codes, masks, valid, n_items, True, np.zeros(N_RULE), scratch, 0, outputs
-    )
+    arguments = (valid, n_items, True, np.zeros(N_RULE), scratch, 0, outputs, None)
+    decide_bitsets(plane_scratch[0], codes, masks, *arguments)

@@ -35,22 +35,21 @@ def class_words(n_items, n_clusters, n_labels):
 
 @jit
 def cluster_scratch(n_items, n_clusters, n_raters, n_labels, per_cluster):
-    """Return the scratch of a clustered cell (empty spans when ``n_clusters`` is 0).
+    """Return the scratch of a clustered cell.
 
     ``(origins (2, n), start (G,), stop (G,), deltas (G,), classes (G C, W), thresholds
     (L, R, G C), spans (W, 2), row (L,))`` with ``C = per_cluster`` classes per cluster.
     """
     n_words = (n_items + 63) // 64
     n_classes = n_clusters * per_cluster
-    clustered = n_clusters > 0
     return (
-        np.empty((2, n_items if clustered else 0), dtype=np.int64),
+        np.empty((2, n_items), dtype=np.int64),
         np.zeros(n_clusters, dtype=np.int64),
         np.zeros(n_clusters, dtype=np.int64),
         np.zeros(n_clusters),
         np.empty((n_classes, n_words), dtype=np.uint64),
         np.empty((n_labels, n_raters, n_classes), dtype=np.uint64),
-        np.zeros((n_words if clustered else 0, 2), dtype=np.int64),
+        np.zeros((n_words, 2), dtype=np.int64),
         np.empty(n_labels),
     )
 

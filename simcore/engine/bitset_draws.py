@@ -137,17 +137,18 @@ def draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes):
 def draw_masks(key, n_items, design, rho, m, valid, scratch, log_factorials, clusters):
     """Draw the trial's mask groups and write each human's mask bitset into ``scratch``.
 
-    ``clusters`` is :func:`simcore.engine.bitset_clusters.cluster_scratch`: with spans (a
-    clustered cell) the groups are split from one per cluster and each cluster's lanes and
-    difficulty recorded there (:func:`~simcore.engine.bitset_clusters.cluster_layout`).
+    ``clusters`` is None, or for a clustered cell ``(confusion, cluster_spread, cluster
+    scratch)`` (:func:`simcore.engine.bitset_clusters.cluster_scratch`): the groups are then
+    split from one per cluster and each cluster's lanes and difficulty recorded in its
+    scratch (:func:`~simcore.engine.bitset_clusters.cluster_layout`).
     """
     state, sizes, group_masks, chosen, masks = scratch
     n_humans = masks.shape[0]
     seed_state(mix64(key ^ MASK_SALT), state)
-    if clusters[6].shape[0] > 0:
+    if clusters is not None:
         arguments = (n_humans, design, rho, m, log_factorials)
         generation, groups = cluster_layout(
-            state, n_items, arguments, (sizes, group_masks, chosen), clusters
+            state, n_items, arguments, (sizes, group_masks, chosen), clusters[2]
         )
     else:
         generation, groups = mask_groups(
@@ -201,30 +202,28 @@ def draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, scratch, c
     :func:`simcore.engine.bitwords.threshold` of the conditional shares (plane, rater,
     class; :func:`planes_model`). Offset planes are drawn with one class (the valid lanes);
     label planes draw the truth first and use its planes as the classes. ``clusters`` is
-    ``(confusion (R, L, L), cluster_spread, cluster scratch)``: with spans (a clustered
-    cell, :func:`draw_masks` drawn) the raters' classes and thresholds are the clusters'
-    (:mod:`simcore.engine.bitset_clusters`) and ``rater_thresholds`` is not read.
+    None, or for a clustered cell ``(confusion (R, L, L), cluster_spread, cluster
+    scratch)`` (:func:`draw_masks` drawn): the raters' classes and thresholds are then the
+    clusters' (:mod:`simcore.engine.bitset_clusters`) and ``rater_thresholds`` is not read.
     """
     planes, codes, truth, remaining, drawn, row_scratch, truth_scratch = scratch
-    confusion, spread, cluster = clusters
-    spans = cluster[6]
-    no_spans = spans[:0]
     rows = (remaining, drawn, row_scratch)
     counter = np.uint64(0)
     labels = mode == LABEL_PLANES
     if labels:
         truth_planes = truth.reshape(1, truth.shape[0], truth.shape[1])
         counter = _split_planes(
-            key, counter, truth_thresholds, valid, no_spans, valid, truth_planes, truth_scratch
+            key, counter, truth_thresholds, valid, None, valid, truth_planes, truth_scratch
         )
-    if spans.shape[0] > 0:
+    if clusters is not None:
+        confusion, spread, cluster = clusters
         cluster_thresholds(confusion, spread, cluster, labels)
         cluster_classes(truth, cluster, labels)
-        _split_planes(key, counter, cluster[5], cluster[4], spans, valid, planes, rows)
+        _split_planes(key, counter, cluster[5], cluster[4], cluster[6], valid, planes, rows)
     elif labels:
-        _split_planes(key, counter, rater_thresholds, truth, no_spans, valid, planes, rows)
+        _split_planes(key, counter, rater_thresholds, truth, None, valid, planes, rows)
     else:
-        _split_planes(key, counter, rater_thresholds, valid, no_spans, valid, planes, rows)
+        _split_planes(key, counter, rater_thresholds, valid, None, valid, planes, rows)
     code_planes(planes, codes)
 
 

@@ -74,8 +74,9 @@ def bernoulli_rows(key, base, thresholds, classes, spans, out, scratch):
 
     ``c`` is the lane's class: ``classes`` ``(C, W)`` are disjoint bitsets (lanes in no class
     come out 0); with one class the threshold is the row's. ``spans`` ``(W, 2)``, when not
-    empty, gives the classes ``spans[w, 0] .. spans[w, 1] - 1`` that word ``w``'s lanes can
-    be in (many classes, each on a few words: clusters); empty, every class is read.
+    None, gives the classes ``spans[w, 0] .. spans[w, 1] - 1`` that word ``w``'s lanes can
+    be in (many classes, each on a few words: clusters); None, every class is read (and
+    the code for spans is not compiled).
     ``thresholds`` ``(R, C)`` uint64 (:func:`threshold`; ``2**64 - 1`` is certain, 0
     impossible). ``scratch`` is ``(undecided (R, W), step bits (2, R, C), lane bits (2,
     W))``. Step ``j`` of word ``(r, w)`` reads counter ``base + (j R + r) W + w``; the call
@@ -99,7 +100,7 @@ def bernoulli_rows(key, base, thresholds, classes, spans, out, scratch):
                     undecided[r, w] &= ~(random ^ bits) & alive
         else:  # each lane's threshold bit from its class, gathered class by class
             for r in range(n_rows):
-                if spans.shape[0] == 0:  # every class on every word: the loop vectorises
+                if spans is None:  # every class on every word: the loop vectorises
                     for w in range(n_words):
                         lane_bits[0, w] = 0
                         lane_bits[1, w] = 0
@@ -134,7 +135,7 @@ def _start_rows(thresholds, classes, spans, out, undecided):
         for w in range(n_words):
             out[r, w] = 0
             undecided[r, w] = 0
-        if spans.shape[0] == 0:
+        if spans is None:
             for c in range(classes.shape[0]):
                 if thresholds[r, c] == ALL_ONES:  # certain: every lane of the class is 1
                     for w in range(n_words):
@@ -142,19 +143,19 @@ def _start_rows(thresholds, classes, spans, out, undecided):
                 elif thresholds[r, c] != 0:
                     for w in range(n_words):
                         undecided[r, w] |= classes[c, w]
-            continue
-        for w in range(n_words):
-            for c in range(spans[w, 0], spans[w, 1]):
-                if thresholds[r, c] == ALL_ONES:
-                    out[r, w] |= classes[c, w]
-                elif thresholds[r, c] != 0:
-                    undecided[r, w] |= classes[c, w]
+        else:
+            for w in range(n_words):
+                for c in range(spans[w, 0], spans[w, 1]):
+                    if thresholds[r, c] == ALL_ONES:
+                        out[r, w] |= classes[c, w]
+                    elif thresholds[r, c] != 0:
+                        undecided[r, w] |= classes[c, w]
 
 
 @jit
 def _class_span(spans, w, n_classes):
     """Return ``(first, stop)``: the classes word ``w``'s lanes can be in."""
-    if spans.shape[0] == 0:
+    if spans is None:
         return 0, n_classes
     return spans[w, 0], spans[w, 1]
 

@@ -20,29 +20,65 @@ KERNELS = {
 }
 """The outermost compiled kernel each engine runs a cell with: ``(module, function)``."""
 
-COMPILE_SECONDS = {"bitset": 20, "counts": 35, "items": 45}
-"""About how long compiling each engine's kernel takes on first use (2 cores)."""
+COMPILE_SECONDS = {
+    "bitset": 20,
+    "bitset:verdicts": 35,
+    "bitset:clusters": 25,
+    "bitset:verdicts,clusters": 40,
+    "counts": 35,
+    "items": 45,
+}
+"""About how long compiling each kernel takes on first use (2 cores). The bitset engine
+compiles one variant per combination of the parts a cell needs beyond the point rule on
+independent items (``verdicts``: the interval verdict and the alternative annotator test;
+``clusters``); the point rule's comes first, in two processes (:func:`prepare`)."""
+
+VARIANT_PARTS = ("verdicts", "clusters")
+"""The parts a bitset kernel variant may compile, in the order of its last arguments."""
 
 
 def is_compiled(engine):
     """Return whether ``engine``'s kernel is compiled in this process or in numba's cache.
 
-    Reads the cache index numba keeps beside the module (``__pycache__``); when that cannot
-    be found the kernel is taken as not compiled (the note then errs on the side of saying
-    so). With ``NUMBA_DISABLE_JIT=1`` nothing compiles, so every kernel counts as compiled.
+    ``engine`` is a key of :data:`COMPILE_SECONDS`: an engine, or a bitset variant
+    ``bitset:PARTS``, compiled when a signature whose last two arguments are None exactly
+    where the variant lacks a part (:data:`VARIANT_PARTS`) is loaded or in the cache index
+    numba keeps beside the module (``__pycache__``). When the index cannot be read the
+    kernel is taken as not compiled (the note then errs on the side of saying so). With
+    ``NUMBA_DISABLE_JIT=1`` nothing compiles, so every kernel counts as compiled.
     """
-    module, name = KERNELS[engine]
-    dispatcher = getattr(importlib.import_module(module), name)
+    name, _, parts = engine.partition(":")
+    module, function = KERNELS[name]
+    dispatcher = getattr(importlib.import_module(module), function)
     signatures = getattr(dispatcher, "signatures", None)
     if signatures is None:  # NUMBA_DISABLE_JIT: a plain function, nothing compiles
         return True
-    if signatures:
+    wanted = _variant_pattern(name, parts)
+    if any(_matches(signature, wanted) for signature in signatures):
         return True
     try:
-        index = dispatcher._cache._cache_file._index_path
-    except AttributeError:  # another numba: no way to tell
+        cache_file = dispatcher._cache._cache_file
+        if wanted is None:
+            return os.path.exists(cache_file._index_path)
+        return any(_matches(key[0], wanted) for key in cache_file._load_index())
+    except Exception:  # another numba, or an index it cannot read: no way to tell
         return False
-    return os.path.exists(index)
+
+
+def _variant_pattern(name, parts):
+    """Whether each variant argument is present (not None), or None for a plain engine."""
+    if name != "bitset":
+        return None
+    chosen = set(parts.split(",")) if parts else set()
+    return tuple(part in chosen for part in VARIANT_PARTS)
+
+
+def _matches(signature, wanted):
+    """Whether a compiled ``signature``'s variant arguments are None where ``wanted`` says."""
+    if wanted is None:
+        return True
+    last = tuple(signature)[-len(wanted) :]
+    return all((str(kind) != "none") == present for kind, present in zip(last, wanted, strict=True))
 
 
 def first_use_note(engines):
@@ -57,11 +93,19 @@ def first_use_note(engines):
     if not cold:
         return None
     seconds = sum(COMPILE_SECONDS[engine] for engine in cold)
-    names = " and ".join(f"the {engine} engine" for engine in cold)
+    names = " and ".join(_kernel_name(engine) for engine in cold)
     return (
         f"compiling {names} on first use (about {seconds} s on 2 cores; later runs reuse "
         "the compiled code)"
     )
+
+
+def _kernel_name(engine):
+    """Return how the note names a kernel, e.g. ``the bitset engine's verdicts``."""
+    name, _, parts = engine.partition(":")
+    if not parts:
+        return f"the {name} engine"
+    return f"the {name} engine's {' and '.join(parts.split(','))}"
 
 
 def prepare(engines):

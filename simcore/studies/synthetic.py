@@ -58,8 +58,8 @@ class SyntheticStudy:
         return synthetic_cube.cell_counts(counts, synthetic_cube.judge_count(scenario))
 
     def engines(self, scenario):
-        """Return the engines the first :data:`ENGINE_SCAN` cells run on (kernels to compile)."""
-        return {cell.kernel_engine for cell in itertools.islice(scenario.cells(), ENGINE_SCAN)}
+        """Return the kernels the first :data:`ENGINE_SCAN` cells run on (to compile)."""
+        return {cell.kernel_variant for cell in itertools.islice(scenario.cells(), ENGINE_SCAN)}
 
     def derive(self, scenario, context, cube):
         """Add rates, agreement statistics and the planning table."""

@@ -261,6 +261,25 @@ class Cell:
         return self.engine
 
     @property
+    def kernel_variant(self):
+        """The compiled kernel that runs this cell (a key of ``engine.warm.COMPILE_SECONDS``).
+
+        Its engine, and for the bitset engine the parts it compiles beyond the point rule
+        on independent items: ``bitset:verdicts`` (the interval verdict or alt_test),
+        ``bitset:clusters``, ``bitset:verdicts,clusters``.
+        """
+        engine = self.kernel_engine
+        parts = [
+            part
+            for part, used in (
+                ("verdicts", self.rule.kind != "point"),
+                ("clusters", clustered(self)),
+            )
+            if used and engine == "bitset"
+        ]
+        return f"{engine}:{','.join(parts)}" if parts else engine
+
+    @property
     def m(self):
         """Items per secondary: ``m``, or ``round(rho * n)`` when only rho is given."""
         if self.design.m is not None:
