@@ -214,7 +214,7 @@ def simulate_bitset(
 
     The trials are split into :data:`~simcore.engine.layout.TRIAL_CHUNK` blocks shared out
     to :func:`simcore.engine.threads.thread_count` threads, each running the compiled,
-    GIL-free :func:`_simulate_chunk` on its own blocks (Python threads rather than a
+    GIL-free :func:`_simulate_part` on its own blocks (Python threads rather than a
     compiled parallel loop: numba's parallel loop took 15 of the engine's 40 s to compile on
     first use, and gave no more speed). Each trial draws from its own key, so the results
     do not depend on the threads.
@@ -273,60 +273,48 @@ def simulate_bitset(
 def _simulate_part(trial_keys, part, parts, arguments, outputs, verdicts, clusters):
     """Run blocks ``part, part + parts, ...`` of :data:`~simcore.engine.layout.TRIAL_CHUNK` trials.
 
-    One call per thread, so the arguments are unboxed once, not once per block.
-    ``verdicts`` (None for the point rule, else True) and ``clusters`` (None, or
-    ``(confusion, n_clusters, cluster_spread)``) are None where the cell needs neither, and
-    the code for them is then not compiled (numba prunes a branch on an argument that is
-    None): the point rule on independent items compiles as fast as before them.
+    One call per thread, so the arguments are unboxed and the scratch allocated once, not
+    once per block. ``arguments`` is ``(n_items, n_humans, planes_model, design_values,
+    rule, log_factorials)``; ``verdicts`` (None for the point rule, else True) and
+    ``clusters`` (None, or ``(confusion, n_clusters, cluster_spread)``) are None where the
+    cell needs neither, and the code for them is then not compiled (numba prunes a branch
+    on an argument that is None): the point rule on independent items compiles as fast as
+    before them.
     """
-    n_trials = trial_keys.shape[0]
-    n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
-    for chunk in range(part, n_chunks, parts):
-        first = chunk * TRIAL_CHUNK
-        stop = min(n_trials, first + TRIAL_CHUNK)
-        _simulate_chunk(trial_keys, first, stop, arguments, outputs, verdicts, clusters)
-
-
-@jit
-def _simulate_chunk(trial_keys, first, stop, arguments, outputs, verdicts, clusters):
-    """Draw and decide trials ``range(first, stop)`` with scratch allocated once for them.
-
-    ``arguments`` is ``(n_items, n_humans, planes_model, design_values, rule,
-    log_factorials)``; ``verdicts`` and ``clusters`` as :func:`_simulate_part`, each branch
-    on them taken at compile time. A function of its own, called once per block: compiled
-    as the body of a numba parallel loop the same code ran three times slower.
-    """
-    n_items, n_humans, planes_model, design_values, rule, log_factorials = arguments
+    n_items, n_humans, planes_model = arguments[:3]
     n_labels, n_raters, n_classes = planes_model[2].shape
     n_judges = n_raters - n_humans
     n_words = word_count(n_items)
-    per_cluster = n_labels if planes_model[0] == LABEL_PLANES else 1
+    blocks = (part, parts)
     if clusters is None:
         scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
         if verdicts is None:
-            _run_trials(trial_keys, (first, stop), arguments, outputs, scratch, None, None)
+            _run_blocks(trial_keys, blocks, arguments, outputs, scratch, None, None)
         else:
             verdict = verdict_scratch(n_humans, n_judges, n_words)
-            _run_trials(trial_keys, (first, stop), arguments, outputs, scratch, verdict, None)
+            _run_blocks(trial_keys, blocks, arguments, outputs, scratch, verdict, None)
     else:
         confusion, n_clusters, spread = clusters
+        per_cluster = n_labels if planes_model[0] == LABEL_PLANES else 1
         n_classes = max(n_classes, n_clusters * per_cluster)
         scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
         cluster = cluster_scratch(n_items, n_clusters, n_raters, n_labels, per_cluster)
         drawn = (confusion, spread, cluster)
         if verdicts is None:
-            _run_trials(trial_keys, (first, stop), arguments, outputs, scratch, None, drawn)
+            _run_blocks(trial_keys, blocks, arguments, outputs, scratch, None, drawn)
         else:
             verdict = verdict_scratch(n_humans, n_judges, n_words)
-            _run_trials(trial_keys, (first, stop), arguments, outputs, scratch, verdict, drawn)
+            _run_blocks(trial_keys, blocks, arguments, outputs, scratch, verdict, drawn)
 
 
 @jit
-def _run_trials(trial_keys, span, arguments, outputs, scratch, verdicts, clusters):
-    """Draw and decide trials ``range(*span)`` with the scratch of :func:`_simulate_chunk`.
+def _run_blocks(trial_keys, blocks, arguments, outputs, scratch, verdicts, clusters):
+    """Draw and decide the trials of blocks ``part, part + parts, ...`` (``blocks``).
 
-    ``clusters`` is None or ``(confusion, cluster_spread, cluster scratch)``, ``verdicts``
-    None or the verdicts' scratch.
+    ``scratch`` is :func:`~simcore.engine.bitset_draws.draw_scratch`'s; ``clusters`` is None
+    or ``(confusion, cluster_spread, cluster scratch)``, ``verdicts`` None or the verdicts'
+    scratch. A function of its own, called once per thread: compiled as the body of a
+    numba parallel loop the same code ran three times slower.
     """
     n_items, n_humans, planes_model, design_values, rule, log_factorials = arguments
     mode, truth_thresholds, rater_thresholds = planes_model
@@ -336,24 +324,27 @@ def _run_trials(trial_keys, span, arguments, outputs, scratch, verdicts, cluster
     labels = mode == LABEL_PLANES
     mask_scratch, plane_scratch = scratch
     decide_scratch = _rule_scratch(n_humans, n_raters - n_humans, n_labels, word_count(n_items))
-    for t in range(span[0], span[1]):
-        key = trial_keys[t]
-        draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials, clusters)
-        draws = (truth_thresholds, rater_thresholds, valid, plane_scratch, clusters)
-        draw_planes(key, mode, *draws)
-        decide_bitsets(
-            plane_scratch[0],
-            plane_scratch[1],
-            mask_scratch[4],
-            valid,
-            n_items,
-            labels,
-            rule,
-            decide_scratch,
-            t,
-            outputs,
-            verdicts,
-        )
+    n_trials = trial_keys.shape[0]
+    part, parts = blocks
+    for chunk in range(part, (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK, parts):
+        for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
+            key = trial_keys[t]
+            draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials, clusters)
+            draws = (truth_thresholds, rater_thresholds, valid, plane_scratch, clusters)
+            draw_planes(key, mode, *draws)
+            decide_bitsets(
+                plane_scratch[0],
+                plane_scratch[1],
+                mask_scratch[4],
+                valid,
+                n_items,
+                labels,
+                rule,
+                decide_scratch,
+                t,
+                outputs,
+                verdicts,
+            )
 
 
 def cluster_arguments(clusters):
