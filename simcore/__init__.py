@@ -5,10 +5,11 @@ Public API, one function per command: :func:`run` a scenario into a cube,
 and store (``simcore validate``), :func:`advise` to audit a sparse
 validation matrix and plan its next round (the callable package :mod:`simcore.advise`,
 :func:`simcore.advise.python_api.advise`; :func:`advise_groups` for grouped data),
-:func:`inspect`, :func:`ceiling`, :func:`card`, :func:`card_check`, :func:`wellposed` and
-:func:`calibrate` (each taking a path or the long ``item, rater, label[, group]``
-DataFrame and returning a result with ``to_dict()``, the command's ``--json``), the one
-reader :func:`read_annotations`, and :mod:`simcore.testing` for assertion helpers on cubes.
+:func:`inspect`, :func:`agreement`, :func:`ceiling`, :func:`card`, :func:`card_check`,
+:func:`wellposed` and :func:`calibrate` (each taking a path or the long
+``item, rater, label[, group]`` DataFrame and returning a result with ``to_dict()``, the
+command's ``--json``), the one reader :func:`read_annotations`, and :mod:`simcore.testing`
+for assertion helpers on cubes.
 
 The names are imported on first use (PEP 562), so ``import simcore.cli`` does not pull in
 numba, xarray, zarr and dask before a command needs them.
@@ -23,6 +24,7 @@ __all__ = [
     "__version__",
     "advise",
     "advise_groups",
+    "agreement",
     "calibrate",
     "card",
     "card_check",
@@ -42,6 +44,7 @@ _LAZY = {
     "ScenarioError": ("simcore.studies.config", "ScenarioError"),
     "advise": ("simcore.advise", None),  # the package itself, callable
     "advise_groups": ("simcore.advise.python_api", "advise_groups"),
+    "agreement": ("simcore.data_commands", "agreement"),
     "calibrate": ("simcore.calibrate_api", "calibrate"),
     "card": ("simcore.data_commands", "card"),
     "card_check": ("simcore.data_commands", "card_check"),

@@ -241,3 +241,37 @@ CALIBRATE_OPTIONS = (
     ),
 )
 """``simcore calibrate`` / :func:`simcore.calibrate` (the method, confidence and floor)."""
+
+
+AGREEMENT_OPTIONS = (
+    Option(
+        "level",
+        "--level",
+        str,
+        "nominal",
+        "Krippendorff's alpha's level of measurement (ordinal, interval and ratio read the "
+        "labels' numbers; ordinal also a declared order)",
+        choices=("nominal", "ordinal", "interval", "ratio"),
+    ),
+    Option(
+        "weights",
+        "--weights",
+        str,
+        "identity",
+        "agreement weights of cohen_kappa, gwet_ac2 and observed (linear and quadratic read "
+        "the labels' numbers, or their declared order)",
+        choices=("identity", "linear", "quadratic"),
+    ),
+    Option(
+        "raters",
+        "--raters",
+        object,
+        None,
+        "comma-separated raters to score, humans or judges (default every human)",
+        allow_none=True,
+    ),
+    BOOT,
+    SEED_2026,
+    CONFIDENCE,
+)
+"""``simcore inspect --agreement`` / :func:`simcore.agreement` (besides the coefficient)."""

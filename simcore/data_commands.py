@@ -15,7 +15,15 @@ from simcore import command_options as declared
 from simcore.options import check_values, defaults
 from simcore.results import CommandResult
 
-__all__ = ["card", "card_check", "ceiling", "inspect", "inspect_matrix", "wellposed"]
+__all__ = [
+    "agreement",
+    "card",
+    "card_check",
+    "ceiling",
+    "inspect",
+    "inspect_matrix",
+    "wellposed",
+]
 
 
 def _options(command, given, options):
@@ -106,6 +114,55 @@ def inspect(data, **options):
     from simcore.realdata.readers import read_annotations
 
     return inspect_matrix(read_annotations(data, **roles), roles_note(data, roles))
+
+
+def agreement(data, coefficient="krippendorff_alpha", **options):
+    """One agreement coefficient over chosen raters, with an item-bootstrap interval.
+
+    The coefficient as its authors define it for several raters with missing labels
+    (:mod:`simcore.model.weighted`): Krippendorff's alpha on the coincidence matrix at the
+    ``nominal``, ``ordinal``, ``interval`` or ``ratio`` level, Gwet's AC1 and AC2, the
+    percent agreement (``observed``) and Cohen's kappa of two raters, the last three with
+    ``identity``, ``linear`` or ``quadratic`` weights.
+
+    Parameters
+    ----------
+    data : str, pathlib.Path or pandas.DataFrame
+        Any input the one reader reads.
+    coefficient : str
+        ``observed``, ``cohen_kappa``, ``krippendorff_alpha``, ``gwet_ac1`` or ``gwet_ac2``.
+    **options
+        The reader's ``humans``, ``judges``, ``judges_file``, ``group_separator``,
+        ``columns``, ``slots``; and ``level``, ``weights``, ``raters`` (names, or one
+        comma-separated text; default every human), ``boot``, ``seed``, ``confidence``
+        (:data:`simcore.command_options.AGREEMENT_OPTIONS`).
+
+    Returns
+    -------
+    CommandResult
+        ``to_dict()``: ``source``, ``coefficient``, ``level``, ``weights``, ``raters``,
+        ``items``, ``pairable_items`` (labelled by two chosen raters or more),
+        ``label_values`` (the number each label stands for), ``values_from`` (``codes``,
+        ``numbers`` or ``declared order``), ``agreement`` (None where undefined) and
+        ``interval`` (``confidence``, ``low``, ``high``, ``boot``, ``seed``).
+
+    Raises
+    ------
+    simcore.realdata.annotation.DataError
+        A level or weights the coefficient does not take, labels without the numbers or
+        order they need, an unknown rater, Cohen's kappa on other than two raters.
+    """
+    from simcore.realdata.agreement import agreement_document, agreement_text
+    from simcore.realdata.readers import read_annotations
+
+    agreement_options = declared.AGREEMENT_OPTIONS
+    values = _options("agreement", options, declared.DATA_OPTIONS + agreement_options)
+    reader = {key: values[key] for key in declared.READER_KEYS}
+    settings = {option.name: values[option.name] for option in agreement_options}
+    document = agreement_document(
+        read_annotations(data, **reader), {**settings, "coefficient": coefficient}
+    )
+    return CommandResult("agreement", document, agreement_text(document))
 
 
 def roles_note(data, roles):

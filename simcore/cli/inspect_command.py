@@ -1,7 +1,10 @@
 """``simcore inspect DATA``: density, coverage and overlaps of an annotation matrix.
 
 DATA is any input the one reader reads, or a ``kind: real`` scenario (its data block).
-``--json`` prints :func:`simcore.inspect`'s document.
+``--json`` prints :func:`simcore.inspect`'s document. ``--agreement COEF`` adds one agreement
+coefficient over chosen raters with its interval (:func:`simcore.agreement`; ``--level``,
+``--weights``, ``--raters``, ``--boot``, ``--seed``, ``--confidence``), under the key
+``agreement`` of the JSON document.
 """
 
 from pathlib import Path
@@ -10,13 +13,17 @@ from simcore.cli.common import (
     UsageError,
     add_data_arguments,
     add_json,
+    check_flags,
     checked_outputs,
     data_keywords,
     print_json,
     subcommand,
 )
+from simcore.command_options import AGREEMENT_OPTIONS
 
 NAME = "inspect"
+COEFFICIENTS = ("observed", "cohen_kappa", "krippendorff_alpha", "gwet_ac1", "gwet_ac2")
+"""``--agreement``'s choices (those of :data:`simcore.realdata.agreement.COEFFICIENTS`)."""
 
 
 def add(commands):
@@ -28,7 +35,7 @@ def add(commands):
         [
             "simcore inspect ../shared/data/alttest/summeval --group-separator __",
             "simcore inspect ratings.csv --judges gpt-4o --json",
-            "simcore inspect scenarios/real_summeval.yaml",
+            "simcore inspect stars.csv --agreement krippendorff_alpha --level ordinal",
         ],
     )
     add_data_arguments(
@@ -42,6 +49,15 @@ def add(commands):
         metavar="FILE",
         help="also write the full K x K table of items labelled by both humans to FILE",
     )
+    inspect.add_argument(
+        "--agreement",
+        metavar="COEF",
+        choices=COEFFICIENTS,
+        help="also report this agreement coefficient over the chosen raters: "
+        + ", ".join(COEFFICIENTS),
+    )
+    for option in AGREEMENT_OPTIONS:
+        option.add_to(inspect)
     add_json(inspect)
 
 
@@ -60,10 +76,19 @@ def run(args):
         matrix = read_annotations(path, **keywords)
         note = data_commands.roles_note(path, keywords)
     result = data_commands.inspect_matrix(matrix, note)
+    document, text = result.to_dict(), result.to_markdown()
+    if args.agreement:
+        from simcore.realdata.agreement import agreement_document, agreement_text
+
+        settings = {option.name: getattr(args, option.name) for option in AGREEMENT_OPTIONS}
+        check_flags(settings, AGREEMENT_OPTIONS)
+        found = agreement_document(matrix, {**settings, "coefficient": args.agreement})
+        document["agreement"] = found
+        text += "\n\n" + agreement_text(found)
     if args.json:
-        print_json(result.to_dict())
+        print_json(document)
     else:
-        print(result.to_markdown())
+        print(text)
     if args.overlap_csv:
         write_overlap_csv(matrix, args.overlap_csv)
         if not args.json:

@@ -1,0 +1,159 @@
+"""Weighted agreement coefficients of raters with missing labels, as their authors define them.
+
+Every function takes ``codes``, an int ``(n, R)`` matrix of label codes with ``-1`` where a
+rater did not label an item, and ``values``, the number each code stands for (its rank for
+ordinal data without numbers). ``counts[i, c]`` is how many raters gave item ``i`` code
+``c`` and ``m_i`` their sum.
+
+- Krippendorff's alpha (Krippendorff, *Content Analysis*, ch. 12; "Computing
+  Krippendorff's alpha-reliability", 2011) on the coincidence matrix
+  ``o_ck = sum_i counts[i, c] (counts[i, k] - [c = k]) / (m_i - 1)`` over the items with
+  ``m_i >= 2``, its marginals ``n_c`` and ``n = sum_c n_c``:
+  ``alpha = 1 - (n - 1) sum o_ck d_ck / sum n_c n_k d_ck`` with the metric ``d`` of the
+  level: nominal ``[c != k]``, interval ``(v_c - v_k)**2``, ratio
+  ``((v_c - v_k) / (v_c + v_k))**2`` and ordinal
+  ``(sum_{g between c and k} n_g - (n_c + n_k) / 2)**2`` (the ordinal metric from the
+  marginal frequencies, categories in value order) (:func:`krippendorff_alpha`).
+- Agreement weights (Gwet, *Handbook of Inter-Rater Reliability*, 4th ed., ch. 3):
+  identity, linear ``1 - |v_c - v_k| / (v_max - v_min)`` or quadratic
+  ``1 - ((v_c - v_k) / (v_max - v_min))**2`` over the declared labels
+  (:func:`agreement_weights`).
+- Weighted percent agreement and Gwet's AC2 (Gwet's ``pa`` and ``AC2`` for raw ratings,
+  as irrCAC computes them): over the items with ``m_i >= 2``,
+  ``p_a = mean_i sum_c counts[i, c] (counts*[i, c] - 1) / (m_i (m_i - 1))`` with
+  ``counts* = counts W``; ``pi_c`` the mean over the items with a label of
+  ``counts[i, c] / m_i``; ``p_e = sum(W) sum_c pi_c (1 - pi_c) / (L (L - 1))`` and
+  ``AC2 = (p_a - p_e) / (1 - p_e)`` (:func:`percent_agreement`, :func:`gwet_ac2`).
+- Cohen's kappa of two raters with weights, on the items both labelled:
+  ``(p_o - p_e) / (1 - p_e)`` with ``p_o = sum W_ck p_ck`` and
+  ``p_e = sum W_ck p_c. p_.k`` (:func:`cohen_kappa`).
+
+A coefficient whose denominator is 0 (every label the same, no pairable item) is NaN, as
+the counting rules elsewhere in simcore leave an undefined score undefined.
+"""
+
+import numpy as np
+
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+"""Krippendorff's levels of measurement."""
+
+WEIGHTS = ("identity", "linear", "quadratic")
+"""Agreement weights of Cohen's kappa, Gwet's AC2 and the percent agreement."""
+
+
+def label_counts(codes, n_labels):
+    """Return ``counts`` int ``(n, L)``: how many raters gave each item each label."""
+    codes = np.asarray(codes)
+    counts = np.zeros((codes.shape[0], n_labels), dtype=np.int64)
+    rows, raters = np.nonzero(codes >= 0)
+    np.add.at(counts, (rows, codes[rows, raters]), 1)
+    return counts
+
+
+def coincidences(codes, n_labels):
+    """Return Krippendorff's coincidence matrix ``o`` ``(L, L)`` (module docstring)."""
+    counts = label_counts(codes, n_labels)
+    pairable = counts.sum(axis=1) >= 2
+    counts = counts[pairable].astype(np.float64)
+    scale = 1.0 / (counts.sum(axis=1) - 1.0)
+    pairs = np.einsum("i,ic,ik->ck", scale, counts, counts)
+    return pairs - np.diag((scale[:, None] * counts).sum(axis=0))
+
+
+def distances(level, values, marginals):
+    """Return Krippendorff's metric ``d_ck`` ``(L, L)`` of ``level`` (module docstring).
+
+    ``values`` are the labels' numbers, ``marginals`` the coincidence marginals ``n_c``
+    (read by the ordinal metric only).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if level == "nominal":
+        return 1.0 - np.eye(len(values))
+    difference = values[:, None] - values[None, :]
+    if level == "interval":
+        return difference**2
+    if level == "ratio":
+        total = values[:, None] + values[None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total == 0, 0.0, (difference / np.where(total == 0, 1, total)) ** 2)
+    if level == "ordinal":
+        order = np.argsort(values, kind="stable")
+        rank = np.empty(len(values), dtype=np.int64)
+        rank[order] = np.arange(len(values))
+        running = np.concatenate([[0.0], np.cumsum(np.asarray(marginals, float)[order])])
+        low = np.minimum(rank[:, None], rank[None, :])
+        high = np.maximum(rank[:, None], rank[None, :])
+        between = running[high + 1] - running[low]
+        half = (marginals[:, None] + marginals[None, :]) / 2.0
+        return (between - half) ** 2
+    raise ValueError(f"level: must be one of {', '.join(LEVELS)} (got {level!r})")
+
+
+def krippendorff_alpha(codes, values, level="nominal"):
+    """Return Krippendorff's alpha of ``codes`` at ``level`` (module docstring)."""
+    table = coincidences(codes, len(values))
+    marginals = table.sum(axis=1)
+    total = marginals.sum()
+    metric = distances(level, values, marginals)
+    expected = marginals @ metric @ marginals
+    if total <= 1 or expected == 0:
+        return float("nan")
+    return float(1.0 - (total - 1.0) * (table * metric).sum() / expected)
+
+
+def agreement_weights(values, weights="identity"):
+    """Return the agreement weights ``W`` ``(L, L)`` (module docstring)."""
+    values = np.asarray(values, dtype=np.float64)
+    if weights == "identity":
+        return np.eye(len(values))
+    spread = values.max() - values.min()
+    scaled = np.abs(values[:, None] - values[None, :]) / (spread if spread > 0 else 1.0)
+    if weights == "linear":
+        return 1.0 - scaled
+    if weights == "quadratic":
+        return 1.0 - scaled**2
+    raise ValueError(f"weights: must be one of {', '.join(WEIGHTS)} (got {weights!r})")
+
+
+def _agreement_terms(codes, weight_matrix):
+    """Return ``(p_a, pi)`` of the percent agreement and AC2 (module docstring)."""
+    counts = label_counts(codes, weight_matrix.shape[0]).astype(np.float64)
+    labelled = counts.sum(axis=1)
+    counts, labelled = counts[labelled > 0], labelled[labelled > 0]
+    pairable = labelled >= 2
+    if not pairable.any():
+        return float("nan"), counts.sum(axis=0) * np.nan
+    weighted = counts @ weight_matrix.T
+    per_item = (counts * (weighted - 1.0)).sum(axis=1)
+    share = per_item[pairable] / (labelled[pairable] * (labelled[pairable] - 1.0))
+    return float(share.mean()), (counts / labelled[:, None]).mean(axis=0)
+
+
+def percent_agreement(codes, values, weights="identity"):
+    """Return the weighted percent agreement ``p_a`` (module docstring)."""
+    return _agreement_terms(codes, agreement_weights(values, weights))[0]
+
+
+def gwet_ac2(codes, values, weights="identity"):
+    """Return Gwet's AC2 with ``weights`` (AC1 with the identity; module docstring)."""
+    weight_matrix = agreement_weights(values, weights)
+    n_labels = weight_matrix.shape[0]
+    observed, pi = _agreement_terms(codes, weight_matrix)
+    chance = weight_matrix.sum() * (pi * (1.0 - pi)).sum() / (n_labels * (n_labels - 1))
+    return float((observed - chance) / (1.0 - chance)) if chance != 1 else float("nan")
+
+
+def cohen_kappa(first, second, values, weights="identity"):
+    """Return Cohen's kappa of two raters' codes (``-1`` missing) with ``weights``."""
+    first, second = np.asarray(first), np.asarray(second)
+    both = (first >= 0) & (second >= 0)
+    if not both.any():
+        return float("nan")
+    n_labels = len(values)
+    table = np.zeros((n_labels, n_labels))
+    np.add.at(table, (first[both], second[both]), 1.0)
+    table /= table.sum()
+    weight_matrix = agreement_weights(values, weights)
+    observed = (weight_matrix * table).sum()
+    chance = table.sum(axis=1) @ weight_matrix @ table.sum(axis=0)
+    return float((observed - chance) / (1.0 - chance)) if chance != 1 else float("nan")

@@ -1,0 +1,167 @@
+"""One agreement coefficient over chosen raters of a matrix, with an item-bootstrap interval.
+
+What ``simcore.agreement`` and ``simcore inspect --agreement`` report: the coefficient of
+:mod:`simcore.model.weighted` its authors define for several raters with missing labels
+(Cohen's kappa for two), over the raters named (every human by default; a judge only when
+named), and a percentile interval from resampling items with replacement. The labels'
+numbers are read, never guessed: a metric or weights that need distances (Krippendorff's
+ordinal, interval and ratio levels; linear and quadratic weights) take each label's number
+when every label is one, the declared order (``ordinal``) for the ordinal level and weights
+on ranks, and are refused otherwise.
+"""
+
+import numpy as np
+
+from simcore.model import weighted
+from simcore.realdata.annotation import DataError
+
+COEFFICIENTS = ("observed", "cohen_kappa", "krippendorff_alpha", "gwet_ac1", "gwet_ac2")
+"""Coefficients ``agreement`` reports (``observed``: the percent agreement, weighted or not)."""
+
+
+def label_values(matrix, need):
+    """Return ``(values, basis)``: each label's number and where it came from.
+
+    ``need`` is ``"none"`` (nominal: the codes), ``"order"`` (the ordinal level or weights:
+    numbers, else the declared order) or ``"numbers"`` (the interval and ratio levels).
+    """
+    try:
+        numbers = np.array([float(label) for label in matrix.labels])
+    except ValueError:
+        numbers = None
+    if need == "none":
+        return np.arange(len(matrix.labels), dtype=float), "codes"
+    if numbers is not None and np.isfinite(numbers).all():
+        return numbers, "numbers"
+    if need == "order" and matrix.ordinal:
+        return np.arange(len(matrix.labels), dtype=float), "declared order"
+    what = "numbers" if need == "numbers" else "numbers or a declared order"
+    raise DataError(
+        [
+            f"{matrix.source}: labels: {', '.join(matrix.labels)} are not {what}; this level or "
+            "these weights need them (use level nominal and weights identity, or relabel)"
+        ]
+    )
+
+
+def _chosen_raters(matrix, raters):
+    """Return the codes ``(n, R)`` and names of the raters asked for (default the humans)."""
+    if raters is None:
+        return matrix.human_labels, list(matrix.humans)
+    names = [name.strip() for name in raters.split(",")] if isinstance(raters, str) else raters
+    known = {**{h: ("h", i) for i, h in enumerate(matrix.humans)}}
+    known.update({j: ("j", i) for i, j in enumerate(matrix.judges)})
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise DataError(
+            [f"{matrix.source}: raters: {unknown[0]!r} is neither a human nor a judge of the data"]
+        )
+    columns = [
+        (matrix.human_labels if known[name][0] == "h" else matrix.judge_labels)[:, known[name][1]]
+        for name in names
+    ]
+    return np.stack(columns, axis=1).astype(np.int64), list(names)
+
+
+def _checked_settings(source, coefficient, level, weights, n_raters):
+    """Refuse a level or weights the coefficient does not take, and kappa on > 2 raters."""
+    if coefficient not in COEFFICIENTS:
+        raise DataError([f"{source}: coefficient: must be one of {', '.join(COEFFICIENTS)}"])
+    if level != "nominal" and coefficient != "krippendorff_alpha":
+        raise DataError(
+            [f"{source}: level: {level} is Krippendorff's alpha's (use weights with {coefficient})"]
+        )
+    if weights != "identity" and coefficient in ("krippendorff_alpha", "gwet_ac1"):
+        other = "level" if coefficient == "krippendorff_alpha" else "gwet_ac2"
+        raise DataError([f"{source}: weights: {weights} with {coefficient}: use {other}"])
+    if coefficient == "cohen_kappa" and n_raters != 2:
+        raise DataError(
+            [f"{source}: raters: Cohen's kappa takes two raters (got {n_raters}); name two"]
+        )
+    if n_raters < 2:
+        raise DataError([f"{source}: raters: agreement needs two raters or more"])
+
+
+def coefficient_of(codes, values, coefficient, level, weights):
+    """Return ``coefficient`` of ``codes`` ``(n, R)`` (:mod:`simcore.model.weighted`)."""
+    if coefficient == "krippendorff_alpha":
+        return weighted.krippendorff_alpha(codes, values, level)
+    if coefficient == "cohen_kappa":
+        return weighted.cohen_kappa(codes[:, 0], codes[:, 1], values, weights)
+    if coefficient == "observed":
+        return weighted.percent_agreement(codes, values, weights)
+    return weighted.gwet_ac2(codes, values, weights)
+
+
+def agreement_document(matrix, settings):
+    """Return ``simcore.agreement``'s document for a matrix already read.
+
+    ``settings``: ``coefficient``, ``level``, ``weights``, ``raters``, ``boot``, ``seed``,
+    ``confidence``. The interval is the percentile interval of ``boot`` item-bootstrap
+    replicates (NaN replicates left out; None with none left).
+    """
+    coefficient, level, weights = settings["coefficient"], settings["level"], settings["weights"]
+    codes, names = _chosen_raters(matrix, settings["raters"])
+    _checked_settings(matrix.source, coefficient, level, weights, codes.shape[1])
+    need = {"nominal": "none", "ordinal": "order"}.get(level, "numbers")
+    if weights != "identity":
+        need = "order"
+    values, basis = label_values(matrix, need)
+    value = coefficient_of(codes, values, coefficient, level, weights)
+    generator = np.random.default_rng(settings["seed"])
+    replicates = np.array(
+        [
+            coefficient_of(codes[draw], values, coefficient, level, weights)
+            for draw in generator.integers(
+                0, codes.shape[0], size=(settings["boot"], codes.shape[0])
+            )
+        ]
+    )
+    kept = replicates[np.isfinite(replicates)]
+    tail = (1 - settings["confidence"]) / 2
+    low, high = np.quantile(kept, [tail, 1 - tail]) if kept.size else (None, None)
+    return {
+        "source": matrix.source,
+        "coefficient": coefficient,
+        "level": level,
+        "weights": weights,
+        "raters": names,
+        "items": int(codes.shape[0]),
+        "pairable_items": int(((codes >= 0).sum(axis=1) >= 2).sum()),
+        "label_values": dict(zip(matrix.labels, values.tolist(), strict=True)),
+        "values_from": basis,
+        "agreement": None if np.isnan(value) else value,
+        "interval": {
+            "confidence": settings["confidence"],
+            "low": None if low is None else float(low),
+            "high": None if high is None else float(high),
+            "boot": settings["boot"],
+            "seed": settings["seed"],
+        },
+    }
+
+
+def agreement_text(document):
+    """Return the document as a short Markdown table."""
+    interval = document["interval"]
+    name = document["coefficient"]
+    if name == "krippendorff_alpha":
+        name += f" ({document['level']})"
+    elif document["weights"] != "identity":
+        name += f" ({document['weights']} weights)"
+
+    def shown(number):
+        return "undefined" if number is None else f"{number:.3f}"
+
+    percent = round(100 * interval["confidence"])
+    span = f"{shown(interval['low'])} to {shown(interval['high'])}"
+    return "\n".join(
+        [
+            f"| coefficient | raters | items (pairable) | agreement | {percent}% interval |",
+            "|---|---|---|---|---|",
+            f"| {name} | {len(document['raters'])} | {document['items']} "
+            f"({document['pairable_items']}) | {shown(document['agreement'])} | {span} |",
+            f"label values from {document['values_from']}; interval: {interval['boot']} "
+            f"item-bootstrap replicates, seed {interval['seed']}",
+        ]
+    )
