@@ -81,6 +81,8 @@ def test_named_raters_and_cohen_kappa_of_two():
     assert "cohen_kappa (quadratic weights)" in pair.to_markdown()
     with pytest.raises(DataError, match="Cohen's kappa takes two raters"):
         simcore.agreement(table, "cohen_kappa", boot=0)
+    with pytest.raises(DataError, match="'ann' is named twice"):
+        simcore.agreement(table, raters="ann,bob,ann", boot=0)
     with pytest.raises(DataError, match="'eve' is neither a human nor a judge"):
         simcore.agreement(table, raters=["ann", "eve"], boot=0)
     with pytest.raises(DataError, match="level: ordinal is Krippendorff"):

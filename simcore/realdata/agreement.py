@@ -51,6 +51,9 @@ def _chosen_raters(matrix, raters):
     names = [name.strip() for name in raters.split(",")] if isinstance(raters, str) else raters
     known = {**{h: ("h", i) for i, h in enumerate(matrix.humans)}}
     known.update({j: ("j", i) for i, j in enumerate(matrix.judges)})
+    repeated = [name for name in names if names.count(name) > 1]
+    if repeated:
+        raise DataError([f"{matrix.source}: raters: {repeated[0]!r} is named twice"])
     unknown = [name for name in names if name not in known]
     if unknown:
         raise DataError(
