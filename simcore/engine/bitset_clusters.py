@@ -27,9 +27,11 @@ CLUSTER_WORDS_LIMIT = 1 << 20
 """Most class words ``G C W`` (per thread) the engine holds for a clustered cell."""
 
 
-@jit
 def class_words(n_items, n_clusters, n_labels):
-    """Return the class words a clustered cell needs: ``G L ceil(n / 64)``."""
+    """Return the class words a clustered cell needs: ``G L ceil(n / 64)`` (at most).
+
+    Plain Python: the engine choice reads it for every cell, before anything compiles.
+    """
     return n_clusters * n_labels * ((n_items + 63) // 64)
 
 

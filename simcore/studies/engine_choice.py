@@ -4,7 +4,7 @@
 refusal of ``engine: counts`` or ``engine: bitset`` on a cell they cannot draw read these.
 """
 
-from simcore.engine.bitset_clusters import CLUSTER_WORDS_LIMIT
+from simcore.engine.bitset_clusters import CLUSTER_WORDS_LIMIT, class_words
 
 COUNTS_ENGINE_DESIGNS = ("bernoulli", "exact_m", "shared_panel")
 """Designs under which the counts engine's category counts are exact (the bitset engine's too)."""
@@ -50,8 +50,7 @@ def bitset_engine_applies(cell):
     """
     model = cell.model
     if clustered(cell):
-        words = model.n_clusters * model.n_labels * ((model.n_items + 63) // 64)
-        if words > CLUSTER_WORDS_LIMIT:
+        if class_words(model.n_items, model.n_clusters, model.n_labels) > CLUSTER_WORDS_LIMIT:
             return False
     return (
         cell.rule.kind in ("point", "interval")
