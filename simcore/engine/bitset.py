@@ -163,16 +163,17 @@ def decide_bitsets(
     if verdicts is not None:
         kind = int(rule[RULE_KIND])
         if kind != POINT:
-            _verdict(codes, masks, valid, rule, kind, margins[0], verdicts, t, outputs)
+            _verdict(codes, masks, rule, kind, margins[0], verdicts, t, outputs)
 
 
 @jit
-def _verdict(codes, masks, valid, rule, kind, judge_words, scratch, t, outputs):
+def _verdict(codes, masks, rule, kind, judge_words, scratch, t, outputs):
     """Overwrite trial ``t``'s comparisons with the alternative annotator test or the interval.
 
     As :func:`simcore.engine.decide.decide_rows` does: the test's wins sparse and dense (the
-    full masks), or the interval verdict's clearing and failing comparisons sparse (its
-    reference stays the point rule's), its undecided comparisons and extra items.
+    full masks of the verdicts' scratch), or the interval verdict's clearing and failing
+    comparisons sparse (its reference stays the point rule's), its undecided comparisons and
+    extra items.
     """
     favour, against, tested, reference_favour, reference_tested = outputs[:5]
     counters, values, skipped = outputs[5], outputs[6], outputs[9]
@@ -185,9 +186,6 @@ def _verdict(codes, masks, valid, rule, kind, judge_words, scratch, t, outputs):
         values[t, EXTRA_ITEMS] = extra
         return
     full = scratch[5]
-    for h in range(full.shape[0]):
-        for w in range(full.shape[1]):
-            full[h, w] = valid[0, w]
     tested[t] = alt_test_bitsets(codes, judge_words, masks, rule, scratch, favour[t], skipped[t])
     wins = scratch[6]
     reference_tested[t] = alt_test_bitsets(
@@ -284,14 +282,13 @@ def _simulate_part(trial_keys, part, parts, arguments, outputs, verdicts, cluste
     n_items, n_humans, planes_model = arguments[:3]
     n_labels, n_raters, n_classes = planes_model[2].shape
     n_judges = n_raters - n_humans
-    n_words = word_count(n_items)
     blocks = (part, parts)
     if clusters is None:
         scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
         if verdicts is None:
             _run_blocks(trial_keys, blocks, arguments, outputs, scratch, None, None)
         else:
-            verdict = verdict_scratch(n_humans, n_judges, n_words)
+            verdict = verdict_scratch(n_humans, n_judges, valid_words(n_items))
             _run_blocks(trial_keys, blocks, arguments, outputs, scratch, verdict, None)
     else:
         confusion, n_clusters, spread = clusters
@@ -303,7 +300,7 @@ def _simulate_part(trial_keys, part, parts, arguments, outputs, verdicts, cluste
         if verdicts is None:
             _run_blocks(trial_keys, blocks, arguments, outputs, scratch, None, drawn)
         else:
-            verdict = verdict_scratch(n_humans, n_judges, n_words)
+            verdict = verdict_scratch(n_humans, n_judges, valid_words(n_items))
             _run_blocks(trial_keys, blocks, arguments, outputs, scratch, verdict, drawn)
 
 
@@ -418,7 +415,7 @@ def evaluate_bitsets(planes, masks, n_items, labels, rule):
     n_chunks = (n_trials + TRIAL_CHUNK - 1) // TRIAL_CHUNK
     for chunk in prange(n_chunks):
         scratch = _rule_scratch(n_humans, n_raters - n_humans, n_labels, n_words)
-        verdicts = verdict_scratch(n_humans, n_raters - n_humans, n_words)
+        verdicts = verdict_scratch(n_humans, n_raters - n_humans, valid)
         codes = np.zeros((n_raters, code_bits(n_labels), n_words), dtype=np.uint64)
         for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
             code_planes(planes[t], codes)

@@ -46,21 +46,26 @@ def slice_count(n_humans):
 
 
 @jit
-def verdict_scratch(n_humans, n_judges, n_words):
+def verdict_scratch(n_humans, n_judges, valid):
     """Return the scratch of :func:`interval_bitsets` and :func:`alt_test_bitsets`.
 
     ``(pool (S, W), own (S, W), agree (J, S, W), interval sums (K, J, 6), alt_test scratch,
     full masks (K, W), dense wins (J,), dense skipped (K,))`` with ``S``
-    :func:`slice_count`.
+    :func:`slice_count`; the full masks (every human labels every valid lane of ``valid``
+    ``(1, W)``, the dense matrix) are filled here, once.
     """
     slices = slice_count(n_humans)
+    n_words = valid.shape[1]
+    full = np.empty((n_humans, n_words), dtype=np.uint64)
+    for h in range(n_humans):
+        full[h] = valid[0]
     return (
         np.empty((slices, n_words), dtype=np.uint64),
         np.empty((slices, n_words), dtype=np.uint64),
         np.empty((n_judges, slices, n_words), dtype=np.uint64),
         np.empty((n_humans, n_judges, 6)),
         alt_test_scratch(n_judges, n_humans),
-        np.empty((n_humans, n_words), dtype=np.uint64),
+        full,
         np.empty(n_judges, dtype=np.int16),
         np.empty(n_humans, dtype=np.int8),
     )
