@@ -243,6 +243,16 @@ CALIBRATE_OPTIONS = (
 """``simcore calibrate`` / :func:`simcore.calibrate` (the method, confidence and floor)."""
 
 
+AGREEMENT_COEFFICIENT = Option(
+    "coefficient",
+    "--agreement",
+    str,
+    "krippendorff_alpha",
+    "the agreement coefficient over the chosen raters",
+    choices=("observed", "cohen_kappa", "krippendorff_alpha", "gwet_ac1", "gwet_ac2"),
+)
+"""What :func:`simcore.agreement` scores (``simcore inspect --agreement COEF``)."""
+
 AGREEMENT_OPTIONS = (
     Option(
         "level",

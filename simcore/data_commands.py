@@ -155,13 +155,12 @@ def agreement(data, coefficient="krippendorff_alpha", **options):
     from simcore.realdata.agreement import agreement_document, agreement_text
     from simcore.realdata.readers import read_annotations
 
-    agreement_options = declared.AGREEMENT_OPTIONS
-    values = _options("agreement", options, declared.DATA_OPTIONS + agreement_options)
+    agreement_options = (declared.AGREEMENT_COEFFICIENT, *declared.AGREEMENT_OPTIONS)
+    given = {**options, "coefficient": coefficient}
+    values = _options("agreement", given, declared.DATA_OPTIONS + agreement_options)
     reader = {key: values[key] for key in declared.READER_KEYS}
     settings = {option.name: values[option.name] for option in agreement_options}
-    document = agreement_document(
-        read_annotations(data, **reader), {**settings, "coefficient": coefficient}
-    )
+    document = agreement_document(read_annotations(data, **reader), settings)
     return CommandResult("agreement", document, agreement_text(document))
 
 

@@ -130,3 +130,7 @@ def test_inspect_agreement_on_the_command_line():
     assert bad.stderr.count("\n") == 1 and "Cohen's kappa takes two raters" in bad.stderr
     level = run("inspect", str(STARS), "--agreement", "observed", "--level", "cardinal")
     assert level.returncode == 2 and "--level" in level.stderr
+    alone = run("inspect", str(STARS), "--level", "ordinal")
+    assert alone.returncode == 2 and "--level: given without --agreement" in alone.stderr
+    with pytest.raises(ValueError, match="coefficient"):
+        simcore.agreement(str(STARS), "fleiss_kappa", boot=0)

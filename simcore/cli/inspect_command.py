@@ -19,11 +19,9 @@ from simcore.cli.common import (
     print_json,
     subcommand,
 )
-from simcore.command_options import AGREEMENT_OPTIONS
+from simcore.command_options import AGREEMENT_COEFFICIENT, AGREEMENT_OPTIONS
 
 NAME = "inspect"
-COEFFICIENTS = ("observed", "cohen_kappa", "krippendorff_alpha", "gwet_ac1", "gwet_ac2")
-"""``--agreement``'s choices (those of :data:`simcore.realdata.agreement.COEFFICIENTS`)."""
 
 
 def add(commands):
@@ -52,9 +50,9 @@ def add(commands):
     inspect.add_argument(
         "--agreement",
         metavar="COEF",
-        choices=COEFFICIENTS,
+        choices=AGREEMENT_COEFFICIENT.choices,
         help="also report this agreement coefficient over the chosen raters: "
-        + ", ".join(COEFFICIENTS),
+        + ", ".join(AGREEMENT_COEFFICIENT.choices),
     )
     for option in AGREEMENT_OPTIONS:
         option.add_to(inspect)
@@ -77,10 +75,14 @@ def run(args):
         note = data_commands.roles_note(path, keywords)
     result = data_commands.inspect_matrix(matrix, note)
     document, text = result.to_dict(), result.to_markdown()
-    if args.agreement:
+    settings = {option.name: getattr(args, option.name) for option in AGREEMENT_OPTIONS}
+    if not args.agreement:
+        given = [o.flag for o in AGREEMENT_OPTIONS if settings[o.name] != o.default]
+        if given:
+            raise UsageError(f"{', '.join(given)}: given without --agreement COEF")
+    else:
         from simcore.realdata.agreement import agreement_document, agreement_text
 
-        settings = {option.name: getattr(args, option.name) for option in AGREEMENT_OPTIONS}
         check_flags(settings, AGREEMENT_OPTIONS)
         found = agreement_document(matrix, {**settings, "coefficient": args.agreement})
         document["agreement"] = found

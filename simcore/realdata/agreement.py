@@ -12,10 +12,11 @@ on ranks, and are refused otherwise.
 
 import numpy as np
 
+from simcore.command_options import AGREEMENT_COEFFICIENT
 from simcore.model import weighted
 from simcore.realdata.annotation import DataError
 
-COEFFICIENTS = ("observed", "cohen_kappa", "krippendorff_alpha", "gwet_ac1", "gwet_ac2")
+COEFFICIENTS = AGREEMENT_COEFFICIENT.choices
 """Coefficients ``agreement`` reports (``observed``: the percent agreement, weighted or not)."""
 
 
@@ -49,8 +50,8 @@ def _chosen_raters(matrix, raters):
     if raters is None:
         return matrix.human_labels, list(matrix.humans)
     names = [name.strip() for name in raters.split(",")] if isinstance(raters, str) else raters
-    known = {**{h: ("h", i) for i, h in enumerate(matrix.humans)}}
-    known.update({j: ("j", i) for i, j in enumerate(matrix.judges)})
+    known = {h: (matrix.human_labels, i) for i, h in enumerate(matrix.humans)}
+    known.update({j: (matrix.judge_labels, i) for i, j in enumerate(matrix.judges)})
     repeated = [name for name in names if names.count(name) > 1]
     if repeated:
         raise DataError([f"{matrix.source}: raters: {repeated[0]!r} is named twice"])
@@ -59,17 +60,16 @@ def _chosen_raters(matrix, raters):
         raise DataError(
             [f"{matrix.source}: raters: {unknown[0]!r} is neither a human nor a judge of the data"]
         )
-    columns = [
-        (matrix.human_labels if known[name][0] == "h" else matrix.judge_labels)[:, known[name][1]]
-        for name in names
-    ]
+    columns = [known[name][0][:, known[name][1]] for name in names]
     return np.stack(columns, axis=1).astype(np.int64), list(names)
 
 
 def _checked_settings(source, coefficient, level, weights, n_raters):
-    """Refuse a level or weights the coefficient does not take, and kappa on > 2 raters."""
-    if coefficient not in COEFFICIENTS:
-        raise DataError([f"{source}: coefficient: must be one of {', '.join(COEFFICIENTS)}"])
+    """Refuse a level or weights the coefficient does not take, and kappa on > 2 raters.
+
+    The coefficient's and options' own values are checked where every option is
+    (:data:`simcore.command_options.AGREEMENT_COEFFICIENT`, ``AGREEMENT_OPTIONS``).
+    """
     if level != "nominal" and coefficient != "krippendorff_alpha":
         raise DataError(
             [f"{source}: level: {level} is Krippendorff's alpha's (use weights with {coefficient})"]
