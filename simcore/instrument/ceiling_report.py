@@ -31,7 +31,7 @@ from simcore.instrument.ceiling_position import (
     position_reading,
     separation_note,
 )
-from simcore.realdata.annotation import MAX_CODES, DataError, got_text
+from simcore.realdata.annotation import MAX_CODES, DataError, got_text, label_numbers
 
 JUDGE_COLUMNS = ("model", "judge")
 """Columns a published judge table may name its judges by, tried in order."""
@@ -89,11 +89,8 @@ def scored_codes(matrix, graded):
     judge = matrix.judge_labels.astype(np.int64)
     if not graded:
         return human, judge
-    try:
-        values = np.array([float(label) for label in matrix.labels])
-    except ValueError:
-        return human, judge
-    if not np.all(np.isfinite(values)) or not np.all(values == np.round(values)):
+    values = label_numbers(matrix.labels)
+    if values is None or not np.all(values == np.round(values)):
         return human, judge
     if values.max() - values.min() > MAX_CODES:
         raise DataError(

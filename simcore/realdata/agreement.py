@@ -14,7 +14,7 @@ import numpy as np
 
 from simcore.command_options import AGREEMENT_COEFFICIENT
 from simcore.model import weighted
-from simcore.realdata.annotation import DataError
+from simcore.realdata.annotation import DataError, label_numbers
 
 COEFFICIENTS = AGREEMENT_COEFFICIENT.choices
 """Coefficients ``agreement`` reports (``observed``: the percent agreement, weighted or not)."""
@@ -26,13 +26,10 @@ def label_values(matrix, need):
     ``need`` is ``"none"`` (nominal: the codes), ``"order"`` (the ordinal level or weights:
     numbers, else the declared order) or ``"numbers"`` (the interval and ratio levels).
     """
-    try:
-        numbers = np.array([float(label) for label in matrix.labels])
-    except ValueError:
-        numbers = None
     if need == "none":
         return np.arange(len(matrix.labels), dtype=float), "codes"
-    if numbers is not None and np.isfinite(numbers).all():
+    numbers = label_numbers(matrix.labels)
+    if numbers is not None:
         return numbers, "numbers"
     if need == "order" and matrix.ordinal:
         return np.arange(len(matrix.labels), dtype=float), "declared order"

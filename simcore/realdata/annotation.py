@@ -56,6 +56,19 @@ def too_many_codes(source, key, count):
     )
 
 
+def label_numbers(labels):
+    """Return the number each label text stands for, float ``(L,)``, or None if one is not.
+
+    A label is a number when it parses as a finite float; the order and spacing of a
+    rating scale are then read from its labels, never guessed.
+    """
+    try:
+        values = np.array([float(label) for label in labels])
+    except (TypeError, ValueError):
+        return None
+    return values if np.isfinite(values).all() else None
+
+
 def list_text(names, limit=20):
     """Return ``names`` joined by commas, shortened after ``limit`` entries.
 
