@@ -3,7 +3,8 @@
 Counter-based random streams (rng), exact discrete samplers (samplers), the agreement
 coefficients (coefficients), the codes and array layouts the kernels share (layout), the
 items engine (kernels, which draws each trial through draws), the rules that decide a
-trial (point_rule, alt_test, interval, and decide, which the items and counts engines
+trial (point_rule, alt_test, interval, the point rule with a weighted coefficient in
+weighted_rule scoring by weighted_scores, and decide, which the items and counts engines
 call), the counts engine (counts), the bitset engine (bitset, drawing through bitset_draws
 and bitwords, counting through bitset_margins), whether an engine is compiled yet (warm),
 the statistics kernels of the original test (stats_kernels), and the

@@ -55,10 +55,13 @@ ZERO_TOLERANCE = 1e-12
 def coefficient_code(name):
     """Return the kernel's integer code of coefficient ``name``.
 
+    ``gwet_ac2`` is Gwet's AC1 with agreement weights (its weights travel beside the code,
+    :mod:`simcore.engine.weighted_scores`), so it has AC1's code.
+
     Parameters
     ----------
     name : str
-        One of :data:`COEFFICIENTS`.
+        One of :data:`COEFFICIENTS`, or ``gwet_ac2``.
 
     Returns
     -------
@@ -70,6 +73,8 @@ def coefficient_code(name):
     ValueError
         If ``name`` is not a known coefficient.
     """
+    if name == "gwet_ac2":
+        return GWET_AC1
     return COEFFICIENTS.index(name)
 
 

@@ -416,7 +416,7 @@ def simulate_counts(trial_keys, n_items, n_humans, confusion, prevalence, design
     for chunk in prange(n_chunks):
         state = np.empty(4, dtype=np.uint64)
         scratch = _engine_scratch(n_items, n_raters, n_humans, n_labels)
-        decide_scratch = rule_scratch(n_humans, n_judges, n_labels)
+        decide_scratch = rule_scratch(n_humans, n_judges, n_labels, rule)
         row_sizes, row_labels, row_masks = scratch[6], scratch[7], scratch[8]
         merged = (np.empty_like(row_sizes), np.empty_like(row_labels))
         for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):

@@ -18,13 +18,16 @@ from simcore.engine.layout import (
     EXTRA_ITEMS,
     INTERVAL,
     N_COUNTERS,
+    N_RULE,
     N_VALUES,
+    ORDINAL,
     PAIRWISE_OVERLAP,
     RULE_COEFFICIENT,
     RULE_EPSILON,
     RULE_KIND,
     RULE_MIN_PAIRS,
     RULE_SKIP,
+    RULE_WEIGHTING,
     SHARED,
     SKIP_AGREEMENT,
     SKIP_OVERLAP,
@@ -32,8 +35,10 @@ from simcore.engine.layout import (
     THIN,
     THIN_DENSE,
     UNDECIDED,
+    UNWEIGHTED,
 )
 from simcore.engine.point_rule import decide_trial, pair_tables, ranking_scores
+from simcore.engine.weighted_rule import decide_weighted_trial, weighted_ranking, weighted_tables
 
 
 @jit
@@ -81,8 +86,22 @@ def trial_outputs(n_trials, n_humans, n_judges):
 
 
 @jit
-def rule_scratch(n_humans, n_judges, n_labels):
-    """Return the scratch :func:`decide_rows` needs, allocated once per chunk of trials."""
+def rule_scratch(n_humans, n_judges, n_labels, rule):
+    """Return the scratch :func:`decide_rows` needs, allocated once per chunk of trials.
+
+    A weighted rule (``rule[RULE_WEIGHTING]`` not :data:`UNWEIGHTED`) also gets its pair
+    tables (:func:`~simcore.engine.weighted_rule.weighted_tables`) and its weighting read
+    from the rule array once; an unweighted one gets empty stand-ins.
+    """
+    weighted = int(rule[RULE_WEIGHTING]) != UNWEIGHTED
+    size = n_labels if weighted else 0
+    weights = np.zeros(size * size)
+    order = np.zeros(size, dtype=np.int64)
+    for a in range(size * size):
+        weights[a] = rule[N_RULE + a]
+    for a in range(size):
+        order[a] = int(rule[N_RULE + size * size + a])
+    weighting = (weights, order, 1 if int(rule[RULE_WEIGHTING]) == ORDINAL else 0)
     return (
         pair_tables(n_humans, n_judges, n_labels),
         np.empty((2, n_judges), dtype=np.int16),
@@ -90,6 +109,7 @@ def rule_scratch(n_humans, n_judges, n_labels):
         alt_test_scratch(n_judges, n_humans),
         np.empty(n_humans, dtype=np.int8),
         np.empty((n_humans, n_judges, 6)),
+        (weighted_tables(n_humans, n_judges, size), weighting),
     )
 
 
@@ -154,23 +174,19 @@ def decide_rows(labels, mask, weights, dense_rows, n_humans, rule, scratch, t, o
         ranking,
         skipped,
     ) = outputs
-    tables, point, wins, alt_scratch, reference_skipped, interval_sums = scratch
+    tables, point, wins, alt_scratch, reference_skipped, interval_sums, weighted = scratch
     kind = int(rule[RULE_KIND])
     n_judges = labels.shape[1] - n_humans
     skip = int(rule[RULE_SKIP])
     if not skip & SKIP_OVERLAP:
         _overlap_statistics(mask, weights, coverage[t], values[t], counters[t])
-    _point_rule(
-        (labels, mask, weights),
-        dense_rows,
-        n_humans,
-        rule,
-        tables,
-        point,
-        counters[t],
-        values[t],
-        ranking[t],
-    )
+    point_outputs = (point, counters[t], values[t], ranking[t])
+    if int(rule[RULE_WEIGHTING]) != UNWEIGHTED:
+        _weighted_point_rule(
+            (labels, mask, weights), dense_rows, n_humans, rule, weighted, point_outputs
+        )
+    else:
+        _point_rule((labels, mask, weights), dense_rows, n_humans, rule, tables, *point_outputs)
     reference_tested[t] = n_humans - counters[t, THIN_DENSE]
     tested[t] = n_humans - counters[t, THIN]
     for c in range(n_judges):
@@ -218,3 +234,25 @@ def _point_rule(rows, dense_rows, n_humans, rule, tables, point, counters, value
         n_labels = tables[4].shape[1]
         ranking_scores(tables[0], n_labels, coefficient, min_pairs, ranking[0])
         ranking_scores(tables[1], n_labels, coefficient, min_pairs, ranking[1])
+
+
+@jit
+def _weighted_point_rule(rows, dense_rows, n_humans, rule, weighted, outputs):
+    """Run the point rule with a weighted coefficient; rank two judges or more.
+
+    As :func:`_point_rule`, on the whole pair tables
+    (:mod:`simcore.engine.weighted_rule`); ``weighted`` is ``(tables, weighting)`` of
+    :func:`rule_scratch` and ``outputs`` ``(point, counters, values, ranking)``.
+    """
+    scratch, weighting = weighted
+    point, counters, values, ranking = outputs
+    coefficient = int(rule[RULE_COEFFICIENT])
+    min_pairs = int(rule[RULE_MIN_PAIRS])
+    rule_values = (rule[RULE_EPSILON], coefficient, min_pairs)
+    skip = int(rule[RULE_SKIP])
+    flags = (True, not skip & SKIP_AGREEMENT)
+    trial = (scratch, point, counters, values)
+    decide_weighted_trial(rows, dense_rows, n_humans, rule_values, weighting, flags, trial)
+    if rows[0].shape[1] - n_humans > 1 and not skip & SKIP_RANKING:
+        weighted_ranking(scratch, 0, weighting, coefficient, min_pairs, ranking[0])
+        weighted_ranking(scratch, 1, weighting, coefficient, min_pairs, ranking[1])

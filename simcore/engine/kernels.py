@@ -195,7 +195,7 @@ def _simulate_chunk(trial_keys, first, stop, model, design, rho, m, rule, output
     mask = np.empty((n_items, n_humans), dtype=np.bool_)
     cluster_cdf = cluster_cdfs(confusion, n_clusters)
     scratch = design_scratch(n_items, n_labels)
-    decide_scratch = rule_scratch(n_humans, n_raters - n_humans, n_labels)
+    decide_scratch = rule_scratch(n_humans, n_raters - n_humans, n_labels, rule)
     merge_scratch = _merge_scratch(n_items, n_raters, n_humans, n_labels)
     for t in range(first, stop):
         draw_trial(

@@ -40,8 +40,17 @@ POINT, ALT_TEST, INTERVAL = range(3)
     RULE_NUMERIC,
     RULE_MIN_PAIRS,
     RULE_SKIP,
-) = range(10)
-N_RULE = 10
+    RULE_WEIGHTING,
+) = range(11)
+N_RULE = 11
+"""Entries of a rule array before its weights. ``rule[RULE_WEIGHTING]`` is
+:data:`UNWEIGHTED` (the nominal coefficients), :data:`WEIGHTED` or :data:`ORDINAL`; a weighted
+rule's array goes on with the ``L * L`` agreement weights row by row and then the ``L``
+label codes in value order (:func:`simcore.engine.weighted_scores.weighted_score`)."""
+
+UNWEIGHTED, WEIGHTED, ORDINAL = range(3)
+"""Weightings of the point rule's coefficient: none, agreement weights ``W`` (alpha's metric
+``1 - W``), alpha's ordinal metric from each comparison's marginal frequencies."""
 
 # Bits of ``rule[RULE_SKIP]``: per-trial outputs a cell does not ask for, left uncomputed
 # (their columns stay 0). 0 computes everything.

@@ -34,6 +34,9 @@ the counting rules elsewhere in simcore leave an undefined score undefined.
 
 import numpy as np
 
+from simcore.engine.coefficients import coefficient_code, score_table
+from simcore.engine.layout import ORDINAL, UNWEIGHTED, WEIGHTED
+
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 """Krippendorff's levels of measurement."""
 
@@ -157,3 +160,105 @@ def cohen_kappa(first, second, values, weights="identity"):
     observed = (weight_matrix * table).sum()
     chance = table.sum(axis=1) @ weight_matrix @ table.sum(axis=0)
     return float((observed - chance) / (1.0 - chance)) if chance != 1 else float("nan")
+
+
+def pair_table_score(table, coefficient, values, level="nominal", weights="identity"):
+    """Score a comparison's pair table as its authors define the coefficient for two raters.
+
+    The table's pairs ``(a, b)``, ``table[a, b]`` of each, become two raters' labels on
+    as many items, scored by :func:`krippendorff_alpha` at ``level``, :func:`cohen_kappa`,
+    :func:`gwet_ac2` (``gwet_ac1``) or :func:`percent_agreement` (``observed``) with
+    ``weights``: the NumPy oracle of :func:`simcore.engine.weighted_scores.weighted_score`.
+
+    Returns
+    -------
+    float
+        The coefficient; NaN when it is undefined (no pair, a zero denominator).
+    """
+    table = np.asarray(table, dtype=np.int64)
+    rows, cols = np.nonzero(table)
+    first = np.repeat(rows, table[rows, cols])
+    second = np.repeat(cols, table[rows, cols])
+    codes = np.stack([first, second], axis=1)
+    if coefficient == "krippendorff_alpha":
+        return krippendorff_alpha(codes, values, level)
+    if coefficient == "cohen_kappa":
+        return cohen_kappa(first, second, values, weights)
+    if coefficient in ("gwet_ac1", "gwet_ac2"):
+        return gwet_ac2(codes, values, weights) if len(first) else float("nan")
+    if coefficient == "observed":
+        return percent_agreement(codes, values, weights)
+    raise ValueError(f"unknown agreement coefficient {coefficient!r}")
+
+
+def rule_weighting(coefficient, values, level="nominal", weights="identity"):
+    """Return how the point rule's kernels weight ``coefficient``: ``(code, W, order)``.
+
+    ``code`` is :data:`~simcore.engine.layout.UNWEIGHTED` for a nominal coefficient
+    (level nominal, identity weights), :data:`~simcore.engine.layout.ORDINAL` for alpha's
+    ordinal level and :data:`~simcore.engine.layout.WEIGHTED` otherwise, with ``W`` the
+    ``(L, L)`` agreement weights: ``weights`` (:func:`agreement_weights`) for kappa, AC2 and
+    the observed agreement, ``1 - d / max d`` with alpha's interval or ratio metric ``d``
+    (:func:`distances`; alpha is unchanged by scaling ``d``). ``order`` lists the codes in
+    value order.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    order = np.argsort(values, kind="stable")
+    identity = np.eye(len(values))
+    if coefficient == "krippendorff_alpha" and level == "ordinal":
+        return ORDINAL, identity, order
+    if coefficient == "krippendorff_alpha" and level in ("interval", "ratio"):
+        metric = distances(level, values, np.ones(len(values)))
+        largest = metric.max()
+        return WEIGHTED, 1.0 - metric / (largest if largest > 0 else 1.0), order
+    if coefficient != "krippendorff_alpha" and weights != "identity":
+        return WEIGHTED, agreement_weights(values, weights), order
+    return UNWEIGHTED, identity, order
+
+
+def table_scores(tables, coefficient, weighting):
+    """Score pair tables ``(..., L, L)`` with a weighted coefficient, vectorised (NumPy).
+
+    ``weighting`` is :func:`rule_weighting`'s ``(code, W, order)``; the definitions are
+    :mod:`simcore.engine.weighted_scores`' (two-coder coincidences of the pairs, the
+    ordinal metric from each table's marginal frequencies), for tables of any scale such as
+    the population's limit tables; an unweighted one (``weighting`` None or
+    :data:`~simcore.engine.layout.UNWEIGHTED`) by
+    :func:`simcore.engine.coefficients.score_table`. Undefined scores (no pair, a zero
+    denominator) are 0, the kernels' convention.
+    """
+    if weighting is None or weighting[0] == UNWEIGHTED:
+        return score_table(np.asarray(tables, dtype=np.float64), coefficient_code(coefficient))[0]
+    code, weight_matrix, order = weighting
+    tables = np.asarray(tables, dtype=np.float64)
+    rows, cols = tables.sum(axis=-1), tables.sum(axis=-2)
+    total = rows.sum(axis=-1)
+    pooled = rows + cols
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if coefficient == "krippendorff_alpha":
+            if code == ORDINAL:
+                below = np.cumsum(pooled[..., order], axis=-1) - pooled[..., order] / 2.0
+                ranks = np.empty_like(below)
+                ranks[..., order] = below / (2.0 * total[..., None])
+                metric = (ranks[..., :, None] - ranks[..., None, :]) ** 2
+            else:
+                metric = 1.0 - weight_matrix
+            observed = (tables * metric).sum(axis=(-2, -1)) / total
+            n_values = 2.0 * total
+            expected = np.einsum(
+                "...a,...b,...ab->...", pooled, pooled, metric * np.ones_like(tables)
+            )
+            score = 1.0 - observed / (expected / (n_values * (n_values - 1.0)))
+        else:
+            agree = (tables * weight_matrix).sum(axis=(-2, -1)) / total
+            n_labels = weight_matrix.shape[0]
+            if coefficient == "observed":
+                chance = np.zeros_like(agree)
+            elif coefficient == "cohen_kappa":
+                chance = np.einsum("...a,ab,...b->...", rows, weight_matrix, cols) / total**2
+            else:
+                share = pooled / (2.0 * total[..., None])
+                spread = (share * (1.0 - share)).sum(axis=-1)
+                chance = weight_matrix.sum() * spread / (n_labels * (n_labels - 1))
+            score = (agree - chance) / (1.0 - chance)
+    return np.where(np.isfinite(score), score, 0.0)
