@@ -17,6 +17,7 @@ __all__ = [
     "INCONCLUSIVE",
     "REJECT",
     "Skew",
+    "adjacent_confusion",
     "alternative_annotator_test",
     "certification_items",
     "count_passes",
@@ -46,6 +47,7 @@ __getattr__, __dir__ = attach(
         "designs": ("DESIGNS", "design_code", "pair_weights", "proportional_allocation"),
         "generative": (
             "Skew",
+            "adjacent_confusion",
             "pair_agreement",
             "pair_tables",
             "prevalence_vector",

@@ -62,6 +62,27 @@ def symmetric_confusion(accuracy, n_labels):
     return matrix
 
 
+def adjacent_confusion(accuracy, n_labels, adjacent):
+    """Return a rating scale's channel: its errors fall on the neighbouring labels first.
+
+    Row ``a`` (the true label) holds ``accuracy`` on the diagonal; of the error mass
+    ``1 - accuracy`` a share ``adjacent`` goes to the labels next to ``a`` (``a - 1`` and
+    ``a + 1`` where they exist, split evenly) and the rest is spread evenly over the other
+    labels. A label with no other label beyond its neighbours (``L <= 3``) gives all its
+    errors to them. ``adjacent = 2 / (L - 1)`` is the symmetric channel on the middle labels.
+    """
+    matrix = np.zeros((n_labels, n_labels))
+    for label in range(n_labels):
+        near = [b for b in (label - 1, label + 1) if 0 <= b < n_labels]
+        far = [b for b in range(n_labels) if b != label and b not in near]
+        near_share = adjacent if far else 1.0
+        matrix[label, near] = (1.0 - accuracy) * near_share / len(near)
+        if far:
+            matrix[label, far] = (1.0 - accuracy) * (1.0 - adjacent) / len(far)
+        matrix[label, label] = accuracy
+    return matrix
+
+
 def rater_accuracies(p_human, p_judge, n_humans):
     """Return the accuracy of every rater column, humans first, then judges.
 
@@ -85,7 +106,13 @@ def rater_accuracies(p_human, p_judge, n_humans):
 
 
 def rater_confusions(
-    n_humans, n_labels, p_human, p_judge, confusion_human=None, confusion_judge=None
+    n_humans,
+    n_labels,
+    p_human,
+    p_judge,
+    confusion_human=None,
+    confusion_judge=None,
+    adjacent=None,
 ):
     """Return every rater's confusion matrix, ``(K + J, L, L)``, humans first.
 
@@ -99,6 +126,9 @@ def rater_confusions(
         One ``L x L`` matrix for every human, or ``K`` of them.
     confusion_judge : array_like, optional
         One ``L x L`` matrix per judge (or one for all).
+    adjacent : float, optional
+        The share of each error that falls on a neighbouring label
+        (:func:`adjacent_confusion`); None: errors spread evenly (the symmetric channel).
 
     Returns
     -------
@@ -107,7 +137,10 @@ def rater_confusions(
     """
     accuracies = rater_accuracies(p_human, p_judge, n_humans)
     n_judges = len(accuracies) - n_humans
-    matrices = np.stack([symmetric_confusion(p, n_labels) for p in accuracies])
+    if adjacent is None:
+        matrices = np.stack([symmetric_confusion(p, n_labels) for p in accuracies])
+    else:
+        matrices = np.stack([adjacent_confusion(p, n_labels, adjacent) for p in accuracies])
     if confusion_human is not None:
         given = np.asarray(confusion_human, dtype=np.float64)
         matrices[:n_humans] = np.broadcast_to(given, (n_humans, n_labels, n_labels))

@@ -9,7 +9,10 @@ In closed form (docs/howto/plan.md):
   reported as an extension;
 - the ranking recipe ``m_rank = ceil(2 z_{1 - alpha/(J-1)}^2 sigma0^2 / Delta_min^2)``,
   which assumes equal variances and no covariance between the judges' scores;
-- the judge accuracy that a signed population margin sets (:func:`judge_accuracy_for_margin`).
+- the judge accuracy that a signed population margin sets (:func:`judge_accuracy_for_margin`);
+- for any coefficient, weighted or not, the population mean and the delta-method per-item
+  variance of the comparison's difference ``d = S_j - S_h`` (:func:`coefficient_recipe`),
+  which equals :func:`recipe_variance` for observed agreement.
 """
 
 import math
@@ -17,6 +20,13 @@ import math
 import numpy as np
 
 from simcore.model.generative import pair_tables, prevalence_vector, symmetric_confusion
+from simcore.model.weighted import table_scores
+
+POPULATION_PAIRS = 1e9
+"""Pairs a limit table is scaled to, so that alpha's small-sample factor is 1 to 9 digits."""
+
+GRADIENT_STEP = 1e-7
+"""Central-difference step on a joint probability in :func:`coefficient_recipe`."""
 
 
 def judge_accuracy_for_margin(margin, p_human, n_labels, epsilon):
@@ -63,6 +73,49 @@ def recipe_variance(confusions, prevalence, judge=-1, held_out=1, pool=0):
     human_pool = float(np.trace(pairs[held_out, pool]))
     both = _triple_agreement(confusions[judge], confusions[pool], confusions[held_out], prevalence)
     return judge_pool + human_pool - 2.0 * both - (judge_pool - human_pool) ** 2
+
+
+def coefficient_recipe(
+    confusions, prevalence, coefficient, weighting=None, judge=-1, held_out=1, pool=0
+):
+    """Return ``(mu_d, sigma0^2)`` of ``d = S_j - S_h`` against one pool rater, by the delta method.
+
+    On ``m`` items labelled by the judge, held-out human ``k`` and pool rater ``r1``, the
+    labels ``(a, b, c)`` of the three have the joint law
+    ``P_abc = sum_y pi_y M_j[y, a] M_k[y, b] M_1[y, c]``; the judge's pair table is
+    ``sum_b P_abc``, the human's ``sum_a P_abc``, and ``d = F(P) = S(judge table) - S(human
+    table)`` with ``S`` the coefficient (weighted by ``weighting``,
+    :func:`simcore.model.weighted.rule_weighting`). The estimate ``F(P_hat)`` of the
+    empirical law then has ``Var ~ sigma0^2 / m`` with
+    ``sigma0^2 = sum_abc P_abc g_abc^2 - (sum_abc P_abc g_abc)^2``, ``g = grad F(P)``
+    (central differences of step :data:`GRADIENT_STEP`). For observed agreement ``F`` is
+    linear and this is :func:`recipe_variance` exactly.
+
+    Returns
+    -------
+    tuple
+        ``(mu_d, sigma0^2)``: the population difference (the margin less eps) and the
+        per-item variance.
+    """
+    confusions = np.asarray(confusions, dtype=np.float64)
+    joint = np.einsum(
+        "y,ya,yb,yc->abc",
+        np.asarray(prevalence, dtype=np.float64),
+        confusions[judge],
+        confusions[held_out],
+        confusions[pool],
+    )
+    size = joint.size
+    steps = np.concatenate([np.eye(size), -np.eye(size), np.zeros((1, size))]) * GRADIENT_STEP
+    laws = joint.reshape(1, -1) + steps
+    laws = laws.reshape(-1, *joint.shape)
+    judge_scores = table_scores(POPULATION_PAIRS * laws.sum(axis=2), coefficient, weighting)
+    human_scores = table_scores(POPULATION_PAIRS * laws.sum(axis=1), coefficient, weighting)
+    difference = judge_scores - human_scores
+    gradient = (difference[:size] - difference[size : 2 * size]) / (2 * GRADIENT_STEP)
+    shares = joint.reshape(-1)
+    mean_gradient = float(shares @ gradient)
+    return float(difference[-1]), float(shares @ gradient**2 - mean_gradient**2)
 
 
 def symmetric_recipe_variance(p_judge, p_human, n_labels, prevalence=None):

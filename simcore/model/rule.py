@@ -30,6 +30,7 @@ import numpy as np
 
 from simcore.engine.coefficients import coefficient_code, score_table
 from simcore.engine.kernels import SCORE_TOLERANCE, TIE_TOLERANCE
+from simcore.model.weighted import table_scores
 
 REJECT, ACCEPT, INCONCLUSIVE = 0, 1, 2
 """Decision codes."""
@@ -377,7 +378,9 @@ def decide(n_pass, n_humans, tau, inconclusive=None, strict=False, tested=None):
     return decide_counts(n_pass, tested - n_pass, tested, tau, strict, inconclusive)
 
 
-def population_scores(pair_probabilities, n_humans, weights, coefficient="observed"):
+def population_scores(
+    pair_probabilities, n_humans, weights, coefficient="observed", weighting=None
+):
     """Limit scores ``S_j(k)`` of every judge and ``S_h(k)`` of every human (n -> infinity).
 
     Comparison ``k``'s pooled pair table is ``sum_{q != k} w_kq P[c, q]`` for candidate
@@ -398,11 +401,15 @@ def population_scores(pair_probabilities, n_humans, weights, coefficient="observ
     scale = 1e9
     human_tables = scale * np.einsum("kq,kqab->kab", weights, humans)
     judge_tables = scale * np.einsum("kq,jqab->jkab", weights, judges)
-    code = coefficient_code(coefficient)
-    return score_table(judge_tables, code)[0], score_table(human_tables, code)[0]
+    return (
+        table_scores(judge_tables, coefficient, weighting),
+        table_scores(human_tables, coefficient, weighting),
+    )
 
 
-def population_passes(pair_probabilities, n_humans, weights, epsilon, coefficient="observed"):
+def population_passes(
+    pair_probabilities, n_humans, weights, epsilon, coefficient="observed", weighting=None
+):
     """Comparisons each judge passes as ``n -> infinity`` (the ``population`` reference).
 
     In the limit, comparison ``k``'s pooled pair table is ``sum_{q != k} w_kq P[c, q]`` for
@@ -427,12 +434,16 @@ def population_passes(pair_probabilities, n_humans, weights, epsilon, coefficien
         Tolerance.
     coefficient : str
         Agreement coefficient.
+    weighting : tuple, optional
+        :func:`simcore.model.weighted.rule_weighting`'s, for a weighted coefficient.
 
     Returns
     -------
     numpy.ndarray
         int64 ``(J,)``: comparisons passed in the limit.
     """
-    judge_score, human_score = population_scores(pair_probabilities, n_humans, weights, coefficient)
+    judge_score, human_score = population_scores(
+        pair_probabilities, n_humans, weights, coefficient, weighting
+    )
     margin = judge_score - human_score[None, :] + epsilon
     return (margin >= -SCORE_TOLERANCE).sum(axis=1)

@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from simcore.engine.coefficients import COEFFICIENTS
 from simcore.model.generative import Skew
+from simcore.model.weighted import LEVELS, WEIGHTS
 from simcore.options import did_you_mean
 from simcore.realdata.rule_forms import FORMS, MIN_ITEMS
+from simcore.studies.rule_section import RULE_COEFFICIENTS
 
 RULE_KINDS = ("point", "alt_test", "interval")
 
@@ -232,7 +233,9 @@ class RuleConfig:
     """The leave-one-out decision rule (docs/explanation/rule.md)."""
 
     kind: str = _field("point", "str", "decision rule", choices=RULE_KINDS)
-    coefficient: str = _field("observed", "str", "agreement coefficient", choices=COEFFICIENTS)
+    coefficient: str = _field("observed", "str", "agreement coefficient", choices=RULE_COEFFICIENTS)
+    level: str = _field("nominal", "str", "krippendorff_alpha's level", choices=LEVELS)
+    weights: str = _field("identity", "str", "weights of observed, kappa, AC2", choices=WEIGHTS)
     epsilon: float = _field(0.05, "float", "tolerance eps", minimum=0.0, maximum=1.0)
     tau: float = _field(
         0.5, "float", "accept when omega >= tau", exclusive_minimum=0.0, maximum=1.0
@@ -289,29 +292,6 @@ class RuleConfig:
         minimum=1,
         optional=True,
     )
-
-
-RULE_KEYS_WRITTEN_WHEN_SET = {
-    "min_pairs": 0,
-    "form": "auto",
-    "min_items": MIN_ITEMS,
-    "min_comparisons": None,
-}
-"""Rule keys added after stores were published, with their defaults: a scenario writes them
-only when set, so a scenario that does not set them keeps its YAML text and content hash."""
-
-
-def rule_dict(rule, plain=lambda value: value):
-    """Return the rule's fields as a mapping (``plain`` converts each value).
-
-    Keys of :data:`RULE_KEYS_WRITTEN_WHEN_SET` at their default are left out: older
-    scenarios never wrote them, and their YAML text and content hash stay as they were.
-    """
-    return {
-        field.name: plain(getattr(rule, field.name))
-        for field in dataclasses.fields(rule)
-        if RULE_KEYS_WRITTEN_WHEN_SET.get(field.name, object()) != getattr(rule, field.name)
-    }
 
 
 @dataclass(frozen=True)

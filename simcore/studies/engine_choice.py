@@ -38,17 +38,25 @@ def clustered(cell):
     return cell.model.cluster_spread > 0
 
 
+def weighted(cell):
+    """Whether ``cell``'s rule scores a weighted coefficient (``rule.level``, ``rule.weights``)."""
+    return cell.rule.level != "nominal" or cell.rule.weights != "identity"
+
+
 def bitset_engine_applies(cell):
     """Return whether the bitset engine runs ``cell``.
 
     It runs the point rule, the interval verdict and the alternative annotator test with
-    categorical scores (numeric scores read the label values) under a design that treats
+    categorical scores (numeric scores read the label values) with an unweighted
+    coefficient (a weighted one reads every pair table, :func:`weighted`) under a design that treats
     items alike apart from their cluster (:data:`COUNTS_ENGINE_DESIGNS`), with at most
     :data:`BITSET_MAX_LABELS` labels; clustered items when their lane classes
     ``G L ceil(n / 64)`` fit in :data:`~simcore.engine.bitset_clusters.CLUSTER_WORDS_LIMIT`
     words.
     """
     model = cell.model
+    if weighted(cell):
+        return False
     if clustered(cell):
         if class_words(model.n_items, model.n_clusters, model.n_labels) > CLUSTER_WORDS_LIMIT:
             return False

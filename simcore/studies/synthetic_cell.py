@@ -13,7 +13,14 @@ from simcore.engine.bitset import simulate_bitset
 from simcore.engine.bitset_draws import planes_model, symmetric_accuracies
 from simcore.engine.coefficients import coefficient_code
 from simcore.engine.counts import simulate_counts
-from simcore.engine.layout import RULE_SKIP, SKIP_AGREEMENT, SKIP_OVERLAP, SKIP_RANKING
+from simcore.engine.layout import (
+    RULE_SKIP,
+    RULE_WEIGHTING,
+    SKIP_AGREEMENT,
+    SKIP_OVERLAP,
+    SKIP_RANKING,
+    UNWEIGHTED,
+)
 from simcore.engine.rng import trial_keys
 from simcore.engine.threads import set_threads
 from simcore.model.designs import design_code, pair_weights
@@ -27,6 +34,7 @@ from simcore.model.rule import (
     population_passes,
     population_scores,
 )
+from simcore.model.weighted import rule_weighting
 from simcore.studies.protocol import add_counts, quantize
 from simcore.studies.synthetic_config import OUTPUTS
 
@@ -132,9 +140,10 @@ def kernel_arguments(cell):
     )
 
 
-def rule_parameters(rule, outputs=OUTPUTS):
+def rule_parameters(rule, outputs=OUTPUTS, n_labels=None):
     """Return the kernel's rule array (:data:`simcore.engine.kernels.N_RULE` entries).
 
+    ``n_labels`` is L, which a weighted coefficient's weights are sized by (needed then).
     ``outputs`` (a subset of :data:`~simcore.studies.synthetic_config.OUTPUTS`) sets the
     ``RULE_SKIP`` bits of those left out, which the kernels then do not compute. Only the
     interval rule reads ``RULE_Z`` (the two-sided normal quantile of ``rule.confidence``);
@@ -154,7 +163,25 @@ def rule_parameters(rule, outputs=OUTPUTS):
     parameters[kernels.RULE_NUMERIC] = 1.0 if rule.scale == "numeric" else 0.0
     parameters[kernels.RULE_MIN_PAIRS] = rule.min_pairs
     parameters[RULE_SKIP] = sum(bit for name, bit in SKIP_BITS.items() if name not in outputs)
-    return parameters
+    if n_labels is None:
+        if rule.level != "nominal" or rule.weights != "identity":
+            raise ValueError("a weighted coefficient's rule array needs n_labels")
+        return parameters
+    return weighted_parameters(parameters, rule, np.arange(n_labels, dtype=float))
+
+
+def weighted_parameters(parameters, rule, values):
+    """Return the rule array with ``rule``'s weighting (:data:`~simcore.engine.kernels.N_RULE` on).
+
+    ``values`` are the labels' numbers (a synthetic panel's codes ``0 .. L - 1``); an
+    unweighted rule's array is returned as it is
+    (:func:`simcore.model.weighted.rule_weighting`).
+    """
+    code, weight_matrix, order = rule_weighting(rule.coefficient, values, rule.level, rule.weights)
+    parameters[RULE_WEIGHTING] = code
+    if code == UNWEIGHTED:
+        return parameters
+    return np.concatenate([parameters, weight_matrix.reshape(-1), order.astype(float)])
 
 
 def _population_inputs(cell):
@@ -170,11 +197,22 @@ def _population_inputs(cell):
     return probabilities, weights
 
 
+def synthetic_weighting(cell):
+    """Return the weighting of ``cell``'s coefficient on its codes ``0 .. L - 1``."""
+    values = np.arange(cell.model.n_labels, dtype=float)
+    return rule_weighting(cell.rule.coefficient, values, cell.rule.level, cell.rule.weights)
+
+
 def population_decision(cell):
     """Return each judge's ``population`` reference decision, by the point rule."""
     probabilities, weights = _population_inputs(cell)
     n_pass = population_passes(
-        probabilities, cell.model.n_humans, weights, cell.rule.epsilon, cell.rule.coefficient
+        probabilities,
+        cell.model.n_humans,
+        weights,
+        cell.rule.epsilon,
+        cell.rule.coefficient,
+        synthetic_weighting(cell),
     )
     return decide(n_pass, cell.model.n_humans, cell.rule.tau, strict=cell.rule.strict)
 
@@ -183,7 +221,11 @@ def population_ranking(cell):
     """Return each judge's limit score averaged over the comparisons (its true standing)."""
     probabilities, weights = _population_inputs(cell)
     judge_score, _ = population_scores(
-        probabilities, cell.model.n_humans, weights, cell.rule.coefficient
+        probabilities,
+        cell.model.n_humans,
+        weights,
+        cell.rule.coefficient,
+        synthetic_weighting(cell),
     )
     return judge_score.mean(axis=1)
 
@@ -242,7 +284,7 @@ def simulate_cell(cell, root_seed, start, stop):
     (and its streams' version), seed, coordinates and trial count only.
     """
     keys = trial_keys(cell_sequence(root_seed, cell), start, stop)
-    rule = rule_parameters(cell.rule, cell.outputs)
+    rule = rule_parameters(cell.rule, cell.outputs, cell.model.n_labels)
     if cell.kernel_engine == "bitset":
         arguments = bitset_engine_arguments(cell)
         return TrialOutputs(*simulate_bitset(keys, *arguments, rule, bitset_clusters(cell)))

@@ -20,12 +20,14 @@ from simcore.engine.rng import stable_key
 from simcore.model.designs import DESIGNS
 from simcore.model.generative import Skew, prevalence_vector, rater_confusions
 from simcore.model.recipes import judge_accuracy_for_margin
-from simcore.studies.config import MAX_TRIALS, OutputConfig, RuleConfig, _field, _plain, rule_dict
+from simcore.studies.config import MAX_TRIALS, OutputConfig, RuleConfig, _field, _plain
 from simcore.studies.engine_choice import (
     bitset_engine_applies,
     clustered,
     counts_engine_applies,
 )
+from simcore.studies.rule_section import rule_dict
+from simcore.studies.synthetic_model import MODEL_KEYS_WRITTEN_WHEN_SET, ModelConfig
 
 REFERENCES = ("dense", "population")
 ENGINES = ("auto", "items", "counts", "bitset")
@@ -39,56 +41,6 @@ STREAMS_BEFORE_VERDICTS = 2
 counts engines: a scenario without them is hashed with it (its numbers are the same)."""
 COUNTS_ITEMS_PER_MASK_PATTERN = 4
 """``engine: auto`` takes the counts engine from this many items per mask pattern."""
-
-
-@dataclass(frozen=True)
-class ModelConfig:
-    """The synthetic generative model (docs/explanation/model.md)."""
-
-    n_items: int = _field(500, "int", "items in the corpus, n", minimum=2)
-    n_humans: int = _field(4, "int", "humans K (primary plus K - 1 secondaries)", minimum=2)
-    n_labels: int = _field(2, "int", "label categories L", minimum=2)
-    p_human: float | tuple = _field(
-        0.85, "probabilities", "accuracy of every human, or a list with one per human"
-    )
-    p_judge: float | tuple = _field(
-        0.85, "probabilities", "accuracy of the judge, or a list: one judge each (ranking)"
-    )
-    prevalence: tuple | Skew | None = _field(
-        None,
-        "prevalence",
-        "probability of each label: null (uniform), a list, or {skew: s} (s on label 0, the "
-        "rest spread evenly)",
-        optional=True,
-    )
-    confusion_human: tuple | None = _field(
-        None,
-        "matrices",
-        "confusion matrix (rows: true label, columns: reported) for every human, or one per "
-        "human; replaces p_human",
-        optional=True,
-    )
-    confusion_judge: tuple | None = _field(
-        None, "matrices", "confusion matrix of the judge; replaces p_judge", optional=True
-    )
-    n_clusters: int = _field(
-        1, "int", "item clusters (item i in cluster i mod n_clusters)", minimum=1
-    )
-    margin: float | None = _field(
-        None,
-        "float",
-        "signed population margin S_j - S_h + eps (docs/explanation/model.md); sets p_judge",
-        minimum=-1.0,
-        maximum=1.0,
-        optional=True,
-    )
-    cluster_spread: float = _field(
-        0.0,
-        "float",
-        "half-width of each cluster's shared uniform accuracy shift",
-        minimum=0.0,
-        maximum=1.0,
-    )
 
 
 @dataclass(frozen=True)
@@ -200,7 +152,10 @@ SWEEPABLE = {
     "skew": ("model", "prevalence"),
     "n_clusters": ("model", "n_clusters"),
     "cluster_spread": ("model", "cluster_spread"),
+    "adjacent": ("model", "adjacent"),
     "coefficient": ("rule", "coefficient"),
+    "level": ("rule", "level"),
+    "weights": ("rule", "weights"),
     "epsilon": ("rule", "epsilon"),
     "tau": ("rule", "tau"),
     "strict": ("rule", "strict"),
@@ -298,6 +253,7 @@ class Cell:
             model.p_judge,
             model.confusion_human,
             model.confusion_judge,
+            model.adjacent,
         )
 
     def draw_parameters(self):
@@ -368,8 +324,12 @@ class Scenario:
     def to_dict(self):
         """Return the effective configuration as plain YAML-able data."""
 
-        def section(config):
-            return {f.name: _plain(getattr(config, f.name)) for f in dataclasses.fields(config)}
+        def section(config):  # keys added later are written when set (the model's only)
+            return {
+                f.name: _plain(getattr(config, f.name))
+                for f in dataclasses.fields(config)
+                if MODEL_KEYS_WRITTEN_WHEN_SET.get(f.name, object()) != getattr(config, f.name)
+            }
 
         data = {
             "name": self.name,

@@ -16,7 +16,6 @@ from simcore.studies.config import (
     _is_number,
     _parse_section,
     read_raw,
-    rule_dict,
     unknown_key,
 )
 from simcore.studies.engine_choice import (
@@ -24,6 +23,7 @@ from simcore.studies.engine_choice import (
     bitset_engine_applies,
     counts_engine_applies,
 )
+from simcore.studies.rule_section import rule_dict, weighting_problems
 from simcore.studies.synthetic_config import (
     _SECTIONS,
     _SWEEP_KINDS,
@@ -256,6 +256,8 @@ class _CellProblems:
                 rule.coefficient,
                 ("rule.kind", "rule.coefficient"),
             )
+        for key, text, value in weighting_problems(rule, synthetic=True):
+            self.problem(key, text, value, ("rule.coefficient", "rule.level", "rule.weights"))
         if rule.kind != "point" and rule.min_pairs > 0:
             self.problem(
                 self.where("min_pairs", "rule.min_pairs"),
@@ -307,6 +309,13 @@ class _CellProblems:
                     "both",
                     involved,
                 )
+            elif model.adjacent is not None:
+                self.problem(
+                    self.where("margin", "model.margin"),
+                    "solves p_judge for the symmetric channel; set p_judge with model.adjacent",
+                    f"adjacent {model.adjacent}",
+                    (*involved, "model.adjacent"),
+                )
             elif not 0.0 < model.p_judge <= 1.0:
                 self.problem(
                     self.where("margin", "model.margin"),
@@ -314,6 +323,16 @@ class _CellProblems:
                     f"p_judge = {model.p_judge:.4g}",
                     involved,
                 )
+        if model.adjacent is not None and (
+            model.confusion_human is not None and model.confusion_judge is not None
+        ):
+            self.problem(
+                self.where("adjacent", "model.adjacent"),
+                "shapes the channel of p_human and p_judge; both confusion matrices are given, "
+                "so it shapes nothing (leave it out)",
+                model.adjacent,
+                ("model.adjacent", "model.confusion_human", "model.confusion_judge"),
+            )
 
     def matrices(self):
         """Check confusion matrices against L and the raters."""

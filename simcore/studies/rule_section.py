@@ -1,0 +1,91 @@
+"""The ``rule`` section beyond its field declarations: coefficients, keys written, weightings.
+
+The coefficients a rule may name; the keys added after stores were published, which a
+scenario writes only when set (:func:`rule_dict`); and where a weighted coefficient may go:
+a level of measurement (``rule.level``) belongs to Krippendorff's alpha, agreement weights
+(``rule.weights``) to the observed agreement, Cohen's kappa and Gwet's AC2, and both to the
+point rule (docs/howto/rating-scales.md); the synthetic and the real-data scenarios refuse
+anything else with :func:`weighting_problems`.
+"""
+
+import dataclasses
+
+from simcore.engine.coefficients import COEFFICIENTS
+from simcore.realdata.rule_forms import MIN_ITEMS
+
+RULE_COEFFICIENTS = (*COEFFICIENTS, "gwet_ac2")
+"""The rule's coefficients: the nominal ones and Gwet's AC2 (AC1 with ``rule.weights``)."""
+
+WEIGHTED_COEFFICIENTS = ("observed", "cohen_kappa", "gwet_ac2")
+"""Coefficients that take ``rule.weights``, as ``simcore.agreement`` names them."""
+
+
+def weighting_problems(rule, synthetic):
+    """Return ``(key, text, value)`` of each way ``rule.level`` or ``rule.weights`` is misplaced.
+
+    A level belongs to krippendorff_alpha, weights to :data:`WEIGHTED_COEFFICIENTS`, both
+    to the point rule; the ratio level reads the labels' numbers, which a synthetic panel
+    (codes ``0 .. L - 1``, equally spaced) does not have.
+    """
+    problems = []
+    if rule.level != "nominal" and rule.coefficient != "krippendorff_alpha":
+        problems.append(
+            (
+                "rule.level",
+                "belongs to krippendorff_alpha; set rule.coefficient: "
+                "krippendorff_alpha, or weights for the others",
+                rule.level,
+            )
+        )
+    if rule.weights != "identity" and rule.coefficient not in WEIGHTED_COEFFICIENTS:
+        problems.append(
+            (
+                "rule.weights",
+                f"belongs to {', '.join(WEIGHTED_COEFFICIENTS)} "
+                "(krippendorff_alpha takes rule.level; AC1 with weights is gwet_ac2)",
+                rule.weights,
+            )
+        )
+    if (rule.level != "nominal" or rule.weights != "identity") and rule.kind != "point":
+        problems.append(
+            (
+                "rule.kind",
+                "a weighted coefficient runs in the point rule; set rule.kind: point",
+                rule.kind,
+            )
+        )
+    if synthetic and rule.level == "ratio":
+        problems.append(
+            (
+                "rule.level",
+                "ratio reads the labels' numbers; a synthetic panel's labels are "
+                "equally spaced codes (use interval or ordinal)",
+                rule.level,
+            )
+        )
+    return problems
+
+
+RULE_KEYS_WRITTEN_WHEN_SET = {
+    "level": "nominal",
+    "weights": "identity",
+    "min_pairs": 0,
+    "form": "auto",
+    "min_items": MIN_ITEMS,
+    "min_comparisons": None,
+}
+"""Rule keys added after stores were published, with their defaults: a scenario writes them
+only when set, so a scenario that does not set them keeps its YAML text and content hash."""
+
+
+def rule_dict(rule, plain=lambda value: value):
+    """Return the rule's fields as a mapping (``plain`` converts each value).
+
+    Keys of :data:`RULE_KEYS_WRITTEN_WHEN_SET` at their default are left out: older
+    scenarios never wrote them, and their YAML text and content hash stay as they were.
+    """
+    return {
+        field.name: plain(getattr(rule, field.name))
+        for field in dataclasses.fields(rule)
+        if RULE_KEYS_WRITTEN_WHEN_SET.get(field.name, object()) != getattr(rule, field.name)
+    }
