@@ -115,6 +115,11 @@ cards: $(STAMP)
 
 # The sparse-overlap paper's composition for Table 3: one matrix per data set, SummEval's dimensions pooled (PAPER).
 PAPER := wax cebab_aspects cebab_stars summeval_one
+# The rating-scale matrices under nominal and weighted scorings side by side (ORDINAL x
+# SCORINGS, coefficient:weights:level; bernoulli thinning): results/real_weighted.md.
+ORDINAL := cebab_stars summeval lesion
+SCORINGS := observed:identity:nominal observed:linear:nominal \
+	krippendorff_alpha:identity:nominal krippendorff_alpha:identity:ordinal
 real: $(STAMP)
 	for name in $(REAL) summeval_one; do \
 		$(BIN)/simcore run $(SCENARIOS)/real_$$name.yaml $(RUN_FLAGS) || exit 1; \
@@ -123,6 +128,14 @@ real: $(STAMP)
 	$(BIN)/simcore tables $(foreach name,$(REAL),results/real_$(name).zarr) \
 		--paper $(foreach name,$(PAPER),results/real_$(name).zarr) \
 		--table3 results/real_table3.md --table2 results/real_table2.md
+	for name in $(ORDINAL); do for scoring in $(SCORINGS); do \
+		set -- $$(echo $$scoring | tr : ' '); \
+		$(BIN)/simcore run $(SCENARIOS)/real_$$name.yaml $(RUN_FLAGS) --set 'sweep.design=[bernoulli]' \
+			--set rule.coefficient=$$1 --set rule.weights=$$2 --set rule.level=$$3 \
+			--out results/weighted_$${name}_$$1_$$2_$$3.zarr > /dev/null || exit 1; \
+	done; done
+	$(BIN)/simcore tables $(foreach name,$(ORDINAL),results/weighted_$(name)_*.zarr) \
+		--scorings results/real_weighted.md
 
 # Every reading of the paper's Strat (simcore/realdata/strat_variants.py) on the four
 # matrices of the paper's composition, beside the paper's published numbers (results/real_strat_variants.md);

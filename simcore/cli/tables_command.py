@@ -17,6 +17,7 @@ def add(commands):
         [
             "simcore tables results/real_*.zarr --table3 results/table3.md",
             "simcore tables results/real_*.zarr --variants results/variants.md",
+            "simcore tables results/weighted_*.zarr --scorings results/real_weighted.md",
         ],
     )
     tables.add_argument("stores", nargs="+", help="real-data zarr stores")
@@ -36,6 +37,13 @@ def add(commands):
         help="Markdown file: every design of the stores beside the sparse-overlap paper's "
         "published Strat numbers (Table 3, Table 4's borderline WDR, CeBaB stars agreement) "
         "and the closest reading",
+    )
+    tables.add_argument(
+        "--scorings",
+        metavar="FILE",
+        help="Markdown file: the stores' matrices under each store's coefficient side by side "
+        "(full-matrix verdicts, wrong-decision rate by coverage, pool agreement) and the "
+        "judges whose verdict changes with the scoring",
     )
     tables.add_argument(
         "--agreement",
@@ -64,10 +72,14 @@ def run(args):
 
     cubes = real_cubes(args.stores)
     outputs = []
+    if args.scorings:
+        from simcore.studies.real_scorings import scorings_table
+
+        outputs.append((scorings_table(cubes), args.scorings))
     if args.variants:
         agreement = real_cubes(args.agreement) if args.agreement else None
         outputs.append((variants_report(cubes, agreement), args.variants))
-    if args.table3 or args.table2 or not args.variants:
+    if args.table3 or args.table2 or not (args.variants or args.scorings):
         first = table3(cubes)
         if args.paper:
             first = (

@@ -41,6 +41,7 @@ import numpy as np
 
 from simcore.engine import kernels
 from simcore.engine.threads import threads_for_trials
+from simcore.engine.weighted_rule import evaluate_masks_weighted
 from simcore.model.rule import INCONCLUSIVE, decide
 from simcore.realdata.data_shape import shared_items
 
@@ -245,29 +246,37 @@ def apply_min_comparisons(decision, tested, min_comparisons):
     return decision
 
 
-def evaluate_form(labels, masks, n_humans, n_labels, epsilon, coefficient, form, min_items):
+def evaluate_form(
+    labels, masks, n_humans, n_labels, epsilon, coefficient, form, min_items, weighting=None
+):
     """Run the point rule's kernel on the virtual raters of ``form`` under each mask.
 
     Same arguments and returns as :func:`simcore.engine.point_rule.evaluate_masks` (with
     ``form`` a :class:`RuleForm` for ``min_pairs``), the humans of ``labels`` replaced, mask
     by mask, by the virtual raters :func:`form_raters` builds from that mask, so the number
     of raters compared may differ between masks (``tested`` counts them). The ``raters``
-    form runs the kernel once on every mask.
+    form runs the kernel once on every mask. A weighted coefficient's ``weighting``
+    (:func:`simcore.engine.weighted_scores.weighting_of`) runs the weighted rule
+    (:func:`simcore.engine.weighted_rule.evaluate_masks_weighted`).
     """
     masks = np.asarray(masks, dtype=bool)
     rule = (epsilon, coefficient, form.min_pairs)
+
+    def run(labels, masks, n_humans):
+        if weighting is None:
+            return kernels.evaluate_masks(labels, masks, n_humans, n_labels, *rule)
+        return evaluate_masks_weighted(labels, masks, n_humans, n_labels, rule, weighting)
+
     if form.form == "raters":
         with threads_for_trials(len(masks)):
-            return kernels.evaluate_masks(labels, masks, n_humans, n_labels, *rule)
+            return run(labels, masks, n_humans)
     human_codes, judge_codes = labels[:, :n_humans], labels[:, n_humans:]
     results = []
     for mask in masks:
         codes, available = virtual_matrix(human_codes, form_raters(form.form, mask, min_items))
         virtual = np.concatenate([codes, judge_codes], axis=1).astype(labels.dtype)
         with threads_for_trials(1):  # one mask: waking other threads only costs time
-            results.append(
-                kernels.evaluate_masks(virtual, available[None], codes.shape[1], n_labels, *rule)
-            )
+            results.append(run(virtual, available[None], codes.shape[1]))
     return tuple(np.concatenate(parts) for parts in zip(*results, strict=True))
 
 

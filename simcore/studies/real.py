@@ -35,10 +35,10 @@ from simcore.studies.config import (
     _convert,
     _describe,
     _parse_section,
-    rule_dict,
     unknown_keys,
 )
 from simcore.studies.real_forms import group_form
+from simcore.studies.rule_section import rule_dict, weighting_problems
 
 DEFAULT_COVERAGES = (0.05, 0.10, 0.25, 0.50)
 _TOP_KEYS = ("name", "description", "kind", "data", "rule", "trials", "seed", "sweep", "output")
@@ -133,6 +133,8 @@ def real_scenario_from_dict(raw, source, base=None):
             f"with rule.min_items_per_human items (got form {rule.form!r}, min_comparisons "
             f"{rule.min_comparisons})"
         )
+    for key, text, value in weighting_problems(rule, synthetic=False):
+        problems.append(f"{source}: {key}: {text} (got {value!r})")
     judged = sorted(set(designs) & set(JUDGE_STRATIFIED))
     if rule.kind == "alt_test" and judged:
         problems.append(

@@ -17,9 +17,14 @@ import numpy as np
 import xarray as xr
 
 from simcore.engine import kernels
+from simcore.engine.layout import ORDINAL
 from simcore.engine.point_rule import margins_bytes
 from simcore.engine.rng import stable_key
+from simcore.engine.weighted_rule import weighted_bytes
+from simcore.engine.weighted_scores import weighting_of
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT
+from simcore.model.weighted import rule_weighting
+from simcore.realdata.agreement import label_values
 from simcore.realdata.rule_forms import RuleForm
 from simcore.realdata.thinning import thin
 from simcore.studies import real_alt_test
@@ -62,6 +67,7 @@ class GroupMatrix(NamedTuple):
     n_items: int
     density: float
     form: RuleForm | None = None  # who the rule holds out (rule.form resolved on the shape)
+    weighting: tuple | None = None  # a weighted coefficient's kernel weighting, else None
 
 
 class RealContext(NamedTuple):
@@ -85,6 +91,21 @@ def fingerprint(groups, judges, humans, labels):
     return digest.hexdigest()
 
 
+def group_weighting(rule, matrix):
+    """Return the kernels' weighting of ``rule``'s coefficient on ``matrix``'s labels, or None.
+
+    The weights and the ordinal order are read from the labels' numbers (or, for the
+    ordinal level and the weights, a declared order), never guessed: labels without them
+    are refused naming ``rule.level`` or ``rule.weights``
+    (:func:`simcore.realdata.agreement.label_values`).
+    """
+    if rule.level == "nominal" and rule.weights == "identity":
+        return None
+    values, _ = label_values(matrix, "numbers" if rule.level in ("interval", "ratio") else "order")
+    code, weight_matrix, order = rule_weighting(rule.coefficient, values, rule.level, rule.weights)
+    return weighting_of(weight_matrix, order, code == ORDINAL)
+
+
 def group_matrix(scenario, matrix):
     """Return one group's :class:`GroupMatrix` with its full-matrix decisions."""
     n_humans = matrix.n_humans
@@ -106,6 +127,7 @@ def group_matrix(scenario, matrix):
         n_items=matrix.n_items,
         density=float(matrix.density),
         form=group_form(rule, matrix),
+        weighting=group_weighting(rule, matrix),
     )
     full_pass, counters, pool, ranking, tested = evaluate(rule, group, matrix.available[None])
     full_pass = full_pass[0].astype(np.int64)
@@ -246,7 +268,13 @@ def memory_need(context):
             TRIALS_PER_BLOCK * n * group.n_humans * 2
             + n * raters * 4
             + n * group.n_labels * 8  # the sequential designs' label counts per item
-            + threads * margins_bytes(group.n_humans, raters - group.n_humans, group.n_labels),
+            + threads * margins_bytes(group.n_humans, raters - group.n_humans, group.n_labels)
+            + (
+                0
+                if group.weighting is None
+                else threads
+                * weighted_bytes(group.n_humans, raters - group.n_humans, group.n_labels)
+            ),
         )
     return need, (
         f"the matrix has {max(g.n_items for g in context.groups)} items, "

@@ -33,6 +33,7 @@ def evaluate(rule, group, masks):
         coefficient_code(rule.coefficient),
         group.form,
         rule.min_items,
+        group.weighting,
     )
 
 

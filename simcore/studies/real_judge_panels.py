@@ -59,6 +59,7 @@ def count_judge_block(scenario, group, coords, start, stop):
             coefficient_code(rule.coefficient),
             group.form,
             rule.min_items,
+            group.weighting,
         )
         passes.append(result[0][:, 0])
         ranking.append(result[3][:, 0])

@@ -170,11 +170,24 @@ def table2(cubes):
     return "\n".join(lines) + "\n"
 
 
+def scoring_name(cube):
+    """Return the rule's coefficient as a label: ``krippendorff_alpha (ordinal)`` and so on."""
+    rule = (yaml.safe_load(cube.attrs["scenario"]) or {}).get("rule") or {}
+    name = rule.get("coefficient", "observed")
+    if rule.get("level", "nominal") != "nominal":
+        return f"{name} ({rule['level']})"
+    if rule.get("weights", "identity") != "identity":
+        return f"{name} ({rule['weights']} weights)"
+    return name
+
+
 def summary(cube):
     """Return the text ``simcore run`` and ``show`` print for a real-data cube."""
+    scoring = scoring_name(cube)
     parts = [
         f"{cube.attrs.get('title', '')}: {int(cube.attrs.get('trials', 0))} trials per "
-        f"cell, data {cube.attrs.get('data_source', '')}",
+        f"cell, data {cube.attrs.get('data_source', '')}"
+        + ("" if scoring == "observed" else f", scored by {scoring}"),
         cube.attrs.get("primary_layer", ""),
     ]
     for name, matrix in _matrices(cube):
