@@ -34,6 +34,7 @@ def add(commands):
         help="measured pairwise observed agreement between humans",
     )
     plan.add_argument("--labels", type=count, default=2, help="label categories L")
+    _add_scoring(plan)
     plan.add_argument("--epsilon", type=finite, default=0.05, help="tolerance")
     plan.add_argument("--tau", type=finite, default=0.5, help="acceptance threshold")
     plan.add_argument("--design", default="exact_m", help="allocation design")
@@ -68,6 +69,36 @@ def add(commands):
         help="smallest gap in agreement with the pool between two judges",
     )
     add_json(plan)
+
+
+def _add_scoring(plan):
+    """Add the rule's coefficient and the rating-scale channel to ``plan``'s arguments."""
+    plan.add_argument(
+        "--adjacent",
+        type=finite,
+        help="rating scales: share of each rater's errors on a neighbouring label",
+    )
+    plan.add_argument(
+        "--coefficient",
+        default="observed",
+        help="agreement coefficient of the rule (observed, cohen_kappa, krippendorff_alpha, "
+        "gwet_ac1, gwet_ac2)",
+    )
+    plan.add_argument(
+        "--level", default="nominal", help="krippendorff_alpha's level (ordinal, interval)"
+    )
+    plan.add_argument(
+        "--weights",
+        default="identity",
+        help="agreement weights of observed, cohen_kappa, gwet_ac2 (linear, quadratic)",
+    )
+
+
+def _question(args, p_human, margin):
+    """Return the ``question`` of plan's JSON document: the options as given."""
+    keys = ("humans", "labels", "epsilon", "tau", "design", "items", "target", "confidence")
+    keys += ("alpha", "seed", "p_judge", "coefficient", "level", "weights", "adjacent")
+    return {**{key: getattr(args, key) for key in keys}, "p_human": p_human, "margin": margin}
 
 
 def _p_human(args):
@@ -165,6 +196,8 @@ def run(args):
     margin = None
     if args.p_judge is None:
         margin = args.margin if args.margin is not None else 0.05
+    scoring = {"coefficient": args.coefficient, "level": args.level, "weights": args.weights}
+    plan.check_margin_scoring(margin, scoring, args.adjacent, explicit=args.margin is not None)
     raw = plan.question_scenario(
         args.items,
         args.humans,
@@ -176,6 +209,8 @@ def run(args):
         margin=margin,
         p_judge=args.p_judge,
         seed=args.seed,
+        scoring=scoring,
+        adjacent=args.adjacent,
     )
     progress = None if args.quiet or args.json else phase_printer("plan")
     try:
@@ -185,23 +220,7 @@ def run(args):
     except ScenarioError as error:
         raise plan.with_option_names(error) from None
     if args.json:
-        question = {
-            key: getattr(args, key)
-            for key in (
-                "humans",
-                "labels",
-                "epsilon",
-                "tau",
-                "design",
-                "items",
-                "target",
-                "confidence",
-                "alpha",
-                "seed",
-                "p_judge",
-            )
-        }
-        question.update({"p_human": p_human, "margin": margin})
+        question = _question(args, p_human, margin)
         print_json({"command": NAME, "question": question, "answer": dataclasses.asdict(result)})
     else:
         print(plan.describe(result, raw, args.target, args.confidence, args.alpha))

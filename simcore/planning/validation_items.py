@@ -62,6 +62,10 @@ OPTIONS = {
     "model.n_labels": "--labels",
     "rule.epsilon": "--epsilon",
     "rule.tau": "--tau",
+    "rule.coefficient": "--coefficient",
+    "rule.level": "--level",
+    "rule.weights": "--weights",
+    "model.adjacent": "--adjacent",
     "design.kind": "--design",
     "design.m": "--items",
     "design.rho": "--items",
@@ -79,10 +83,44 @@ def with_option_names(error):
     return ScenarioError(problems)
 
 
+def check_margin_scoring(margin, scoring, adjacent, explicit):
+    """Refuse a margin where it cannot set the judge's accuracy (UsageError-like ScenarioError).
+
+    A margin sets ``p_judge`` through observed agreement on the symmetric channel
+    (:func:`simcore.model.recipes.judge_accuracy_for_margin`); another coefficient, weights or
+    an adjacent-error channel need the judge's accuracy itself.
+    """
+    plain = scoring == {"coefficient": "observed", "level": "nominal", "weights": "identity"}
+    if margin is None or (plain and adjacent is None):
+        return
+    what = "--adjacent" if plain else f"--coefficient {scoring['coefficient']}"
+    given = f"--margin {margin:g}" if explicit else "the default --margin 0.05"
+    raise ScenarioError(
+        [
+            f"simcore plan: {what}: {given} sets the judge's accuracy for observed agreement "
+            "on the symmetric channel; give the judge's accuracy with --p-judge"
+        ]
+    )
+
+
 def question_scenario(
-    n_items, n_humans, n_labels, p_human, epsilon, tau, design, margin=None, p_judge=None, seed=0
+    n_items,
+    n_humans,
+    n_labels,
+    p_human,
+    epsilon,
+    tau,
+    design,
+    margin=None,
+    p_judge=None,
+    seed=0,
+    scoring=None,
+    adjacent=None,
 ):
     """Return the scenario a planning question describes (one cell; ``m`` set per probe).
+
+    ``scoring`` holds the rule's ``coefficient``, ``level`` and ``weights`` (default
+    observed agreement); ``adjacent`` the share of errors on a neighbouring label.
 
     Raises
     ------
@@ -94,12 +132,18 @@ def question_scenario(
         model["margin"] = margin
     else:
         model["p_judge"] = p_judge
+    if adjacent is not None:
+        model["adjacent"] = adjacent
+    rule = {"epsilon": epsilon, "tau": tau}
+    for key, value in (scoring or {}).items():
+        if value != {"coefficient": "observed", "level": "nominal", "weights": "identity"}[key]:
+            rule[key] = value
     return {
         "model": model,
         "design": {"kind": design, "rho": 0.5}
         if design == "bernoulli"
         else {"kind": design, "m": 1},
-        "rule": {"epsilon": epsilon, "tau": tau},
+        "rule": rule,
         "reference": "population",
         "trials": 1,
         "seed": seed,
@@ -226,6 +270,19 @@ def answer(
     )
 
 
+def _scoring_text(raw):
+    """Return ``, coefficient C (level or weights), adjacent a`` where the question sets them."""
+    rule, model = raw["rule"], raw["model"]
+    text = ""
+    if "coefficient" in rule or "level" in rule or "weights" in rule:
+        setting = rule.get("level") or rule.get("weights")
+        text = f", coefficient {rule.get('coefficient', 'observed')}"
+        text += f" ({setting})" if setting else ""
+    if "adjacent" in model:
+        text += f", adjacent {model['adjacent']:g}"
+    return text
+
+
 def describe(result, raw, target, confidence, alpha):
     """Return the text ``simcore plan`` prints for ``result``."""
     model, rule = raw["model"], raw["rule"]
@@ -239,7 +296,7 @@ def describe(result, raw, target, confidence, alpha):
     lines = [
         f"question: K = {model['n_humans']} humans (p_human {model['p_human']:.4g}), "
         f"L = {model['n_labels']}, n = {model['n_items']}, eps = {rule['epsilon']:g}, "
-        f"tau = {rule['tau']:g}, design {raw['design']['kind']}",
+        f"tau = {rule['tau']:g}, design {raw['design']['kind']}{_scoring_text(raw)}",
         f"judge: margin {result.margin:+.4f} (p_judge {result.p_judge:.4f}); the population "
         f"decision {judge} it, so a wrong decision is a {result.side}",
         f"simulated: m = {items(result.m)} items per secondary for a wrong-decision rate <= "

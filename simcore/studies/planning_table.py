@@ -24,15 +24,18 @@ import math
 import numpy as np
 
 from simcore.calibration.statistics import wilson_interval
+from simcore.engine.layout import UNWEIGHTED
 from simcore.model.generative import pair_tables, prevalence_vector
 from simcore.model.recipes import (  # noqa: F401  (re-exported for the planning table)
     certification_items,
+    coefficient_recipe,
     judge_accuracy_for_margin,
     ranking_items,
     recipe_variance,
     symmetric_recipe_variance,
     z_two_sided,
 )
+from simcore.studies.synthetic_cell import synthetic_weighting
 
 
 def min_items_staying_below(m_values, rates, target):
@@ -168,15 +171,24 @@ def search_items(probe, m_max, recheck=(1.1, 1.25, 1.5, 2.0)):
 
 
 def recipe_for_cell(cell, alpha=0.05):
-    """Return ``(margin, sigma0^2, m_cert)`` of a cell under its model (judge, human 1, 0)."""
+    """Return ``(margin, sigma0^2, m_cert)`` of a cell under its model (judge, human 1, 0).
+
+    Observed agreement reads :func:`recipe_variance`; any other coefficient, and a weighted
+    one, the delta method (:func:`simcore.model.recipes.coefficient_recipe`).
+    """
     model = cell.model
     prevalence = prevalence_vector(model.prevalence, model.n_labels)
     confusions = cell.confusions()
-    sigma2 = recipe_variance(confusions, prevalence, judge=model.n_humans, held_out=1, pool=0)
-    pairs = pair_tables(confusions, prevalence)
-    margin = (
-        float(np.trace(pairs[model.n_humans, 0])) - float(np.trace(pairs[1, 0])) + cell.rule.epsilon
-    )
+    weighting = synthetic_weighting(cell)
+    if cell.rule.coefficient == "observed" and weighting[0] == UNWEIGHTED:
+        sigma2 = recipe_variance(confusions, prevalence, judge=model.n_humans, held_out=1, pool=0)
+        pairs = pair_tables(confusions, prevalence)
+        difference = float(np.trace(pairs[model.n_humans, 0])) - float(np.trace(pairs[1, 0]))
+    else:  # the delta method on the coefficient's pair tables
+        difference, sigma2 = coefficient_recipe(
+            confusions, prevalence, cell.rule.coefficient, weighting, model.n_humans, 1, 0
+        )
+    margin = difference + cell.rule.epsilon
     return margin, sigma2, certification_items(margin, sigma2, alpha)
 
 
