@@ -42,6 +42,7 @@ from simcore.studies.synthetic_scenario import scenario_from_dict
 WEIGHTINGS = [
     ("krippendorff_alpha", "ordinal", "identity"),
     ("krippendorff_alpha", "interval", "identity"),
+    ("krippendorff_alpha", "ratio", "identity"),
     ("cohen_kappa", "nominal", "linear"),
     ("cohen_kappa", "nominal", "quadratic"),
     ("gwet_ac2", "nominal", "linear"),
@@ -300,6 +301,15 @@ def test_auto_takes_no_bitset_engine_for_a_weighted_rule_and_bitset_is_refused()
 def test_misplaced_weights_are_refused(rule, message):
     with pytest.raises(ScenarioError, match=message):
         simcore.run(weighted_scenario("auto", **rule))
+
+
+def test_a_weighted_coefficient_on_a_large_label_space_is_refused():
+    scenario = weighted_scenario("auto", coefficient="krippendorff_alpha", level="ordinal")
+    scenario["model"]["n_labels"] = 129
+    with pytest.raises(ScenarioError, match="model.n_labels: a weighted coefficient keeps"):
+        simcore.run(scenario)
+    scenario["model"]["n_labels"] = 128  # the largest it takes: validated, not run
+    assert len(list(scenario_from_dict(scenario).cells())) == 2
 
 
 def test_margin_with_an_adjacent_channel_is_refused():

@@ -20,14 +20,31 @@ WEIGHTED_COEFFICIENTS = ("observed", "cohen_kappa", "gwet_ac2")
 """Coefficients that take ``rule.weights``, as ``simcore.agreement`` names them."""
 
 
-def weighting_problems(rule, synthetic):
+WEIGHTED_MAX_LABELS = 128
+"""Most labels a weighted coefficient takes: it keeps every comparison's ``L x L`` pair table
+(``2 K (J + 1) L**2`` counts a thread, cleared every trial), which would swamp a large label
+space; rating scales have a handful of labels, score scales up to about a hundred."""
+
+
+def weighting_problems(rule, synthetic, n_labels=None):
     """Return ``(key, text, value)`` of each way ``rule.level`` or ``rule.weights`` is misplaced.
 
     A level belongs to krippendorff_alpha, weights to :data:`WEIGHTED_COEFFICIENTS`, both
     to the point rule; the ratio level reads the labels' numbers, which a synthetic panel
-    (codes ``0 .. L - 1``, equally spaced) does not have.
+    (codes ``0 .. L - 1``, equally spaced) does not have; ``n_labels`` (when known) at most
+    :data:`WEIGHTED_MAX_LABELS`.
     """
     problems = []
+    weighted = rule.level != "nominal" or rule.weights != "identity"
+    if weighted and n_labels is not None and n_labels > WEIGHTED_MAX_LABELS:
+        problems.append(
+            (
+                "model.n_labels" if synthetic else "labels",
+                "a weighted coefficient keeps every comparison's L x L pair table; it takes "
+                f"at most {WEIGHTED_MAX_LABELS} labels (use level nominal and weights identity)",
+                n_labels,
+            )
+        )
     if rule.level != "nominal" and rule.coefficient != "krippendorff_alpha":
         problems.append(
             (
@@ -46,7 +63,7 @@ def weighting_problems(rule, synthetic):
                 rule.weights,
             )
         )
-    if (rule.level != "nominal" or rule.weights != "identity") and rule.kind != "point":
+    if weighted and rule.kind != "point":
         problems.append(
             (
                 "rule.kind",

@@ -256,8 +256,10 @@ class _CellProblems:
                 rule.coefficient,
                 ("rule.kind", "rule.coefficient"),
             )
-        for key, text, value in weighting_problems(rule, synthetic=True):
-            self.problem(key, text, value, ("rule.coefficient", "rule.level", "rule.weights"))
+        n_labels = self.cell.model.n_labels
+        for key, text, value in weighting_problems(rule, synthetic=True, n_labels=n_labels):
+            involved = ("rule.coefficient", "rule.level", "rule.weights", "model.n_labels")
+            self.problem(key, text, value, involved)
         if rule.kind != "point" and rule.min_pairs > 0:
             self.problem(
                 self.where("min_pairs", "rule.min_pairs"),
