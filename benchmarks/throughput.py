@@ -337,6 +337,38 @@ def rules_and_clusters():
     return rows
 
 
+WEIGHTED_SCORINGS = (
+    ("krippendorff_alpha", {}),
+    ("krippendorff_alpha (ordinal)", {"coefficient": "krippendorff_alpha", "level": "ordinal"}),
+    ("cohen_kappa (quadratic)", {"coefficient": "cohen_kappa", "weights": "quadratic"}),
+    ("observed (linear)", {"coefficient": "observed", "weights": "linear"}),
+)
+"""The rating-scale cell's scorings: nominal alpha, then three weighted coefficients."""
+
+
+def weighted_coefficients():
+    """A 1-5 cell (n = 500, K = 4, adjacent errors) by scoring: the weighted rule's cost.
+
+    The weighted rule keeps each comparison's L x L table where the nominal rule keeps
+    margins; the bitset engine runs the nominal cell, the items and counts engines both.
+    """
+    rows = []
+    model = {"model": {"adjacent": 0.9}}
+    for label, rule in WEIGHTED_SCORINGS:
+        row = {"scoring": label}
+        rule = {"coefficient": "krippendorff_alpha", **rule}
+        for engine in ("items", "counts"):
+            extra = {**model, "rule": rule}
+            rate = engine_rate(500, 4, "bernoulli", 1, engine, n_labels=5, extra=extra)
+            row[f"{engine}_trials_per_second"] = round(rate)
+        rows.append(row)
+        print(
+            f"| {label} | {row['items_trials_per_second']} | {row['counts_trials_per_second']} |",
+            flush=True,
+        )
+    return rows
+
+
 def run_fixed_cost(repeats=REPEATS):
     """Median seconds of ``simcore.run`` on one cell of one trial (its cost per call)."""
     scenario = {"model": {"n_items": 100}, "design": {"kind": "bernoulli", "rho": 0.1}, "trials": 1}
@@ -401,6 +433,9 @@ def main():
     print("| Figure 2 cell, n = 500, K = 4 | items trials/s | bitset trials/s | bitset / items |")
     print("|---|---|---|---|")
     results["rules_and_clusters"] = rules_and_clusters()
+    print("| 1-5 scale cell, n = 500, K = 4 | items trials/s | counts trials/s |")
+    print("|---|---|---|")
+    results["weighted_coefficients"] = weighted_coefficients()
     save_section("throughput", results)
 
 

@@ -17,21 +17,15 @@ import numpy as np
 import xarray as xr
 
 from simcore.engine import kernels
-from simcore.engine.layout import ORDINAL
 from simcore.engine.point_rule import margins_bytes
 from simcore.engine.rng import stable_key
 from simcore.engine.weighted_rule import weighted_bytes
-from simcore.engine.weighted_scores import weighting_of
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT
-from simcore.model.weighted import rule_weighting
-from simcore.realdata.agreement import label_values
-from simcore.realdata.annotation import DataError
 from simcore.realdata.rule_forms import RuleForm
 from simcore.realdata.thinning import thin
 from simcore.studies import real_alt_test
 from simcore.studies.protocol import CellSpec, Layout, Variable, add_counts, quantize
-from simcore.studies.real_forms import decide_in_form, evaluate, group_form
-from simcore.studies.rule_section import weighting_problems
+from simcore.studies.real_forms import decide_in_form, evaluate, group_form, group_weighting
 from simcore.studies.synthetic_cell import RELIABLE_ERROR, discordant_pairs
 from simcore.studies.synthetic_cube import DERIVED_ATTRS, agreement_statistics
 
@@ -91,27 +85,6 @@ def fingerprint(groups, judges, humans, labels):
         digest.update(np.ascontiguousarray(group.labels).tobytes())
         digest.update(np.ascontiguousarray(group.available).tobytes())
     return digest.hexdigest()
-
-
-def group_weighting(rule, matrix):
-    """Return the kernels' weighting of ``rule``'s coefficient on ``matrix``'s labels, or None.
-
-    The weights and the ordinal order are read from the labels' numbers (or, for the
-    ordinal level and the weights, a declared order), never guessed: labels without them
-    are refused naming ``rule.level`` or ``rule.weights``
-    (:func:`simcore.realdata.agreement.label_values`), and so are more labels than
-    :data:`~simcore.studies.rule_section.WEIGHTED_MAX_LABELS`.
-    """
-    if rule.level == "nominal" and rule.weights == "identity":
-        return None
-    problems = weighting_problems(rule, synthetic=False, n_labels=matrix.n_labels)
-    if problems:  # the rule's own settings were checked on reading; here the label count
-        raise DataError(
-            [f"{matrix.source}: {key}: {text} (got {got})" for key, text, got in problems]
-        )
-    values, _ = label_values(matrix, "numbers" if rule.level in ("interval", "ratio") else "order")
-    code, weight_matrix, order = rule_weighting(rule.coefficient, values, rule.level, rule.weights)
-    return weighting_of(weight_matrix, order, code == ORDINAL)
 
 
 def group_matrix(scenario, matrix):

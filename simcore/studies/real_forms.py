@@ -1,16 +1,23 @@
-"""The rule's form in the real-data protocol: who it holds out, resolved on each group's shape.
+"""The rule's form in the real-data protocol: who it holds out, and how it scores a group.
 
 ``rule.form`` (:mod:`simcore.realdata.rule_forms`) is resolved once per group on the full
 matrix's shape (:func:`simcore.realdata.data_shape.data_shape`): ``auto`` holds out label
 positions where a few items carry most pairs, pools the thin comparisons of a crowd, and
 keeps every human a rater elsewhere. Every trial's thinned mask is then turned into that
 form's virtual raters before the rule runs, so the raters a trial compares are built from
-the labels the trial kept.
+the labels the trial kept. A weighted coefficient's weights are read from each group's
+labels once (:func:`group_weighting`).
 """
 
 from simcore.engine.coefficients import coefficient_code
+from simcore.engine.layout import ORDINAL
+from simcore.engine.weighted_scores import weighting_of
+from simcore.model.weighted import rule_weighting
+from simcore.realdata.agreement import label_values
+from simcore.realdata.annotation import DataError
 from simcore.realdata.data_shape import data_shape
 from simcore.realdata.rule_forms import evaluate_form, form_decisions, form_for
+from simcore.studies.rule_section import weighting_problems
 
 
 def group_form(rule, matrix):
@@ -40,3 +47,24 @@ def evaluate(rule, group, masks):
 def decide_in_form(rule, group, passes, tested):
     """Return the point rule's decisions ``(T, J)`` in the group's form (``tested`` ``(T,)``)."""
     return form_decisions(passes, tested[:, None], rule.tau, group.form)
+
+
+def group_weighting(rule, matrix):
+    """Return the kernels' weighting of ``rule``'s coefficient on ``matrix``'s labels, or None.
+
+    The weights and the ordinal order are read from the labels' numbers (or, for the
+    ordinal level and the weights, a declared order), never guessed: labels without them
+    are refused naming ``rule.level`` or ``rule.weights``
+    (:func:`simcore.realdata.agreement.label_values`), and so are more labels than
+    :data:`~simcore.studies.rule_section.WEIGHTED_MAX_LABELS`.
+    """
+    if rule.level == "nominal" and rule.weights == "identity":
+        return None
+    problems = weighting_problems(rule, synthetic=False, n_labels=matrix.n_labels)
+    if problems:  # the rule's own settings were checked on reading; here the label count
+        raise DataError(
+            [f"{matrix.source}: {key}: {text} (got {got})" for key, text, got in problems]
+        )
+    values, _ = label_values(matrix, "numbers" if rule.level in ("interval", "ratio") else "order")
+    code, weight_matrix, order = rule_weighting(rule.coefficient, values, rule.level, rule.weights)
+    return weighting_of(weight_matrix, order, code == ORDINAL)
