@@ -115,12 +115,10 @@ def test_a_label_space_of_5000_labels_runs_in_memory_linear_in_l():
     tables = point_rule.pair_tables(n_humans, n_judges, n_labels)
     assert scratch_bytes(tables) == point_rule.margins_bytes(n_humans, n_judges, n_labels)
     for size in (n_labels, 2 * n_labels):  # doubling L at most doubles the scratch
-        scratch = decide.rule_scratch(n_humans, n_judges, size, np.zeros(kernels.N_RULE))
+        scratch = decide.rule_scratch(n_humans, n_judges, size)
         assert scratch_bytes(scratch) <= linear_bound(n_humans, n_judges, size)
-    assert scratch_bytes(
-        decide.rule_scratch(n_humans, n_judges, 2 * n_labels, np.zeros(kernels.N_RULE))
-    ) < 2.01 * (
-        scratch_bytes(decide.rule_scratch(n_humans, n_judges, n_labels, np.zeros(kernels.N_RULE)))
+    assert scratch_bytes(decide.rule_scratch(n_humans, n_judges, 2 * n_labels)) < 2.01 * (
+        scratch_bytes(decide.rule_scratch(n_humans, n_judges, n_labels))
     )
 
 

@@ -17,21 +17,20 @@ SCRIPT = textwrap.dedent("""
     for design in range(6):
         for kind, coefficient in [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (2, 0)]:
             # kind, eps, coefficient, z, min humans, min items, BY level, numeric, min pairs,
-            # outputs skipped (bits: overlap 1, agreement 2, ranking 4), weighting
+            # outputs skipped (bits: overlap 1, agreement 2, ranking 4)
             min_pairs = 2 if kind == 0 and design % 3 == 0 else 0
             skip = (design + coefficient) % 8
             rule = np.array(
-                [kind, 0.05, coefficient, 1.96, 2, 3, 0.05, design % 2, min_pairs, skip, 0]
+                [kind, 0.05, coefficient, 1.96, 2, 3, 0.05, design % 2, min_pairs, skip]
             )
             assert len(rule) == kernels.N_RULE  # compiled code would read past its end
             out = kernels.simulate(keys, 12, 3, confusion, cdf, 2, 0.1, design, 0.3, 4, rule)
             print(design, kind, coefficient, *(o.ravel().tolist() for o in out))
             if kind == 0:  # the same coefficient weighted: quadratic weights (alpha: ordinal)
                 weights = 1.0 - (np.subtract.outer(np.arange(3), np.arange(3)) / 2.0) ** 2
-                rule[-1] = 2 if coefficient == 2 else 1
-                weighted = np.concatenate([rule, weights.ravel(), np.arange(3.0)])
+                weighting = (weights.ravel(), np.arange(3), 1 if coefficient == 2 else 0)
                 out = kernels.simulate(
-                    keys, 12, 3, confusion, cdf, 2, 0.1, design, 0.3, 4, weighted
+                    keys, 12, 3, confusion, cdf, 2, 0.1, design, 0.3, 4, rule, weighting
                 )
                 print(design, "weighted", coefficient, *(o.ravel().tolist() for o in out))
 """)
@@ -49,7 +48,7 @@ BITSET_SCRIPT = textwrap.dedent("""
         prevalence = np.full(n_labels, 1.0 / n_labels)
         model = bitset_draws.planes_model(confusion, prevalence, offsets)
         for design, rho, m in [(0, 0.3, 0), (1, 0.0, 20), (2, 0.0, 9)]:
-            rule = np.array([0, 0.05, coefficient, 0, 2, 3, 0.05, 0, 1, 0, 0])
+            rule = np.array([0, 0.05, coefficient, 0, 2, 3, 0.05, 0, 1, 0])
             out = bitset.simulate_bitset(keys, 70, 3, model, design, rho, m, rule)
             print(n_labels, design, *(o.ravel().tolist() for o in out))
 """)

@@ -23,11 +23,9 @@ from simcore.engine.decide import decide_rows, rule_scratch, trial_outputs
 from simcore.engine.layout import (
     BERNOULLI,
     EMPTY,
-    N_RULE,
     ORDINAL,
     POOL_DENSE,
     POOL_SPARSE,
-    RULE_WEIGHTING,
 )
 from simcore.engine.rng import trial_keys
 from simcore.engine.weighted_rule import evaluate_masks_weighted
@@ -35,6 +33,7 @@ from simcore.engine.weighted_scores import weighted_score, weighting_of
 from simcore.model import weighted
 from simcore.model.generative import adjacent_confusion, prevalence_vector, rater_confusions
 from simcore.model.rule import comparison_tables
+from simcore.studies import synthetic_cell
 from simcore.studies.config import RuleConfig, ScenarioError
 from simcore.studies.synthetic_cell import TrialOutputs, rule_parameters
 from simcore.studies.synthetic_scenario import scenario_from_dict
@@ -189,10 +188,10 @@ def oracle_trial(labels, mask, n_humans, n_labels, epsilon, weighting, min_pairs
     return passes, thin, empty, oracle(pool, coefficient, values, level, weights), ranking
 
 
-def run_decide_rows(labels, mask, n_humans, n_labels, rule):
+def run_decide_rows(labels, mask, n_humans, n_labels, rule, weighting):
     n_trials, _, n_raters = labels.shape
     outputs = TrialOutputs(*trial_outputs(n_trials, n_humans, n_raters - n_humans))
-    scratch = rule_scratch(n_humans, n_raters - n_humans, n_labels, rule)
+    scratch = rule_scratch(n_humans, n_raters - n_humans, n_labels, weighting)
     for t in range(n_trials):
         weights = np.ones(labels.shape[1], dtype=np.int64)
         rows = (labels[t], weights)
@@ -212,8 +211,9 @@ def test_weighted_rule_equals_the_numpy_oracle(shape, weighting, min_pairs):
     mask = generator.random((n_trials, n_items, n_humans)) < coverage
     coefficient, level, weights = weighting
     config = RuleConfig(coefficient=coefficient, level=level, weights=weights, min_pairs=min_pairs)
-    rule = rule_parameters(config, n_labels=n_labels)
-    outputs = run_decide_rows(labels, mask, n_humans, n_labels, rule)
+    rule = rule_parameters(config)
+    kernel = kernel_weighting(coefficient, np.arange(n_labels, dtype=float), level, weights)
+    outputs = run_decide_rows(labels, mask, n_humans, n_labels, rule, kernel)
     full = np.ones_like(mask)
     for t in range(n_trials):
         passes, thin, empty, pool, ranking = oracle_trial(
@@ -230,7 +230,6 @@ def test_weighted_rule_equals_the_numpy_oracle(shape, weighting, min_pairs):
         assert outputs.values[t, POOL_DENSE] == pytest.approx(dense[3], abs=1e-10)
     masks = mask.reshape(n_trials, n_items, n_humans)
     rule_values = (0.05, coefficient_code(coefficient), min_pairs)
-    kernel = kernel_weighting(coefficient, np.arange(n_labels, dtype=float), level, weights)
     passes, _, pool, _, tested = evaluate_masks_weighted(
         labels[0], masks, n_humans, n_labels, rule_values, kernel
     )
@@ -241,11 +240,21 @@ def test_weighted_rule_equals_the_numpy_oracle(shape, weighting, min_pairs):
         assert tested[t] == n_humans - expected[1]
 
 
-def test_the_rule_array_is_unchanged_without_weights():
-    rule = rule_parameters(RuleConfig(coefficient="krippendorff_alpha"), n_labels=5)
-    assert rule.shape == (N_RULE,) and rule[RULE_WEIGHTING] == 0
-    rule = rule_parameters(RuleConfig(coefficient="cohen_kappa", weights="linear"), n_labels=5)
-    assert rule.shape == (N_RULE + 25 + 5,)
+def test_an_unweighted_cell_hands_the_kernels_no_weighting():
+    def cell(**rule):
+        raw = {"model": {"n_labels": 5}, "design": {"rho": 0.1}, "rule": rule}
+        (only,) = scenario_from_dict(raw).cells()
+        return only
+
+    assert synthetic_cell.kernel_weighting(cell(coefficient="krippendorff_alpha")) is None
+    weights, order, ordinal = synthetic_cell.kernel_weighting(
+        cell(coefficient="cohen_kappa", weights="linear")
+    )
+    assert weights.shape == (25,) and order.tolist() == [0, 1, 2, 3, 4] and ordinal == 0
+    _, _, ordinal = synthetic_cell.kernel_weighting(
+        cell(coefficient="krippendorff_alpha", level="ordinal")
+    )
+    assert ordinal == 1
 
 
 def weighted_scenario(engine, **rule):
@@ -359,3 +368,17 @@ def test_adjacent_channel_draws_pass_a_chi_square_check():
     uniform = np.einsum("y,ya,yb->ab", np.full(n_labels, 1 / n_labels), nominal[0], nominal[2])
     wrong = uniform.ravel() * observed.sum()
     assert stats.chi2.sf(((observed.ravel() - wrong) ** 2 / wrong).sum(), 24) < 1e-6
+
+
+def test_the_weighted_rule_is_a_kernel_variant_of_its_own():
+    from simcore.engine import warm
+
+    raw = weighted_scenario("items", coefficient="krippendorff_alpha")
+    raw["sweep"] = {"level": ["nominal", "ordinal"], "engine": ["items", "counts"]}
+    variants = [cell.kernel_variant for cell in scenario_from_dict(raw).cells()]
+    assert variants == ["items", "counts", "items:weighted", "counts:weighted"]
+    assert set(variants) <= set(warm.COMPILE_SECONDS)
+    simcore.run({**raw, "trials": 3})
+    assert warm.is_compiled("items:weighted") and warm.is_compiled("counts:weighted")
+    assert warm._matches(("a", "omitted(default=None)"), (False,))
+    assert not warm._matches(("a", "UniTuple(int64, 2)"), (False,))

@@ -374,7 +374,9 @@ def _model_tables(confusion, prevalence):
 
 
 @jit(parallel=True)
-def simulate_counts(trial_keys, n_items, n_humans, confusion, prevalence, design, rho, m, rule):
+def simulate_counts(
+    trial_keys, n_items, n_humans, confusion, prevalence, design, rho, m, rule, weighting=None
+):
     """Draw and decide every trial of one cell with the counts engine.
 
     Takes the arguments of :func:`simcore.engine.kernels.simulate` without the cluster ones (the
@@ -398,6 +400,9 @@ def simulate_counts(trial_keys, n_items, n_humans, confusion, prevalence, design
         Bernoulli coverage; items per secondary for the other designs.
     rule : numpy.ndarray
         The rule array of :func:`simcore.engine.kernels.simulate`.
+    weighting : tuple, optional
+        A weighted coefficient's weights, as :func:`simcore.engine.kernels.simulate` takes
+        them.
 
     Returns
     -------
@@ -416,7 +421,7 @@ def simulate_counts(trial_keys, n_items, n_humans, confusion, prevalence, design
     for chunk in prange(n_chunks):
         state = np.empty(4, dtype=np.uint64)
         scratch = _engine_scratch(n_items, n_raters, n_humans, n_labels)
-        decide_scratch = rule_scratch(n_humans, n_judges, n_labels, rule)
+        decide_scratch = rule_scratch(n_humans, n_judges, n_labels, weighting)
         row_sizes, row_labels, row_masks = scratch[6], scratch[7], scratch[8]
         merged = (np.empty_like(row_sizes), np.empty_like(row_labels))
         for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):

@@ -18,16 +18,13 @@ from simcore.engine.layout import (
     EXTRA_ITEMS,
     INTERVAL,
     N_COUNTERS,
-    N_RULE,
     N_VALUES,
-    ORDINAL,
     PAIRWISE_OVERLAP,
     RULE_COEFFICIENT,
     RULE_EPSILON,
     RULE_KIND,
     RULE_MIN_PAIRS,
     RULE_SKIP,
-    RULE_WEIGHTING,
     SHARED,
     SKIP_AGREEMENT,
     SKIP_OVERLAP,
@@ -35,7 +32,6 @@ from simcore.engine.layout import (
     THIN,
     THIN_DENSE,
     UNDECIDED,
-    UNWEIGHTED,
 )
 from simcore.engine.point_rule import decide_trial, pair_tables, ranking_scores
 from simcore.engine.weighted_rule import decide_weighted_trial, weighted_ranking, weighted_tables
@@ -86,22 +82,14 @@ def trial_outputs(n_trials, n_humans, n_judges):
 
 
 @jit
-def rule_scratch(n_humans, n_judges, n_labels, rule):
+def rule_scratch(n_humans, n_judges, n_labels, weighting=None):
     """Return the scratch :func:`decide_rows` needs, allocated once per chunk of trials.
 
-    A weighted rule (``rule[RULE_WEIGHTING]`` not :data:`UNWEIGHTED`) also gets its pair
-    tables (:func:`~simcore.engine.weighted_rule.weighted_tables`) and its weighting read
-    from the rule array once; an unweighted one gets empty stand-ins.
+    With a ``weighting`` (:func:`simcore.engine.weighted_scores.weighting_of`) the last
+    entry is the weighted rule's ``(tables, weighting)``
+    (:func:`~simcore.engine.weighted_rule.weighted_tables`); without, None, and numba then
+    compiles no weighted code at all (the branch on it is pruned).
     """
-    weighted = int(rule[RULE_WEIGHTING]) != UNWEIGHTED
-    size = n_labels if weighted else 0
-    weights = np.zeros(size * size)
-    order = np.zeros(size, dtype=np.int64)
-    for a in range(size * size):
-        weights[a] = rule[N_RULE + a]
-    for a in range(size):
-        order[a] = int(rule[N_RULE + size * size + a])
-    weighting = (weights, order, 1 if int(rule[RULE_WEIGHTING]) == ORDINAL else 0)
     return (
         pair_tables(n_humans, n_judges, n_labels),
         np.empty((2, n_judges), dtype=np.int16),
@@ -109,8 +97,16 @@ def rule_scratch(n_humans, n_judges, n_labels, rule):
         alt_test_scratch(n_judges, n_humans),
         np.empty(n_humans, dtype=np.int8),
         np.empty((n_humans, n_judges, 6)),
-        (weighted_tables(n_humans, n_judges, size), weighting),
+        _weighted_scratch(n_humans, n_judges, n_labels, weighting),
     )
+
+
+@jit
+def _weighted_scratch(n_humans, n_judges, n_labels, weighting):
+    """Return ``(weighted_tables, weighting)``, or None without a weighting."""
+    if weighting is None:
+        return None
+    return (weighted_tables(n_humans, n_judges, n_labels), weighting)
 
 
 @jit
@@ -181,12 +177,8 @@ def decide_rows(labels, mask, weights, dense_rows, n_humans, rule, scratch, t, o
     if not skip & SKIP_OVERLAP:
         _overlap_statistics(mask, weights, coverage[t], values[t], counters[t])
     point_outputs = (point, counters[t], values[t], ranking[t])
-    if int(rule[RULE_WEIGHTING]) != UNWEIGHTED:
-        _weighted_point_rule(
-            (labels, mask, weights), dense_rows, n_humans, rule, weighted, point_outputs
-        )
-    else:
-        _point_rule((labels, mask, weights), dense_rows, n_humans, rule, tables, *point_outputs)
+    rows = (labels, mask, weights)
+    _either_point_rule(rows, dense_rows, n_humans, rule, tables, weighted, point_outputs)
     reference_tested[t] = n_humans - counters[t, THIN_DENSE]
     tested[t] = n_humans - counters[t, THIN]
     for c in range(n_judges):
@@ -209,6 +201,18 @@ def decide_rows(labels, mask, weights, dense_rows, n_humans, rule, scratch, t, o
         )
         counters[t, UNDECIDED] = undecided
         values[t, EXTRA_ITEMS] = extra
+
+
+@jit
+def _either_point_rule(rows, dense_rows, n_humans, rule, tables, weighted, outputs):
+    """Run the weighted point rule when ``weighted`` is given, else the nominal one.
+
+    ``weighted`` is an argument here so that numba prunes the branch it does not take.
+    """
+    if weighted is None:
+        _point_rule(rows, dense_rows, n_humans, rule, tables, *outputs)
+    else:
+        _weighted_point_rule(rows, dense_rows, n_humans, rule, weighted, outputs)
 
 
 @jit

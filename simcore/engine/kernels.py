@@ -134,6 +134,7 @@ def simulate(
     rho,
     m,
     rule,
+    weighting=None,
 ):
     """Draw and decide every trial of one cell.
 
@@ -162,6 +163,9 @@ def simulate(
         eps, coefficient code, z of the interval verdict, the alternative annotator test's
         minimum humans per item and items per human, its BY level, 1 for numeric labels,
         and the point rule's fewest pairs for a comparison to count (``rule.min_pairs``).
+    weighting : tuple, optional
+        A weighted coefficient's weights (:func:`simcore.engine.weighted_scores.weighting_of`);
+        None (the default) for the nominal coefficients.
 
     Returns
     -------
@@ -177,12 +181,12 @@ def simulate(
     for chunk in prange(n_chunks):
         first = chunk * TRIAL_CHUNK
         stop = min(n_trials, first + TRIAL_CHUNK)
-        _simulate_chunk(trial_keys, first, stop, model, design, rho, m, rule, outputs)
+        _simulate_chunk(trial_keys, first, stop, model, design, rho, m, rule, outputs, weighting)
     return outputs
 
 
 @jit
-def _simulate_chunk(trial_keys, first, stop, model, design, rho, m, rule, outputs):
+def _simulate_chunk(trial_keys, first, stop, model, design, rho, m, rule, outputs, weighting):
     """Draw and decide trials ``range(first, stop)`` with scratch allocated once for them.
 
     ``model`` is ``(n_items, n_humans, confusion, prevalence_cdf, n_clusters,
@@ -195,7 +199,7 @@ def _simulate_chunk(trial_keys, first, stop, model, design, rho, m, rule, output
     mask = np.empty((n_items, n_humans), dtype=np.bool_)
     cluster_cdf = cluster_cdfs(confusion, n_clusters)
     scratch = design_scratch(n_items, n_labels)
-    decide_scratch = rule_scratch(n_humans, n_raters - n_humans, n_labels, rule)
+    decide_scratch = rule_scratch(n_humans, n_raters - n_humans, n_labels, weighting)
     merge_scratch = _merge_scratch(n_items, n_raters, n_humans, n_labels)
     for t in range(first, stop):
         draw_trial(

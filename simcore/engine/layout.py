@@ -40,17 +40,15 @@ POINT, ALT_TEST, INTERVAL = range(3)
     RULE_NUMERIC,
     RULE_MIN_PAIRS,
     RULE_SKIP,
-    RULE_WEIGHTING,
-) = range(11)
-N_RULE = 11
-"""Entries of a rule array before its weights. ``rule[RULE_WEIGHTING]`` is
-:data:`UNWEIGHTED` (the nominal coefficients), :data:`WEIGHTED` or :data:`ORDINAL`; a weighted
-rule's array goes on with the ``L * L`` agreement weights row by row and then the ``L``
-label codes in value order (:func:`simcore.engine.weighted_scores.weighted_score`)."""
+) = range(10)
+N_RULE = 10
 
 UNWEIGHTED, WEIGHTED, ORDINAL = range(3)
 """Weightings of the point rule's coefficient: none, agreement weights ``W`` (alpha's metric
-``1 - W``), alpha's ordinal metric from each comparison's marginal frequencies."""
+``1 - W``), alpha's ordinal metric from each comparison's marginal frequencies. A weighted
+rule's weights reach the kernels beside the rule array, as ``weighting``
+(:func:`simcore.engine.weighted_scores.weighting_of`); None for an unweighted one, whose
+kernels then compile without the weighted rule."""
 
 # Bits of ``rule[RULE_SKIP]``: per-trial outputs a cell does not ask for, left uncomputed
 # (their columns stay 0). 0 computes everything.

@@ -26,23 +26,33 @@ COMPILE_SECONDS = {
     "bitset:clusters": 25,
     "bitset:verdicts,clusters": 40,
     "counts": 35,
+    "counts:weighted": 25,
     "items": 45,
+    "items:weighted": 55,
 }
 """About how long compiling each kernel takes on first use (2 cores). The bitset engine
 compiles one variant per combination of the parts a cell needs beyond the point rule on
 independent items (``verdicts``: the interval verdict and the alternative annotator test;
-``clusters``); the point rule's comes first, in two processes (:func:`prepare`)."""
+``clusters``); the point rule's comes first, in two processes (:func:`prepare`). The items
+and counts engines compile the weighted point rule (``weighted``) only for a cell that
+scores a weighted coefficient."""
 
-VARIANT_PARTS = ("verdicts", "clusters")
-"""The parts a bitset kernel variant may compile, in the order of its last arguments."""
+VARIANT_PARTS = {
+    "bitset": ("verdicts", "clusters"),
+    "items": ("weighted",),
+    "counts": ("weighted",),
+}
+"""The parts a kernel variant may compile, by engine, in the order of its last arguments
+(the items and counts engines' ``weighting``: a weighted coefficient's rule)."""
 
 
 def is_compiled(engine):
     """Return whether ``engine``'s kernel is compiled in this process or in numba's cache.
 
-    ``engine`` is a key of :data:`COMPILE_SECONDS`: an engine, or a bitset variant
-    ``bitset:PARTS``, compiled when a signature whose last two arguments are None exactly
-    where the variant lacks a part (:data:`VARIANT_PARTS`) is loaded or in the cache index
+    ``engine`` is a key of :data:`COMPILE_SECONDS`: an engine, or a variant
+    ``ENGINE:PARTS``, compiled when a signature whose last arguments are None (or left
+    out) exactly where the variant lacks a part (:data:`VARIANT_PARTS`) is loaded or in the
+    cache index
     numba keeps beside the module (``__pycache__``). When the index cannot be read the
     kernel is taken as not compiled (the note then errs on the side of saying so). With
     ``NUMBA_DISABLE_JIT=1`` nothing compiles, so every kernel counts as compiled.
@@ -66,11 +76,11 @@ def is_compiled(engine):
 
 
 def _variant_pattern(name, parts):
-    """Whether each variant argument is present (not None), or None for a plain engine."""
-    if name != "bitset":
+    """Whether each variant argument is present (not None), or None for an engine without."""
+    if name not in VARIANT_PARTS:
         return None
     chosen = set(parts.split(",")) if parts else set()
-    return tuple(part in chosen for part in VARIANT_PARTS)
+    return tuple(part in chosen for part in VARIANT_PARTS[name])
 
 
 def _matches(signature, wanted):
@@ -78,7 +88,10 @@ def _matches(signature, wanted):
     if wanted is None:
         return True
     last = tuple(signature)[-len(wanted) :]
-    return all((str(kind) != "none") == present for kind, present in zip(last, wanted, strict=True))
+    absent = ("none", "omitted(default=None)")
+    return all(
+        (str(kind) not in absent) == present for kind, present in zip(last, wanted, strict=True)
+    )
 
 
 def first_use_note(engines):

@@ -14,8 +14,8 @@ from simcore.engine.bitset_draws import planes_model, symmetric_accuracies
 from simcore.engine.coefficients import coefficient_code
 from simcore.engine.counts import simulate_counts
 from simcore.engine.layout import (
+    ORDINAL,
     RULE_SKIP,
-    RULE_WEIGHTING,
     SKIP_AGREEMENT,
     SKIP_OVERLAP,
     SKIP_RANKING,
@@ -23,6 +23,7 @@ from simcore.engine.layout import (
 )
 from simcore.engine.rng import trial_keys
 from simcore.engine.threads import set_threads
+from simcore.engine.weighted_scores import weighting_of
 from simcore.model.designs import design_code, pair_weights
 from simcore.model.generative import pair_tables, prevalence_vector
 from simcore.model.rule import (
@@ -140,10 +141,9 @@ def kernel_arguments(cell):
     )
 
 
-def rule_parameters(rule, outputs=OUTPUTS, n_labels=None):
+def rule_parameters(rule, outputs=OUTPUTS):
     """Return the kernel's rule array (:data:`simcore.engine.kernels.N_RULE` entries).
 
-    ``n_labels`` is L, which a weighted coefficient's weights are sized by (needed then).
     ``outputs`` (a subset of :data:`~simcore.studies.synthetic_config.OUTPUTS`) sets the
     ``RULE_SKIP`` bits of those left out, which the kernels then do not compute. Only the
     interval rule reads ``RULE_Z`` (the two-sided normal quantile of ``rule.confidence``);
@@ -163,25 +163,20 @@ def rule_parameters(rule, outputs=OUTPUTS, n_labels=None):
     parameters[kernels.RULE_NUMERIC] = 1.0 if rule.scale == "numeric" else 0.0
     parameters[kernels.RULE_MIN_PAIRS] = rule.min_pairs
     parameters[RULE_SKIP] = sum(bit for name, bit in SKIP_BITS.items() if name not in outputs)
-    if n_labels is None:
-        if rule.level != "nominal" or rule.weights != "identity":
-            raise ValueError("a weighted coefficient's rule array needs n_labels")
-        return parameters
-    return weighted_parameters(parameters, rule, np.arange(n_labels, dtype=float))
+    return parameters
 
 
-def weighted_parameters(parameters, rule, values):
-    """Return the rule array with ``rule``'s weighting (:data:`~simcore.engine.kernels.N_RULE` on).
+def kernel_weighting(cell):
+    """Return the items and counts engines' ``weighting`` of ``cell``, None if unweighted.
 
-    ``values`` are the labels' numbers (a synthetic panel's codes ``0 .. L - 1``); an
-    unweighted rule's array is returned as it is
-    (:func:`simcore.model.weighted.rule_weighting`).
+    The weights of the cell's coefficient on its codes ``0 .. L - 1``
+    (:func:`simcore.engine.weighted_scores.weighting_of`); None keeps the kernels free of
+    the weighted rule.
     """
-    code, weight_matrix, order = rule_weighting(rule.coefficient, values, rule.level, rule.weights)
-    parameters[RULE_WEIGHTING] = code
+    code, weight_matrix, order = synthetic_weighting(cell)
     if code == UNWEIGHTED:
-        return parameters
-    return np.concatenate([parameters, weight_matrix.reshape(-1), order.astype(float)])
+        return None
+    return weighting_of(weight_matrix, order, code == ORDINAL)
 
 
 def _population_inputs(cell):
@@ -284,13 +279,15 @@ def simulate_cell(cell, root_seed, start, stop):
     (and its streams' version), seed, coordinates and trial count only.
     """
     keys = trial_keys(cell_sequence(root_seed, cell), start, stop)
-    rule = rule_parameters(cell.rule, cell.outputs, cell.model.n_labels)
+    rule = rule_parameters(cell.rule, cell.outputs)
     if cell.kernel_engine == "bitset":
         arguments = bitset_engine_arguments(cell)
         return TrialOutputs(*simulate_bitset(keys, *arguments, rule, bitset_clusters(cell)))
+    weighting = kernel_weighting(cell)
     if cell.kernel_engine == "counts":
-        return TrialOutputs(*simulate_counts(keys, *counts_engine_arguments(cell), rule))
-    return TrialOutputs(*kernels.simulate(keys, *kernel_arguments(cell), rule))
+        arguments = counts_engine_arguments(cell)
+        return TrialOutputs(*simulate_counts(keys, *arguments, rule, weighting))
+    return TrialOutputs(*kernels.simulate(keys, *kernel_arguments(cell), rule, weighting))
 
 
 def count_outcomes(cell, outputs):

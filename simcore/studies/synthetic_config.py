@@ -25,6 +25,7 @@ from simcore.studies.engine_choice import (
     bitset_engine_applies,
     clustered,
     counts_engine_applies,
+    weighted,
 )
 from simcore.studies.rule_section import rule_dict
 from simcore.studies.synthetic_model import MODEL_KEYS_WRITTEN_WHEN_SET, ModelConfig
@@ -219,18 +220,19 @@ class Cell:
     def kernel_variant(self):
         """The compiled kernel that runs this cell (a key of ``engine.warm.COMPILE_SECONDS``).
 
-        Its engine, and for the bitset engine the parts it compiles beyond the point rule
-        on independent items: ``bitset:verdicts`` (the interval verdict or alt_test),
-        ``bitset:clusters``, ``bitset:verdicts,clusters``.
+        Its engine, and the parts it compiles beyond the nominal point rule on independent
+        items: ``bitset:verdicts`` (the interval verdict or alt_test), ``bitset:clusters``,
+        ``bitset:verdicts,clusters``; ``items:weighted``, ``counts:weighted``.
         """
         engine = self.kernel_engine
         parts = [
             part
             for part, used in (
-                ("verdicts", self.rule.kind != "point"),
-                ("clusters", clustered(self)),
+                ("verdicts", self.rule.kind != "point" and engine == "bitset"),
+                ("clusters", clustered(self) and engine == "bitset"),
+                ("weighted", weighted(self) and engine != "bitset"),
             )
-            if used and engine == "bitset"
+            if used
         ]
         return f"{engine}:{','.join(parts)}" if parts else engine
 
