@@ -19,6 +19,14 @@ DATA_OPTIONS = (
     ),
     Option("columns", "--item-column etc.", dict, None, "long table column names", allow_none=True),
     Option("slots", "--slots", bool, False, "the human columns are label positions, not people"),
+    Option(
+        "label_order",
+        "--label-order",
+        object,
+        None,
+        "the labels in their order, lowest first (a rating scale of text labels)",
+        allow_none=True,
+    ),
 )
 """The one reader's keywords (the command line's data arguments,
 :func:`simcore.cli.common.add_data_arguments`); checked by the reader itself."""

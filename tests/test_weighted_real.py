@@ -82,3 +82,42 @@ def test_the_scorings_table_sets_two_scorings_side_by_side(tmp_path, capsys):
     assert "| real_cebab_stars | krippendorff_alpha (ordinal) | 6 of 6 |" in text
     assert "- real_cebab_stars: gemini_flash: krippendorff_alpha: reject (omega 0.20); " in text
     capsys.readouterr()
+
+
+ASPECTS = REPO.parent / "shared" / "data" / "alttest" / "cebab_aspects"
+ORDER = ["Negative", "unknown", "Positive"]
+
+
+def test_a_declared_label_order_lets_text_labels_take_a_weighted_coefficient(capsys):
+    document = simcore.agreement(
+        ASPECTS, "krippendorff_alpha", level="ordinal", label_order=ORDER, boot=0
+    ).to_dict()
+    matrix = read_annotations(str(ASPECTS), labels=ORDER, ordinal=True)
+    expected = weighted.krippendorff_alpha(matrix.human_labels, np.arange(3.0), "ordinal")
+    assert document["agreement"] == pytest.approx(expected, abs=1e-12)
+    nominal = weighted.krippendorff_alpha(matrix.human_labels, np.arange(3.0), "nominal")
+    assert abs(expected - nominal) > 0.01  # the order matters
+    flags = ["inspect", str(ASPECTS), "--agreement", "krippendorff_alpha", "--level", "ordinal"]
+    assert main([*flags, "--label-order", ",".join(ORDER), "--boot", "0"]) == 0
+    out = capsys.readouterr().out
+    assert f"{expected:.3f}" in out and "label values from declared order" in out
+    assert main([*flags, "--boot", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--label-order A,B,..." in err and len(err.strip().splitlines()) == 1
+
+
+def test_label_order_and_labels_together_are_refused():
+    with pytest.raises(ValueError, match="label_order: declares the labels"):
+        read_annotations(str(ASPECTS), labels=ORDER, label_order=ORDER)
+
+
+def test_every_data_command_reads_the_label_order(tmp_path, capsys):
+    """A label order that leaves out a label is refused by each, so none ignores it."""
+    partial = ["Negative", "Positive"]
+    for command in (simcore.advise, simcore.ceiling, simcore.inspect):
+        with pytest.raises(ValueError, match="outside the declared labels"):
+            command(ASPECTS, label_order=partial)
+    flags = ["--label-order", ",".join(partial)]
+    assert main(["advise", str(ASPECTS), *flags, "--out", str(tmp_path / "a")]) == 2
+    assert "outside the declared labels" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists()

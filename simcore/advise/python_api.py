@@ -46,9 +46,10 @@ def advise(data, humans=None, judges=None, **options):
         judges must be named (or given by ``judges_file``); every other rater is human.
     **options
         ``judges_file`` (``--judges-file``), ``audit`` (the judges to audit, default all;
-        ``--judge``), ``ordinal``, ``group_separator``, ``pool_groups``, ``rule``,
-        ``epsilon`` (``--eps``), ``target``, ``budget``, ``design``, ``trials``, ``seed``,
-        ``model``, ``scale``, ``min_pairs``, ``form`` and ``min_items`` (the rule's form,
+        ``--judge``), ``ordinal``, ``label_order`` (``--label-order``), ``group_separator``,
+        ``pool_groups``, ``rule``, ``epsilon`` (``--eps``), ``target``, ``budget``,
+        ``design``, ``trials``, ``seed``, ``model``, ``scale``, ``min_pairs``, ``form`` and
+        ``min_items`` (the rule's form,
         ``--form``), ``slots`` (the human columns are label positions, ``--slots``) and
         ``progress`` (a callable given each phase's message); the defaults are the command
         line's (:func:`advise_each_group`).
@@ -94,6 +95,7 @@ def advise_each_group(
     progress=None,
     one_group=False,
     slots=False,
+    label_order=None,
     **options,
 ):
     """Return ``{group: Advice}`` of ``data`` (:func:`advise`'s parameters).
@@ -109,14 +111,16 @@ def advise_each_group(
     unknown = sorted(set(options) - set(DEFAULTS))
     if unknown:
         valid = ["judges_file", "audit", "ordinal", "group_separator", "pool_groups", "progress"]
-        valid += ["slots"]
+        valid += ["slots", "label_order"]
         valid += list(DEFAULTS)
         raise TypeError(
             f"advise: unknown option {unknown[0]!r}{did_you_mean(unknown[0], valid)} "
             f"(options: {', '.join(valid)})"
         )
     check_options(options)
-    matrix = load_matrix(data, humans, judges, judges_file, ordinal, group_separator, slots)
+    matrix = load_matrix(
+        data, humans, judges, judges_file, ordinal, group_separator, slots, label_order
+    )
     check_simulation_fits(matrix, options["trials"])
     if one_group and not pool_groups and len(matrix.group_names) > 1:
         raise ValueError(
@@ -178,13 +182,21 @@ DEFAULTS = defaults(OPTIONS)
 
 
 def load_matrix(
-    data, humans=None, judges=None, judges_file=None, ordinal=False, separator=None, slots=False
+    data,
+    humans=None,
+    judges=None,
+    judges_file=None,
+    ordinal=False,
+    separator=None,
+    slots=False,
+    label_order=None,
 ):
     """Return the annotation matrix of a path or a long DataFrame; refuse one without judges.
 
     Read by the one reader, :func:`simcore.realdata.readers.read_annotations`; ``humans``
     and ``judges`` are lists of names or comma-separated strings; ``separator`` is the group
-    separator of JSON input; ``slots`` declares the human columns label positions.
+    separator of JSON input; ``slots`` declares the human columns label positions;
+    ``label_order`` the labels in their order (``--label-order``).
     """
     matrix = read_annotations(
         data,
@@ -194,6 +206,7 @@ def load_matrix(
         ordinal=ordinal,
         group_separator=separator,
         slots=slots,
+        label_order=label_order,
     )
     require_judges(matrix, "simcore advise")
     return matrix

@@ -84,6 +84,7 @@ def run(args):
             group_separator=args.group_separator,
             pool_groups=args.pool_groups,
             slots=keywords.get("slots", False),
+            label_order=keywords.get("label_order"),
             progress=None if args.quiet or args.json else phase_printer("advise"),
             **options,
         )

@@ -125,6 +125,12 @@ def add_data_arguments(
         help="the human columns are label positions (slot 1 holds each item's first label, "
         "...), not people, as in a crowd export with one column per answer",
     )
+    parser.add_argument(
+        "--label-order",
+        metavar="A,B,...",
+        help="the labels in their order, lowest first: declares text labels a rating scale "
+        "(ordinal alpha and weights need an order; numbers carry their own)",
+    )
     if groups:
         parser.add_argument(
             "--group-separator",
@@ -141,7 +147,8 @@ def add_data_arguments(
 def data_keywords(args):
     """Return the one reader's keywords from the data arguments of ``args``.
 
-    ``{"humans", "judges", "judges_file", "group_separator", "columns"}``, each only when
+    ``{"humans", "judges", "judges_file", "group_separator", "label_order", "columns"}``,
+    each only when
     given (see :func:`simcore.realdata.read_annotations`).
     """
     keywords = {
@@ -149,6 +156,7 @@ def data_keywords(args):
         "judges": getattr(args, "judges", None),
         "judges_file": getattr(args, "judges_file", None),
         "group_separator": getattr(args, "group_separator", None),
+        "label_order": getattr(args, "label_order", None),
     }
     if getattr(args, "slots", False):
         keywords["slots"] = True

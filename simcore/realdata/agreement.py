@@ -33,11 +33,19 @@ def label_values(matrix, need):
         return numbers, "numbers"
     if need == "order" and matrix.ordinal:
         return np.arange(len(matrix.labels), dtype=float), "declared order"
-    what = "numbers" if need == "numbers" else "numbers or a declared order"
+    if need == "numbers":
+        what, fix = "numbers", "relabel them with numbers, or use the ordinal or nominal level"
+    else:
+        what = "numbers or a declared order"
+        fix = (
+            "declare their order: --label-order A,B,..., Python label_order=[...], a "
+            "scenario's data.labels with data.scale: ordinal; or use level nominal and "
+            "weights identity"
+        )
     raise DataError(
         [
-            f"{matrix.source}: labels: {', '.join(matrix.labels)} are not {what}; this level or "
-            "these weights need them (use level nominal and weights identity, or relabel)"
+            f"{matrix.source}: labels: {', '.join(matrix.labels)} are not {what}; this level "
+            f"or these weights need them ({fix})"
         ]
     )
 

@@ -224,6 +224,7 @@ def read_annotations(
     ordinal=False,
     require_roles=False,
     slots=False,
+    label_order=None,
 ):
     """Read an annotation matrix from any supported input, its roles explicit.
 
@@ -250,6 +251,10 @@ def read_annotations(
     slots : bool
         The human columns are label positions, not people (``--slots``): the matrix's
         shape is then ``slots`` (:mod:`~simcore.realdata.data_shape`).
+    label_order : list or str, optional
+        The labels in their order, lowest first (``--label-order``; a comma-separated text
+        is split): ``labels`` declared ordinal in one keyword, for a rating scale of text
+        labels. Every label read must be one of them.
 
     Returns
     -------
@@ -260,6 +265,12 @@ def read_annotations(
     DataError
         Every problem, each naming the file (or ``DataFrame``), the key and the value.
     """
+    if label_order is not None:
+        if labels is not None:
+            raise DataError(
+                [f"{source}: label_order: declares the labels; give it or labels, not both"]
+            )
+        labels, ordinal = name_list(label_order), True
     reader = reader_for(source, columns)
     keywords = {
         "humans": name_list(humans),
