@@ -23,7 +23,6 @@ from simcore.engine.decide import decide_rows, rule_scratch, trial_outputs
 from simcore.engine.layout import (
     BERNOULLI,
     EMPTY,
-    ORDINAL,
     POOL_DENSE,
     POOL_SPARSE,
 )
@@ -52,8 +51,7 @@ WEIGHTINGS = [
 
 
 def kernel_weighting(coefficient, values, level, weights):
-    code, weight_matrix, order = weighted.rule_weighting(coefficient, values, level, weights)
-    return weighting_of(weight_matrix, order, code == ORDINAL)
+    return weighted.kernel_weighting(coefficient, values, level, weights)
 
 
 def kernel_score(table, coefficient, values, level, weights):

@@ -211,14 +211,16 @@ def weighted_ranking(scratch, side, weighting, coefficient, min_pairs, out):
     tables, work = scratch[0][side], scratch[5]
     n_humans, n_judges = tables.shape[0], tables.shape[1] - 1
     least = max(min_pairs, 1)
-    for c in range(n_judges):
-        total = 0.0
-        count = 0
-        for k in range(n_humans):
-            if _pairs(tables[k, n_judges]) >= least:
-                total += comparison_score(tables[k, c], weighting, coefficient, work)[0]
-                count += 1
-        out[c] = total / count if count > 0 else 0.0
+    out[:] = 0.0
+    count = 0
+    for k in range(n_humans):  # each comparison's pairs counted once, for every judge
+        if _pairs(tables[k, n_judges]) >= least:
+            count += 1
+            for c in range(n_judges):
+                out[c] += comparison_score(tables[k, c], weighting, coefficient, work)[0]
+    if count > 0:
+        for c in range(n_judges):
+            out[c] /= count
 
 
 @jit

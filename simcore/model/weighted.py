@@ -36,12 +36,47 @@ import numpy as np
 
 from simcore.engine.coefficients import coefficient_code, score_table
 from simcore.engine.layout import ORDINAL, UNWEIGHTED, WEIGHTED
+from simcore.engine.weighted_scores import weighting_of
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 """Krippendorff's levels of measurement."""
 
 WEIGHTS = ("identity", "linear", "quadratic")
 """Agreement weights of Cohen's kappa, Gwet's AC2 and the percent agreement."""
+
+WEIGHTED_COEFFICIENTS = ("observed", "cohen_kappa", "gwet_ac2")
+"""The coefficients that take agreement weights (Krippendorff's alpha takes a level instead,
+and Gwet's AC1 with weights is AC2)."""
+
+
+def is_weighted(level, weights):
+    """Whether ``level`` or ``weights`` asks for a weighted coefficient (not nominal, identity)."""
+    return level != "nominal" or weights != "identity"
+
+
+def misplaced_weighting(coefficient, level, weights):
+    """Return which of ``level`` and ``weights`` ``coefficient`` does not take, in that order.
+
+    A level other than nominal belongs to ``krippendorff_alpha``, weights other than the
+    identity to :data:`WEIGHTED_COEFFICIENTS`; each caller words its own refusal.
+    """
+    misplaced = []
+    if level != "nominal" and coefficient != "krippendorff_alpha":
+        misplaced.append("level")
+    if weights != "identity" and coefficient not in WEIGHTED_COEFFICIENTS:
+        misplaced.append("weights")
+    return misplaced
+
+
+def values_needed(level, weights):
+    """Return what the label values must be: ``none``, ``order`` or ``numbers``.
+
+    Nominal and identity read only the codes; the ordinal level and agreement weights need
+    the labels' order; the interval and ratio levels their numbers.
+    """
+    if level in ("interval", "ratio"):
+        return "numbers"
+    return "order" if is_weighted(level, weights) else "none"
 
 
 def label_counts(codes, n_labels):
@@ -214,6 +249,19 @@ def rule_weighting(coefficient, values, level="nominal", weights="identity"):
     if coefficient != "krippendorff_alpha" and weights != "identity":
         return WEIGHTED, agreement_weights(values, weights), order
     return UNWEIGHTED, identity, order
+
+
+def kernel_weighting(coefficient, values, level="nominal", weights="identity"):
+    """Return the items and counts engines' ``weighting`` of a coefficient, None if nominal.
+
+    :func:`rule_weighting` in the kernels' form
+    (:func:`simcore.engine.weighted_scores.weighting_of`); None keeps the kernels free of
+    the weighted rule.
+    """
+    code, weight_matrix, order = rule_weighting(coefficient, values, level, weights)
+    if code == UNWEIGHTED:
+        return None
+    return weighting_of(weight_matrix, order, code == ORDINAL)
 
 
 def table_scores(tables, coefficient, weighting):

@@ -9,6 +9,7 @@ labels, is :mod:`simcore.planning.calibration_labels`.
 
 from dataclasses import dataclass
 
+from simcore.model.weighted import is_weighted
 from simcore.studies.config import ScenarioError
 from simcore.studies.planning_table import RateProbe, recipe_for_cell, search_items
 from simcore.studies.synthetic_cell import count_outcomes, simulate_cell
@@ -90,7 +91,9 @@ def check_margin_scoring(margin, scoring, adjacent, explicit):
     (:func:`simcore.model.recipes.judge_accuracy_for_margin`); another coefficient, weights or
     an adjacent-error channel need the judge's accuracy itself.
     """
-    plain = scoring == {"coefficient": "observed", "level": "nominal", "weights": "identity"}
+    plain = scoring["coefficient"] == "observed" and not is_weighted(
+        scoring["level"], scoring["weights"]
+    )
     if margin is None or (plain and adjacent is None):
         return
     what = "--adjacent" if plain else f"--coefficient {scoring['coefficient']}"
@@ -134,10 +137,7 @@ def question_scenario(
         model["p_judge"] = p_judge
     if adjacent is not None:
         model["adjacent"] = adjacent
-    rule = {"epsilon": epsilon, "tau": tau}
-    for key, value in (scoring or {}).items():
-        if value != {"coefficient": "observed", "level": "nominal", "weights": "identity"}[key]:
-            rule[key] = value
+    rule = {"epsilon": epsilon, "tau": tau, **(scoring or {})}
     return {
         "model": model,
         "design": {"kind": design, "rho": 0.5}
@@ -273,11 +273,13 @@ def answer(
 def _scoring_text(raw):
     """Return ``, coefficient C (level or weights), adjacent a`` where the question sets them."""
     rule, model = raw["rule"], raw["model"]
+    coefficient = rule.get("coefficient", "observed")
+    level, weights = rule.get("level", "nominal"), rule.get("weights", "identity")
     text = ""
-    if "coefficient" in rule or "level" in rule or "weights" in rule:
-        setting = rule.get("level") or rule.get("weights")
-        text = f", coefficient {rule.get('coefficient', 'observed')}"
-        text += f" ({setting})" if setting else ""
+    if coefficient != "observed" or is_weighted(level, weights):
+        text = f", coefficient {coefficient}"
+        text += f" ({level})" if level != "nominal" else ""
+        text += f" ({weights})" if weights != "identity" else ""
     if "adjacent" in model:
         text += f", adjacent {model['adjacent']:g}"
     return text

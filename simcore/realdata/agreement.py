@@ -75,11 +75,12 @@ def _checked_settings(source, coefficient, level, weights, n_raters):
     The coefficient's and options' own values are checked where every option is
     (:data:`simcore.command_options.AGREEMENT_COEFFICIENT`, ``AGREEMENT_OPTIONS``).
     """
-    if level != "nominal" and coefficient != "krippendorff_alpha":
+    misplaced = weighted.misplaced_weighting(coefficient, level, weights)
+    if "level" in misplaced:
         raise DataError(
             [f"{source}: level: {level} is Krippendorff's alpha's (use weights with {coefficient})"]
         )
-    if weights != "identity" and coefficient in ("krippendorff_alpha", "gwet_ac1"):
+    if "weights" in misplaced:
         other = "level" if coefficient == "krippendorff_alpha" else "gwet_ac2"
         raise DataError([f"{source}: weights: {weights} with {coefficient}: use {other}"])
     if coefficient == "cohen_kappa" and n_raters != 2:
@@ -111,10 +112,7 @@ def agreement_document(matrix, settings):
     coefficient, level, weights = settings["coefficient"], settings["level"], settings["weights"]
     codes, names = _chosen_raters(matrix, settings["raters"])
     _checked_settings(matrix.source, coefficient, level, weights, codes.shape[1])
-    need = {"nominal": "none", "ordinal": "order"}.get(level, "numbers")
-    if weights != "identity":
-        need = "order"
-    values, basis = label_values(matrix, need)
+    values, basis = label_values(matrix, weighted.values_needed(level, weights))
     value = coefficient_of(codes, values, coefficient, level, weights)
     generator = np.random.default_rng(settings["seed"])
     replicates = np.array(

@@ -5,6 +5,7 @@ refusal of ``engine: counts`` or ``engine: bitset`` on a cell they cannot draw r
 """
 
 from simcore.engine.bitset_clusters import CLUSTER_WORDS_LIMIT, class_words
+from simcore.model.weighted import is_weighted
 
 COUNTS_ENGINE_DESIGNS = ("bernoulli", "exact_m", "shared_panel")
 """Designs under which the counts engine's category counts are exact (the bitset engine's too)."""
@@ -40,7 +41,7 @@ def clustered(cell):
 
 def weighted(cell):
     """Whether ``cell``'s rule scores a weighted coefficient (``rule.level``, ``rule.weights``)."""
-    return cell.rule.level != "nominal" or cell.rule.weights != "identity"
+    return is_weighted(cell.rule.level, cell.rule.weights)
 
 
 def bitset_engine_applies(cell):

@@ -10,9 +10,7 @@ labels once (:func:`group_weighting`).
 """
 
 from simcore.engine.coefficients import coefficient_code
-from simcore.engine.layout import ORDINAL
-from simcore.engine.weighted_scores import weighting_of
-from simcore.model.weighted import rule_weighting
+from simcore.model.weighted import is_weighted, kernel_weighting, values_needed
 from simcore.realdata.agreement import label_values
 from simcore.realdata.annotation import DataError
 from simcore.realdata.data_shape import data_shape
@@ -58,13 +56,12 @@ def group_weighting(rule, matrix):
     (:func:`simcore.realdata.agreement.label_values`), and so are more labels than
     :data:`~simcore.studies.rule_section.WEIGHTED_MAX_LABELS`.
     """
-    if rule.level == "nominal" and rule.weights == "identity":
+    if not is_weighted(rule.level, rule.weights):
         return None
     problems = weighting_problems(rule, synthetic=False, n_labels=matrix.n_labels)
     if problems:  # the rule's own settings were checked on reading; here the label count
         raise DataError(
             [f"{matrix.source}: {key}: {text} (got {got})" for key, text, got in problems]
         )
-    values, _ = label_values(matrix, "numbers" if rule.level in ("interval", "ratio") else "order")
-    code, weight_matrix, order = rule_weighting(rule.coefficient, values, rule.level, rule.weights)
-    return weighting_of(weight_matrix, order, code == ORDINAL)
+    values, _ = label_values(matrix, values_needed(rule.level, rule.weights))
+    return kernel_weighting(rule.coefficient, values, rule.level, rule.weights)

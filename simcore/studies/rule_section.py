@@ -11,13 +11,11 @@ anything else with :func:`weighting_problems`.
 import dataclasses
 
 from simcore.engine.coefficients import COEFFICIENTS
+from simcore.model.weighted import WEIGHTED_COEFFICIENTS, is_weighted, misplaced_weighting
 from simcore.realdata.rule_forms import MIN_ITEMS
 
 RULE_COEFFICIENTS = (*COEFFICIENTS, "gwet_ac2")
 """The rule's coefficients: the nominal ones and Gwet's AC2 (AC1 with ``rule.weights``)."""
-
-WEIGHTED_COEFFICIENTS = ("observed", "cohen_kappa", "gwet_ac2")
-"""Coefficients that take ``rule.weights``, as ``simcore.agreement`` names them."""
 
 
 WEIGHTED_MAX_LABELS = 128
@@ -35,7 +33,8 @@ def weighting_problems(rule, synthetic, n_labels=None):
     :data:`WEIGHTED_MAX_LABELS`.
     """
     problems = []
-    weighted = rule.level != "nominal" or rule.weights != "identity"
+    weighted = is_weighted(rule.level, rule.weights)
+    misplaced = misplaced_weighting(rule.coefficient, rule.level, rule.weights)
     if weighted and n_labels is not None and n_labels > WEIGHTED_MAX_LABELS:
         problems.append(
             (
@@ -45,7 +44,7 @@ def weighting_problems(rule, synthetic, n_labels=None):
                 n_labels,
             )
         )
-    if rule.level != "nominal" and rule.coefficient != "krippendorff_alpha":
+    if "level" in misplaced:
         problems.append(
             (
                 "rule.level",
@@ -54,7 +53,7 @@ def weighting_problems(rule, synthetic, n_labels=None):
                 rule.level,
             )
         )
-    if rule.weights != "identity" and rule.coefficient not in WEIGHTED_COEFFICIENTS:
+    if "weights" in misplaced:
         problems.append(
             (
                 "rule.weights",

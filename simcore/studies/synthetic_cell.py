@@ -14,16 +14,14 @@ from simcore.engine.bitset_draws import planes_model, symmetric_accuracies
 from simcore.engine.coefficients import coefficient_code
 from simcore.engine.counts import simulate_counts
 from simcore.engine.layout import (
-    ORDINAL,
     RULE_SKIP,
     SKIP_AGREEMENT,
     SKIP_OVERLAP,
     SKIP_RANKING,
-    UNWEIGHTED,
 )
 from simcore.engine.rng import trial_keys
 from simcore.engine.threads import set_threads
-from simcore.engine.weighted_scores import weighting_of
+from simcore.model import weighted
 from simcore.model.designs import design_code, pair_weights
 from simcore.model.generative import pair_tables, prevalence_vector
 from simcore.model.rule import (
@@ -35,7 +33,6 @@ from simcore.model.rule import (
     population_passes,
     population_scores,
 )
-from simcore.model.weighted import rule_weighting
 from simcore.studies.protocol import add_counts, quantize
 from simcore.studies.synthetic_config import OUTPUTS
 
@@ -169,14 +166,11 @@ def rule_parameters(rule, outputs=OUTPUTS):
 def kernel_weighting(cell):
     """Return the items and counts engines' ``weighting`` of ``cell``, None if unweighted.
 
-    The weights of the cell's coefficient on its codes ``0 .. L - 1``
-    (:func:`simcore.engine.weighted_scores.weighting_of`); None keeps the kernels free of
-    the weighted rule.
+    :func:`simcore.model.weighted.kernel_weighting` on the cell's codes ``0 .. L - 1``.
     """
-    code, weight_matrix, order = synthetic_weighting(cell)
-    if code == UNWEIGHTED:
-        return None
-    return weighting_of(weight_matrix, order, code == ORDINAL)
+    values = np.arange(cell.model.n_labels, dtype=float)
+    rule = cell.rule
+    return weighted.kernel_weighting(rule.coefficient, values, rule.level, rule.weights)
 
 
 def _population_inputs(cell):
@@ -195,7 +189,8 @@ def _population_inputs(cell):
 def synthetic_weighting(cell):
     """Return the weighting of ``cell``'s coefficient on its codes ``0 .. L - 1``."""
     values = np.arange(cell.model.n_labels, dtype=float)
-    return rule_weighting(cell.rule.coefficient, values, cell.rule.level, cell.rule.weights)
+    rule = cell.rule
+    return weighted.rule_weighting(rule.coefficient, values, rule.level, rule.weights)
 
 
 def population_decision(cell):

@@ -9,6 +9,7 @@ of trials; it is an estimate to refuse what cannot fit, not an accounting.
 from simcore.engine.point_rule import margins_bytes
 from simcore.engine.threads import thread_count
 from simcore.engine.weighted_rule import weighted_bytes
+from simcore.model.weighted import is_weighted
 from simcore.studies.engine_choice import weighted
 from simcore.studies.synthetic_cell import TRIALS_PER_CALL
 from simcore.studies.synthetic_cube import judge_count
@@ -45,9 +46,9 @@ def memory_need(scenario):
     judges = judge_count(scenario)  # read without building any L x L confusion matrix
     swept = dict(scenario.sweep)
     any_weighted = any(
-        value != default
-        for name, default in (("level", "nominal"), ("weights", "identity"))
-        for value in swept.get(name, [getattr(scenario.rule, name)])
+        is_weighted(level, weights)
+        for level in swept.get("level", [scenario.rule.level])
+        for weights in swept.get("weights", [scenario.rule.weights])
     )
     need = max(
         sized_bytes(*sizes, judges, threads, any_weighted) for sizes in scenario.model_sizes()
