@@ -261,25 +261,31 @@ AGREEMENT_COEFFICIENT = Option(
 )
 """What :func:`simcore.agreement` scores (``simcore inspect --agreement COEF``)."""
 
+LEVEL = Option(
+    "level",
+    "--level",
+    str,
+    "nominal",
+    "Krippendorff's alpha's level of measurement (ordinal, interval and ratio read the "
+    "labels' numbers; ordinal also a declared order)",
+    choices=("nominal", "ordinal", "interval", "ratio"),
+)
+"""Krippendorff's alpha's level of measurement, wherever a coefficient is chosen."""
+
+WEIGHTS = Option(
+    "weights",
+    "--weights",
+    str,
+    "identity",
+    "agreement weights of cohen_kappa, gwet_ac2 and observed (linear and quadratic read "
+    "the labels' numbers, or their declared order)",
+    choices=("identity", "linear", "quadratic"),
+)
+"""The agreement weights of kappa, AC2 and observed agreement, wherever one is chosen."""
+
 AGREEMENT_OPTIONS = (
-    Option(
-        "level",
-        "--level",
-        str,
-        "nominal",
-        "Krippendorff's alpha's level of measurement (ordinal, interval and ratio read the "
-        "labels' numbers; ordinal also a declared order)",
-        choices=("nominal", "ordinal", "interval", "ratio"),
-    ),
-    Option(
-        "weights",
-        "--weights",
-        str,
-        "identity",
-        "agreement weights of cohen_kappa, gwet_ac2 and observed (linear and quadratic read "
-        "the labels' numbers, or their declared order)",
-        choices=("identity", "linear", "quadratic"),
-    ),
+    LEVEL,
+    WEIGHTS,
     Option(
         "raters",
         "--raters",

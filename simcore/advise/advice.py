@@ -46,6 +46,7 @@ from simcore.advise.recommendation import (  # noqa: F401  (budget_* and Reach r
 )
 from simcore.advise.report_plan import recommendation_text
 from simcore.advise.risk import RISK_SE_TARGET
+from simcore.advise.scoring import advise_scoring, coefficient_label
 from simcore.advise.verdict import (
     comparison_intervals,  # noqa: F401  (re-exported)
     numeric_label_values,
@@ -144,6 +145,7 @@ class Advice(AdviceView):
     min_pairs: int = 0
     shape: object = None  # the matrix's simcore.realdata.data_shape.DataShape
     rule_form: object = None  # simcore.realdata.rule_forms.RuleForm: who the rule held out
+    coefficient: str = "observed"  # the point rule's coefficient, with its level or weights
 
     @property
     def misfits(self):
@@ -248,6 +250,7 @@ def audit_judges(
         scale=scale,
         label_values=values,
         min_pairs=options["min_pairs"],
+        scoring=options.get("scoring"),
     )
     say = say or (lambda message: None)
     models = {}
@@ -317,6 +320,7 @@ def plan_next_round(matrix, audit, target, budget, shape, rule_form):
         min_pairs=audit.options.get("min_pairs", 0),
         shape=shape,
         rule_form=rule_form,
+        coefficient=coefficient_label(audit.options.get("scoring")),
     )
     advice.recommendation = answer._replace(text=recommendation_text(advice))
     return advice
@@ -344,6 +348,9 @@ def advise(
     min_pairs=0,
     form="auto",
     min_items=MIN_ITEMS,
+    coefficient="observed",
+    level="nominal",
+    weights="identity",
 ):
     """Audit ``matrix`` and plan its next round; return an :class:`Advice`.
 
@@ -397,6 +404,10 @@ def advise(
         the matrix's shape is reported as read.
     min_items : int
         The fewest items a virtual rater shares with the others (``rule.min_items``).
+    coefficient, level, weights : str
+        The point rule's coefficient (``rule.coefficient``) with Krippendorff's level or
+        the agreement weights (:mod:`simcore.advise.scoring`): the verdict, every simulated
+        matrix and the recipe score with it. Default: the paper's observed agreement.
 
     Returns
     -------
@@ -409,6 +420,7 @@ def advise(
     names = audited_judges(matrix, judges)
     options = {"rule": rule, "epsilon": epsilon, "tau": tau, "trials": trials, "seed": seed}
     options["min_pairs"] = min_pairs
+    options["scoring"] = advise_scoring(matrix, coefficient, level, weights)
     audit = audit_judges(matrix, names, design, grid, n_boot, options, say, model, target, scale)
     say(
         "planning the next round"

@@ -5,6 +5,7 @@ the range and the help; the command line adds its arguments from :data:`OPTIONS`
 :func:`simcore.advise.python_api.check_options` checks the Python keywords with the same list.
 """
 
+from simcore.command_options import LEVEL, WEIGHTS
 from simcore.options import Option
 
 FORM_NAMES = ("auto", "raters", "slots", "pooled")
@@ -34,6 +35,17 @@ OPTIONS = (
         "label values (numeric)",
         choices=("categorical", "numeric"),
     ),
+    Option(
+        "coefficient",
+        "--coefficient",
+        str,
+        "observed",
+        "point rule: the agreement coefficient of each comparison (docs: rule.coefficient); "
+        "a rating scale takes a level or weights",
+        choices=("observed", "cohen_kappa", "krippendorff_alpha", "gwet_ac1", "gwet_ac2"),
+    ),
+    LEVEL,
+    WEIGHTS,
     Option("epsilon", "--eps", float, 0.05, "tolerance eps", low=0.0, high=1.0),
     Option(
         "min_pairs",

@@ -47,6 +47,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from simcore.advise.scoring import score_differences
 from simcore.engine.margins import leave_one_out_differences
 from simcore.model.rule import decide
 from simcore.realdata.data_shape import CROWD_HUMANS
@@ -63,13 +64,16 @@ def judge_anchor(verdict_row):
     return np.array([row["d"] for row in verdict_row["comparisons"]], dtype=np.float64)
 
 
-def simulated_differences(labels, mask, n_humans, n_labels):
+def simulated_differences(labels, mask, n_humans, n_labels, scoring=None):
     """Return ``(d, pairs)``, ``(T, K)`` each: every draw's ``d_k`` under ``mask``.
 
     :func:`simcore.engine.margins.leave_one_out_differences` on ``labels`` ``(T, n, K +
     1)`` (humans, then the judge) and a ``(T, n, K)`` mask, or a ``(1, n, K)`` one shared
-    by every draw.
+    by every draw; under another coefficient (``scoring``),
+    :func:`simcore.advise.scoring.score_differences`.
     """
+    if scoring is not None:
+        return score_differences(labels, mask, n_humans, scoring)
     n_trials = labels.shape[0]
     d = np.empty((n_trials, n_humans), dtype=np.float64)
     pairs = np.empty((n_trials, n_humans), dtype=np.int64)
@@ -96,33 +100,34 @@ def point_decisions(d, pairs, epsilon, tau, min_pairs=0):
     return decide(passes.sum(axis=1), d.shape[1], tau, tested=kept.sum(axis=1))
 
 
-def comparison_changes(labels, proposal, available, n_labels):
+def comparison_changes(labels, proposal, available, n_labels, scoring=None):
     """Return every draw's ``d_k`` now, after the proposal and dense, with their pairs.
 
     ``(now, after, after_pairs, dense, dense_pairs)``, each ``(T, K)``: the simulated
     comparisons under ``available`` (``(n, K)``, the matrix as it is), ``proposal``
     (``(T, n, K)``, the current matrix plus each draw's proposal; None for no proposal,
-    when ``after`` is ``now``) and every human on every item (:func:`simulated_differences`).
+    when ``after`` is ``now``) and every human on every item (:func:`simulated_differences`,
+    under ``scoring``).
     """
     n_items, n_humans = available.shape
-    now, now_pairs = simulated_differences(labels, available[None], n_humans, n_labels)
+    now, now_pairs = simulated_differences(labels, available[None], n_humans, n_labels, scoring)
     after, after_pairs = (
         (now, now_pairs)
         if proposal is None
-        else simulated_differences(labels, proposal, n_humans, n_labels)
+        else simulated_differences(labels, proposal, n_humans, n_labels, scoring)
     )
     full = np.ones((1, n_items, n_humans), dtype=np.bool_)
-    dense, dense_pairs = simulated_differences(labels, full, n_humans, n_labels)
+    dense, dense_pairs = simulated_differences(labels, full, n_humans, n_labels, scoring)
     return now, after, after_pairs, dense, dense_pairs
 
 
-def expected_changes(labels, proposal, available, n_labels):
+def expected_changes(labels, proposal, available, n_labels, scoring=None):
     """Return ``(E[p_k - s_k], E[D_k - s_k])``, ``(K,)`` each, as means over the draws.
 
     The model's expected change of each comparison from the current mask to the proposal's
     and to the dense one (:func:`comparison_changes`); 0 where no draw defines it.
     """
-    now, after, _, dense, _ = comparison_changes(labels, proposal, available, n_labels)
+    now, after, _, dense, _ = comparison_changes(labels, proposal, available, n_labels, scoring)
     return _column_mean(after - now), _column_mean(dense - now)
 
 
@@ -185,7 +190,7 @@ def misplacement(anchor, mean, variance, draws=None):
     return max(0.0, excess / float(weights.sum()))
 
 
-def shrinkage(labels, proposal, available, n_labels, anchor):
+def shrinkage(labels, proposal, available, n_labels, anchor, scoring=None):
     """Return the :class:`Shrinkage` of ``anchor`` under the model's draws ``labels``.
 
     From the draws' comparisons now ``s_k``, after the proposal ``p_k`` and dense ``D_k``
@@ -196,8 +201,9 @@ def shrinkage(labels, proposal, available, n_labels, anchor):
     the denominator is 0), and likewise for ``p_k``. A comparison on many items has
     ``Var(s_k)`` near ``Cov(D_k, s_k)`` and ``beta_k`` near 1 (anchored at the data); a thin
     one, with ``Var(s_k)`` far above it, leans on the model, which pools every comparison.
+    ``scoring`` is the comparisons' coefficient (:func:`comparison_changes`).
     """
-    now, after, _, dense, _ = comparison_changes(labels, proposal, available, n_labels)
+    now, after, _, dense, _ = comparison_changes(labels, proposal, available, n_labels, scoring)
     mean_now = _column_mean(now)
     n = len(now)
     spread = _column_mean((now - mean_now) ** 2) * (n / (n - 1) if n > 1 else 1.0)
@@ -245,6 +251,7 @@ def anchored_decisions(
     min_pairs=0,
     centre=None,
     shift=None,
+    scoring=None,
 ):
     """Return ``(sparse, dense)`` decisions of every draw, anchored at ``anchor``.
 
@@ -272,6 +279,8 @@ def anchored_decisions(
     shift : numpy.ndarray, optional
         ``(T, K)`` standard normals ``z``: each draw's misplacement of each comparison is
         ``tau z`` (with a :class:`Shrinkage`; default none).
+    scoring : simcore.advise.scoring.Scoring, optional
+        The comparisons' coefficient (default: observed agreement).
 
     Returns
     -------
@@ -279,7 +288,7 @@ def anchored_decisions(
         int8 ``(T,)`` sparse and dense decisions (module docstring).
     """
     now, after, after_pairs, dense, dense_pairs = comparison_changes(
-        labels, proposal, available, n_labels
+        labels, proposal, available, n_labels, scoring
     )
     anchor = np.asarray(anchor, dtype=np.float64)[None, :]
     if isinstance(centre, Shrinkage):

@@ -56,6 +56,19 @@ def take(raters, rows):
     return np.asarray(raters)[rows]
 
 
+def confusions(raters):
+    """Return the raters' ``(R, L, L)`` confusion matrices (a one-coin channel's written out).
+
+    A one-coin rater's row ``y`` is ``a_r`` at ``y`` and ``e_r`` (:attr:`OneCoin.errors`)
+    everywhere else.
+    """
+    if not is_one_coin(raters):
+        return np.asarray(raters, dtype=np.float64)
+    accuracies, errors = np.asarray(raters.accuracies), np.asarray(raters.errors)
+    eye = np.eye(raters.n_labels)
+    return accuracies[:, None, None] * eye + errors[:, None, None] * (1.0 - eye)
+
+
 def pair_agreement(raters, prevalence):
     """Return ``P(a = b)`` for every pair of raters, ``(R, R)`` (diagonal included).
 

@@ -15,7 +15,8 @@ a sentence (:func:`risk_text`).
 import math
 
 from simcore.advise.anchored import judge_anchor
-from simcore.advise.risk import JudgeRisk, RiskCurve, judge_risk, recipe
+from simcore.advise.recipe import recipe
+from simcore.advise.risk import JudgeRisk, RiskCurve, judge_risk
 
 DENSE_REASON = "dense: every human labels every item, so the verdict is the dense verdict"
 """Why a dense matrix's risk now is 0, as the summary and the report say it."""
@@ -26,7 +27,7 @@ def is_dense(available):
     return available.size > 0 and bool(available.all())
 
 
-def dense_risk(model, available, judge_name, design, epsilon):
+def dense_risk(model, available, judge_name, design, epsilon, scoring=None):
     """Return the :class:`simcore.advise.risk.JudgeRisk` of a dense matrix: 0, not simulated.
 
     The risk now is ``0`` with SE ``0`` (the sparse matrix is the dense one, so
@@ -36,7 +37,7 @@ def dense_risk(model, available, judge_name, design, epsilon):
     (:func:`simcore.advise.risk.recipe`), and the refits are those already fitted.
     """
     curve = RiskCurve(judge_name, design, extra=[0], wrong=[0], trials=[0])
-    binding = recipe(model.fit.raters, model.fit.prevalence, available, 0, epsilon)
+    binding = recipe(model.fit.raters, model.fit.prevalence, available, 0, epsilon, scoring=scoring)
     return JudgeRisk(curve, (0.0, 0.0), binding, model.bootstrap.refits)
 
 
@@ -128,7 +129,9 @@ def audit_risks(
     for number, (name, row) in enumerate(zip(models, verdict_rows, strict=True), start=1):
         if dense:
             say(f"{name} ({number}/{len(models)}): dense matrix, risk now 0 without simulation")
-            risks[name] = dense_risk(models[name], available, name, design, options["epsilon"])
+            risks[name] = dense_risk(
+                models[name], available, name, design, options["epsilon"], options.get("scoring")
+            )
             continue
         say(
             f"{name} ({number}/{len(models)}): simulating the risk of a wrong verdict "

@@ -14,6 +14,7 @@ needed; or the target out of reach), and gives the report's tables as pandas Dat
 from simcore.advise.advice import Advice
 from simcore.advise.advice import advise_groups as advise_matrix_groups
 from simcore.advise.advise_options import OPTIONS
+from simcore.advise.scoring import misplaced_message, scoring_name
 from simcore.options import check_values, defaults, did_you_mean
 from simcore.realdata.matrix import require_judges
 from simcore.realdata.readers import name_list, read_annotations
@@ -48,7 +49,8 @@ def advise(data, humans=None, judges=None, **options):
         ``judges_file`` (``--judges-file``), ``audit`` (the judges to audit, default all;
         ``--judge``), ``ordinal``, ``label_order`` (``--label-order``), ``group_separator``,
         ``pool_groups``, ``rule``, ``epsilon`` (``--eps``), ``target``, ``budget``,
-        ``design``, ``trials``, ``seed``, ``model``, ``scale``, ``min_pairs``, ``form`` and
+        ``design``, ``trials``, ``seed``, ``model``, ``scale``, ``coefficient``, ``level``,
+        ``weights`` (the point rule's coefficient), ``min_pairs``, ``form`` and
         ``min_items`` (the rule's form,
         ``--form``), ``slots`` (the human columns are label positions, ``--slots``) and
         ``progress`` (a callable given each phase's message); the defaults are the command
@@ -178,6 +180,15 @@ def check_simulation_fits(matrix, trials):
 
 
 DEFAULTS = defaults(OPTIONS)
+
+OPTION_NAMES = ("coefficient", "level", "weights")
+"""The options that choose the point rule's coefficient."""
+
+NOMINAL = ("observed", "nominal", "identity")
+"""Their defaults: the paper's observed agreement."""
+
+FLAGS = {option.name: option.flag for option in OPTIONS}
+"""Each option's command-line flag."""
 """The options of :func:`advise_each_group` and their defaults (the command line's)."""
 
 
@@ -226,6 +237,21 @@ def check_options(options, command_line=False):
             f"{name}: belongs to the point rule; alt_test holds out every human with 30 "
             f"items or more (got {options['form']} with rule {rule})"
         )
+    scored = (options["coefficient"], options["level"], options["weights"])
+    if rule != "point" and scored != NOMINAL:
+        given = next(
+            option
+            for option, default in zip(OPTION_NAMES, NOMINAL, strict=True)
+            if options[option] != default
+        )
+        name = FLAGS[given] if command_line else given
+        raise ValueError(
+            f"{name}: belongs to the point rule; alt_test scores each item by --scale "
+            f"(got {scoring_name(*scored)} with rule {rule})"
+        )
+    misplaced = misplaced_message(*scored, command_line=command_line)
+    if misplaced:
+        raise ValueError(misplaced)
     if min_pairs > 0 and rule != "point":
         name = "--min-pairs" if command_line else "min_pairs"
         rule_name = "--rule" if command_line else "rule"

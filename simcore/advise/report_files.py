@@ -57,8 +57,8 @@ def report_markdown(advice):
         lines += recommendation_lines(advice)
     lines += [
         f"Data: `{advice.source}`; humans {', '.join(advice.humans)} (the first is the "
-        f"primary); labels {', '.join(advice.labels)}; rule {advice.rule}, eps "
-        f"{advice.epsilon:g}; target risk {advice.target:g}.",
+        f"primary); labels {', '.join(advice.labels)}; rule {advice.rule}"
+        f"{coefficient_words(advice)}, eps {advice.epsilon:g}; target risk {advice.target:g}.",
         "",
     ]
     if advice.shape is not None:
@@ -73,6 +73,32 @@ def report_markdown(advice):
 
 
 # --------------------------------------------------------------------------- 1. the verdict
+
+
+def coefficient_words(advice):
+    """Return `` scored by C`` for a coefficient other than observed agreement, else ``""``."""
+    if advice.rule == "alt_test" or advice.coefficient == "observed":
+        return ""
+    return f" scored by {advice.coefficient}"
+
+
+def comparison_sentence(advice):
+    """Return the sentence saying what each ``d_k`` of section 1 is."""
+    if advice.coefficient == "observed":
+        return (
+            "Each comparison: d_k = the judge's minus held-out human k's agreement with the "
+            "other humans on k's items, with a 95% item-cluster interval; the bar is d_k >= -eps."
+        )
+    interval = (
+        "item-cluster interval"
+        if advice.coefficient.startswith("observed")
+        else "delete-one-item jackknife interval"
+    )
+    return (
+        f"Each comparison: d_k = {advice.coefficient} of the judge's minus of held-out human "
+        f"k's pair table with the other humans on k's items, with a 95% {interval}; the bar "
+        "is d_k >= -eps."
+    )
 
 
 def _verdict_section(advice):
@@ -93,8 +119,7 @@ def _verdict_section(advice):
     lines += ["", *sparse_comparison_lines(advice)]
     lines += [
         "",
-        "Each comparison: d_k = the judge's minus held-out human k's agreement with the other "
-        "humans on k's items, with a 95% item-cluster interval; the bar is d_k >= -eps.",
+        comparison_sentence(advice),
         "",
         "| judge | held-out human | d_k | 95% interval | items | pairs | verdict |",
         "|---|---|---|---|---|---|---|",

@@ -23,29 +23,35 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.advise import channels
-from simcore.advise.anchored import anchored_decisions, expected_changes, shrinkage, shrinks
+from simcore.advise.anchored import (
+    anchored_decisions,
+    expected_changes,
+    point_decisions,
+    shrinkage,
+    shrinks,
+)
+from simcore.advise.recipe import recipe
 from simcore.advise.risk_draws import (
     draw_matrices,
-    judge_raters,
     misplacement_normals,
     proposal_pool,
     sparse_masks,
 )
+from simcore.advise.scoring import score_differences
 from simcore.calibration.statistics import wilson_interval
 from simcore.engine import kernels
 from simcore.engine.coefficients import coefficient_code
-from simcore.model.recipes import certification_items
 from simcore.model.rule import decide, decide_counts
 
 # --------------------------------------------------------------------------- one risk
 
 
-def _decisions(labels, mask, n_humans, n_labels, rule, epsilon, tau, min_pairs=0):
+def _decisions(labels, mask, n_humans, n_labels, rule, epsilon, tau, min_pairs=0, scoring=None):
     """Sparse and dense decisions of every drawn trial, ``(T,)`` each.
 
     The point rule leaves out comparisons with fewer than ``min_pairs`` pairs (omega over
-    the comparisons kept; none kept is inconclusive).
+    the comparisons kept; none kept is inconclusive); under another coefficient
+    (``scoring``) it decides on :func:`simcore.advise.scoring.score_differences`.
     """
     n_trials = labels.shape[0]
     if rule == "alt_test":
@@ -61,6 +67,10 @@ def _decisions(labels, mask, n_humans, n_labels, rule, epsilon, tau, min_pairs=0
                     int(wins[0]), tested - int(wins[0]), tested, tau, kind="alt_test"
                 )
         return sparse, dense
+    if scoring is not None:
+        full = np.ones((1, *mask.shape[1:]), dtype=np.bool_)
+        differences = (score_differences(labels, m, n_humans, scoring) for m in (mask, full))
+        return tuple(point_decisions(*d, epsilon, tau, min_pairs) for d in differences)
     passes, counters, _ = kernels.evaluate(
         labels, mask, n_humans, n_labels, epsilon, coefficient_code("observed"), min_pairs
     )
@@ -90,6 +100,7 @@ def simulate_risk(
     pools=None,
     min_pairs=0,
     anchor=None,
+    scoring=None,
 ):
     """Estimate how often the sparse verdict differs from the dense one under the fitted model.
 
@@ -139,6 +150,8 @@ def simulate_risk(
         simulated comparisons anchored at them
         (:func:`simcore.advise.anchored.anchored_decisions`); without it, on the simulated
         matrices as drawn.
+    scoring : simcore.advise.scoring.Scoring, optional
+        The point rule's coefficient (default: the paper's observed agreement).
 
     Returns
     -------
@@ -165,6 +178,7 @@ def simulate_risk(
         min_pairs,
         per_model=batch,
         anchor=anchor,
+        scoring=scoring,
     )
 
 
@@ -198,6 +212,7 @@ def posterior_risk(
     per_model=DRAWS_PER_MODEL,
     first_trial=0,
     anchor=None,
+    scoring=None,
 ):
     """Posterior-predictive risk: each run of ``per_model`` draws comes from its own model.
 
@@ -217,14 +232,12 @@ def posterior_risk(
         return 0, trials  # every secondary labels every item: sparse is dense, exactly
     n_labels = len(models[0].prevalence)
     sequence = np.random.SeedSequence([seed, judge, extra])
-    pools = {} if pools is None else pools
-    if (design, extra, seed) not in pools:
-        rng = np.random.default_rng(np.random.SeedSequence([seed, extra, 1]))
-        pools[design, extra, seed] = proposal_pool(rng, available, design, extra, labels, n_labels)
-    pool = pools[design, extra, seed]
+    pool = shared_pool(pools, available, design, extra, labels, n_labels, seed)
     anchored = anchor is not None and rule == "point"
     if anchored:
-        centre = model_changes(models, per_model, available, judge, pool, seed, extra, anchor)
+        centre = model_changes(
+            models, per_model, available, judge, pool, seed, extra, anchor, scoring
+        )
     wrong = done = 0
     while done < trials and not settled(wrong, done, target):
         size = min(batch, trials - done)
@@ -238,14 +251,28 @@ def posterior_risk(
                 if getattr(centre, "misplacement", 0.0) > 0
                 else None
             )
-            sparse, dense = anchored_decisions(
-                drawn, mask, available, anchor, codes, epsilon, tau, min_pairs, centre, shift
-            )
+            rule_values = (epsilon, tau, min_pairs, centre, shift, scoring)
+            sparse, dense = anchored_decisions(drawn, mask, available, anchor, codes, *rule_values)
         else:
-            sparse, dense = _decisions(drawn, mask, n_humans, codes, rule, epsilon, tau, min_pairs)
+            sparse, dense = _decisions(
+                drawn, mask, n_humans, codes, rule, epsilon, tau, min_pairs, scoring
+            )
         wrong += int((sparse != dense).sum())
         done += size
     return wrong, done
+
+
+def shared_pool(pools, available, design, extra, labels, n_labels, seed):
+    """Return the proposal pool of ``(design, extra, seed)``, made once into ``pools``.
+
+    The proposals come from ``SeedSequence([seed, extra, 1])`` (:func:`proposal_pool`);
+    ``pools`` None makes a fresh one.
+    """
+    pools = {} if pools is None else pools
+    if (design, extra, seed) not in pools:
+        rng = np.random.default_rng(np.random.SeedSequence([seed, extra, 1]))
+        pools[design, extra, seed] = proposal_pool(rng, available, design, extra, labels, n_labels)
+    return pools[design, extra, seed]
 
 
 CHANGE_DRAWS = 100
@@ -255,13 +282,16 @@ CHANGE_STREAM = 3
 """The seed word of those draws: ``SeedSequence([seed, judge, extra, CHANGE_STREAM])``."""
 
 
-def model_changes(models, per_model, available, judge, pool, seed, extra, anchor=None):
+def model_changes(
+    models, per_model, available, judge, pool, seed, extra, anchor=None, scoring=None
+):
     """Return the model's expected changes of the comparisons, taken out of anchored draws.
 
     :func:`simcore.advise.anchored.expected_changes` over :data:`CHANGE_DRAWS` draws of
     their own stream (the same whatever the batch or the first trial of a call); with the
     observed ``anchor`` of enough comparisons (:func:`simcore.advise.anchored.shrinks`),
-    the :class:`simcore.advise.anchored.Shrinkage` (:func:`simcore.advise.anchored.shrinkage`).
+    the :class:`simcore.advise.anchored.Shrinkage` (:func:`simcore.advise.anchored.shrinkage`);
+    ``scoring`` the comparisons' coefficient.
     """
     n_items, n_humans = available.shape
     sequence = np.random.SeedSequence([seed, judge, extra, CHANGE_STREAM])
@@ -270,8 +300,8 @@ def model_changes(models, per_model, available, judge, pool, seed, extra, anchor
     )
     proposal = sparse_masks(pool, 0, CHANGE_DRAWS) if extra > 0 else None
     if anchor is None or not shrinks(anchor):
-        return expected_changes(drawn, proposal, available, codes)
-    return shrinkage(drawn, proposal, available, codes, anchor)
+        return expected_changes(drawn, proposal, available, codes, scoring)
+    return shrinkage(drawn, proposal, available, codes, anchor, scoring)
 
 
 def labels_everything(available, design, extra):
@@ -420,48 +450,6 @@ def adaptive_risk_now(bootstrap, available, judge, options, se_target=RISK_SE_TA
         goal = min(most, max(done + 100, math.ceil(rate * (1 - rate) / se_target**2)))
 
 
-# --------------------------------------------------------------------------- the recipe
-
-
-def recipe(raters, prevalence, available, judge, epsilon, alpha=0.05):
-    """Return the Gaussian recipe of the binding comparison: ``(margin, sigma0^2, m_cert, k)``.
-
-    The comparison of held-out human ``k`` pools the other humans ``r``, each weighted by its share
-    ``w_r`` of the co-labelled pairs ``(k, r)`` in ``available`` (the rule sums over those pairs): a
-    pair's ``D = [judge = r] - [k = r]`` has mean ``mu_r = P(judge = r) - P(k = r)`` and variance
-    ``s_r^2`` (:func:`simcore.advise.channels.recipe_variance`) under the fitted model, so
-    ``margin_k = sum_r w_r mu_r + eps`` and ``sigma0^2 = sum_r w_r (s_r^2 + mu_r^2) - (sum_r w_r
-    mu_r)^2`` (the mixture's variance), and ``m_cert = ceil(z^2 sigma0^2 / margin^2)``
-    (docs/howto/plan.md). A pool of humans whose margins against the judge differ in sign is
-    weighted as the rule weighs it, not replaced by one pool rater. The comparison whose margin is
-    closest to the bar needs the most items and decides the verdict's precision; its numbers are
-    returned (``m_cert`` -1 for a zero margin; ``k`` -1 when no human shares an item with another).
-    ``raters`` as for :func:`simulate_risk`.
-    """
-    n_humans = available.shape[1]
-    chosen = judge_raters(raters, n_humans, judge)
-    agreement = channels.pair_agreement(chosen, prevalence)
-    counts = available.T.astype(np.int64) @ available.astype(np.int64)  # (K, K) pairs
-    binding = (math.nan, math.nan, -1, -1)
-    for held_out in range(n_humans):
-        weights = counts[held_out].astype(float)
-        weights[held_out] = 0.0
-        if weights.sum() == 0:
-            continue
-        weights /= weights.sum()
-        pool = np.flatnonzero(weights)
-        means = np.array([agreement[-1, r] - agreement[held_out, r] for r in pool])
-        variances = np.array(
-            [channels.recipe_variance(chosen, prevalence, n_humans, held_out, r) for r in pool]
-        )
-        mean = float(weights[pool] @ means)
-        sigma2 = float(weights[pool] @ (variances + means**2) - mean**2)
-        margin = mean + epsilon
-        if binding[3] < 0 or abs(margin) < abs(binding[0]):
-            binding = (margin, sigma2, certification_items(margin, sigma2, alpha), held_out)
-    return binding
-
-
 # --------------------------------------------------------------------------- one judge
 
 
@@ -514,5 +502,12 @@ def judge_risk(
         models, available, labels, 0, judge_name, design, grid, target, now, pools=pools, **options
     )
     risk_now = (curve.rate(0), curve.se(0)) if curve.extra[0] == 0 else (math.nan, math.nan)
-    binding = recipe(model.fit.raters, model.fit.prevalence, available, 0, options["epsilon"])
+    binding = recipe(
+        model.fit.raters,
+        model.fit.prevalence,
+        available,
+        0,
+        options["epsilon"],
+        scoring=options.get("scoring"),
+    )
     return JudgeRisk(curve, risk_now, binding, models)

@@ -14,13 +14,14 @@ import numpy as np
 from scipy import stats
 
 from simcore.advise.interval_risk import normal_approximation_risk
+from simcore.advise.scoring import scored_comparison
 from simcore.model.alt_test_reference import alternative_annotator_test
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, decide_counts
 
 DECISIONS = {ACCEPT: "accept", REJECT: "reject", INCONCLUSIVE: "inconclusive"}
 
 
-def comparison_intervals(human_labels, judge_labels, epsilon, confidence=0.95):
+def comparison_intervals(human_labels, judge_labels, epsilon, confidence=0.95, scoring=None):
     """Return every judge's leave-one-out comparisons with item-cluster intervals.
 
     For held-out human ``k`` and an item ``i`` it labelled, with ``c_i`` other humans on the
@@ -29,7 +30,10 @@ def comparison_intervals(human_labels, judge_labels, epsilon, confidence=0.95):
     pool), ``SE = sqrt(n / (n - 1) sum (D_i - d_k c_i)^2) / sum c_i`` over the ``n`` items
     (a ratio estimator with items as clusters). The comparison *clears* the bar ``d_k >=
     -eps`` when ``d_k + eps - z SE >= 0``, *fails* it when ``d_k + eps + z SE < 0``, and is
-    *undecided* otherwise or with fewer than two items.
+    *undecided* otherwise or with fewer than two items. Under another coefficient
+    (``scoring``, :mod:`simcore.advise.scoring`) ``d_k`` is the difference of the two pair
+    tables' scores, with the weighted ratio estimator's SE (observed agreement with weights)
+    or the delete-one-item jackknife SE.
 
     Parameters
     ----------
@@ -41,6 +45,8 @@ def comparison_intervals(human_labels, judge_labels, epsilon, confidence=0.95):
         Tolerance eps.
     confidence : float
         Two-sided confidence of each interval.
+    scoring : simcore.advise.scoring.Scoring, optional
+        The comparisons' coefficient (default: the paper's observed agreement).
 
     Returns
     -------
@@ -51,6 +57,14 @@ def comparison_intervals(human_labels, judge_labels, epsilon, confidence=0.95):
     """
     z = float(stats.norm.ppf(0.5 + confidence / 2))
     observed = human_labels >= 0
+    if scoring is not None:
+        return [
+            [
+                weighted_comparison(human_labels, judge_labels[:, judge], k, scoring, epsilon, z)
+                for k in range(human_labels.shape[1])
+            ]
+            for judge in range(judge_labels.shape[1])
+        ]
     return [
         [
             held_out_comparison(human_labels, observed, judge_labels[:, [judge]], k, epsilon, z)
@@ -58,6 +72,23 @@ def comparison_intervals(human_labels, judge_labels, epsilon, confidence=0.95):
         ]
         for judge in range(judge_labels.shape[1])
     ]
+
+
+def weighted_comparison(human_labels, judge_column, k, scoring, epsilon, z):
+    """Return one row of :func:`comparison_intervals` under ``scoring``.
+
+    :func:`simcore.advise.scoring.scored_comparison`: observed agreement with weights is
+    the ratio estimator of the weighted ``D_i`` (:func:`comparison_row`), another
+    coefficient the tables' score difference with its jackknife SE (:func:`decided_row`).
+    """
+    d, se, items, pairs, difference, item_pairs = scored_comparison(
+        human_labels, judge_column, k, scoring
+    )
+    if difference is not None:
+        return comparison_row(difference, item_pairs, epsilon, z)
+    if items == 0:
+        return comparison_row(np.zeros(0), np.zeros(0), epsilon, z)
+    return decided_row(d, se, items, pairs, epsilon, z)
 
 
 def held_out_comparison(human_labels, observed, judge_column, k, epsilon, z):
@@ -97,6 +128,11 @@ def comparison_row(difference, pairs, epsilon, z):
         if n > 1
         else math.nan
     )
+    return decided_row(d, se, n, total_pairs, epsilon, z)
+
+
+def decided_row(d, se, n, total_pairs, epsilon, z):
+    """Return the comparison row of ``d_k`` and its SE over ``n`` items: interval, verdict."""
     centre = d + epsilon
     if n > 1 and centre - z * se >= -1e-12:
         verdict = "clears"
@@ -205,6 +241,7 @@ def verdicts(
     scale="categorical",
     label_values=None,
     min_pairs=0,
+    scoring=None,
 ):
     """Return one row per judge: omega, effective K, decision, interval verdict, comparisons.
 
@@ -220,8 +257,9 @@ def verdicts(
     With ``rule == "alt_test"`` omega is the winning rate (wins / humans tested), the row
     also holds ``wins``, ``tested``, ``advantage_probability`` and ``alt_test`` (per human,
     :func:`alt_test_rows`), and ``scale`` / ``label_values`` choose the per-item score.
+    ``scoring`` is the point rule's coefficient (:func:`comparison_intervals`).
     """
-    comparisons = comparison_intervals(human_labels, judge_labels, epsilon, confidence)
+    comparisons = comparison_intervals(human_labels, judge_labels, epsilon, confidence, scoring)
     n_humans = human_labels.shape[1]
     dense = human_labels.size > 0 and bool((human_labels >= 0).all())
     if rule == "alt_test":

@@ -70,8 +70,10 @@ class AdviceView:
     def to_dict(self):
         """Return the advice as one JSON-ready document (``simcore advise --json``).
 
-        ``{"recommendation", "details", "humans", "judges", "shape", "rule_form", "verdicts",
-        "comparisons", "risk", "budget", "next_round", "risk_now"}``: ``recommendation`` is the one
+        ``{"recommendation", "details", "humans", "judges", "coefficient", "shape", "rule_form",
+        "verdicts", "comparisons", "risk", "budget", "next_round", "risk_now"}``:
+        ``coefficient`` is the point rule's (with its level or weights, e.g.
+        ``cohen_kappa (quadratic)``; None under ``alt_test``); ``recommendation`` is the one
         answer (:meth:`simcore.advise.recommendation.Recommendation.to_dict`, its
         ``text`` included), first; ``details`` the three "how many" figures, each with the sentence
         saying what it bounds (:func:`simcore.advise.report_plan.details_document`);
@@ -98,6 +100,7 @@ class AdviceView:
             document["details"] = details_document(self)
         document["humans"] = list(self.humans)
         document["judges"] = list(self.verdict_table["judge"])
+        document["coefficient"] = None if self.rule == "alt_test" else self.coefficient
         document["shape"] = None if self.shape is None else self.shape.to_dict()
         document["rule_form"] = None if self.rule_form is None else self.rule_form.to_dict()
         document.update({name: _records(frame) for name, frame in tables.items()})

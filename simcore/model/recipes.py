@@ -97,14 +97,33 @@ def coefficient_recipe(
         ``(mu_d, sigma0^2)``: the population difference (the margin less eps) and the
         per-item variance.
     """
+    return delta_recipe(
+        joint_law(confusions, prevalence, judge, held_out, pool), coefficient, weighting
+    )
+
+
+def joint_law(confusions, prevalence, judge=-1, held_out=1, pool=0):
+    """Return ``P_abc = sum_y pi_y M_j[y, a] M_k[y, b] M_r[y, c]``, ``(L, L, L)``.
+
+    The law of the judge's, held-out human ``k``'s and pool rater ``r``'s labels on one item
+    (:func:`coefficient_recipe`); a mixture of them over pool raters is a pooled comparison's.
+    """
     confusions = np.asarray(confusions, dtype=np.float64)
-    joint = np.einsum(
+    return np.einsum(
         "y,ya,yb,yc->abc",
         np.asarray(prevalence, dtype=np.float64),
         confusions[judge],
         confusions[held_out],
         confusions[pool],
     )
+
+
+def delta_recipe(joint, coefficient, weighting=None):
+    """Return ``(mu_d, sigma0^2)`` of ``d = F(P)`` on the law ``joint`` (:func:`joint_law`).
+
+    ``F(P) = S(sum_b P_abc) - S(sum_a P_abc)`` and ``sigma0^2 = sum P g^2 - (sum P g)^2``
+    with ``g = grad F`` by central differences (:func:`coefficient_recipe`).
+    """
     size = joint.size
     steps = np.concatenate([np.eye(size), -np.eye(size), np.zeros((1, size))]) * GRADIENT_STEP
     laws = joint.reshape(1, -1) + steps
