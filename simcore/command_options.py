@@ -36,6 +36,40 @@ READER_KEYS = tuple(option.name for option in DATA_OPTIONS)
 
 BOOT = Option("boot", "--boot", int, 1000, "bootstrap replicates over items", low=0)
 SEED_2026 = Option("seed", "--seed", int, 2026, "bootstrap root seed", low=0)
+LEVEL = Option(
+    "level",
+    "--level",
+    str,
+    "nominal",
+    "Krippendorff's alpha's level of measurement (ordinal, interval and ratio read the "
+    "labels' numbers; ordinal also a declared order)",
+    choices=("nominal", "ordinal", "interval", "ratio"),
+)
+"""Krippendorff's alpha's level of measurement, wherever a coefficient is chosen."""
+
+WEIGHTS = Option(
+    "weights",
+    "--weights",
+    str,
+    "identity",
+    "agreement weights of cohen_kappa, gwet_ac2 and observed (linear and quadratic read "
+    "the labels' numbers, or their declared order)",
+    choices=("identity", "linear", "quadratic"),
+)
+"""The agreement weights of kappa, AC2 and observed agreement, wherever one is chosen."""
+
+PAIR_COEFFICIENT = Option(
+    "coefficient",
+    "--coefficient",
+    str,
+    None,
+    "score each rater pair with this agreement coefficient (with --level or --weights) "
+    "instead of Spearman's rho or Cohen's kappa",
+    choices=("observed", "cohen_kappa", "krippendorff_alpha", "gwet_ac1", "gwet_ac2"),
+    allow_none=True,
+)
+"""A pair statistic chosen among the agreement coefficients (``wellposed``)."""
+
 GRADED = Option(
     "graded",
     "--graded/--categorical",
@@ -62,6 +96,9 @@ CEILING_OPTIONS = (
     Option(
         "score_column", "--score-column", str, "spearman", "--judge-scores column holding the score"
     ),
+    PAIR_COEFFICIENT,
+    LEVEL,
+    WEIGHTS,
     BOOT,
     SEED_2026,
     Option(
@@ -97,6 +134,9 @@ WELLPOSED_OPTIONS = (
     ),
     Option("criterion", "--criterion", str, None, "measure this group only", allow_none=True),
     GRADED,
+    PAIR_COEFFICIENT,
+    LEVEL,
+    WEIGHTS,
     BOOT,
     SEED_2026,
 )
@@ -260,28 +300,6 @@ AGREEMENT_COEFFICIENT = Option(
     choices=("observed", "cohen_kappa", "krippendorff_alpha", "gwet_ac1", "gwet_ac2"),
 )
 """What :func:`simcore.agreement` scores (``simcore inspect --agreement COEF``)."""
-
-LEVEL = Option(
-    "level",
-    "--level",
-    str,
-    "nominal",
-    "Krippendorff's alpha's level of measurement (ordinal, interval and ratio read the "
-    "labels' numbers; ordinal also a declared order)",
-    choices=("nominal", "ordinal", "interval", "ratio"),
-)
-"""Krippendorff's alpha's level of measurement, wherever a coefficient is chosen."""
-
-WEIGHTS = Option(
-    "weights",
-    "--weights",
-    str,
-    "identity",
-    "agreement weights of cohen_kappa, gwet_ac2 and observed (linear and quadratic read "
-    "the labels' numbers, or their declared order)",
-    choices=("identity", "linear", "quadratic"),
-)
-"""The agreement weights of kappa, AC2 and observed agreement, wherever one is chosen."""
 
 AGREEMENT_OPTIONS = (
     LEVEL,

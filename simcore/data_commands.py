@@ -202,7 +202,8 @@ def ceiling(data, **options):
     **options
         The reader's ``humans``, ``judges``, ``judges_file``, ``group_separator``,
         ``columns``; and ``graded`` (None: Spearman when every label is a number with at
-        least 3 values, else Cohen's kappa), ``criterion`` (list of groups), ``judge_scores``
+        least 3 values, else Cohen's kappa), ``coefficient``, ``level``, ``weights`` (score
+        with that agreement coefficient instead), ``criterion`` (list of groups), ``judge_scores``
         (a published scores CSV), ``score_column``, ``boot``, ``seed``, ``min_shared``
         (fewest shared items of a scored rater pair, default 3)
         (:data:`simcore.command_options.CEILING_OPTIONS`).
@@ -210,7 +211,8 @@ def ceiling(data, **options):
     Returns
     -------
     CommandResult
-        ``to_dict()``: ``source``, ``graded``, ``boot``, ``seed``, ``min_shared`` and
+        ``to_dict()``: ``source``, ``graded`` (None under a coefficient), ``coefficient``
+        (its name, or None), ``boot``, ``seed``, ``min_shared`` and
         ``groups``, one row per group with the columns of ``simcore ceiling --csv``
         (``k``, ``k_others``, ``min_shared``; ``reliability`` (r-hat, weighted by shared
         items), ``unweighted_reliability``, ``benchmark``, ``leave_one_out``,
@@ -235,14 +237,18 @@ def wellposed(data, **options):
         An alttest folder (its judges), a JSON ``{judge: {item: label}}`` file, a long CSV or
         DataFrame (every rater is taken as a judge unless ``judges`` names them).
     **options
-        ``judges``, ``group_separator``, ``criterion``, ``graded``, ``boot``, ``seed``
+        ``judges``, ``group_separator``, ``criterion``, ``graded``, ``coefficient``,
+        ``level``, ``weights`` (score each judge pair with an agreement coefficient instead of
+        Spearman's rho or kappa), ``boot``, ``seed``
         (:data:`simcore.command_options.WELLPOSED_OPTIONS`).
 
     Returns
     -------
     CommandResult
-        ``to_dict()``: ``source``, ``judges``, ``labels``, ``graded``, ``boot``, ``seed``,
-        ``groups`` (the rows of ``simcore wellposed --csv``); table ``groups``.
+        ``to_dict()``: ``source``, ``judges``, ``labels``, ``graded`` (None under a
+        coefficient), ``coefficient`` (its name with the level or weights, or None),
+        ``boot``, ``seed``, ``groups`` (the rows of ``simcore wellposed --csv``); table
+        ``groups``.
     """
     from simcore.instrument_api import wellposed_result
 

@@ -48,14 +48,16 @@ def ceiling_result(data, values):
 
     matrix = read_annotations(data, **_roles(values))
     check_bootstrap_fits(matrix.source, values["boot"], matrix.n_items, BOOT_BYTES["ceiling"])
+    scoring = matrix_scoring(matrix, values)
     graded = is_graded(matrix.labels) if values["graded"] is None else values["graded"]
+    measure = graded if scoring is None else scoring
     scores = None
     if values["judge_scores"]:
         scores = report.read_judge_scores(values["judge_scores"], values["score_column"])
         report.check_judge_groups(scores, matrix.group_names, values["judge_scores"])
     results = report.group_ceilings(
         matrix,
-        graded,
+        measure,
         values["criterion"],
         scores,
         n_boot=values["boot"],
@@ -72,16 +74,94 @@ def ceiling_result(data, values):
     document = {
         "source": matrix.source,
         "shape": shape.to_dict(),
-        "graded": bool(graded),
+        "graded": None if scoring is not None else bool(graded),
+        "coefficient": None if scoring is None else scoring.name,
         "boot": values["boot"],
         "seed": values["seed"],
         "min_shared": values["min_shared"],
         "groups": rows,
         "roles_note": note,
     }
-    text = report.markdown_report(results, graded) + (f"\n{note}\n" if note else "")
+    text = report.markdown_report(results, measure) + (f"\n{note}\n" if note else "")
     text = f"{shape.text()}\n\n{text}"
     return CommandResult("ceiling", document, text, {"groups": "groups"})
+
+
+def matrix_scoring(matrix, values):
+    """Return the :class:`simcore.model.weighted.Scoring` of a ceiling's ``--coefficient``.
+
+    As :func:`pair_scoring` for the judges' table, with the label values of an annotation
+    matrix (:func:`simcore.realdata.agreement.label_values`: numbers, else the order of
+    ``--label-order``), or None without a coefficient.
+    """
+    from simcore.model import weighted
+    from simcore.realdata.agreement import label_values
+
+    if not checked_coefficient(matrix.source, values):
+        return None
+    coefficient, level, weights = values["coefficient"], values["level"], values["weights"]
+    numbers, _ = label_values(matrix, weighted.values_needed(level, weights))
+    return weighted.scoring_of(coefficient, numbers, level, weights)
+
+
+def checked_coefficient(source, values):
+    """Return whether ``values`` choose a coefficient; refuse what does not fit (DataError).
+
+    Refused: a level or weights without ``--coefficient``, a coefficient beside
+    ``--graded`` / ``--categorical``, a level or weights the coefficient does not take.
+    """
+    from simcore.model import weighted
+    from simcore.realdata.annotation import DataError
+
+    coefficient, level, weights = values["coefficient"], values["level"], values["weights"]
+    if coefficient is None:
+        if weighted.is_weighted(level, weights):
+            flag = "--level" if level != "nominal" else "--weights"
+            raise DataError([f"{source}: {flag[2:]}: {flag} needs --coefficient"])
+        return False
+    if values["graded"] is not None:
+        raise DataError(
+            [
+                f"{source}: graded: --coefficient {coefficient} replaces Spearman's rho "
+                "and Cohen's kappa; drop --graded/--categorical"
+            ]
+        )
+    misplaced = weighted.misplaced_weighting(coefficient, level, weights)
+    if misplaced:
+        other = "level" if coefficient == "krippendorff_alpha" else "gwet_ac2"
+        name = misplaced[0]
+        raise DataError(
+            [f"{source}: {name}: {values[name]} does not go with {coefficient}: use {other}"]
+        )
+    return True
+
+
+def pair_scoring(table, values):
+    """Return the :class:`simcore.model.weighted.Scoring` of ``--coefficient``, or None.
+
+    Refused (a ``DataError`` naming the file): what :func:`checked_coefficient` refuses,
+    and a level or weights on labels that are not numbers (the judges' labels are read in
+    numeric order when every label is a number).
+    """
+    import numpy as np
+
+    from simcore.model import weighted
+    from simcore.realdata.annotation import DataError, label_numbers
+
+    if not checked_coefficient(table.source, values):
+        return None
+    coefficient, level, weights = values["coefficient"], values["level"], values["weights"]
+    numbers = label_numbers(table.labels)
+    if weighted.values_needed(level, weights) != "none" and numbers is None:
+        raise DataError(
+            [
+                f"{table.source}: labels: {', '.join(table.labels)} are not numbers; this level "
+                "or these weights need them (relabel them with numbers, or use level nominal "
+                "and weights identity)"
+            ]
+        )
+    codes = np.arange(len(table.labels), dtype=float)
+    return weighted.scoring_of(coefficient, codes if numbers is None else numbers, level, weights)
 
 
 def wellposed_result(data, values):
@@ -105,18 +185,15 @@ def wellposed_result(data, values):
                 f"{', '.join(table.group_names)}) (got {values['criterion']!r})"
             ]
         )
+    scoring = pair_scoring(table, values)
     graded = is_graded(table.labels) if values["graded"] is None else values["graded"]
     only = None if values["criterion"] is None else [values["criterion"]]
+    columns = (table.codes, table.groups, table.group_names, graded)
     agreements = group_agreements(
-        table.codes,
-        table.groups,
-        table.group_names,
-        graded,
-        values["boot"],
-        values["seed"],
-        only=only,
+        *columns, values["boot"], values["seed"], only=only, scoring=scoring
     )
     scale = "graded labels" if graded else "categorical labels"
+    scale = scale if scoring is None else f"labels scored by {scoring.name}"
     text = "\n".join(
         [
             f"# Is the question well posed? {table.source}",
@@ -135,7 +212,8 @@ def wellposed_result(data, values):
         "source": table.source,
         "judges": list(table.judges),
         "labels": list(table.labels),
-        "graded": bool(graded),
+        "graded": None if scoring is not None else bool(graded),
+        "coefficient": None if scoring is None else scoring.name,
         "boot": values["boot"],
         "seed": values["seed"],
         "groups": [

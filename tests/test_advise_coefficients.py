@@ -10,11 +10,11 @@ import simcore
 from simcore.advise.anchored import simulated_differences
 from simcore.advise.recipe import recipe
 from simcore.advise.risk import simulate_risk
-from simcore.advise.scoring import Scoring, score_differences
+from simcore.advise.scoring import score_differences
 from simcore.advise.verdict import comparison_intervals
 from simcore.cli import main
 from simcore.model.generative import adjacent_confusion
-from simcore.model.weighted import pair_table_score, rule_weighting
+from simcore.model.weighted import pair_table_score, scoring_of
 
 VALUES = np.arange(1.0, 6.0)
 """A 1-5 rating scale."""
@@ -34,9 +34,8 @@ SCORINGS = [
 
 
 def scoring(coefficient, level="nominal", weights="identity", values=VALUES):
-    """The :class:`Scoring` of a coefficient on the label values."""
-    weighting = rule_weighting(coefficient, values, level, weights)
-    return Scoring(coefficient, level, weights, weighting, np.asarray(values))
+    """The :class:`~simcore.model.weighted.Scoring` of a coefficient on the label values."""
+    return scoring_of(coefficient, values, level, weights)
 
 
 def rating_matrix(seed=4, n_items=120, n_humans=4, coverage=0.3):

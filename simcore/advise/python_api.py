@@ -14,7 +14,8 @@ needed; or the target out of reach), and gives the report's tables as pandas Dat
 from simcore.advise.advice import Advice
 from simcore.advise.advice import advise_groups as advise_matrix_groups
 from simcore.advise.advise_options import OPTIONS
-from simcore.advise.scoring import misplaced_message, scoring_name
+from simcore.advise.scoring import misplaced_message
+from simcore.model.weighted import scoring_name
 from simcore.options import check_values, defaults, did_you_mean
 from simcore.realdata.matrix import require_judges
 from simcore.realdata.readers import name_list, read_annotations

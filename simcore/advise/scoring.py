@@ -26,13 +26,11 @@ NumPy (batched matrix products of one-hot labels), for the anchored risk
 (:mod:`simcore.advise.anchored`).
 """
 
-from typing import NamedTuple
-
 import numpy as np
 
 from simcore.model.weighted import (
     misplaced_weighting,
-    rule_weighting,
+    scoring_of,
     table_scores,
     values_needed,
 )
@@ -42,47 +40,11 @@ BLOCK_BYTES = 2**27
 """Most bytes of one-hot labels (or jackknife tables) held at once (128 MiB)."""
 
 
-class Scoring(NamedTuple):
-    """A coefficient the point rule scores its comparisons with, other than the default.
-
-    Attributes
-    ----------
-    coefficient : str
-        ``observed``, ``cohen_kappa``, ``krippendorff_alpha``, ``gwet_ac1`` or ``gwet_ac2``.
-    level, weights : str
-        Krippendorff's level of measurement; the agreement weights.
-    weighting : tuple
-        :func:`simcore.model.weighted.rule_weighting`'s ``(code, W, order)``.
-    values : numpy.ndarray
-        The number (or rank) of each label code.
-    """
-
-    coefficient: str
-    level: str
-    weights: str
-    weighting: tuple
-    values: np.ndarray
-
-    @property
-    def n_labels(self):
-        """L, the label codes the tables span."""
-        return len(self.values)
-
-    @property
-    def name(self):
-        """How the reports name the coefficient: ``cohen_kappa (quadratic)`` and so on."""
-        return scoring_name(self.coefficient, self.level, self.weights)
-
-
-def scoring_name(coefficient, level="nominal", weights="identity"):
-    """Return ``coefficient`` with its level or weights in brackets when it has them."""
-    if coefficient == "krippendorff_alpha":
-        return f"{coefficient} ({level})"
-    return coefficient if weights == "identity" else f"{coefficient} ({weights})"
-
-
 def coefficient_label(scoring):
-    """Return the reports' name of ``scoring``'s coefficient (``observed`` for None)."""
+    """Return the reports' name of ``scoring``'s coefficient (``observed`` for None).
+
+    ``scoring`` is a :class:`simcore.model.weighted.Scoring`.
+    """
     return "observed" if scoring is None else scoring.name
 
 
@@ -109,8 +71,7 @@ def advise_scoring(matrix, coefficient="observed", level="nominal", weights="ide
     if coefficient == "observed" and weights == "identity" and level == "nominal":
         return None
     values, _ = label_values(matrix, values_needed(level, weights))
-    weighting = rule_weighting(coefficient, values, level, weights)
-    return Scoring(coefficient, level, weights, weighting, values)
+    return scoring_of(coefficient, values, level, weights)
 
 
 def is_ratio(scoring):

@@ -21,6 +21,19 @@ from simcore.command_options import CEILING_OPTIONS
 
 NAME = "ceiling"
 
+SHARED_FLAGS = (
+    "judge_scores",
+    "score_column",
+    "coefficient",
+    "level",
+    "weights",
+    "boot",
+    "seed",
+    "min_shared",
+)
+"""The ceiling's options added from their declarations (the data, scale and criterion flags
+are added beside them)."""
+
 
 def add(commands):
     """Add ``ceiling`` to the subparsers ``commands``."""
@@ -52,7 +65,7 @@ def add(commands):
         ceiling, "ordered scores: Spearman (default when every label is a number, >= 3 of them)"
     )
     for option in CEILING_OPTIONS:
-        if option.name in ("judge_scores", "score_column", "boot", "seed", "min_shared"):
+        if option.name in SHARED_FLAGS:
             option.add_to(ceiling)
     ceiling.add_argument("--out", metavar="FILE.md", help="also write the Markdown report")
     ceiling.add_argument("--csv", metavar="FILE", help="also write one CSV row per group")
@@ -73,11 +86,7 @@ def run(args):
         for name in (
             "graded",
             "criterion",
-            "judge_scores",
-            "score_column",
-            "boot",
-            "seed",
-            "min_shared",
+            *SHARED_FLAGS,
         )
     }
     check_flags(options, CEILING_OPTIONS)

@@ -48,8 +48,10 @@ from simcore.instrument.ceiling_evidence import (
 )
 from simcore.instrument.grouped_scores import (
     CellTable,
-    grouped_kappa,
-    grouped_spearman,
+    averaged,
+    closest_codes,
+    code_count,
+    grouped_scores,
     replicate_scores,
     replicate_weighted_means,
 )
@@ -247,12 +249,12 @@ def pairwise_agreement(labels, graded, min_overlap=2):
     ----------
     labels : array_like
         int ``(n_items, R)`` codes, ``-1`` where not labelled.
-    graded : bool
+    graded : bool or simcore.model.weighted.Scoring
         True: Spearman's rho of the two raters' scores (average ranks for ties; NaN when
         either is constant on the shared items). False: Cohen's kappa
         ``(p_o - p_e) / (1 - p_e)``, ``p_o`` the share of shared items with the same code,
         ``p_e = sum_c p_a(c) p_b(c)`` from the pair's own marginals on those items (NaN when
-        ``p_e == 1``).
+        ``p_e == 1``). A Scoring: that coefficient of the pair's table (NaN when undefined).
     min_overlap : int, optional
         Fewest co-labelled items a pair needs to be scored (default 2; the ceilings use
         :data:`~simcore.instrument.ceiling_evidence.MIN_SHARED`).
@@ -272,7 +274,9 @@ def pairwise_agreement(labels, graded, min_overlap=2):
     """
     labels = _checked_labels(labels)
     table, pairs, overlaps = _pair_table(labels, min_overlap)
-    values, _ = replicate_scores(table, np.arange(labels.shape[0]), graded, _n_codes(labels))
+    values, _ = replicate_scores(
+        table, np.arange(labels.shape[0]), graded, code_count(graded, labels)
+    )
     values = values[0]
     finite = np.isfinite(values)
     mean = float(values[finite].mean()) if finite.any() else float("nan")
@@ -288,7 +292,7 @@ def _item_tallies(labels, graded, n_codes):
     """Return per-item label counts ``(n,)`` and sums ``(n,)`` or code tallies ``(n, L)``."""
     present = labels >= 0
     count = present.sum(axis=1)
-    if graded:
+    if averaged(graded):
         return count, np.where(present, labels, 0).sum(axis=1).astype(np.float64)
     rows, cols = np.nonzero(present)
     cells = rows * n_codes + labels[rows, cols]
@@ -303,9 +307,10 @@ def consensus(labels, graded, exclude=None):
     ----------
     labels : array_like
         int ``(n_items, R)`` codes, ``-1`` where not labelled.
-    graded : bool
+    graded : bool or simcore.model.weighted.Scoring
         True: the mean code of the raters present. False: the majority code, a tie broken
-        toward the smallest code.
+        toward the smallest code. A coefficient: the code closest to the raters' labels
+        under its weights (:func:`~simcore.instrument.grouped_scores.closest_codes`).
     exclude : int, optional
         A rater column left out of every item's consensus.
 
@@ -317,11 +322,11 @@ def consensus(labels, graded, exclude=None):
     labels = _checked_labels(labels)
     if exclude is not None:
         labels = np.delete(labels, exclude, axis=1)
-    count, tally = _item_tallies(labels, graded, _n_codes(labels))
-    if graded:
+    count, tally = _item_tallies(labels, graded, code_count(graded, labels))
+    if averaged(graded):
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(count > 0, tally / np.maximum(count, 1), np.nan)
-    return np.where(count > 0, np.argmax(tally, axis=1), -1).astype(np.int64)
+    return np.where(count > 0, closest_codes(tally, graded), -1).astype(np.int64)
 
 
 def _consensus_table(labels, graded, n_codes, leave_one_out):
@@ -333,12 +338,12 @@ def _consensus_table(labels, graded, n_codes, leave_one_out):
         keep = count[rows] >= 2
         rows, cols, own = rows[keep], cols[keep], own[keep]
     others = int(leave_one_out)
-    if graded:
+    if averaged(graded):
         target = (tally[rows] - others * own) / (count[rows] - others)
     else:
         votes = tally[rows].copy()
         votes[np.arange(len(rows)), own] -= others
-        target = np.argmax(votes, axis=1).astype(np.int64)
+        target = closest_codes(votes, graded).astype(np.int64)
     return CellTable(rows, cols.astype(np.int64), own, target, labels.shape[1], labels.shape[0])
 
 
@@ -413,8 +418,8 @@ def human_ceilings(
     ----------
     labels : array_like
         int ``(n_items, R)`` codes, ``-1`` where not labelled.
-    graded : bool
-        Spearman's rho (True) or Cohen's kappa (False) throughout.
+    graded : bool or simcore.model.weighted.Scoring
+        Spearman's rho (True), Cohen's kappa (False) or a chosen coefficient throughout.
     n_boot : int, optional
         Bootstrap replicates (default 1000); 0 gives NaN intervals.
     seed : int, optional
@@ -449,7 +454,7 @@ def human_ceilings(
     """
     labels = _checked_labels(labels)
     n_items, n_raters = labels.shape
-    n_codes = _n_codes(labels)
+    n_codes = code_count(graded, labels)
     min_shared = max(int(min_shared), 1)
     pair_table = _pair_table(labels, min(min_shared, UNWEIGHTED_MIN_SHARED))[0]
     tables = (
@@ -484,10 +489,10 @@ def agreement_with_consensus(judge_labels, labels, graded, min_raters=1):
         int ``(n_items,)`` codes of the judge, ``-1`` where missing.
     labels : array_like
         int ``(n_items, R)`` human codes, ``-1`` where not labelled.
-    graded : bool
-        Spearman's rho against the mean code (True) or Cohen's kappa against the majority
-        code (False), over the items that the judge and at least ``min_raters`` humans
-        labelled.
+    graded : bool or simcore.model.weighted.Scoring
+        Spearman's rho against the mean code (True), Cohen's kappa against the majority
+        code (False) or a coefficient against its closest code (:func:`consensus`), over
+        the items that the judge and at least ``min_raters`` humans labelled.
     min_raters : int, optional
         Fewest humans an item needs to be scored (default 1; the ceiling report uses
         :data:`~simcore.instrument.ceiling_evidence.MIN_CONSENSUS_RATERS`, the items ``k``
@@ -506,9 +511,6 @@ def agreement_with_consensus(judge_labels, labels, graded, min_raters=1):
     target = consensus(labels, graded)
     used = (judge >= 0) & ((labels >= 0).sum(axis=1) >= max(int(min_raters), 1))
     group = np.zeros(int(used.sum()), dtype=np.int64)
-    if graded:
-        value, _ = grouped_spearman(group, judge[used], target[used], 1)
-    else:
-        n_codes = _n_codes(labels, judge)
-        value, _ = grouped_kappa(group, judge[used], target[used], 1, n_codes)
+    n_codes = code_count(graded, labels, judge)
+    value, _ = grouped_scores(group, judge[used], target[used], 1, n_codes, graded)
     return float(value[0])

@@ -99,8 +99,8 @@ def pair_evidence(table, graded, n_codes, min_shared):
     ----------
     table : simcore.instrument.grouped_scores.CellTable
         The data's pair cells (every pair with at least one shared item may be in it).
-    graded : bool
-        Spearman's rho (True) or Cohen's kappa (False).
+    graded : bool or simcore.model.weighted.Scoring
+        Spearman's rho (True), Cohen's kappa (False) or a chosen coefficient.
     n_codes : int
         Number of codes (categorical only).
     min_shared : int

@@ -31,6 +31,8 @@ from simcore.instrument.ceiling_position import (
     position_reading,
     separation_note,
 )
+from simcore.instrument.grouped_scores import averaged
+from simcore.model.weighted import Scoring
 from simcore.realdata.annotation import MAX_CODES, DataError, got_text, label_numbers
 
 JUDGE_COLUMNS = ("model", "judge")
@@ -87,7 +89,7 @@ def scored_codes(matrix, graded):
     """
     human = matrix.human_labels.astype(np.int64)
     judge = matrix.judge_labels.astype(np.int64)
-    if not graded:
+    if not averaged(graded):  # categories, or a coefficient's codes
         return human, judge
     values = label_numbers(matrix.labels)
     if values is None or not np.all(values == np.round(values)):
@@ -217,8 +219,9 @@ def group_ceilings(
     ----------
     matrix : AnnotationMatrix
         Human labels (and optionally judge labels), with groups.
-    graded : bool
-        Spearman on ordered scores (True) or Cohen's kappa on categories (False).
+    graded : bool or simcore.model.weighted.Scoring
+        Spearman on ordered scores (True), Cohen's kappa on categories (False) or a chosen
+        coefficient (:func:`simcore.instrument.ceiling.human_ceilings`).
     groups : list of str, optional
         Groups to report (default every group, in the matrix's order).
     judge_scores : dict, optional
@@ -297,10 +300,17 @@ def _evidence_lines(results):
     return lines
 
 
+def statistic_name(graded):
+    """Return the reports' name of the pair statistic: Spearman, Cohen's kappa or a coefficient."""
+    if isinstance(graded, Scoring):
+        return graded.name
+    return "Spearman" if graded else "Cohen's kappa"
+
+
 def markdown_report(results, graded, command=None):
     """Return the Markdown report: one table row per group, then each group's judges."""
     c = results[0].ceilings if results else None
-    statistic = "Spearman" if graded else "Cohen's kappa"
+    statistic = statistic_name(graded)
     level = f"{100 * c.level:g}%" if c else "95%"
     lines = [
         f"Human ceilings ({statistic}; [{level} bootstrap interval over items, "

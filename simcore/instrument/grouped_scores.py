@@ -15,6 +15,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from simcore.engine.layout import ORDINAL
+from simcore.model.weighted import Scoring, table_scores
+
 CELLS_PER_BLOCK = 500_000
 """Most gathered cells (and group x code counters) scored at once; bounds the memory."""
 
@@ -157,6 +160,85 @@ def grouped_kappa(group, x, y, n_groups, n_codes):
     return kappa, count
 
 
+def grouped_coefficient(group, x, y, n_groups, scoring):
+    """Return an agreement coefficient of ``(x, y)`` within every group, and each group's size.
+
+    Each group's ``L x L`` table of its cells (``L = scoring.n_labels``), scored by
+    :func:`simcore.model.weighted.table_scores` under ``scoring`` (a
+    :class:`simcore.model.weighted.Scoring`); NaN for an empty group or an undefined score.
+    Groups are tabled :data:`CELLS_PER_BLOCK` counters at a time.
+    """
+    count = np.bincount(group, minlength=n_groups)
+    squares = scoring.n_labels**2
+    cell = x.astype(np.int64) * scoring.n_labels + y.astype(np.int64)
+    values = np.full(n_groups, np.nan)
+    step = max(1, CELLS_PER_BLOCK // squares)
+    for start in range(0, n_groups, step):
+        stop = min(start + step, n_groups)
+        chosen = (group >= start) & (group < stop)
+        flat = (group[chosen] - start) * squares + cell[chosen]
+        tables = np.bincount(flat, minlength=(stop - start) * squares).reshape(
+            stop - start, scoring.n_labels, scoring.n_labels
+        )
+        values[start:stop] = table_scores(
+            tables, scoring.coefficient, scoring.weighting, undefined=np.nan
+        )
+    return values, count
+
+
+def grouped_scores(group, x, y, n_groups, n_codes, graded):
+    """Return the groups' scores: Spearman's rho, Cohen's kappa, or a chosen coefficient.
+
+    ``graded`` is True (:func:`grouped_spearman`), False (:func:`grouped_kappa`) or a
+    :class:`simcore.model.weighted.Scoring` (:func:`grouped_coefficient`).
+    """
+    if isinstance(graded, Scoring):
+        return grouped_coefficient(group, x, y, n_groups, graded)
+    if graded:
+        return grouped_spearman(group, x, y, n_groups)
+    return grouped_kappa(group, x, y, n_groups, n_codes)
+
+
+def consensus_weights(scoring):
+    """Return the ``(L, L)`` agreement a consensus code maximises under ``scoring``.
+
+    The consensus of an item under a chosen coefficient is the code ``c`` closest to the
+    raters' labels, ``argmax_c sum_q W[c, q] n(q)`` (ties to the smallest code): the
+    majority under identity weights, the median under linear weights or the ordinal level
+    (linear weights on the codes' ranks), nearest the mean under quadratic or interval ones.
+    """
+    code, weight_matrix, order = scoring.weighting
+    if code != ORDINAL:
+        return weight_matrix
+    ranks = np.empty(len(order))
+    ranks[order] = np.arange(len(order))
+    spread = max(len(order) - 1, 1)
+    return 1.0 - np.abs(ranks[:, None] - ranks[None, :]) / spread
+
+
+def averaged(graded):
+    """Whether a consensus is the mean code (Spearman's rho), not a code."""
+    return not isinstance(graded, Scoring) and bool(graded)
+
+
+def code_count(graded, *arrays):
+    """``L`` of the tallies: a coefficient's labels, else one more than the largest code."""
+    if isinstance(graded, Scoring):
+        return graded.n_labels
+    return max([1] + [int(a.max()) + 1 for a in arrays if a.size])
+
+
+def closest_codes(votes, graded):
+    """Return each row's consensus code from its label counts ``votes`` ``(m, L)``.
+
+    The majority (a tie to the smallest code), or under a coefficient the code closest to
+    the labels, ``argmax_c sum_q W[c, q] votes[q]`` (:func:`consensus_weights`).
+    """
+    if isinstance(graded, Scoring):
+        votes = votes @ consensus_weights(graded).T
+    return np.argmax(votes, axis=1)
+
+
 def gather_cells(table, rows):
     """Return the cells of items ``rows`` of every replicate, grouped per replicate.
 
@@ -217,8 +299,9 @@ def replicate_scores(table, rows, graded, n_codes):
         Cells of the original items.
     rows : numpy.ndarray
         int ``(b, n)`` item indices of ``b`` replicates (``arange(n)[None]`` for the data).
-    graded : bool
-        Spearman's rho (True) or Cohen's kappa (False).
+    graded : bool or simcore.model.weighted.Scoring
+        Spearman's rho (True), Cohen's kappa (False) or a chosen coefficient
+        (:func:`grouped_scores`).
     n_codes : int
         Number of codes (categorical only).
 
@@ -239,10 +322,7 @@ def replicate_scores(table, rows, graded, n_codes):
     for chunk in _blocks(table, rows, n_codes):
         group, x, y = gather_cells(table, chunk)
         n_groups = chunk.shape[0] * table.n_groups
-        if graded:
-            value, count = grouped_spearman(group, x, y, n_groups)
-        else:
-            value, count = grouped_kappa(group, x, y, n_groups, n_codes)
+        value, count = grouped_scores(group, x, y, n_groups, n_codes, graded)
         scores.append(value.reshape(chunk.shape[0], table.n_groups))
         counts.append(count.reshape(chunk.shape[0], table.n_groups))
     return np.concatenate(scores), np.concatenate(counts)
@@ -275,10 +355,7 @@ def _block_scores(table, chunk, graded, n_codes):
     group, x, y = gather_cells(table, chunk)
     b = chunk.shape[0]
     n_groups = b * table.n_groups
-    if graded:
-        value, count = grouped_spearman(group, x, y, n_groups)
-    else:
-        value, count = grouped_kappa(group, x, y, n_groups, n_codes)
+    value, count = grouped_scores(group, x, y, n_groups, n_codes, graded)
     present = np.zeros((b, table.n_items), dtype=bool)
     present[np.arange(b)[:, None], chunk] = True
     replicate_group = (np.arange(b)[:, None] * table.n_groups + table.group[None, :]).ravel()
@@ -321,8 +398,9 @@ def replicate_weighted_means(table, rows, graded, n_codes, min_items, plain_min_
         items, or a rater's scored items).
     rows : numpy.ndarray
         int ``(b, n)`` item indices of ``b`` replicates (``arange(n)[None]`` for the data).
-    graded : bool
-        Spearman's rho (True) or Cohen's kappa (False).
+    graded : bool or simcore.model.weighted.Scoring
+        Spearman's rho (True), Cohen's kappa (False) or a chosen coefficient
+        (:func:`grouped_scores`).
     n_codes : int
         Number of codes (categorical only).
     min_items : int

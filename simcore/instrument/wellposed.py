@@ -37,10 +37,12 @@ from scipy import sparse
 from simcore.instrument.ceiling import (
     DEFAULT_BOOT,
     DEFAULT_SEED,
+    PairwiseAgreement,
     pairwise_agreement,
     percentile_estimate,
 )
 from simcore.instrument.grouped_scores import CELLS_PER_BLOCK
+from simcore.model.weighted import table_scores
 
 DEFAULT_MIN_OVERLAP = 2
 """A judge pair is scored only on at least this many items that both labelled."""
@@ -150,11 +152,42 @@ def table_spearman(tables):
     return np.where(spread > 0, np.clip(rho, -1.0, 1.0), np.nan)
 
 
-def table_agreement(tables, graded, min_overlap=DEFAULT_MIN_OVERLAP):
-    """Return ``(P, B)`` pair agreements: Spearman (graded) or kappa; NaN below ``min_overlap``."""
-    values = table_spearman(tables) if graded else table_kappa(tables)
+def table_agreement(tables, graded, min_overlap=DEFAULT_MIN_OVERLAP, scoring=None):
+    """Return ``(P, B)`` pair agreements: Spearman (graded) or kappa; NaN below ``min_overlap``.
+
+    With ``scoring`` (a :class:`simcore.model.weighted.Scoring`) each table is scored by that
+    coefficient instead (:func:`simcore.model.weighted.table_scores`; NaN when undefined).
+    """
+    if scoring is not None:
+        values = table_scores(tables, scoring.coefficient, scoring.weighting, undefined=np.nan)
+    else:
+        values = table_spearman(tables) if graded else table_kappa(tables)
     overlap = tables.sum(axis=(-2, -1))
     return np.where(overlap >= min_overlap, values, np.nan)
+
+
+def _table_size(codes, scoring):
+    """``L`` of the pair tables: the scoring's labels, else one more than the largest code."""
+    if scoring is not None:
+        return scoring.n_labels
+    return int(codes.max()) + 1 if codes.size and codes.max() >= 0 else 1
+
+
+def scored_pairs(codes, scoring, min_overlap=DEFAULT_MIN_OVERLAP):
+    """Return the pairs' agreement under ``scoring`` as ``pairwise_agreement`` returns it.
+
+    The pairs sharing at least ``min_overlap`` items, in ``itertools.combinations`` order,
+    each scored on its own table (:func:`table_agreement`); ``mean`` over the finite ones.
+    """
+    n_labels = _table_size(codes, scoring)
+    tables = pair_tables(codes, np.ones((1, codes.shape[0])), n_labels)[:, 0]
+    overlaps = tables.sum(axis=(-2, -1)).astype(np.int64)
+    kept = overlaps >= min_overlap
+    values = table_agreement(tables, False, min_overlap, scoring)[kept]
+    pairs = np.array(list(combinations(range(codes.shape[1]), 2)), dtype=np.int64)[kept]
+    finite = np.isfinite(values)
+    mean = float(values[finite].mean()) if finite.any() else math.nan
+    return PairwiseAgreement(mean, pairs, values, overlaps[kept])
 
 
 class JudgeAgreement(NamedTuple):
@@ -171,7 +204,8 @@ class JudgeAgreement(NamedTuple):
     values : numpy.ndarray
         float ``(P,)`` agreement of each pair.
     measure : str
-        ``"spearman"`` or ``"kappa"``.
+        ``"spearman"``, ``"kappa"`` or the chosen coefficient's name (``cohen_kappa
+        (quadratic)``, ``krippendorff_alpha (ordinal)``, ...).
     n_items : int
         Items (rows) the agreement was measured on.
     n_boot : int
@@ -204,17 +238,18 @@ def _codes(labels):
     return codes
 
 
-def bootstrap_means(codes, graded, indices, min_overlap=DEFAULT_MIN_OVERLAP):
+def bootstrap_means(codes, graded, indices, min_overlap=DEFAULT_MIN_OVERLAP, scoring=None):
     """Return float ``(B,)``: the mean pairwise agreement of each resample of the rows.
 
     Resample ``b`` is ``codes[indices[b]]``; its mean is the plain mean over the pairs that
     share at least ``min_overlap`` items in the data and in the resample and whose agreement
     is defined (NaN when there is none), as ``pairwise_agreement`` computes it. Resamples are
-    scored in blocks of at most ``CELLS_PER_BLOCK`` (resample, item) weights.
+    scored in blocks of at most ``CELLS_PER_BLOCK`` (resample, item) weights; ``scoring``
+    chooses the pair statistic (:func:`table_agreement`).
     """
     codes = _codes(codes)
     n_items = codes.shape[0]
-    n_labels = int(codes.max()) + 1 if codes.size and codes.max() >= 0 else 1
+    n_labels = _table_size(codes, scoring)
     indices = np.atleast_2d(np.asarray(indices, dtype=np.int64))
     cells = pair_cells(codes, n_labels)
     counted_pairs = np.array([indicator.nnz for indicator in cells]) >= min_overlap
@@ -222,7 +257,8 @@ def bootstrap_means(codes, graded, indices, min_overlap=DEFAULT_MIN_OVERLAP):
     means = []
     for start in range(0, indices.shape[0], block):
         weights = resample_weights(indices[start : start + block], n_items)
-        values = table_agreement(pair_tables(codes, weights, n_labels, cells), graded, min_overlap)
+        tables = pair_tables(codes, weights, n_labels, cells)
+        values = table_agreement(tables, graded, min_overlap, scoring)
         defined = np.isfinite(values) & counted_pairs[:, None]
         counted = defined.sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -238,6 +274,7 @@ def judge_agreement(
     rng=None,
     confidence=0.95,
     min_overlap=DEFAULT_MIN_OVERLAP,
+    scoring=None,
 ):
     """Return the mean pairwise agreement among judges and its percentile bootstrap interval.
 
@@ -256,6 +293,9 @@ def judge_agreement(
         Two-sided level of the interval.
     min_overlap : int, optional
         A pair counts only on at least this many shared items.
+    scoring : simcore.model.weighted.Scoring, optional
+        Score each pair with this coefficient instead of Spearman's rho or kappa
+        (``graded`` is then not read); the point is the mean over the data's own tables.
 
     Returns
     -------
@@ -266,12 +306,16 @@ def judge_agreement(
         raise ValueError(f"n_boot must be an integer >= 0 (got {n_boot!r})")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1 (got {confidence!r})")
-    point = pairwise_agreement(codes, graded, min_overlap=min_overlap)
+    point = (
+        pairwise_agreement(codes, graded, min_overlap=min_overlap)
+        if scoring is None
+        else scored_pairs(codes, scoring, min_overlap)
+    )
     low = high = math.nan
     defined = 0
     if n_boot and codes.shape[0]:
         indices = bootstrap_indices(codes.shape[0], int(n_boot), np.random.default_rng(rng))
-        means = bootstrap_means(codes, graded, indices, min_overlap)
+        means = bootstrap_means(codes, graded, indices, min_overlap, scoring)
         defined = int(np.isfinite(means).sum())
         _, low, high = percentile_estimate(point.mean, means, confidence)
     return JudgeAgreement(
@@ -280,7 +324,7 @@ def judge_agreement(
         high=high,
         pairs=tuple(tuple(int(j) for j in pair) for pair in point.pairs),
         values=np.asarray(point.values, dtype=float),
-        measure="spearman" if graded else "kappa",
+        measure=scoring.name if scoring is not None else "spearman" if graded else "kappa",
         n_items=int(codes.shape[0]),
         n_boot=int(n_boot),
         n_boot_defined=defined,
@@ -296,6 +340,7 @@ def group_agreements(
     seed=DEFAULT_SEED,
     confidence=0.95,
     only=None,
+    scoring=None,
 ):
     """Return ``{group name: JudgeAgreement}`` of every group (or only those in ``only``).
 
@@ -315,6 +360,8 @@ def group_agreements(
         Non-negative; group ``g``'s resamples use ``SeedSequence(group_seed_key(seed, g))``.
     only : sequence of str, optional
         Names of the groups to measure (default: all), in the order of ``group_names``.
+    scoring : simcore.model.weighted.Scoring, optional
+        The pair statistic, as in :func:`judge_agreement`.
 
     Returns
     -------
@@ -329,6 +376,11 @@ def group_agreements(
             continue
         rng = np.random.default_rng(np.random.SeedSequence(group_seed_key(seed, name)))
         result[name] = judge_agreement(
-            codes[groups == position], graded, n_boot=n_boot, rng=rng, confidence=confidence
+            codes[groups == position],
+            graded,
+            n_boot=n_boot,
+            rng=rng,
+            confidence=confidence,
+            scoring=scoring,
         )
     return result

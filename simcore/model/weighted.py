@@ -32,6 +32,8 @@ A coefficient whose denominator is 0 (every label the same, no pairable item) is
 the counting rules elsewhere in simcore leave an undefined score undefined.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from simcore.engine.coefficients import coefficient_code, score_table
@@ -264,7 +266,53 @@ def kernel_weighting(coefficient, values, level="nominal", weights="identity"):
     return weighting_of(weight_matrix, order, code == ORDINAL)
 
 
-def table_scores(tables, coefficient, weighting):
+class Scoring(NamedTuple):
+    """A chosen coefficient with its level or weights, ready to score pair tables.
+
+    Attributes
+    ----------
+    coefficient : str
+        ``observed``, ``cohen_kappa``, ``krippendorff_alpha``, ``gwet_ac1`` or ``gwet_ac2``.
+    level, weights : str
+        Krippendorff's level of measurement; the agreement weights.
+    weighting : tuple
+        :func:`rule_weighting`'s ``(code, W, order)``.
+    values : numpy.ndarray
+        The number (or rank) of each label code.
+    """
+
+    coefficient: str
+    level: str
+    weights: str
+    weighting: tuple
+    values: np.ndarray
+
+    @property
+    def n_labels(self):
+        """L, the label codes the tables span."""
+        return len(self.values)
+
+    @property
+    def name(self):
+        """How the reports name the coefficient: ``cohen_kappa (quadratic)`` and so on."""
+        return scoring_name(self.coefficient, self.level, self.weights)
+
+
+def scoring_name(coefficient, level="nominal", weights="identity"):
+    """Return ``coefficient`` with its level or weights in brackets when it has them."""
+    if coefficient == "krippendorff_alpha":
+        return f"{coefficient} ({level})"
+    return coefficient if weights == "identity" else f"{coefficient} ({weights})"
+
+
+def scoring_of(coefficient, values, level="nominal", weights="identity"):
+    """Return the :class:`Scoring` of ``coefficient`` on the label ``values``."""
+    values = np.asarray(values, dtype=np.float64)
+    weighting = rule_weighting(coefficient, values, level, weights)
+    return Scoring(coefficient, level, weights, weighting, values)
+
+
+def table_scores(tables, coefficient, weighting, undefined=0.0):
     """Score pair tables ``(..., L, L)`` with a weighted coefficient, vectorised (NumPy).
 
     ``weighting`` is :func:`rule_weighting`'s ``(code, W, order)``; the definitions are
@@ -273,10 +321,15 @@ def table_scores(tables, coefficient, weighting):
     the population's limit tables; an unweighted one (``weighting`` None or
     :data:`~simcore.engine.layout.UNWEIGHTED`) by
     :func:`simcore.engine.coefficients.score_table`. Undefined scores (no pair, a zero
-    denominator) are 0, the kernels' convention.
+    denominator) are ``undefined``: 0 by default, the kernels' convention (NaN where an
+    undefined score stays undefined; a nominal coefficient is then scored by the weighted
+    definitions with identity weights, which are the nominal ones on a pair table).
     """
-    if weighting is None or weighting[0] == UNWEIGHTED:
+    if (weighting is None or weighting[0] == UNWEIGHTED) and undefined == 0.0:
         return score_table(np.asarray(tables, dtype=np.float64), coefficient_code(coefficient))[0]
+    if weighting is None or weighting[0] == UNWEIGHTED:
+        size = np.shape(tables)[-1]
+        weighting = (WEIGHTED, np.eye(size), np.arange(size))
     code, weight_matrix, order = weighting
     tables = np.asarray(tables, dtype=np.float64)
     rows, cols = tables.sum(axis=-1), tables.sum(axis=-2)
@@ -309,4 +362,4 @@ def table_scores(tables, coefficient, weighting):
                 spread = (share * (1.0 - share)).sum(axis=-1)
                 chance = weight_matrix.sum() * spread / (n_labels * (n_labels - 1))
             score = (agree - chance) / (1.0 - chance)
-    return np.where(np.isfinite(score), score, 0.0)
+    return np.where(np.isfinite(score), score, undefined)
