@@ -270,3 +270,16 @@ def test_text_labels_without_an_order_are_refused_naming_the_file(tmp_path, caps
     error = capsys.readouterr().err
     assert "ratings.csv: labels:" in error and "--label-order" in error
     assert main([*args, "--weights", "linear", "--label-order", "a,b,c,d,e", "--trials", "30"]) == 0
+
+
+def test_the_tables_memory_is_counted_before_any_fit(monkeypatch):
+    import simcore.realdata.allocation as allocation
+    from simcore.advise.python_api import check_simulation_fits, load_matrix
+    from simcore.realdata.annotation import DataError
+
+    matrix = load_matrix(long_frame(), judges="close,far")
+    per_draw = 8 * matrix.n_items * (matrix.n_humans + 2) * len(matrix.labels)
+    monkeypatch.setattr(allocation, "available_bytes", lambda: 100 * per_draw)
+    check_simulation_fits(matrix, 300)  # observed agreement: 16 bytes a cell of a batch
+    with pytest.raises(DataError, match="trials: batches of 100 simulated matrices"):
+        check_simulation_fits(matrix, 300, tabled=True)  # 3 x 100 draws of one-hot labels

@@ -14,7 +14,7 @@ needed; or the target out of reach), and gives the report's tables as pandas Dat
 from simcore.advise.advice import Advice
 from simcore.advise.advice import advise_groups as advise_matrix_groups
 from simcore.advise.advise_options import OPTIONS
-from simcore.advise.scoring import misplaced_message
+from simcore.advise.scoring import BLOCK_BYTES, misplaced_message
 from simcore.model.weighted import scoring_name
 from simcore.options import check_values, defaults, did_you_mean
 from simcore.realdata.matrix import require_judges
@@ -124,7 +124,7 @@ def advise_each_group(
     matrix = load_matrix(
         data, humans, judges, judges_file, ordinal, group_separator, slots, label_order
     )
-    check_simulation_fits(matrix, options["trials"])
+    check_simulation_fits(matrix, options["trials"], tabled=scored_by_tables(options))
     if one_group and not pool_groups and len(matrix.group_names) > 1:
         raise ValueError(
             f"{matrix.source}: groups: the data has {len(matrix.group_names)} groups "
@@ -144,12 +144,29 @@ SIMULATED_LABELS = 2 * 10**10
 """The most labels one risk curve point may simulate (trials x items x raters): minutes."""
 
 
-def check_simulation_fits(matrix, trials):
+def scored_by_tables(options):
+    """Whether the options score comparisons by pair tables (a coefficient other than observed)."""
+    return (
+        options["rule"] == "point"
+        and (
+            options["coefficient"],
+            options["level"],
+            options["weights"],
+        )
+        != NOMINAL
+    )
+
+
+def check_simulation_fits(matrix, trials, tabled=False):
     """Refuse a matrix whose simulated batches cannot fit in memory, before any fit or draw.
 
     Each batch holds ``min(trials, 100)`` simulated ``items x raters`` matrices (int16
     labels, bool masks and their sparse and dense views, about 16 bytes a cell), beside
-    the pools of proposed masks (about 200 bytes per item and human).
+    the pools of proposed masks (about 200 bytes per item and human). Under a coefficient
+    scored by pair tables (``tabled``), the draws' one-hot labels add about ``3 x 8 L``
+    bytes per item and rater of each draw held at once
+    (:func:`simcore.advise.scoring.score_differences`: blocks of
+    :data:`~simcore.advise.scoring.BLOCK_BYTES`, at least one draw).
 
     Raises
     ------
@@ -163,8 +180,10 @@ def check_simulation_fits(matrix, trials):
     batch = min(int(trials), SIMULATED_BATCH)
     n, humans, raters = matrix.n_items, matrix.n_humans, matrix.n_humans + matrix.n_judges
     got = f"{n} items, {humans} humans, {matrix.n_judges} judges"
+    per_draw = 8 * n * (humans + 2) * len(matrix.labels)
+    one_hot = 3 * min(batch * per_draw, max(BLOCK_BYTES, per_draw)) if tabled else 0
     check_memory(
-        16 * batch * n * raters + 200 * n * humans,
+        16 * batch * n * raters + 200 * n * humans + one_hot,
         f"{matrix.source}: trials",
         f"batches of {batch} simulated matrices of {n} items x {raters} raters",
         "audit fewer items or raters (--humans, --judges; a group at a time)",
