@@ -3,18 +3,14 @@
 import json
 from itertools import combinations
 
-import krippendorff
 import numpy as np
 import pytest
+from pair_references import VALUES, reference
 
 import simcore
 from simcore.cli import main
 from simcore.instrument.ceiling import consensus, human_ceilings, pairwise_agreement
-from simcore.model import weighted
 from simcore.model.weighted import scoring_of
-
-VALUES = np.arange(1.0, 6.0)
-"""A 1-5 scale, codes 0-4."""
 
 
 def human_codes(seed=5, n_items=90, n_raters=5, coverage=0.6):
@@ -24,19 +20,6 @@ def human_codes(seed=5, n_items=90, n_raters=5, coverage=0.6):
     codes = np.clip(truth[:, None] + rng.integers(-1, 2, (n_items, n_raters)), 0, 4)
     codes[:, 0] = np.clip(codes[:, 0] + 1, 0, 4)
     return np.where(rng.random((n_items, n_raters)) < coverage, codes, -1)
-
-
-def reference(x, y, coefficient, level, weights):
-    """One pair's coefficient on the items both labelled, by the reference definitions."""
-    both = (x >= 0) & (y >= 0)
-    if coefficient == "krippendorff_alpha":
-        data = np.stack([VALUES[x[both]], VALUES[y[both]]]).astype(float)
-        return krippendorff.alpha(
-            reliability_data=data, level_of_measurement=level, value_domain=list(VALUES)
-        )
-    if coefficient == "cohen_kappa":
-        return weighted.cohen_kappa(x[both], y[both], VALUES, weights)
-    return weighted.gwet_ac2(np.stack([x[both], y[both]], axis=1), VALUES, weights)
 
 
 @pytest.mark.parametrize(

@@ -5,18 +5,14 @@ import json
 import math
 from itertools import combinations
 
-import krippendorff
 import numpy as np
 import pytest
+from pair_references import VALUES, reference
 
 import simcore
 from simcore.cli import main
 from simcore.instrument.wellposed import bootstrap_means, judge_agreement
-from simcore.model import weighted
 from simcore.model.weighted import scoring_of
-
-VALUES = np.arange(1.0, 6.0)
-"""A 1-5 scale, codes 0-4."""
 
 
 def judge_codes(seed=3, n_items=80, n_judges=4):
@@ -26,19 +22,6 @@ def judge_codes(seed=3, n_items=80, n_judges=4):
     codes = np.clip(truth[:, None] + rng.integers(-1, 2, (n_items, n_judges)), 0, 4)
     codes[:, -1] = np.clip(codes[:, -1] + 1, 0, 4)  # one judge rates one step higher
     return np.where(rng.random((n_items, n_judges)) < 0.1, -1, codes).astype(np.int16)
-
-
-def reference(x, y, coefficient, level, weights):
-    """One pair's coefficient by the reference definitions on the items both labelled."""
-    both = (x >= 0) & (y >= 0)
-    if coefficient == "krippendorff_alpha":
-        data = np.stack([VALUES[x[both]], VALUES[y[both]]]).astype(float)
-        return krippendorff.alpha(
-            reliability_data=data, level_of_measurement=level, value_domain=list(VALUES)
-        )
-    if coefficient == "cohen_kappa":
-        return weighted.cohen_kappa(x[both], y[both], VALUES, weights)
-    return weighted.gwet_ac2(np.stack([x[both], y[both]], axis=1), VALUES, weights)
 
 
 @pytest.mark.parametrize(
