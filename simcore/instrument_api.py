@@ -126,13 +126,9 @@ def checked_coefficient(source, values):
                 "and Cohen's kappa; drop --graded/--categorical"
             ]
         )
-    misplaced = weighted.misplaced_weighting(coefficient, level, weights)
+    misplaced = weighted.misplaced_message(coefficient, level, weights)
     if misplaced:
-        other = "level" if coefficient == "krippendorff_alpha" else "gwet_ac2"
-        name = misplaced[0]
-        raise DataError(
-            [f"{source}: {name}: {values[name]} does not go with {coefficient}: use {other}"]
-        )
+        raise DataError([f"{source}: {misplaced}"])
     return True
 
 

@@ -12,8 +12,8 @@ from scipy import stats
 from simcore.cli import main
 from simcore.experiments.wellposed_study import exact_spearman
 from simcore.experiments.wellposed_study import main as study_main
-from simcore.instrument.ceiling import _n_codes, _pair_table, is_graded, pairwise_agreement
-from simcore.instrument.grouped_scores import mean_of_defined, replicate_scores
+from simcore.instrument.ceiling import _pair_table, is_graded, pairwise_agreement
+from simcore.instrument.grouped_scores import code_count, mean_of_defined, replicate_scores
 from simcore.instrument.wellposed import (
     bootstrap_means,
     group_agreements,
@@ -78,7 +78,7 @@ def test_bootstrap_means_equal_the_cell_level_bootstrap(graded):
     codes = rng.integers(-1, 4, size=(60, 5))
     draws = rng.integers(0, 60, size=(40, 60))
     table = _pair_table(codes, 2)[0]
-    expected = mean_of_defined(*replicate_scores(table, draws, graded, _n_codes(codes)), 2)
+    expected = mean_of_defined(*replicate_scores(table, draws, graded, code_count(False, codes)), 2)
     np.testing.assert_allclose(bootstrap_means(codes, graded, draws), expected, atol=1e-12)
     for row in draws[:3]:
         one = pairwise_agreement(codes[row], graded).mean

@@ -17,6 +17,7 @@ import numpy as np
 
 from simcore.engine import label_draws
 from simcore.engine.rng import trial_keys
+from simcore.model.generative import symmetric_confusion
 
 
 class OneCoin(NamedTuple):
@@ -59,14 +60,12 @@ def take(raters, rows):
 def confusions(raters):
     """Return the raters' ``(R, L, L)`` confusion matrices (a one-coin channel's written out).
 
-    A one-coin rater's row ``y`` is ``a_r`` at ``y`` and ``e_r`` (:attr:`OneCoin.errors`)
-    everywhere else.
+    A one-coin rater is the symmetric channel of its accuracy
+    (:func:`simcore.model.generative.symmetric_confusion`).
     """
     if not is_one_coin(raters):
         return np.asarray(raters, dtype=np.float64)
-    accuracies, errors = np.asarray(raters.accuracies), np.asarray(raters.errors)
-    eye = np.eye(raters.n_labels)
-    return accuracies[:, None, None] * eye + errors[:, None, None] * (1.0 - eye)
+    return np.stack([symmetric_confusion(a, raters.n_labels) for a in raters.accuracies])
 
 
 def pair_agreement(raters, prevalence):

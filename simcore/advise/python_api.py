@@ -14,8 +14,8 @@ needed; or the target out of reach), and gives the report's tables as pandas Dat
 from simcore.advise.advice import Advice
 from simcore.advise.advice import advise_groups as advise_matrix_groups
 from simcore.advise.advise_options import OPTIONS
-from simcore.advise.scoring import BLOCK_BYTES, misplaced_message
-from simcore.model.weighted import scoring_name
+from simcore.advise.scoring import BLOCK_BYTES, NOMINAL
+from simcore.model.weighted import misplaced_message, scoring_name
 from simcore.options import check_values, defaults, did_you_mean
 from simcore.realdata.matrix import require_judges
 from simcore.realdata.readers import name_list, read_annotations
@@ -204,9 +204,6 @@ DEFAULTS = defaults(OPTIONS)
 OPTION_NAMES = ("coefficient", "level", "weights")
 """The options that choose the point rule's coefficient."""
 
-NOMINAL = ("observed", "nominal", "identity")
-"""Their defaults: the paper's observed agreement."""
-
 FLAGS = {option.name: option.flag for option in OPTIONS}
 """Each option's command-line flag."""
 """The options of :func:`advise_each_group` and their defaults (the command line's)."""
@@ -269,9 +266,9 @@ def check_options(options, command_line=False):
             f"{name}: belongs to the point rule; alt_test scores each item by --scale "
             f"(got {scoring_name(*scored)} with rule {rule})"
         )
-    misplaced = misplaced_message(*scored, command_line=command_line)
+    misplaced = misplaced_message(*scored)
     if misplaced:
-        raise ValueError(misplaced)
+        raise ValueError(f"--{misplaced}" if command_line else misplaced)
     if min_pairs > 0 and rule != "point":
         name = "--min-pairs" if command_line else "min_pairs"
         rule_name = "--rule" if command_line else "rule"

@@ -29,12 +29,14 @@ NumPy (batched matrix products of one-hot labels), for the anchored risk
 import numpy as np
 
 from simcore.model.weighted import (
-    misplaced_weighting,
     scoring_of,
     table_scores,
     values_needed,
 )
 from simcore.realdata.agreement import label_values
+
+NOMINAL = ("observed", "nominal", "identity")
+"""The coefficient, level and weights by default: the paper's observed agreement."""
 
 BLOCK_BYTES = 2**27
 """Most bytes of one-hot labels (or jackknife tables) held at once (128 MiB)."""
@@ -48,19 +50,6 @@ def coefficient_label(scoring):
     return "observed" if scoring is None else scoring.name
 
 
-def misplaced_message(coefficient, level, weights, command_line=False):
-    """Return why ``level`` or ``weights`` does not go with ``coefficient``, or None."""
-    misplaced = misplaced_weighting(coefficient, level, weights)
-    if "level" in misplaced:
-        flag = "--level" if command_line else "level"
-        return f"{flag}: {level} is Krippendorff's alpha's (use weights with {coefficient})"
-    if "weights" in misplaced:
-        flag = "--weights" if command_line else "weights"
-        other = "level" if coefficient == "krippendorff_alpha" else "gwet_ac2"
-        return f"{flag}: {weights} with {coefficient}: use {other}"
-    return None
-
-
 def advise_scoring(matrix, coefficient="observed", level="nominal", weights="identity"):
     """Return the :class:`Scoring` of the options, None for the paper's observed agreement.
 
@@ -68,7 +57,7 @@ def advise_scoring(matrix, coefficient="observed", level="nominal", weights="ide
     numbers, else a declared order; refused, naming the file, when the level or weights
     need what the labels do not say).
     """
-    if coefficient == "observed" and weights == "identity" and level == "nominal":
+    if (coefficient, level, weights) == NOMINAL:
         return None
     values, _ = label_values(matrix, values_needed(level, weights))
     return scoring_of(coefficient, values, level, weights)

@@ -194,11 +194,6 @@ def _checked_labels(labels):
     return array
 
 
-def _n_codes(*arrays):
-    """Return one more than the largest code of ``arrays`` (at least 1)."""
-    return max([1] + [int(a.max()) + 1 for a in arrays if a.size])
-
-
 def _pair_cells(labels):
     """Return ``(item, a, b)`` of every co-labelled rater pair on every item, by item."""
     present = labels >= 0

@@ -41,7 +41,7 @@ from simcore.instrument.ceiling import (
     pairwise_agreement,
     percentile_estimate,
 )
-from simcore.instrument.grouped_scores import CELLS_PER_BLOCK
+from simcore.instrument.grouped_scores import CELLS_PER_BLOCK, code_count
 from simcore.model.weighted import table_scores
 
 DEFAULT_MIN_OVERLAP = 2
@@ -166,20 +166,13 @@ def table_agreement(tables, graded, min_overlap=DEFAULT_MIN_OVERLAP, scoring=Non
     return np.where(overlap >= min_overlap, values, np.nan)
 
 
-def _table_size(codes, scoring):
-    """``L`` of the pair tables: the scoring's labels, else one more than the largest code."""
-    if scoring is not None:
-        return scoring.n_labels
-    return int(codes.max()) + 1 if codes.size and codes.max() >= 0 else 1
-
-
 def scored_pairs(codes, scoring, min_overlap=DEFAULT_MIN_OVERLAP):
     """Return the pairs' agreement under ``scoring`` as ``pairwise_agreement`` returns it.
 
     The pairs sharing at least ``min_overlap`` items, in ``itertools.combinations`` order,
     each scored on its own table (:func:`table_agreement`); ``mean`` over the finite ones.
     """
-    n_labels = _table_size(codes, scoring)
+    n_labels = code_count(scoring, codes)
     tables = pair_tables(codes, np.ones((1, codes.shape[0])), n_labels)[:, 0]
     overlaps = tables.sum(axis=(-2, -1)).astype(np.int64)
     kept = overlaps >= min_overlap
@@ -249,7 +242,7 @@ def bootstrap_means(codes, graded, indices, min_overlap=DEFAULT_MIN_OVERLAP, sco
     """
     codes = _codes(codes)
     n_items = codes.shape[0]
-    n_labels = _table_size(codes, scoring)
+    n_labels = code_count(scoring, codes)
     indices = np.atleast_2d(np.asarray(indices, dtype=np.int64))
     cells = pair_cells(codes, n_labels)
     counted_pairs = np.array([indicator.nnz for indicator in cells]) >= min_overlap

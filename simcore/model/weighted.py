@@ -70,6 +70,21 @@ def misplaced_weighting(coefficient, level, weights):
     return misplaced
 
 
+def misplaced_message(coefficient, level, weights):
+    """Return why ``level`` or ``weights`` does not go with ``coefficient``, or None.
+
+    ``level: L is Krippendorff's alpha's (use weights with C)`` or ``weights: W with C: use
+    level`` (``use gwet_ac2`` for AC1); callers put the file or the flag's dashes before it.
+    """
+    misplaced = misplaced_weighting(coefficient, level, weights)
+    if "level" in misplaced:
+        return f"level: {level} is Krippendorff's alpha's (use weights with {coefficient})"
+    if "weights" in misplaced:
+        other = "level" if coefficient == "krippendorff_alpha" else "gwet_ac2"
+        return f"weights: {weights} with {coefficient}: use {other}"
+    return None
+
+
 def values_needed(level, weights):
     """Return what the label values must be: ``none``, ``order`` or ``numbers``.
 

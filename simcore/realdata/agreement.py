@@ -75,14 +75,9 @@ def _checked_settings(source, coefficient, level, weights, n_raters):
     The coefficient's and options' own values are checked where every option is
     (:data:`simcore.command_options.AGREEMENT_COEFFICIENT`, ``AGREEMENT_OPTIONS``).
     """
-    misplaced = weighted.misplaced_weighting(coefficient, level, weights)
-    if "level" in misplaced:
-        raise DataError(
-            [f"{source}: level: {level} is Krippendorff's alpha's (use weights with {coefficient})"]
-        )
-    if "weights" in misplaced:
-        other = "level" if coefficient == "krippendorff_alpha" else "gwet_ac2"
-        raise DataError([f"{source}: weights: {weights} with {coefficient}: use {other}"])
+    misplaced = weighted.misplaced_message(coefficient, level, weights)
+    if misplaced:
+        raise DataError([f"{source}: {misplaced}"])
     if coefficient == "cohen_kappa" and n_raters != 2:
         raise DataError(
             [f"{source}: raters: Cohen's kappa takes two raters (got {n_raters}); name two"]
