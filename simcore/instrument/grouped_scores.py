@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore.engine.layout import ORDINAL
-from simcore.model.weighted import Scoring, table_scores
+from simcore.model.weighted import Scoring, agreement_weights, table_scores
 
 CELLS_PER_BLOCK = 500_000
 """Most gathered cells (and group x code counters) scored at once; bounds the memory."""
@@ -212,8 +212,7 @@ def consensus_weights(scoring):
         return weight_matrix
     ranks = np.empty(len(order))
     ranks[order] = np.arange(len(order))
-    spread = max(len(order) - 1, 1)
-    return 1.0 - np.abs(ranks[:, None] - ranks[None, :]) / spread
+    return agreement_weights(ranks, "linear")
 
 
 def averaged(graded):
