@@ -245,7 +245,10 @@ def test_advise_reports_the_coefficient_in_python_json_and_markdown(tmp_path, ca
     ("flags", "message"),
     [
         (["--coefficient", "cohen_kappa", "--level", "ordinal"], "--level: ordinal is"),
-        (["--weights", "linear", "--rule", "alt_test"], "--weights: belongs to the point rule"),
+        (["--weights", "linear", "--rule", "alt_test"], "--weights: under alt_test"),
+        (["--level", "ordinal", "--rule", "alt_test"], "--level: belongs to the point rule"),
+        (["--rule", "alt_test", "--scale", "weighted"], "give --weights linear or quadratic"),
+        (["--scale", "weighted", "--weights", "linear"], "--scale: belongs to alt_test"),
         (["--coefficient", "krippendorff_alpha", "--weights", "linear"], "use level"),
     ],
 )

@@ -59,7 +59,7 @@ def test_with_the_data_as_the_only_draw_anchoring_changes_nothing():
         row = verdicts(humans, one[0, :, 4:].astype(np.int64), ("judge",), "point", 0.05)[0]
         anchor = judge_anchor(row)
         got = anchored_decisions(one, masks[t : t + 1], available, anchor, 3, 0.05, 0.5)
-        want = _decisions(one, masks[t : t + 1], 4, 3, "point", 0.05, 0.5)
+        want = _decisions(one, masks[t : t + 1], 4, 3, ("point", 0.05, 0.5))
         assert [int(got[0][0]), int(got[1][0])] == [int(want[0][0]), int(want[1][0])]
         assert {1: "accept", 0: "reject"}[int(got[0][0])] == row["decision"]
 

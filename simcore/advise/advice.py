@@ -48,6 +48,7 @@ from simcore.advise.report_plan import recommendation_text
 from simcore.advise.risk import RISK_SE_TARGET
 from simcore.advise.scoring import advise_scoring, coefficient_label
 from simcore.advise.verdict import (
+    alt_test_item_terms,
     comparison_intervals,  # noqa: F401  (re-exported)
     numeric_label_values,
     verdicts,
@@ -240,6 +241,7 @@ def audit_judges(
     available = human_labels >= 0
     rule, epsilon, tau, seed = (options[key] for key in ("rule", "epsilon", "tau", "seed"))
     values = numeric_label_values(matrix.labels) if scale == "numeric" else None
+    options = {**options, "item_terms": alt_test_item_terms(scale, values, options.get("scoring"))}
     verdict_rows = verdicts(
         human_labels,
         judge_labels,

@@ -31,9 +31,9 @@ OPTIONS = (
         "--scale",
         str,
         "categorical",
-        "alt_test: per-item score is accuracy (categorical) or minus the RMSE of the "
-        "label values (numeric)",
-        choices=("categorical", "numeric"),
+        "alt_test: per-item score is accuracy (categorical), minus the RMSE of the "
+        "label values (numeric) or the mean agreement weight (weighted, with --weights)",
+        choices=("categorical", "numeric", "weighted"),
     ),
     Option(
         "coefficient",

@@ -240,6 +240,47 @@ def load_matrix(
     return matrix
 
 
+def _check_scale(options, scored, command_line):
+    """Refuse a scale or a scoring the rule does not take.
+
+    The alt_test scores each item by ``scale``; only its weighted scale takes weights
+    (linear or quadratic, which it needs); a coefficient or a level belongs to the point
+    rule, and a scale other than accuracy to the alt_test.
+    """
+    rule, scale = options["rule"], options.get("scale", "categorical")
+
+    def flag(option):
+        return FLAGS.get(option, f"--{option}") if command_line else option
+
+    if rule == "point" and scale != "categorical":
+        raise ValueError(
+            f"{flag('scale')}: belongs to alt_test; the point rule scores each comparison by "
+            f"{flag('coefficient')} (got {scale} with rule point)"
+        )
+    if rule != "alt_test":
+        return
+    if scale == "weighted" and scored[2] == "identity":
+        raise ValueError(
+            f"{flag('scale')}: weighted scores each item by agreement weights; give "
+            f"{flag('weights')} linear or quadratic (got weights identity)"
+        )
+    given = [
+        option
+        for option, default in zip(OPTION_NAMES[:2], NOMINAL[:2], strict=True)
+        if options[option] != default
+    ]
+    if given:
+        raise ValueError(
+            f"{flag(given[0])}: belongs to the point rule; alt_test scores each item by "
+            f"{flag('scale')} (got {scoring_name(*scored)} with rule {rule})"
+        )
+    if scored[2] != "identity" and scale != "weighted":
+        raise ValueError(
+            f"{flag('weights')}: under alt_test, agreement weights score each item on "
+            f"{flag('scale')} weighted (got weights {scored[2]} with scale {scale})"
+        )
+
+
 def check_options(options, command_line=False):
     """Raise ``ValueError`` for the first option out of its declared range.
 
@@ -255,17 +296,7 @@ def check_options(options, command_line=False):
             f"items or more (got {options['form']} with rule {rule})"
         )
     scored = (options["coefficient"], options["level"], options["weights"])
-    if rule != "point" and scored != NOMINAL:
-        given = next(
-            option
-            for option, default in zip(OPTION_NAMES, NOMINAL, strict=True)
-            if options[option] != default
-        )
-        name = FLAGS[given] if command_line else given
-        raise ValueError(
-            f"{name}: belongs to the point rule; alt_test scores each item by --scale "
-            f"(got {scoring_name(*scored)} with rule {rule})"
-        )
+    _check_scale(options, scored, command_line)
     misplaced = misplaced_message(*scored)
     if misplaced:
         raise ValueError(f"--{misplaced}" if command_line else misplaced)

@@ -177,8 +177,12 @@ def _winning_rate(row):
 
 def _alt_test_section(advice):
     """Return section 1 under ``--rule alt_test``: winning rate, advantage, per-human tests."""
-    scale = advice.verdicts[0]["scale"] if advice.verdicts else "categorical"
-    score = "accuracy" if scale == "categorical" else "minus the RMSE of the label values"
+    first = advice.verdicts[0] if advice.verdicts else {"scale": "categorical"}
+    score = {
+        "categorical": "accuracy",
+        "numeric": "minus the RMSE of the label values",
+        "weighted": f"mean agreement weight ({first.get('weights')} weights)",
+    }[first["scale"]]
     lines = [
         "## 1. The verdict on the data as it is",
         "",

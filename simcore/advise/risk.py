@@ -46,22 +46,28 @@ from simcore.model.rule import decide, decide_counts
 # --------------------------------------------------------------------------- one risk
 
 
-def _decisions(labels, mask, n_humans, n_labels, rule, epsilon, tau, min_pairs=0, scoring=None):
+def _decisions(
+    labels, mask, n_humans, n_labels, rule_values, min_pairs=0, scoring=None, terms=None
+):
     """Sparse and dense decisions of every drawn trial, ``(T,)`` each.
 
-    The point rule leaves out comparisons with fewer than ``min_pairs`` pairs (omega over
-    the comparisons kept; none kept is inconclusive); under another coefficient
-    (``scoring``) it decides on :func:`simcore.advise.scoring.score_differences`.
+    ``rule_values`` is ``(rule, epsilon, tau)``. The point rule leaves out comparisons with
+    fewer than ``min_pairs`` pairs (omega over the comparisons kept; none kept is
+    inconclusive); under another coefficient (``scoring``) it decides on
+    :func:`simcore.advise.scoring.score_differences`. The alt_test scores each item by
+    ``terms`` (:func:`simcore.advise.verdict.alt_test_item_terms`; None: accuracy).
     """
+    rule, epsilon, tau = rule_values
     n_trials = labels.shape[0]
     if rule == "alt_test":
+        numeric, pair_terms = (False, None) if terms is None else terms
         sparse = np.empty(n_trials, dtype=np.int8)
         dense = np.empty(n_trials, dtype=np.int8)
         full = np.ones(mask.shape[1:], dtype=bool)
         for t in range(n_trials):
             for out, this_mask in ((sparse, mask[t]), (dense, full)):
                 wins, tested, _, _ = kernels.alternative_annotator_test(
-                    labels[t], this_mask, n_humans, epsilon, 2, 30, 0.05, False
+                    labels[t], this_mask, n_humans, epsilon, 2, 30, 0.05, numeric, pair_terms
                 )
                 out[t] = decide_counts(
                     int(wins[0]), tested - int(wins[0]), tested, tau, kind="alt_test"
@@ -101,6 +107,7 @@ def simulate_risk(
     min_pairs=0,
     anchor=None,
     scoring=None,
+    item_terms=None,
 ):
     """Estimate how often the sparse verdict differs from the dense one under the fitted model.
 
@@ -152,6 +159,9 @@ def simulate_risk(
         matrices as drawn.
     scoring : simcore.advise.scoring.Scoring, optional
         The point rule's coefficient (default: the paper's observed agreement).
+    item_terms : tuple, optional
+        The alt_test's per-item score, ``(numeric, pair_terms)``
+        (:func:`simcore.advise.verdict.alt_test_item_terms`; default accuracy).
 
     Returns
     -------
@@ -179,6 +189,7 @@ def simulate_risk(
         per_model=batch,
         anchor=anchor,
         scoring=scoring,
+        item_terms=item_terms,
     )
 
 
@@ -213,6 +224,7 @@ def posterior_risk(
     first_trial=0,
     anchor=None,
     scoring=None,
+    item_terms=None,
 ):
     """Posterior-predictive risk: each run of ``per_model`` draws comes from its own model.
 
@@ -255,7 +267,7 @@ def posterior_risk(
             sparse, dense = anchored_decisions(drawn, mask, available, anchor, codes, *rule_values)
         else:
             sparse, dense = _decisions(
-                drawn, mask, n_humans, codes, rule, epsilon, tau, min_pairs, scoring
+                drawn, mask, n_humans, codes, (rule, epsilon, tau), min_pairs, scoring, item_terms
             )
         wrong += int((sparse != dense).sum())
         done += size

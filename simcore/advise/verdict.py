@@ -160,6 +160,7 @@ def alt_test_verdict(
     level=0.05,
     scale="categorical",
     label_values=None,
+    similarity=None,
 ):
     """Return the alternative annotator test's result (:class:`AltTestResult`).
 
@@ -169,10 +170,28 @@ def alt_test_verdict(
     than 2 human labels dropped, humans with fewer than ``min_items``
     items skipped, Benjamini-Yekutieli at ``level``; per judge the winning rate and the
     advantage probability, per human the p-value, the BY decision and the advantage.
+    ``similarity`` holds the weighted scale's agreement weights.
     """
     return alternative_annotator_test(
-        human_labels, judge_labels, epsilon, 2, min_items, level, scale, label_values
+        human_labels, judge_labels, epsilon, 2, min_items, level, scale, label_values, similarity
     )
+
+
+def alt_test_item_terms(scale, label_values=None, scoring=None):
+    """Return the kernels' ``(numeric, pair_terms)`` of the alt_test's per-item score.
+
+    None for accuracy (categorical); ``(True, (v_a - v_b)**2)`` for minus the RMSE of the
+    label values ``v`` (numeric); ``(False, W)`` for the mean agreement weight (weighted,
+    ``W`` the weights of ``scoring``, a :class:`simcore.model.weighted.Scoring`). The
+    simulated matrices are scored as the verdict is
+    (:func:`simcore.engine.alt_test.alternative_annotator_test`).
+    """
+    if scale == "numeric":
+        values = np.asarray(label_values, dtype=float)
+        return True, (values[:, None] - values[None, :]) ** 2
+    if scale == "weighted":
+        return False, np.ascontiguousarray(scoring.weighting[1], dtype=float)
+    return None
 
 
 def numeric_label_values(labels):
@@ -256,15 +275,22 @@ def verdicts(
 
     With ``rule == "alt_test"`` omega is the winning rate (wins / humans tested), the row
     also holds ``wins``, ``tested``, ``advantage_probability`` and ``alt_test`` (per human,
-    :func:`alt_test_rows`), and ``scale`` / ``label_values`` choose the per-item score.
+    :func:`alt_test_rows`), and ``scale`` / ``label_values`` choose the per-item score
+    (the weighted scale takes the weights of ``scoring``, and the row names them).
     ``scoring`` is the point rule's coefficient (:func:`comparison_intervals`).
     """
     comparisons = comparison_intervals(human_labels, judge_labels, epsilon, confidence, scoring)
     n_humans = human_labels.shape[1]
     dense = human_labels.size > 0 and bool((human_labels >= 0).all())
     if rule == "alt_test":
+        similarity = scoring.weighting[1] if scale == "weighted" else None
         result = alt_test_verdict(
-            human_labels, judge_labels, epsilon, scale=scale, label_values=label_values
+            human_labels,
+            judge_labels,
+            epsilon,
+            scale=scale,
+            label_values=label_values,
+            similarity=similarity,
         )
         wins, tested = result.wins, result.n_tested
     rows = []
@@ -284,6 +310,7 @@ def verdicts(
                 "tested": int(tested),
                 "advantage_probability": float(result.advantage_probability[judge]),
                 "scale": scale,
+                "weights": scoring.weights if scale == "weighted" else None,
                 "alt_test": alt_test_rows(result, judge),
                 "left_out": 0,
             }

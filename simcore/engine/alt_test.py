@@ -25,23 +25,34 @@ from simcore.engine.layout import (
 )
 from simcore.engine.stats_kernels import benjamini_yekutieli_rejections, one_sided_t_pvalue
 
+SCORE_TIE = 1e-12
+"""Two per-item scores this close are a tie: a weighted score sums fractional weights, whose
+rounding depends on the order of the other humans' labels; distinct accuracies or RMSEs of
+label codes are far further apart than this."""
+
 
 @jit
-def _item_score(labels, mask, use_mask, i, candidate_label, exclude, n_humans, numeric):
-    """Return ``(score, humans)``: agreement of a label with the other humans on item ``i``.
+def _item_score(labels, mask, use_mask, i, label, exclude, n_humans, numeric, pair_terms):
+    """Return ``(score, humans)``: a label's score against the other humans on item ``i``.
 
-    The score is the mean agreement with (or minus the RMSE from) the humans who labelled
-    item ``i``, ``exclude`` left out.
+    The other humans are the first ``n_humans`` columns but ``exclude`` (those of ``mask``
+    when ``use_mask``). Without ``pair_terms`` the score is the share of them the label
+    agrees with, or minus the RMSE of the codes when ``numeric``. With ``pair_terms``
+    (``(L, L)``, row = the label, column = another human's), the score is the mean
+    of the terms, ``s(x) = (1/c) sum_q T[x, y_q]`` (agreement weights: the weighted
+    scale), or minus its root when ``numeric`` (squared distances of the label values).
     """
     total = 0.0
     count = 0
     for q in range(n_humans):
         if q == exclude or (use_mask and not mask[i, q]):
             continue
-        if numeric:
-            gap = float(candidate_label - labels[i, q])
+        if pair_terms is not None:
+            total += pair_terms[label, labels[i, q]]
+        elif numeric:
+            gap = float(label - labels[i, q])
             total += gap * gap
-        elif candidate_label == labels[i, q]:
+        elif label == labels[i, q]:
             total += 1.0
         count += 1
     if count == 0:
@@ -68,14 +79,17 @@ def alt_test_scratch(n_judges, n_humans):
 
 
 @jit
-def _held_out_differences(labels, mask, weights, use_mask, n_humans, h, min_humans, numeric, sums):
+def _held_out_differences(rows, use_mask, n_humans, h, min_humans, numeric, pair_terms, sums):
     """Sum every judge's differences ``d_i`` on held-out human ``h``'s items; return the count.
 
-    ``sums[c]`` receives ``(sum d_i, sum d_i**2, sum W_j(i))`` for judge ``c`` over the
-    items ``h`` labelled that at least ``min_humans`` humans labelled, each row counted
-    ``weights[i]`` times, with ``W_j(i) = [s_judge >= s_h]`` (the advantage's numerator);
-    the count is the number of such items.
+    ``rows`` is ``(labels, mask, weights)``; ``sums[c]`` receives ``(sum d_i, sum d_i**2,
+    sum W_j(i))`` for judge ``c`` over the items ``h`` labelled that at least
+    ``min_humans`` humans labelled, each row counted ``weights[i]`` times, with
+    ``W_j(i) = [s_judge >= s_h]`` (the advantage's numerator; scores within
+    :data:`SCORE_TIE` tie); the count is the number of such items. ``numeric`` and
+    ``pair_terms`` choose the score (:func:`_item_score`).
     """
+    labels, mask, weights = rows
     n_items = labels.shape[0]
     n_judges = labels.shape[1] - n_humans
     count = 0
@@ -91,15 +105,15 @@ def _held_out_differences(labels, mask, weights, use_mask, n_humans, h, min_huma
         if labelled < min_humans:
             continue
         count += weight
-        human, _ = _item_score(labels, mask, use_mask, i, labels[i, h], h, n_humans, numeric)
+        scores = (n_humans, numeric, pair_terms)
+        human, _ = _item_score(labels, mask, use_mask, i, labels[i, h], h, *scores)
         for c in range(n_judges):
-            judge, _ = _item_score(
-                labels, mask, use_mask, i, labels[i, n_humans + c], h, n_humans, numeric
-            )
-            d = (1.0 if human >= judge else 0.0) - (1.0 if judge >= human else 0.0)
+            judge, _ = _item_score(labels, mask, use_mask, i, labels[i, n_humans + c], h, *scores)
+            judge_wins = judge >= human - SCORE_TIE
+            d = (1.0 if human >= judge - SCORE_TIE else 0.0) - (1.0 if judge_wins else 0.0)
             sums[c, 0] += weight * d
             sums[c, 1] += weight * d * d
-            if judge >= human:
+            if judge_wins:
                 sums[c, 2] += weight
     return count
 
@@ -122,7 +136,7 @@ def judge_wins(pvalues, skipped, tested, level, order, wins):
 
 
 @jit
-def alt_test(labels, mask, weights, use_mask, n_humans, rule, scratch, wins, skipped):
+def alt_test(labels, mask, weights, use_mask, n_humans, rule, scratch, wins, skipped, pair_terms):
     """Run the alternative annotator test; return the number of humans tested.
 
     Items labelled by fewer than ``min_humans`` humans are dropped. For held-out human ``h``
@@ -137,6 +151,10 @@ def alt_test(labels, mask, weights, use_mask, n_humans, rule, scratch, wins, ski
     humans per item and items per human, BY level, numeric scores); ``scratch`` is
     ``(pvalues (J, K), order (K,), sums (J, 3), advantage (J, K))``
     (:func:`alt_test_scratch`). Row ``i`` stands for ``weights[i]`` identical items.
+    ``pair_terms`` ``(L, L)`` scores an item by the mean of ``T[label, other human's
+    label]`` (agreement weights, the weighted scale) or, with numeric scores, minus the
+    root of that mean (squared distances of the label values); None scores the codes
+    (:func:`_item_score`).
     """
     pvalues, order, sums, _ = scratch
     epsilon = rule[RULE_EPSILON]
@@ -145,8 +163,9 @@ def alt_test(labels, mask, weights, use_mask, n_humans, rule, scratch, wins, ski
     numeric = rule[RULE_NUMERIC] > 0.5
     tested = 0
     for h in range(n_humans):
+        rows = (labels, mask, weights)
         count = _held_out_differences(
-            labels, mask, weights, use_mask, n_humans, h, min_humans, numeric, sums
+            rows, use_mask, n_humans, h, min_humans, numeric, pair_terms, sums
         )
         tested += record_held_out(h, count, sums, epsilon, min_items, scratch, skipped)
     judge_wins(pvalues, skipped, tested, rule[RULE_Q], order, wins)
@@ -178,7 +197,15 @@ def record_held_out(h, count, sums, epsilon, min_items, scratch, skipped):
 
 @jit
 def alternative_annotator_test(
-    labels, mask, n_humans, epsilon, min_humans_per_item, min_items_per_human, level, numeric
+    labels,
+    mask,
+    n_humans,
+    epsilon,
+    min_humans_per_item,
+    min_items_per_human,
+    level,
+    numeric,
+    pair_terms=None,
 ):
     """Run the alternative annotator test (docs/explanation/rule.md) on one matrix.
 
@@ -196,6 +223,10 @@ def alternative_annotator_test(
         Items with fewer human labels are dropped; humans with fewer items are skipped.
     numeric : bool
         Score items by minus the RMSE of the label codes instead of accuracy.
+    pair_terms : numpy.ndarray, optional
+        ``(L, L)``: score an item by the mean of ``T[label, other human's label]``
+        (agreement weights) or, when ``numeric``, minus its root (squared distances of the
+        label values) (:func:`alt_test`).
 
     Returns
     -------
@@ -219,7 +250,9 @@ def alternative_annotator_test(
     rule[RULE_NUMERIC] = 1.0 if numeric else 0.0
     scratch = alt_test_scratch(n_judges, n_humans)
     weights = np.ones(labels.shape[0], dtype=np.int64)
-    tested = alt_test(labels, mask, weights, True, n_humans, rule, scratch, wins, skipped)
+    tested = alt_test(
+        labels, mask, weights, True, n_humans, rule, scratch, wins, skipped, pair_terms
+    )
     pvalues = scratch[0]
     return wins, tested, skipped, pvalues
 
@@ -241,7 +274,7 @@ def mean_advantage(advantage, skipped, tested, out):
 
 
 @jit(parallel=True)
-def alt_test_masks(labels, masks, n_humans, rule):
+def alt_test_masks(labels, masks, n_humans, rule, pair_terms=None):
     """Run the alternative annotator test on one label matrix under many masks.
 
     The real-data protocol's entry point for ``rule.kind: alt_test``: trial ``t`` keeps
@@ -257,6 +290,8 @@ def alt_test_masks(labels, masks, n_humans, rule):
         K.
     rule : numpy.ndarray
         The kernel's rule array (eps, minimums, BY level, numeric scores).
+    pair_terms : numpy.ndarray, optional
+        ``(L, L)`` terms of each item's score (:func:`alt_test`); None scores the codes.
 
     Returns
     -------
@@ -280,7 +315,16 @@ def alt_test_masks(labels, masks, n_humans, rule):
         weights = np.ones(labels.shape[0], dtype=np.int64)
         for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
             tested[t] = alt_test(
-                labels, masks[t], weights, True, n_humans, rule, scratch, wins[t], skipped
+                labels,
+                masks[t],
+                weights,
+                True,
+                n_humans,
+                rule,
+                scratch,
+                wins[t],
+                skipped,
+                pair_terms,
             )
             mean_advantage(scratch[3], skipped, tested[t], advantage[t])
     return wins, tested, advantage

@@ -186,11 +186,12 @@ def decide_rows(labels, mask, weights, dense_rows, n_humans, rule, scratch, t, o
         favour[t, c] = point[0, c]
         against[t, c] = tested[t] - point[0, c]
     if kind == ALT_TEST:
+        pair_terms = _alt_test_terms(weighted)
         tested[t] = alt_test(
-            labels, mask, weights, True, n_humans, rule, alt_scratch, favour[t], skipped[t]
+            *rows, True, n_humans, rule, alt_scratch, favour[t], skipped[t], pair_terms
         )
         reference_tested[t] = alt_test(
-            labels, mask, weights, False, n_humans, rule, alt_scratch, wins, reference_skipped
+            *rows, False, n_humans, rule, alt_scratch, wins, reference_skipped, pair_terms
         )
         for c in range(n_judges):
             reference_favour[t, c] = wins[c]
@@ -201,6 +202,20 @@ def decide_rows(labels, mask, weights, dense_rows, n_humans, rule, scratch, t, o
         )
         counters[t, UNDECIDED] = undecided
         values[t, EXTRA_ITEMS] = extra
+
+
+@jit
+def _alt_test_terms(weighted):
+    """Return the weighted scale's agreement weights ``(L, L)`` for the alt_test, or None.
+
+    ``weighted`` is the ``(tables, weighting)`` of :func:`rule_scratch` (None for an
+    unweighted rule, whose alt_test scores the codes).
+    """
+    if weighted is None:
+        return None
+    tables, weighting = weighted
+    n_labels = tables[3].shape[0]
+    return weighting[0].reshape((n_labels, n_labels))
 
 
 @jit

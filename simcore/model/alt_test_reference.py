@@ -14,8 +14,11 @@ docs/explanation/rule.md), the oracle for :mod:`simcore.engine.alt_test` and wha
 
 Per-item scores are computed against the other humans who labelled the item: accuracy
 (the share of them the label agrees with) for categorical labels, minus the RMSE of the
-label values for numeric ones. Both scores on an item share the same other humans, so the
-comparison of the two means is exact.
+label values for numeric ones, and the mean agreement weight for a rating scale (the
+weighted scale: a label one step from another human's earns part of the credit, the
+authors' "any similarity metric" with the weights of a weighted kappa). Both scores on an
+item share the same other humans; scores within
+:data:`simcore.engine.alt_test.SCORE_TIE` are a tie, as in the kernels.
 """
 
 from dataclasses import dataclass
@@ -23,8 +26,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-SCALES = ("categorical", "numeric")
-"""``categorical``: accuracy per item; ``numeric``: minus the RMSE of the label values."""
+from simcore.engine.alt_test import SCORE_TIE
+
+SCALES = ("categorical", "numeric", "weighted")
+"""``categorical``: accuracy per item; ``numeric``: minus the RMSE of the label values;
+``weighted``: the mean agreement weight with the other humans' labels."""
 
 
 @dataclass(frozen=True)
@@ -77,18 +83,30 @@ class AltTestResult:
         return self.advantage[:, self.tested].mean(axis=1)
 
 
-def item_scores(human_labels, judge_labels, h, scale="categorical", label_values=None):
+def item_scores(
+    human_labels, judge_labels, h, scale="categorical", label_values=None, similarity=None
+):
     """Return ``(human_score (n,), judge_score (n, J))`` on each item against the others.
 
     The others are the humans other than ``h`` who labelled the item. Categorical:
     ``s(x) = (1/c) sum_q [x == y_q]``; numeric: ``s(x) = -sqrt((1/c) sum_q (v(x) - v(y_q))^2)``
-    with ``v`` the label values (``label_values[code]``, default the codes). Items without
-    another human score NaN.
+    with ``v`` the label values (``label_values[code]``, default the codes); weighted:
+    ``s(x) = (1/c) sum_q W[x, y_q]`` with ``W = similarity`` (``(L, L)`` agreement
+    weights, :func:`simcore.model.weighted.agreement_weights`). Items without another
+    human score NaN.
     """
     observed = human_labels >= 0
     others = observed & (np.arange(human_labels.shape[1]) != h)
     count = others.sum(axis=1).astype(float)
     count[count == 0] = np.nan
+    if scale == "weighted":
+        weights = np.asarray(similarity, dtype=float)
+        humans = np.maximum(human_labels, 0)
+        human = (weights[humans[:, [h]], humans] * others).sum(axis=1) / count
+        judge = (weights[judge_labels[:, None, :], humans[:, :, None]] * others[..., None]).sum(
+            axis=1
+        ) / count[:, None]
+        return human, judge
     if scale == "categorical":
         human = ((human_labels == human_labels[:, [h]]) & others).sum(axis=1) / count
         judge = ((judge_labels[:, None, :] == human_labels[:, :, None]) & others[..., None]).sum(
@@ -151,12 +169,14 @@ def alternative_annotator_test(
     level=0.05,
     scale="categorical",
     label_values=None,
+    similarity=None,
 ):
     """Run the alternative annotator test (docs/explanation/rule.md) on one matrix with NumPy.
 
     Items with fewer than ``min_humans_per_item`` human labels are dropped. For held-out
     human ``h`` and each remaining item ``i`` that ``h`` labelled,
-    ``W_j(i) = [s_judge(i) >= s_h(i)]``, ``W_h(i) = [s_h(i) >= s_judge(i)]`` and
+    ``W_j(i) = [s_judge(i) >= s_h(i)]``, ``W_h(i) = [s_h(i) >= s_judge(i)]`` (within
+    :data:`~simcore.engine.alt_test.SCORE_TIE`) and
     ``d_i = W_h(i) - W_j(i)`` (:func:`item_scores`). A human with fewer than
     ``min_items_per_human`` items (or fewer than 2) is skipped. ``p_h`` is the one-sided
     t-test of ``mean(d) >= eps`` (:func:`one_sided_pvalues`); Benjamini-Yekutieli at
@@ -174,9 +194,12 @@ def alternative_annotator_test(
     min_humans_per_item, min_items_per_human : int
         The test's two minimums (the authors' defaults 2 and 30).
     scale : str
-        ``categorical`` (accuracy) or ``numeric`` (minus the RMSE of the label values).
+        ``categorical`` (accuracy), ``numeric`` (minus the RMSE of the label values) or
+        ``weighted`` (the mean agreement weight, :func:`item_scores`).
     label_values : array_like, optional
         Numeric value of each label code (numeric scale); default the codes.
+    similarity : array_like, optional
+        ``(L, L)`` agreement weights of the weighted scale (required by it).
 
     Returns
     -------
@@ -184,6 +207,8 @@ def alternative_annotator_test(
     """
     if scale not in SCALES:
         raise ValueError(f"scale: must be one of {', '.join(SCALES)} (got {scale!r})")
+    if (scale == "weighted") != (similarity is not None):
+        raise ValueError("similarity: the weighted scale, and only it, takes agreement weights")
     human_labels = np.asarray(human_labels)
     judge_labels = np.asarray(judge_labels)
     n_humans, n_judges = human_labels.shape[1], judge_labels.shape[1]
@@ -197,9 +222,11 @@ def alternative_annotator_test(
         items[h] = rows.sum()
         if items[h] < max(min_items_per_human, 2):
             continue
-        human, judge = item_scores(human_labels[rows], judge_labels[rows], h, scale, label_values)
-        judge_wins = judge >= human[:, None]
-        human_wins = human[:, None] >= judge
+        human, judge = item_scores(
+            human_labels[rows], judge_labels[rows], h, scale, label_values, similarity
+        )
+        judge_wins = judge >= human[:, None] - SCORE_TIE
+        human_wins = human[:, None] >= judge - SCORE_TIE
         differences = (human_wins.astype(float) - judge_wins).T
         pvalues[:, h] = one_sided_pvalues(differences, epsilon)
         advantage[:, h] = judge_wins.sum(axis=0) / items[h]

@@ -265,9 +265,9 @@ class RuleConfig:
     scale: str = _field(
         "categorical",
         "str",
-        "alt_test: per-item score is accuracy "
-        "(categorical) or minus the RMSE of the label codes (numeric)",
-        choices=("categorical", "numeric"),
+        "alt_test: per-item score is accuracy (categorical), minus the RMSE of the label "
+        "codes (numeric) or the mean agreement weight (weighted, with rule.weights)",
+        choices=("categorical", "numeric", "weighted"),
     )
     min_pairs: int = _field(
         0,

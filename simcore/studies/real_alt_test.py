@@ -71,6 +71,20 @@ def check_scale(rule, labels, source):
         )
 
 
+def pair_terms(rule, group):
+    """Return the weighted scale's ``(L, L)`` agreement weights on the group's labels, or None.
+
+    The weights are the group's kernel weighting
+    (:func:`simcore.studies.real_forms.group_weighting`: the labels' numbers or a declared
+    order, never guessed); the other scales score the codes.
+    """
+    if rule.scale != "weighted":
+        return None
+    weights = group.weighting[0]
+    n_labels = int(round(np.sqrt(weights.size)))
+    return weights.reshape(n_labels, n_labels)
+
+
 def run_alt_test(rule, group, masks):
     """Return ``(wins, tested, advantage, accept)`` of every judge under each mask.
 
@@ -78,7 +92,7 @@ def run_alt_test(rule, group, masks):
     with no human tested), ``accept`` bool ``(T, J)``: the test's decision at ``rule.tau``.
     """
     wins, tested, advantage = alt_test_masks(
-        group.labels, masks, group.n_humans, rule_parameters(rule)
+        group.labels, masks, group.n_humans, rule_parameters(rule), pair_terms(rule, group)
     )
     tested = tested.astype(np.int64)
     wins = wins.astype(np.int64)

@@ -171,9 +171,15 @@ def table2(cubes):
 
 
 def scoring_name(cube):
-    """Return the rule's coefficient as a label: ``krippendorff_alpha (ordinal)`` and so on."""
+    """Return the rule's coefficient as a label: ``krippendorff_alpha (ordinal)`` and so on.
+
+    Under the alt_test the items' scale: ``alt_test numeric``, ``alt_test weighted (linear
+    weights)``; ``observed`` for its accuracy (the default, as for the point rule).
+    """
     rule = (yaml.safe_load(cube.attrs["scenario"]) or {}).get("rule") or {}
     name = rule.get("coefficient", "observed")
+    if rule.get("kind") == "alt_test" and rule.get("scale", "categorical") != "categorical":
+        name = f"alt_test {rule['scale']}"
     if rule.get("level", "nominal") != "nominal":
         return f"{name} ({rule['level']})"
     if rule.get("weights", "identity") != "identity":

@@ -4,8 +4,9 @@ The coefficients a rule may name; the keys added after stores were published, wh
 scenario writes only when set (:func:`rule_dict`); and where a weighted coefficient may go:
 a level of measurement (``rule.level``) belongs to Krippendorff's alpha, agreement weights
 (``rule.weights``) to the observed agreement, Cohen's kappa and Gwet's AC2, and both to the
-point rule (docs/howto/rating-scales.md); the synthetic and the real-data scenarios refuse
-anything else with :func:`weighting_problems`.
+point rule; the alternative annotator test takes weights with its weighted scale
+(``rule.scale: weighted``) (docs/howto/rating-scales.md). The synthetic and the real-data
+scenarios refuse anything else with :func:`weighting_problems`.
 """
 
 import dataclasses
@@ -28,9 +29,9 @@ def weighting_problems(rule, synthetic, n_labels=None):
     """Return ``(key, text, value)`` of each way ``rule.level`` or ``rule.weights`` is misplaced.
 
     A level belongs to krippendorff_alpha, weights to :data:`WEIGHTED_COEFFICIENTS`, both
-    to the point rule; the ratio level reads the labels' numbers, which a synthetic panel
-    (codes ``0 .. L - 1``, equally spaced) does not have; ``n_labels`` (when known) at most
-    :data:`WEIGHTED_MAX_LABELS`.
+    to the point rule, and weights to the alt_test's weighted scale; the ratio level reads
+    the labels' numbers, which a synthetic panel (codes ``0 .. L - 1``, equally spaced)
+    does not have; ``n_labels`` (when known) at most :data:`WEIGHTED_MAX_LABELS`.
     """
     problems = []
     weighted = is_weighted(rule.level, rule.weights)
@@ -44,7 +45,7 @@ def weighting_problems(rule, synthetic, n_labels=None):
                 n_labels,
             )
         )
-    if "level" in misplaced:
+    if "level" in misplaced and rule.kind != "alt_test":
         problems.append(
             (
                 "rule.level",
@@ -62,11 +63,14 @@ def weighting_problems(rule, synthetic, n_labels=None):
                 rule.weights,
             )
         )
-    if weighted and rule.kind != "point":
+    if rule.kind == "alt_test":
+        problems += _alt_test_scale_problems(rule)
+    elif weighted and rule.kind != "point":
         problems.append(
             (
                 "rule.kind",
-                "a weighted coefficient runs in the point rule; set rule.kind: point",
+                "a weighted coefficient runs in the point rule or the alt_test's weighted "
+                "scale; set rule.kind: point",
                 rule.kind,
             )
         )
@@ -76,6 +80,45 @@ def weighting_problems(rule, synthetic, n_labels=None):
                 "rule.level",
                 "ratio reads the labels' numbers; a synthetic panel's labels are "
                 "equally spaced codes (use interval or ordinal)",
+                rule.level,
+            )
+        )
+    return problems
+
+
+def _alt_test_scale_problems(rule):
+    """Return the problems of a rating scale under the alt_test: weights go with scale weighted.
+
+    The weighted scale scores each item by the mean agreement weight with the other
+    humans' labels (:func:`simcore.model.alt_test_reference.item_scores`): it needs
+    ``rule.weights`` linear or quadratic, which no other scale takes; the alt_test has no
+    level of measurement.
+    """
+    problems = []
+    if rule.scale == "weighted" and rule.weights == "identity":
+        problems.append(
+            (
+                "rule.weights",
+                "the alt_test's weighted scale scores each item by agreement weights; "
+                "set rule.weights: linear or quadratic",
+                rule.weights,
+            )
+        )
+    if rule.scale != "weighted" and rule.weights != "identity":
+        problems.append(
+            (
+                "rule.scale",
+                f"rule.weights: {rule.weights} under the alt_test scores items on the "
+                "weighted scale; set rule.scale: weighted",
+                rule.scale,
+            )
+        )
+    if rule.level != "nominal":
+        problems.append(
+            (
+                "rule.level",
+                "the alt_test has no level of measurement; score a rating scale with "
+                "rule.scale: weighted and rule.weights",
                 rule.level,
             )
         )
