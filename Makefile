@@ -8,7 +8,7 @@ SCENARIOS := scenarios
 # --scheduler ADDRESS). An interrupted target resumes where it stopped when run again.
 RUN_FLAGS ?=
 
-.PHONY: install test test-slow lint docs bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage advise-example advise-calibration advise-crowd-calibration crowd-forms wellposed transport cards clean
+.PHONY: install test test-slow lint docs bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage advise-example advise-calibration advise-calibration-weighted advise-crowd-calibration crowd-forms wellposed transport cards clean
 
 install: $(STAMP)
 
@@ -16,6 +16,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet --no-deps "irrcac==0.4.4"
 	touch $(STAMP)
 
 test: $(STAMP)
@@ -84,6 +85,19 @@ CALIBRATION_REPLICATES ?= 4
 advise-calibration: $(STAMP)
 	$(BIN)/python -m simcore.experiments.advise_calibration --data ../shared/data/alttest \
 		--out results/advise_calibration --replicates $(CALIBRATION_REPLICATES) --workers 2
+
+# The same check under the weighted coefficients a rating scale takes, on the rating-scale
+# matrices (results/advise_calibration_<coefficient>_<level or weights>.md, .png, .csv).
+CALIBRATION_SCORINGS := krippendorff_alpha:ordinal:identity cohen_kappa:nominal:quadratic
+advise-calibration-weighted: $(STAMP)
+	for scoring in $(CALIBRATION_SCORINGS); do \
+		set -- $$(echo $$scoring | tr : ' '); \
+		$(BIN)/python -m simcore.experiments.advise_calibration --data ../shared/data/alttest \
+			--out results/advise_calibration_$${1}_$$([ $$2 = nominal ] && echo $$3 || echo $$2) \
+			--replicates $(CALIBRATION_REPLICATES) --workers 2 \
+			--matrices cebab_stars summeval_coherence summeval_consistency summeval_fluency \
+			summeval_relevance lesion --coefficient $$1 --level $$2 --weights $$3 > /dev/null || exit 1; \
+	done
 
 # The same check on synthetic crowds and sparse panels whose dense labels are known
 # (results/advise_crowd_calibration.md, .csv).

@@ -203,6 +203,11 @@ def test_the_report_is_written(small_cases, tmp_path):
         (["--matrices", "wax", "nope"], "unknown matrix 'nope'"),
         (["--matrices", "wax"], "needs 2 or more matrices"),
         (["--data", "/nonexistent/folder"], "--data: no such folder"),
+        (["--coefficient", "cohen_kappa", "--level", "ordinal"], "--level: ordinal is"),
+        (
+            ["--weights", "linear", "--matrices", "wax", "lesion"],
+            "--matrices: wax has unordered labels",
+        ),
     ],
 )
 def test_bad_command_lines_exit_2_naming_the_option(argv, message, capsys):
@@ -217,6 +222,25 @@ def test_bad_command_lines_exit_2_naming_the_option(argv, message, capsys):
 def test_a_data_folder_without_the_matrices_exits_2_naming_it(tmp_path, capsys):
     assert main(["--data", str(tmp_path), "--matrices", "wax", "lesion"]) == 2
     assert str(tmp_path / "wax") in capsys.readouterr().err
+
+
+@needs_data
+def test_a_weighted_study_scores_every_verdict_by_its_coefficient():
+    from simcore.advise.scoring import advise_scoring
+    from simcore.experiments.advise_calibration import load_matrix, point_decisions
+
+    scoring = ("krippendorff_alpha", "ordinal", "identity")
+    options = StudyOptions(str(DATA), trials=20, seed=3, n_boot=2, scoring=scoring)
+    cases = run_task(options, "lesion", 0.25, 0)
+    matrix = load_matrix(str(DATA), "lesion")
+    dense = point_decisions(matrix, matrix.human_labels, scoring=advise_scoring(matrix, *scoring))
+    assert [case["dense_decision"] for case in cases] == [dense[c["judge"]] for c in cases]
+    omegas = point_decisions(
+        matrix, matrix.human_labels, True, scoring=advise_scoring(matrix, *scoring)
+    )
+    nominal = point_decisions(matrix, matrix.human_labels, True)
+    assert omegas != nominal  # ordinal alpha moves gpt-4o-mini's omega on lesion
+    assert all(0 <= case["predicted"] <= 1 for case in cases)
 
 
 # --------------------------------------------------------------------------- the study, full

@@ -6,6 +6,9 @@ Krippendorff's own worked example to the three decimals he prints; the percent a
 and AC2 equal a loop over every ordered pair of raters of every item; Cohen's weighted
 kappa equals its disagreement-weight form; AC2 with identity weights on two full raters
 equals simcore's pair-table AC1, and with every label alike its denominator is undefined.
+AC2, the weighted percent agreement and Cohen's weighted kappa equal irrCAC's Python port
+(``irrcac``: Gwet's own definitions) to 1e-10 under every weight, with equal and unequal
+steps between the values, two to eight raters, two to ten categories.
 """
 
 import itertools
@@ -153,3 +156,69 @@ def test_undefined_denominators_are_nan():
     assert np.isnan(weighted.percent_agreement(lonely, values))
     with pytest.raises(ValueError, match="level: must be one of"):
         weighted.krippendorff_alpha(same, values, "cardinal")
+
+
+# --------------------------------------------------------------------------- irrCAC's port
+
+
+def irrcac_frame(codes, values):
+    import pandas as pd
+
+    labelled = np.where(codes >= 0, np.asarray(values, float)[np.maximum(codes, 0)], np.nan)
+    return pd.DataFrame(labelled)
+
+
+def irrcac_estimate(frame, values, weights, method):
+    # The categories are given: the port otherwise takes a missing label for one.
+    from irrCAC.raw import CAC
+
+    estimator = CAC(frame, weights=weights, categories=[float(v) for v in values], digits=15)
+    return getattr(estimator, method)()["est"]
+
+
+IRRCAC_PANDAS = pytest.mark.filterwarnings("ignore:Starting with pandas version 4.0")
+"""The port calls ``DataFrame.all(1)``, which pandas 3 warns about; the result is unchanged."""
+
+
+@IRRCAC_PANDAS
+@pytest.mark.parametrize("weights", weighted.WEIGHTS)
+@pytest.mark.parametrize(
+    "values",
+    [None, np.array([0.0, 1.0, 2.5, 3.0, 7.0, 8.0, 11.0, 12.0, 15.0, 20.0])],
+    ids=["equal steps", "unequal steps"],
+)
+def test_ac2_and_weighted_kappa_equal_irrcacs_python_port(weights, values):
+    generator = np.random.default_rng(len(weights) + (values is None))
+    for n_raters, n_labels in itertools.product([2, 3, 5, 8], [2, 3, 6, 10]):
+        codes = random_codes(generator, 40, n_raters, n_labels, 0.3)
+        scale = np.arange(1.0, n_labels + 1) if values is None else values[:n_labels]
+        frame = irrcac_frame(codes, scale)
+        expected = irrcac_estimate(frame, scale, weights, "gwet")
+        got = weighted.gwet_ac2(codes, scale, weights)
+        assert got == pytest.approx(expected["coefficient_value"], abs=1e-10)
+        assert weighted.percent_agreement(codes, scale, weights) == pytest.approx(
+            expected["pa"], abs=1e-10
+        )
+        # Cohen's kappa is a two-rater coefficient: on the items both raters labelled,
+        # the port's Conger kappa is Cohen's.
+        both = (codes[:, :2] >= 0).all(axis=1)
+        kappa = irrcac_estimate(frame.iloc[both, :2], scale, weights, "conger")
+        got = weighted.cohen_kappa(codes[:, 0], codes[:, 1], scale, weights)
+        assert got == pytest.approx(kappa["coefficient_value"], abs=1e-10)
+
+
+@IRRCAC_PANDAS
+def test_the_pair_tables_weighted_scores_equal_irrcacs_python_port():
+    # The kernels' oracle scores a pair table as two raters' labels; the port agrees.
+    generator = np.random.default_rng(12)
+    values = np.arange(1.0, 6.0)
+    for weights in ("linear", "quadratic"):
+        table = generator.integers(0, 9, size=(5, 5))
+        rows, cols = np.nonzero(table)
+        counts = table[rows, cols]
+        codes = np.stack([np.repeat(rows, counts), np.repeat(cols, counts)], axis=1)
+        frame = irrcac_frame(codes, values)
+        for coefficient, method in (("gwet_ac2", "gwet"), ("cohen_kappa", "conger")):
+            expected = irrcac_estimate(frame, values, weights, method)["coefficient_value"]
+            got = weighted.pair_table_score(table, coefficient, values, weights=weights)
+            assert got == pytest.approx(expected, abs=1e-10)

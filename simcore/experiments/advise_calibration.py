@@ -15,6 +15,11 @@ coverage and replicate, a *task*:
    baseline's risk: the thinned verdict's ``interval_risk``
    (:func:`simcore.advise.interval_risk.normal_approximation_risk`).
 
+With ``--coefficient`` (and ``--level`` or ``--weights``) every verdict, the thinned and the
+dense, and every simulated matrix of the risk score the comparisons by that coefficient
+(:func:`simcore.advise.scoring.advise_scoring`); only the rating-scale matrices
+(:data:`RATING_SCALES`) take one.
+
 Tasks run on ``--workers`` processes (:mod:`concurrent.futures`); the cases come back in task
 order. :mod:`simcore.experiments.advise_calibration_report` scores them and writes the report.
 """
@@ -32,8 +37,10 @@ from pathlib import Path
 import numpy as np
 
 from simcore.advise.advice import audit_judges
+from simcore.advise.scoring import NOMINAL, advise_scoring
 from simcore.advise.verdict import verdicts
 from simcore.experiments.advise_calibration_report import write_report
+from simcore.model.weighted import LEVELS, WEIGHTS, misplaced_message, scoring_name
 from simcore.realdata.matrix import DataError
 from simcore.realdata.readers import read_annotations
 from simcore.realdata.thinning import thin
@@ -66,6 +73,16 @@ MATRICES = {
 """Matrix name -> (folder under the data path, loader options, group). The human orders are
 those of ``scenarios/real_*.yaml``; lesion's is the loader's default (most labels first)."""
 
+RATING_SCALES = (
+    "cebab_stars",
+    "summeval_coherence",
+    "summeval_consistency",
+    "summeval_fluency",
+    "summeval_relevance",
+    "lesion",
+)
+"""The matrices whose labels are ordered numbers: the ones a weighted coefficient scores."""
+
 COVERAGES = (0.05, 0.10, 0.25)
 DESIGN = "bernoulli"
 RULE = {"rule": "point", "epsilon": 0.05, "tau": 0.5, "min_pairs": 0}
@@ -80,6 +97,8 @@ class StudyOptions:
     seed: int = 2026
     n_boot: int = 30
     risk_se: float = 0.02
+    scoring: tuple = NOMINAL
+    """``(coefficient, level, weights)`` of the point rule's comparisons."""
 
 
 @functools.cache
@@ -101,10 +120,11 @@ def task_seed(seed, name, coverage, replicate):
     )
 
 
-def point_decisions(matrix, labels, with_omega=False):
+def point_decisions(matrix, labels, with_omega=False, scoring=None):
     """Return the point rule's decision per judge on ``labels`` (the matrix's judges).
 
-    With ``with_omega``, each judge's ``(decision, omega)``.
+    With ``with_omega``, each judge's ``(decision, omega)``; ``scoring`` (a
+    :class:`simcore.model.weighted.Scoring`) scores the comparisons.
     """
     rows = verdicts(
         np.asarray(labels, dtype=np.int64),
@@ -114,6 +134,7 @@ def point_decisions(matrix, labels, with_omega=False):
         RULE["epsilon"],
         RULE["tau"],
         min_pairs=RULE["min_pairs"],
+        scoring=scoring,
     )
     if with_omega:
         return {row["judge"]: (row["decision"], row["omega"]) for row in rows}
@@ -141,12 +162,13 @@ def run_task(options, name, coverage, replicate):
     thin_stream, sim_stream = sequence.spawn(2)
     sparse = thinned_matrix(matrix, coverage, np.random.default_rng(thin_stream))
     audit_seed = int(sim_stream.generate_state(1)[0])
-    audit_options = {**RULE, "trials": options.trials, "seed": audit_seed}
+    scoring = advise_scoring(matrix, *options.scoring)
+    audit_options = {**RULE, "trials": options.trials, "seed": audit_seed, "scoring": scoring}
     judges = tuple(matrix.judges)
     audit = audit_judges(
         sparse, judges, "strat", [0], options.n_boot, audit_options, risk_se=options.risk_se
     )
-    dense = point_decisions(matrix, matrix.human_labels)
+    dense = point_decisions(matrix, matrix.human_labels, scoring=scoring)
     seconds = (time.perf_counter() - start) / len(judges)
     cases = []
     for row in audit.verdicts:
@@ -239,6 +261,18 @@ def parse_arguments(argv):
     parser.add_argument(
         "--risk-se", type=float, default=0.02, help="Monte Carlo SE each risk is drawn to"
     )
+    parser.add_argument(
+        "--coefficient",
+        default=NOMINAL[0],
+        choices=("observed", "cohen_kappa", "krippendorff_alpha", "gwet_ac1", "gwet_ac2"),
+        help="the point rule's coefficient (rating-scale matrices only with a level or weights)",
+    )
+    parser.add_argument(
+        "--level", default=NOMINAL[1], choices=LEVELS, help="Krippendorff's alpha's level"
+    )
+    parser.add_argument(
+        "--weights", default=NOMINAL[2], choices=WEIGHTS, help="kappa's, AC2's, observed's"
+    )
     args = parser.parse_args(argv)
     problems = []
     for key in ("replicates", "workers", "trials"):
@@ -258,6 +292,17 @@ def parse_arguments(argv):
     ]
     if len(set(args.matrices)) < 2:
         problems.append("--matrices: the leave-one-matrix-out baseline needs 2 or more matrices")
+    scored = (args.coefficient, args.level, args.weights)
+    misplaced = misplaced_message(*scored)
+    if misplaced:
+        problems.append(f"--{misplaced}")
+    if scored[1:] != NOMINAL[1:]:
+        problems += [
+            f"--matrices: {name} has unordered labels; a level or weights takes "
+            f"{', '.join(RATING_SCALES)}"
+            for name in args.matrices
+            if name not in RATING_SCALES
+        ]
     if not Path(args.data).is_dir():
         problems.append(f"--data: no such folder (got {args.data!r})")
     if problems:
@@ -268,7 +313,8 @@ def parse_arguments(argv):
 def main(argv=None):
     """Run the study from the command line and write its report; return the exit status."""
     args = parse_arguments(argv)
-    options = StudyOptions(args.data, args.trials, args.seed, args.n_boot, args.risk_se)
+    scoring = (args.coefficient, args.level, args.weights)
+    options = StudyOptions(args.data, args.trials, args.seed, args.n_boot, args.risk_se, scoring)
     names = tuple(dict.fromkeys(args.matrices))
     try:
         for name in names:
@@ -288,6 +334,7 @@ def main(argv=None):
     wall = time.perf_counter() - start
     settings = {
         **dataclasses.asdict(options),
+        "coefficient": scoring_name(*scoring),
         "design": DESIGN,
         "coverages": args.coverages,
         "replicates": args.replicates,

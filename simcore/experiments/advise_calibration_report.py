@@ -179,8 +179,14 @@ def report_text(cases, scores, settings):
         f"{settings['n_boot']} or more bootstrap refits (at least {settings['trials']} "
         f"simulated matrices, more until its Monte Carlo SE is at most "
         f"{100 * settings['risk_se']:g} points); "
-        "a case is *wrong* when the point rule's decision (eps 0.05, tau 0.5) on the thinned "
-        "matrix differs from its decision on the matrix as given.",
+        "a case is *wrong* when the point rule's decision (eps 0.05, tau 0.5"
+        + (
+            ""
+            if settings.get("coefficient", "observed") == "observed"
+            else f", comparisons scored by {settings['coefficient']} in every verdict and "
+            "every simulated matrix"
+        )
+        + ") on the thinned matrix differs from its decision on the matrix as given.",
         "",
         f"Realised share wrong {_percent(scores.realised)}, mean predicted risk "
         f"{_percent(scores.mean_predicted)}; pooled z = (wrong - sum of predictions) / "
