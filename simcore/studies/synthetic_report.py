@@ -206,9 +206,27 @@ def engine_line(cube):
     )
     streams = ", ".join(f"{engine} {versions.get(engine, '1')}" for engine in used)
     if len(used) == 1:
-        return f"engine: {used[0]} in every cell (streams: {streams})"
+        return f"engine: {used[0]} in every cell (streams: {streams})" + _weighted_note(cube)
     spread = ", ".join(f"{engine} in {cells[engine]}" for engine in used)
-    return f"engines: {spread} of {n_cells} cells (streams: {streams})"
+    return f"engines: {spread} of {n_cells} cells (streams: {streams})" + _weighted_note(cube)
+
+
+def _weighted_note(cube):
+    """Say why ``engine: auto`` left a weighted coefficient's cells to the other engines."""
+    scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
+    rule, sweep = scenario.get("rule") or {}, scenario.get("sweep") or {}
+    levels = [rule.get("level", "nominal"), *sweep.get("level", [])]
+    weights = [rule.get("weights", "identity"), *sweep.get("weights", [])]
+    weighted = any(level != "nominal" for level in levels) or any(
+        weight != "identity" for weight in weights
+    )
+    if not weighted or scenario.get("engine", "auto") != "auto":
+        return ""
+    return (
+        "; the weighted cells run on the counts or items engine: a weighted coefficient "
+        "reads each comparison's whole pair table, and the bitset engine's planes give "
+        "its margins only"
+    )
 
 
 def _render(header, rows):
