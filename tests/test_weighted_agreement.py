@@ -16,6 +16,7 @@ import itertools
 import krippendorff
 import numpy as np
 import pytest
+from scenario_files import REPO
 
 from simcore.engine.coefficients import coefficient_code, table_score
 from simcore.model import weighted
@@ -222,3 +223,26 @@ def test_the_pair_tables_weighted_scores_equal_irrcacs_python_port():
             expected = irrcac_estimate(frame, values, weights, method)["coefficient_value"]
             got = weighted.pair_table_score(table, coefficient, values, weights=weights)
             assert got == pytest.approx(expected, abs=1e-10)
+
+
+# --------------------------------------------------------------------------- a published alpha
+
+NEWSROOM = REPO.parent / "shared" / "data" / "judgebench" / "newsroom"
+
+
+@pytest.mark.skipif(not NEWSROOM.is_dir(), reason="../shared/data/judgebench is absent")
+def test_ordinal_alpha_reproduces_judge_benchs_published_human_alpha_on_newsroom():
+    # JUDGE-BENCH publishes Krippendorff's alpha among Newsroom's three raters per criterion;
+    # it is the ordinal level (nominal and interval differ from it by 0.006 or more).
+    import pandas as pd
+
+    import simcore
+
+    ratings = pd.read_csv(NEWSROOM / "human_scores.csv")
+    published = pd.read_csv(NEWSROOM / "published_judges.csv")
+    published = published.groupby("criterion")["human_krippendorff_alpha"].first()
+    assert len(published) == 4
+    for criterion, rows in ratings.groupby("criterion"):
+        frame = rows.rename(columns={"score": "label"})[["item", "rater", "label"]]
+        result = simcore.agreement(frame, coefficient="krippendorff_alpha", level="ordinal")
+        assert result.to_dict()["agreement"] == pytest.approx(published[criterion], abs=1e-9)

@@ -38,10 +38,11 @@ from simcore.advise.risk_draws import (
     sparse_masks,
 )
 from simcore.advise.scoring import score_differences
+from simcore.advise.verdict import alt_test_decisions
 from simcore.calibration.statistics import wilson_interval
 from simcore.engine import kernels
 from simcore.engine.coefficients import coefficient_code
-from simcore.model.rule import decide, decide_counts
+from simcore.model.rule import decide
 
 # --------------------------------------------------------------------------- one risk
 
@@ -55,24 +56,11 @@ def _decisions(
     fewer than ``min_pairs`` pairs (omega over the comparisons kept; none kept is
     inconclusive); under another coefficient (``scoring``) it decides on
     :func:`simcore.advise.scoring.score_differences`. The alt_test scores each item by
-    ``terms`` (:func:`simcore.advise.verdict.alt_test_item_terms`; None: accuracy).
+    ``terms`` (:func:`simcore.advise.verdict.alt_test_decisions`).
     """
     rule, epsilon, tau = rule_values
-    n_trials = labels.shape[0]
     if rule == "alt_test":
-        numeric, pair_terms = (False, None) if terms is None else terms
-        sparse = np.empty(n_trials, dtype=np.int8)
-        dense = np.empty(n_trials, dtype=np.int8)
-        full = np.ones(mask.shape[1:], dtype=bool)
-        for t in range(n_trials):
-            for out, this_mask in ((sparse, mask[t]), (dense, full)):
-                wins, tested, _, _ = kernels.alternative_annotator_test(
-                    labels[t], this_mask, n_humans, epsilon, 2, 30, 0.05, numeric, pair_terms
-                )
-                out[t] = decide_counts(
-                    int(wins[0]), tested - int(wins[0]), tested, tau, kind="alt_test"
-                )
-        return sparse, dense
+        return alt_test_decisions(labels, mask, n_humans, epsilon, tau, terms)
     if scoring is not None:
         full = np.ones((1, *mask.shape[1:]), dtype=np.bool_)
         differences = (score_differences(labels, m, n_humans, scoring) for m in (mask, full))

@@ -15,6 +15,7 @@ from scipy import stats
 
 from simcore.advise.interval_risk import normal_approximation_risk
 from simcore.advise.scoring import scored_comparison
+from simcore.engine import kernels
 from simcore.model.alt_test_reference import alternative_annotator_test
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, decide_counts
 
@@ -194,6 +195,30 @@ def alt_test_item_terms(scale, label_values=None, scoring=None):
     return None
 
 
+def alt_test_decisions(labels, mask, n_humans, epsilon, tau, terms=None):
+    """Return the alt_test's sparse and dense decisions of every drawn matrix, ``(T,)`` each.
+
+    Draw ``t`` is ``labels[t]`` ``(n, K + 1)`` (the judge last) under ``mask[t]``, and
+    under every label for the dense decision; items are scored by ``terms``
+    (:func:`alt_test_item_terms`; None: accuracy) with the test's defaults (2 humans per
+    item, 30 items per human, BY at 0.05; :mod:`simcore.engine.alt_test`).
+    """
+    numeric, pair_terms = (False, None) if terms is None else terms
+    n_trials = labels.shape[0]
+    sparse = np.empty(n_trials, dtype=np.int8)
+    dense = np.empty(n_trials, dtype=np.int8)
+    full = np.ones(mask.shape[1:], dtype=bool)
+    for t in range(n_trials):
+        for out, this_mask in ((sparse, mask[t]), (dense, full)):
+            wins, tested, _, _ = kernels.alternative_annotator_test(
+                labels[t], this_mask, n_humans, epsilon, 2, 30, 0.05, numeric, pair_terms
+            )
+            out[t] = decide_counts(
+                int(wins[0]), tested - int(wins[0]), tested, tau, kind="alt_test"
+            )
+    return sparse, dense
+
+
 def numeric_label_values(labels):
     """Return the labels' numeric values (for ``scale: numeric``), or raise naming a bad one."""
     values = []
@@ -205,6 +230,28 @@ def numeric_label_values(labels):
                 f"--scale numeric: every label must be a number (got {label!r})"
             ) from None
     return np.array(values)
+
+
+def alt_test_row(result, judge, tau, scale, scoring):
+    """Return ``(omega, decision, extra)`` of ``judge`` under the alt_test's ``result``.
+
+    omega is the winning rate (wins / humans tested, NaN with none); ``extra`` the row's
+    ``wins``, ``tested``, ``advantage_probability``, ``scale``, ``weights`` (the weighted
+    scale's, else None) and ``alt_test`` (:func:`alt_test_rows`).
+    """
+    wins, tested = int(result.wins[judge]), int(result.n_tested)
+    omega = wins / tested if tested else math.nan
+    decision = decide_counts(wins, tested - wins, tested, tau, kind="alt_test")
+    extra = {
+        "wins": wins,
+        "tested": tested,
+        "advantage_probability": float(result.advantage_probability[judge]),
+        "scale": scale,
+        "weights": scoring.weights if scale == "weighted" else None,
+        "alt_test": alt_test_rows(result, judge),
+        "left_out": 0,
+    }
+    return omega, decision, extra
 
 
 def alt_test_rows(result, judge):
@@ -292,7 +339,7 @@ def verdicts(
             label_values=label_values,
             similarity=similarity,
         )
-        wins, tested = result.wins, result.n_tested
+        tested = result.n_tested
     rows = []
     for judge, name in enumerate(judge_names):
         rows_k = comparisons[judge]
@@ -300,20 +347,8 @@ def verdicts(
         fails = sum(row["verdict"] == "fails" for row in rows_k)
         effective = sum(row["items"] >= 2 for row in rows_k)
         if rule == "alt_test":
-            omega = wins[judge] / tested if tested else math.nan
-            decision = decide_counts(
-                wins[judge], tested - wins[judge], tested, tau, kind="alt_test"
-            )
+            omega, decision, extra = alt_test_row(result, judge, tau, scale, scoring)
             effective = tested
-            extra = {
-                "wins": int(wins[judge]),
-                "tested": int(tested),
-                "advantage_probability": float(result.advantage_probability[judge]),
-                "scale": scale,
-                "weights": scoring.weights if scale == "weighted" else None,
-                "alt_test": alt_test_rows(result, judge),
-                "left_out": 0,
-            }
         else:
             omega, decision, extra = point_verdict(rows_k, tau, min_pairs)
         extra["empty"] = sum(row["pairs"] == 0 for row in rows_k)

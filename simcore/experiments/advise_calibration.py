@@ -238,6 +238,25 @@ def run_study(
 # --------------------------------------------------------------------------- command line
 
 
+def scoring_problems(args):
+    """Return the problems of ``--coefficient/--level/--weights`` and the matrices they score.
+
+    A level or weights the coefficient does not take, and a level or weights on a matrix
+    outside :data:`RATING_SCALES` (whose labels have no order).
+    """
+    scored = (args.coefficient, args.level, args.weights)
+    misplaced = misplaced_message(*scored)
+    problems = [f"--{misplaced}"] if misplaced else []
+    if scored[1:] != NOMINAL[1:]:
+        problems += [
+            f"--matrices: {name} has unordered labels; a level or weights takes "
+            f"{', '.join(RATING_SCALES)}"
+            for name in args.matrices
+            if name not in RATING_SCALES
+        ]
+    return problems
+
+
 def parse_arguments(argv):
     """Parse and validate the command line; exit 2 with a message on bad input."""
     parser = argparse.ArgumentParser(
@@ -292,17 +311,7 @@ def parse_arguments(argv):
     ]
     if len(set(args.matrices)) < 2:
         problems.append("--matrices: the leave-one-matrix-out baseline needs 2 or more matrices")
-    scored = (args.coefficient, args.level, args.weights)
-    misplaced = misplaced_message(*scored)
-    if misplaced:
-        problems.append(f"--{misplaced}")
-    if scored[1:] != NOMINAL[1:]:
-        problems += [
-            f"--matrices: {name} has unordered labels; a level or weights takes "
-            f"{', '.join(RATING_SCALES)}"
-            for name in args.matrices
-            if name not in RATING_SCALES
-        ]
+    problems += scoring_problems(args)
     if not Path(args.data).is_dir():
         problems.append(f"--data: no such folder (got {args.data!r})")
     if problems:

@@ -162,6 +162,20 @@ def per_matrix_lines(cases):
     return lines
 
 
+def _wrong_case(settings):
+    """Return the sentence saying when a case is wrong, naming a coefficient but observed."""
+    coefficient = settings.get("coefficient", "observed")
+    scored = (
+        ""
+        if coefficient == "observed"
+        else f", comparisons scored by {coefficient} in every verdict and every simulated matrix"
+    )
+    return (
+        f"a case is *wrong* when the point rule's decision (eps 0.05, tau 0.5{scored}) on the "
+        "thinned matrix differs from its decision on the matrix as given."
+    )
+
+
 def report_text(cases, scores, settings):
     """Return ``STEM.md``: what was run, the reliability table, the Brier scores, the targets."""
     seconds = float(np.mean([case["seconds"] for case in cases]))
@@ -178,15 +192,7 @@ def report_text(cases, scores, settings):
         f"thinned verdict's comparisons, drawn under "
         f"{settings['n_boot']} or more bootstrap refits (at least {settings['trials']} "
         f"simulated matrices, more until its Monte Carlo SE is at most "
-        f"{100 * settings['risk_se']:g} points); "
-        "a case is *wrong* when the point rule's decision (eps 0.05, tau 0.5"
-        + (
-            ""
-            if settings.get("coefficient", "observed") == "observed"
-            else f", comparisons scored by {settings['coefficient']} in every verdict and "
-            "every simulated matrix"
-        )
-        + ") on the thinned matrix differs from its decision on the matrix as given.",
+        f"{100 * settings['risk_se']:g} points); " + _wrong_case(settings),
         "",
         f"Realised share wrong {_percent(scores.realised)}, mean predicted risk "
         f"{_percent(scores.mean_predicted)}; pooled z = (wrong - sum of predictions) / "
