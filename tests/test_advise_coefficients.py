@@ -196,7 +196,11 @@ def test_the_recipe_under_observed_agreement_through_the_delta_method_is_the_mix
 
 def long_frame(seed=7):
     """A sparse 1-5 rating matrix with two judges as a long DataFrame."""
-    humans, judges = rating_matrix(seed, n_items=150, coverage=0.15)
+    return ratings_frame(*rating_matrix(seed, n_items=150, coverage=0.15))
+
+
+def ratings_frame(humans, judges):
+    """The long ``item, rater, label`` frame of codes 0-4 as ratings 1-5, judges close, far."""
     rows = [
         (f"i{i:03d}", f"h{k}", int(humans[i, k]) + 1)
         for i in range(humans.shape[0])

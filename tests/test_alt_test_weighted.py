@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 from scenario_files import REPO
+from test_advise_coefficients import ratings_frame
 
 import simcore
 from simcore.advise.risk import _decisions
@@ -225,21 +226,8 @@ def test_a_real_run_on_the_weighted_scale_is_the_numpy_test_on_the_full_matrix()
 
 
 def rating_frame(seed=4):
-    import pandas as pd
-
     humans, judges = sparse_ratings(seed, n_items=200, n_humans=4)
-    rows = [
-        (f"i{i:03d}", f"h{k}", int(humans[i, k]) + 1)
-        for i in range(humans.shape[0])
-        for k in range(humans.shape[1])
-        if humans[i, k] >= 0
-    ]
-    rows += [
-        (f"i{i:03d}", name, int(judges[i, j]) + 1)
-        for i in range(judges.shape[0])
-        for j, name in enumerate(("close", "far"))
-    ]
-    return pd.DataFrame(rows, columns=["item", "rater", "label"]), humans, judges
+    return ratings_frame(humans, judges), humans, judges
 
 
 def test_advise_on_the_weighted_scale_reports_the_numpy_test(tmp_path, capsys):
