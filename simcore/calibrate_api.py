@@ -36,6 +36,12 @@ CALIBRATE_KEYWORDS = (
     "method",
     "confidence",
     "youden_floor",
+    "plan",
+    "half_width",
+    "se",
+    "sp",
+    "theta",
+    "plan_trials",
 )
 """The keywords of :func:`calibrate` itself (for suggestions)."""
 
@@ -157,9 +163,19 @@ def calibrate(
     method="lr",
     confidence=0.95,
     youden_floor=0.15,
+    plan=False,
+    half_width=None,
+    se=None,
+    sp=None,
+    theta=None,
+    plan_trials=2000,
     **roles,
 ):
     """Correct a judge's production failure rate by its TPR and TNR, with an interval.
+
+    With ``plan=True`` (``simcore calibrate --plan``) it plans instead: how many calibration
+    labels each method needs for an interval of ``half_width``
+    (:func:`simcore.planning.calibration_labels.plan_result`).
 
     Parameters
     ----------
@@ -187,6 +203,17 @@ def calibrate(
         ``strat-ppi`` or ``all`` (every method side by side).
     confidence, youden_floor : float
         The intervals' confidence; the Youden J below which the correction is refused.
+    plan : bool
+        Plan the calibration set instead (``--plan``): the judge from a pilot (``data``,
+        ``table``, ``card`` or ``csv``, with ``fails`` of ``of``) or from ``se``, ``sp`` and
+        ``theta``; ``of`` is the production size N.
+    half_width : float, optional
+        The plan's target half-width (``--half-width``).
+    se, sp, theta : float, optional
+        The plan's judge and failure rate instead of a pilot (``--se``, ``--sp``,
+        ``--theta``).
+    plan_trials : int
+        Simulated trials per calibration size tried (``--plan-trials``).
 
     Returns
     -------
@@ -195,7 +222,10 @@ def calibrate(
         (``estimate``, ``low``, ``high``), ``youden_j``, ``production`` (``fails``, ``of``,
         the ``observed`` rate with ``low``, ``high``), ``corrected``, ``refusal``,
         ``estimate``, ``interval``, ``naive_interval``, ``calibration_share``, ``methods``
-        (one row per method); table ``methods``.
+        (one row per method); table ``methods``. A plan: ``plan`` (True), ``se``, ``sp``,
+        ``theta``, ``of``, ``half_width``, ``confidence``, ``trials``, ``seed`` and
+        ``methods`` (``method``, ``closed_form``, ``n_cal``, ``half_width``, ``coverage``,
+        ``coverage_se``, ``coverage_stream``, ``refused``; None where there is none).
 
     Raises
     ------
@@ -203,6 +233,11 @@ def calibrate(
         No or several calibration sources, no production, counts or options out of range,
         or bad data (naming the file, key and value).
     """
+    if plan:
+        return _plan(
+            (data, table, card, csv, judge, fail_at_most, fail_labels, roles),
+            (fails, of, (se, sp, theta), half_width, confidence, plan_trials, youden_floor),
+        )
     _check_call(roles, method, confidence, youden_floor, data, table, card, csv)
     reading = data is not None or production is not None
     definition = fail_definition(fail_at_most, fail_labels) if reading else None
@@ -220,14 +255,41 @@ def calibrate(
     return _report(table, fails, of, method, confidence, youden_floor)
 
 
-def _check_call(roles, method, confidence, youden_floor, *sources):
-    """Refuse unknown keywords, values out of range, and not exactly one calibration set."""
+def _plan(pilot, settings):
+    """Return ``calibrate(plan=True)``'s result: the pilot's counts, if any, then the plan.
+
+    ``pilot`` is ``(data, table, card, csv, judge, fail_at_most, fail_labels, roles)``,
+    ``settings`` :func:`simcore.planning.calibration_labels.plan_result`'s other arguments.
+    """
+    from simcore.planning.calibration_labels import plan_result
+
+    data, table, card, csv, judge, fail_at_most, fail_labels, roles = pilot
+    _refuse_unknown(roles)
+    sources = [source for source in (data, table, card, csv) if source is not None]
+    if len(sources) > 1:
+        raise CalibrationInputError("plan: give one pilot: data, table, card or csv")
+    counts = None
+    if sources:
+        definition = fail_definition(fail_at_most, fail_labels) if data is not None else None
+        if data is not None and not judge:
+            raise CalibrationInputError("judge: needed to read the judge's labels (got none)")
+        counts = _calibration_table(data, table, card, csv, judge, definition, roles)
+    return plan_result(counts, *settings)
+
+
+def _refuse_unknown(roles):
+    """Raise TypeError for a keyword neither :func:`calibrate` nor the one reader takes."""
     unknown = sorted(set(roles) - set(READER_KEYS))
     if unknown:
         raise TypeError(
             f"calibrate: unknown option {unknown[0]!r}"
             f"{did_you_mean(unknown[0], [*READER_KEYS, *CALIBRATE_KEYWORDS])}"
         )
+
+
+def _check_call(roles, method, confidence, youden_floor, *sources):
+    """Refuse unknown keywords, values out of range, and not exactly one calibration set."""
+    _refuse_unknown(roles)
     check_values(
         {"method": method, "confidence": confidence, "youden_floor": youden_floor},
         CALIBRATE_OPTIONS,

@@ -128,3 +128,41 @@ def test_bad_plan_input_names_the_flag_and_exits_2(capsys, argv, message):
 def test_calibrate_without_plan_still_needs_a_table_and_fails(capsys):
     assert main(["calibrate", "--of", "10"]) == 2
     assert "--table, --csv, --card or --data" in capsys.readouterr().err
+
+
+def test_the_plan_is_the_same_in_python_and_json(capsys):
+    import json
+
+    import simcore
+
+    flags = ["--table", "34,6,8,72", "--fails", "13000", "--of", "100000"]
+    flags += ["--half-width", "0.05", "--plan-trials", "300"]
+    status, out, _ = run(capsys, *flags, "--json")
+    assert status == 0
+    document = json.loads(out)
+    result = simcore.calibrate(
+        table=(34, 6, 8, 72), fails=13000, of=100000, plan=True, half_width=0.05, plan_trials=300
+    )
+    assert document == result.to_dict()
+    assert document["command"] == "calibrate" and document["plan"] is True
+    assert [row["method"] for row in document["methods"]] == list(planner.PLANNED_METHODS)
+    status, text, _ = run(capsys, *flags)
+    assert all(row["n_cal"] for row in document["methods"])
+    for row in document["methods"]:
+        assert f"| {row['method']} | {row['closed_form']} | {row['n_cal']} | " in text
+    assert result.to_markdown() == text.rstrip("\n")
+    assert result.tables == ("methods",)
+    assert result.table("methods")["n_cal"].tolist() == [
+        row["n_cal"] for row in document["methods"]
+    ]
+
+
+def test_a_python_plan_refuses_a_pilot_and_rates_together():
+    import simcore
+    from simcore.calibration.errors import CalibrationInputError
+
+    with pytest.raises(CalibrationInputError, match="not both"):
+        simcore.calibrate(table=(34, 6, 8, 72), fails=130, of=1000, plan=True, half_width=0.03,
+                          se=0.8)  # fmt: skip
+    with pytest.raises(CalibrationInputError, match="--half-width"):
+        simcore.calibrate(se=0.8, sp=0.8, theta=0.1, of=1000, plan=True)

@@ -142,7 +142,11 @@ def run(args):
         if args.of is None:
             raise UsageError("calibrate --plan: --of N, the production size, is required")
         table = _table(args) if piloted else None
-        print(plan_report(args, table))
+        result = plan_report(args, table)
+        if args.json:
+            print_json(result.to_dict())
+        else:
+            print(result.to_markdown())
         return 0
     if not piloted or (args.fails is None and args.production is None):
         raise UsageError(

@@ -288,35 +288,91 @@ def _checked(value, flag, low, high, closed_low=True):
 
 
 def plan_report(args, table):
-    """Return the ``simcore calibrate --plan`` report for parsed arguments ``args``.
+    """Return the ``simcore calibrate --plan`` result for parsed arguments ``args``.
 
-    The judge is the pilot ``table`` with ``--fails``/``--of`` (:func:`judge_rates_from_pilot`)
-    or ``--se``, ``--sp``, ``--theta`` (not both); N is ``--of``. Raises
-    :class:`CalibrationInputError` naming the flag and value of any bad input.
+    :func:`plan_result` with the flags' values (``--se``, ``--sp``, ``--theta``, ``--fails``,
+    ``--of``, ``--half-width``, ``--confidence``, ``--plan-trials``, ``--youden-floor``).
     """
-    given = [flag for flag in ("se", "sp", "theta") if getattr(args, flag) is not None]
+    return plan_result(
+        table,
+        args.fails,
+        args.of,
+        (args.se, args.sp, args.theta),
+        args.half_width,
+        args.confidence,
+        args.plan_trials,
+        args.youden_floor,
+    )
+
+
+def plan_result(table, fails, of, rates, half_width, confidence, trials, youden_floor):
+    """Return the plan as a :class:`simcore.results.CommandResult` (``calibrate --plan``).
+
+    The judge is the pilot ``table`` ``(caught, missed, flagged, cleared)`` with ``fails`` of
+    ``of`` production rows judged FAIL (:func:`judge_rates_from_pilot`), or ``rates`` ``(se,
+    sp, theta)`` (not both); N is ``of``. The document holds the inputs and one row per
+    method (:class:`MethodPlan`; ``closed_form`` and ``n_cal`` None where there is none).
+    Raises :class:`CalibrationInputError` naming the flag and value of any bad input.
+    """
+    from simcore.results import CommandResult
+
+    given = [
+        flag for flag, value in zip(("se", "sp", "theta"), rates, strict=True) if value is not None
+    ]
     if table is not None and given:
+        value = rates[("se", "sp", "theta").index(given[0])]
         raise CalibrationInputError(
             f"--plan: give a pilot (--table/--csv) or --se/--sp/--theta, not both "
-            f"(got --{given[0]} {getattr(args, given[0])})"
+            f"(got --{given[0]} {value})"
         )
     if table is None and len(given) < 3:
         missing = next(f"--{f}" for f in ("se", "sp", "theta") if f not in given)
         raise CalibrationInputError(f"--plan: needs a pilot (--table or --csv) or {missing}")
-    n_production = int(_checked(args.of, "--of", 1, 1e12))
-    half_width = _checked(args.half_width, "--half-width", 0.0, 0.5, closed_low=False)
-    confidence = _checked(args.confidence, "--confidence", 0.5, 0.9999)
-    trials = int(_checked(args.plan_trials, "--plan-trials", 100, 10**6))
+    n_production = int(_checked(of, "--of", 1, 1e12))
+    half_width = _checked(half_width, "--half-width", 0.0, 0.5, closed_low=False)
+    confidence = _checked(confidence, "--confidence", 0.5, 0.9999)
+    trials = int(_checked(trials, "--plan-trials", 100, 10**6))
     if table is None:
-        se, sp = _checked(args.se, "--se", 0.0, 1.0), _checked(args.sp, "--sp", 0.0, 1.0)
-        theta = _checked(args.theta, "--theta", 0.0, 1.0, closed_low=False)
+        se, sp = _checked(rates[0], "--se", 0.0, 1.0), _checked(rates[1], "--sp", 0.0, 1.0)
+        theta = _checked(rates[2], "--theta", 0.0, 1.0, closed_low=False)
     else:
-        fails = _checked(args.fails, "--fails", 0, n_production)
+        fails = _checked(fails, "--fails", 0, n_production)
         try:
             se, sp, theta = judge_rates_from_pilot(table, fails, n_production)
         except ValueError as error:
             raise CalibrationInputError(f"--table/--csv: {error} (got {table})") from None
     plans = plan_calibration(
-        se, sp, theta, n_production, half_width, confidence, trials, args.youden_floor
+        se, sp, theta, n_production, half_width, confidence, trials, youden_floor
     )
-    return format_plan(plans, se, sp, theta, n_production, half_width, confidence, trials)
+    text = format_plan(plans, se, sp, theta, n_production, half_width, confidence, trials)
+    document = {
+        "plan": True,
+        "se": float(se),
+        "sp": float(sp),
+        "theta": float(theta),
+        "of": n_production,
+        "half_width": float(half_width),
+        "confidence": float(confidence),
+        "trials": trials,
+        "seed": PLAN_SEED,
+        "methods": [_plan_row(plan) for plan in plans],
+    }
+    return CommandResult("calibrate", document, text, {"methods": "methods"})
+
+
+def _plan_row(plan):
+    """Return one method's plan as a JSON-ready mapping (None for none and for NaN)."""
+
+    def number(value):
+        return None if value is None or not math.isfinite(value) else float(value)
+
+    return {
+        "method": plan.method,
+        "closed_form": None if math.isinf(plan.closed_form) else math.ceil(plan.closed_form),
+        "n_cal": plan.n_cal,
+        "half_width": number(plan.half_width),
+        "coverage": number(plan.coverage),
+        "coverage_se": number(plan.coverage_se),
+        "coverage_stream": number(plan.coverage_stream),
+        "refused": number(plan.refusal),
+    }
