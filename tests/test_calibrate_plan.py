@@ -151,7 +151,7 @@ def test_the_plan_is_the_same_in_python_and_json(capsys):
     for row in document["methods"]:
         assert f"| {row['method']} | {row['closed_form']} | {row['n_cal']} | " in text
     assert result.to_markdown() == text.rstrip("\n")
-    assert result.tables == ("methods",)
+    assert result.tables == ("methods", "allocation")
     assert result.table("methods")["n_cal"].tolist() == [
         row["n_cal"] for row in document["methods"]
     ]

@@ -5,7 +5,9 @@ by an adaptive simulation against the population reference beside the Gaussian r
 the synthetic study's planning table (:mod:`simcore.studies.planning_table`).
 ``simcore calibrate --plan`` (calibration_labels): how many calibration labels each
 interval method of :mod:`simcore.calibration` needs for a target half-width, simulated with
-the coverage kernel. The package sits above studies and calibration, below cli and api.
+the coverage kernel, and where to spend them (calibration_allocation: by the judge's label,
+or from human-labelled pools). The package sits above studies and calibration, below cli and
+api.
 
 ``__all__`` lists the names other packages import from here; each is imported from its
 module on first use (:func:`simcore._lazy.attach`).

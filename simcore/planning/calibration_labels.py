@@ -20,6 +20,7 @@ import numpy as np
 
 from simcore.calibration.errors import CalibrationInputError
 from simcore.engine.interval_twins import INTERVAL_METHODS, method_coverage_trials
+from simcore.planning.calibration_allocation import plan_splits
 
 PLANNED_METHODS = ("lr", "ppi", "ppi++", "strat-ppi")
 """The methods planned (the naive interval's width ignores the calibration set)."""
@@ -344,7 +345,14 @@ def plan_result(table, fails, of, rates, half_width, confidence, trials, youden_
     plans = plan_calibration(
         se, sp, theta, n_production, half_width, confidence, trials, youden_floor
     )
-    text = format_plan(plans, se, sp, theta, n_production, half_width, confidence, trials)
+    splits = plan_splits(se, sp, theta, n_production, half_width, confidence, trials)
+    text = "\n".join(
+        [
+            format_plan(plans, se, sp, theta, n_production, half_width, confidence, trials),
+            "",
+            *format_splits(splits, half_width, confidence, trials),
+        ]
+    )
     document = {
         "plan": True,
         "se": float(se),
@@ -356,8 +364,10 @@ def plan_result(table, fails, of, rates, half_width, confidence, trials, youden_
         "trials": trials,
         "seed": PLAN_SEED,
         "methods": [_plan_row(plan) for plan in plans],
+        "allocation": [_split_row(split) for split in splits],
     }
-    return CommandResult("calibrate", document, text, {"methods": "methods"})
+    tables = {"methods": "methods", "allocation": "allocation"}
+    return CommandResult("calibrate", document, text, tables)
 
 
 def _plan_row(plan):
@@ -375,4 +385,64 @@ def _plan_row(plan):
         "coverage_se": number(plan.coverage_se),
         "coverage_stream": number(plan.coverage_stream),
         "refused": number(plan.refusal),
+    }
+
+
+SPLIT_NAMES = {
+    "judge_strata": ("production items by the judge's label", "judge FAIL", "judge PASS"),
+    "random": ("a random production sample", "judge FAIL", "judge PASS"),
+    "human_pools": ("human-labelled FAIL and PASS pools", "human FAIL", "human PASS"),
+}
+"""Each design's description and what its two sizes count."""
+
+
+def format_splits(splits, half_width, confidence, trials):
+    """Return the plan's allocation section: one line per design, simulated back."""
+    lines = [
+        "Where to spend them: the smallest split of each design whose interval (stratified "
+        "PPI; Rogan-Gladen with the Lang-Reiczigel interval for the pools), simulated back "
+        f"on {trials} trials, has mean half-width at most {half_width:g} and covers theta "
+        f"within {3:g} SEs of {100 * confidence:g}%",
+        "",
+        "| design | labels | split | mean half-width | coverage % |",
+        "|---|---|---|---|---|",
+    ]
+    for split in splits:
+        name, first, second = SPLIT_NAMES[split.design]
+        if split.total is None:
+            lines.append(f"| {name} | none | - | - | - |")
+            continue
+        lines.append(
+            f"| {name} | {split.total} | {split.first} {first}, {split.second} {second} "
+            f"| {split.half_width:.4f} | {100 * split.coverage:.1f} ± "
+            f"{100 * split.coverage_se:.1f} |"
+        )
+    lines += [
+        "",
+        "The judge-stratified split leans from proportional towards Neyman's (n_k "
+        "proportional to w_k sigma_k) as far as the interval still covers; the pools' split "
+        "minimises the delta-method variance of Rogan-Gladen that Lee et al. write, m1/m0 = "
+        "theta sqrt(Se(1-Se)) / ((1-theta) sqrt(Sp(1-Sp))), and assumes pooled items are "
+        "like production's within each human class.",
+    ]
+    return lines
+
+
+def _split_row(split):
+    """Return one design's split as a JSON-ready mapping (None where there is none)."""
+
+    def number(value):
+        return None if not math.isfinite(value) else float(value)
+
+    first, second = SPLIT_NAMES[split.design][1:]
+    return {
+        "design": split.design,
+        "labels": split.total,
+        "first": split.first,
+        "second": split.second,
+        "first_is": first,
+        "second_is": second,
+        "half_width": number(split.half_width),
+        "coverage": number(split.coverage),
+        "coverage_se": number(split.coverage_se),
     }
