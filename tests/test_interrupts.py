@@ -86,9 +86,9 @@ def signalled_run(command, out, signum, deadline=120):
     return process.returncode, err
 
 
-def check_signal_then_resume(tmp_path, reference, signum, status, word, extra=()):
+def check_signal_then_resume(tmp_path, reference, signum, status, word, extra=(), raw=RAW):
     path = tmp_path / "s.yaml"
-    path.write_text(yaml.safe_dump(RAW, sort_keys=False))
+    path.write_text(yaml.safe_dump(raw, sort_keys=False))
     out = tmp_path / "cube.zarr"
     command = [sys.executable, "-m", "simcore", "run", str(path), "--out", str(out), "--quiet"]
     returncode, err = signalled_run([*command, *extra], out, signum)
@@ -96,7 +96,7 @@ def check_signal_then_resume(tmp_path, reference, signum, status, word, extra=()
     assert err.splitlines() == [KEPT.format(word)], err
     assert "Traceback" not in err and "internal error" not in err
     assert not (read_attrs(out) or {}).get("complete"), "the run was signalled after it finished"
-    assert 1 <= cells_done(out) < len(RAW["sweep"]["p_judge"])
+    assert 1 <= cells_done(out) < len(raw["sweep"]["p_judge"])
     assert main(["run", str(path), "--out", str(out), "--quiet"]) == 0
     resumed = xr.open_zarr(out)
     for name in COUNT_NAMES:
@@ -112,10 +112,21 @@ def test_sigterm_inside_a_kernel_exits_143_with_one_line_and_the_store_resumes(t
     check_signal_then_resume(tmp_path, reference, signal.SIGTERM, 143, "terminated")
 
 
-def test_ctrl_c_with_worker_processes_is_one_line_too(tmp_path, reference):
+THREE_CELLS = {**RAW, "sweep": {"p_judge": [0.9, 0.8, 0.7], "rho": [0.25]}}
+"""Two workers run two cells at once and may finish both together: a third is still running."""
+
+
+def test_ctrl_c_with_worker_processes_is_one_line_too(tmp_path):
     """The workers, in the same process group, leave Ctrl-C to the run that started them."""
+    reference = simcore.run(THREE_CELLS)
     check_signal_then_resume(
-        tmp_path, reference, signal.SIGINT, 130, "interrupted", extra=["--workers", "2"]
+        tmp_path,
+        reference,
+        signal.SIGINT,
+        130,
+        "interrupted",
+        extra=["--workers", "2"],
+        raw=THREE_CELLS,
     )
 
 
