@@ -175,7 +175,8 @@ MAX_GROWTH = 64.0
 """Beyond this many times the closed-form sizes the design has no answer (None)."""
 
 COVERAGE_SES = 3.0
-"""Sizes qualify when their simulated coverage is at most this many SEs below nominal."""
+"""Sizes qualify when their simulated coverage is at most this many SEs below nominal (the
+criterion of every plan, :mod:`simcore.planning.calibration_labels` included)."""
 
 NEYMAN_WEIGHTS = (1.0, 0.75, 0.5, 0.25, 0.0)
 """The judge-stratified splits tried, from Neyman's (1) to the proportional one (0)."""

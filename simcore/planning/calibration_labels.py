@@ -20,7 +20,7 @@ import numpy as np
 
 from simcore.calibration.errors import CalibrationInputError
 from simcore.engine.interval_twins import INTERVAL_METHODS, method_coverage_trials
-from simcore.planning.calibration_allocation import plan_splits
+from simcore.planning.calibration_allocation import COVERAGE_SES, plan_splits
 
 PLANNED_METHODS = ("lr", "ppi", "ppi++", "strat-ppi")
 """The methods planned (the naive interval's width ignores the calibration set)."""
@@ -30,9 +30,6 @@ START_N_CAL = 8
 
 MAX_N_CAL = 2**18
 """The search gives up (answer "none") beyond this calibration size."""
-
-COVERAGE_SES = 3.0
-"""A size qualifies when its simulated coverage is at most this many SEs below nominal."""
 
 REFUSAL_LIMIT = 0.05
 """A size qualifies when the method refuses at most this share of the trials."""
@@ -155,8 +152,9 @@ def _search(method, keys, judge, half_width, z, level):
     """Return the smallest ``n_cal`` that is narrow enough and covers, or None.
 
     Narrow enough and covers: mean half-width at most the target, coverage at least
-    ``level`` minus :data:`COVERAGE_SES` binomial SEs, refusal at most :data:`REFUSAL_LIMIT`
-    (at a few calibration rows a Wald interval can collapse, narrow and wrong).
+    ``level`` minus :data:`~simcore.planning.calibration_allocation.COVERAGE_SES` binomial
+    SEs, refusal at most :data:`REFUSAL_LIMIT` (at a few calibration rows a Wald interval
+    can collapse, narrow and wrong).
     """
     column = INTERVAL_METHODS.index(method)
 
@@ -402,7 +400,7 @@ def format_splits(splits, half_width, confidence, trials):
         "Where to spend them: the smallest split of each design whose interval (stratified "
         "PPI; Rogan-Gladen with the Lang-Reiczigel interval for the pools), simulated back "
         f"on {trials} trials, has mean half-width at most {half_width:g} and covers theta "
-        f"within {3:g} SEs of {100 * confidence:g}%",
+        f"within {COVERAGE_SES:g} SEs of {100 * confidence:g}%",
         "",
         "| design | labels | split | mean half-width | coverage % |",
         "|---|---|---|---|---|",
