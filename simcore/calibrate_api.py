@@ -225,7 +225,10 @@ def calibrate(
         (one row per method); table ``methods``. A plan: ``plan`` (True), ``se``, ``sp``,
         ``theta``, ``of``, ``half_width``, ``confidence``, ``trials``, ``seed`` and
         ``methods`` (``method``, ``closed_form``, ``n_cal``, ``half_width``, ``coverage``,
-        ``coverage_se``, ``coverage_stream``, ``refused``; None where there is none).
+        ``coverage_se``, ``coverage_stream``, ``refused``; None where there is none) and
+        ``allocation`` (``design``, ``labels``, ``first``, ``second``, ``first_is``,
+        ``second_is``, ``half_width``, ``coverage``, ``coverage_se``); tables ``methods``
+        and ``allocation``.
 
     Raises
     ------
@@ -233,6 +236,7 @@ def calibrate(
         No or several calibration sources, no production, counts or options out of range,
         or bad data (naming the file, key and value).
     """
+    _check_mode(plan, production, {"half_width": half_width, "se": se, "sp": sp, "theta": theta})
     if plan:
         return _plan(
             (data, table, card, csv, judge, fail_at_most, fail_labels, roles),
@@ -253,6 +257,23 @@ def calibrate(
             f"--fails/--of: need 0 <= fails <= N, N >= 1, or a --production file (got {fails}/{of})"
         )
     return _report(table, fails, of, method, confidence, youden_floor)
+
+
+def _check_mode(plan, production, plan_only):
+    """Refuse a keyword the mode does not read.
+
+    A plan's targets without ``plan=True``, or a production file with it (a plan takes the
+    production size ``of``).
+    """
+    given = [name for name, value in plan_only.items() if value is not None]
+    if given and not plan:
+        raise CalibrationInputError(
+            f"{given[0]}: belongs to a plan; pass plan=True (got {given[0]}={plan_only[given[0]]})"
+        )
+    if plan and production is not None:
+        raise CalibrationInputError(
+            f"production: a plan takes the production size of=N, not a file (got {production})"
+        )
 
 
 def _plan(pilot, settings):

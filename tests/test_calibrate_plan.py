@@ -166,3 +166,15 @@ def test_a_python_plan_refuses_a_pilot_and_rates_together():
                           se=0.8)  # fmt: skip
     with pytest.raises(CalibrationInputError, match="--half-width"):
         simcore.calibrate(se=0.8, sp=0.8, theta=0.1, of=1000, plan=True)
+
+
+def test_a_plans_keywords_without_plan_and_a_production_file_with_it_are_refused(tmp_path):
+    import simcore
+    from simcore.calibration.errors import CalibrationInputError
+
+    with pytest.raises(CalibrationInputError, match="half_width: belongs to a plan"):
+        simcore.calibrate(table=(34, 6, 8, 72), fails=13, of=100, half_width=0.05)
+    with pytest.raises(CalibrationInputError, match="production: a plan takes"):
+        simcore.calibrate(
+            plan=True, se=0.8, sp=0.8, theta=0.1, half_width=0.05, production=tmp_path / "p.csv"
+        )
