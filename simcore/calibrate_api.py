@@ -295,7 +295,10 @@ def _plan(pilot, settings):
         if data is not None and not judge:
             raise CalibrationInputError("judge: needed to read the judge's labels (got none)")
         counts = _calibration_table(data, table, card, csv, judge, definition, roles)
-    return plan_result(counts, *settings)
+    document, text = plan_result(counts, *settings)
+    return CommandResult(
+        "calibrate", document, text, {"methods": "methods", "allocation": "allocation"}
+    )
 
 
 def _refuse_unknown(roles):

@@ -115,7 +115,7 @@ def test_the_cli_plans_from_a_pilot_table_or_csv_alike(tmp_path, capsys):
         (["--table", "1,2,3", "--fails", "5", "--half-width", "0.05"], "--table"),
         (["--table", "1,2,3,4", "--se", "0.8", "--fails", "5", "--half-width", "0.05"], "--se"),
         (["--table", "1,2,3,4", "--half-width", "0.05"], "--fails"),
-        (["--table", "0,0,3,4", "--fails", "5", "--half-width", "0.05"], "--table/--csv"),
+        (["--table", "0,0,3,4", "--fails", "5", "--half-width", "0.05"], "no human-FAIL rows"),
         (["--table", "1,2,3,4", "--fails", "50", "--half-width", "0.05"], "--fails"),
     ],
 )

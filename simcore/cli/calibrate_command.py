@@ -137,12 +137,21 @@ def run(args):
     if args.production is not None and args.of is not None:
         raise UsageError("--production: give the file or --fails/--of, not both")
     if args.plan:
-        from simcore.planning.calibration_labels import plan_report
-
         if args.of is None:
             raise UsageError("calibrate --plan: --of N, the production size, is required")
-        table = _table(args) if piloted else None
-        result = plan_report(args, table)
+        result = calibrate(
+            table=_table(args) if piloted else None,
+            fails=args.fails,
+            of=args.of,
+            confidence=args.confidence,
+            youden_floor=args.youden_floor,
+            plan=True,
+            half_width=args.half_width,
+            se=args.se,
+            sp=args.sp,
+            theta=args.theta,
+            plan_trials=args.plan_trials,
+        )
         if args.json:
             print_json(result.to_dict())
         else:

@@ -15,8 +15,8 @@ module on first use (:func:`simcore._lazy.attach`).
 
 from simcore._lazy import attach
 
-__all__ = ["plan_report", "validation_items"]
+__all__ = ["plan_result", "validation_items"]
 
 __getattr__, __dir__ = attach(
-    __name__, {"calibration_labels": ("plan_report",), "validation_items": ("validation_items",)}
+    __name__, {"calibration_labels": ("plan_result",), "validation_items": ("validation_items",)}
 )

@@ -286,35 +286,16 @@ def _checked(value, flag, low, high, closed_low=True):
     return value
 
 
-def plan_report(args, table):
-    """Return the ``simcore calibrate --plan`` result for parsed arguments ``args``.
-
-    :func:`plan_result` with the flags' values (``--se``, ``--sp``, ``--theta``, ``--fails``,
-    ``--of``, ``--half-width``, ``--confidence``, ``--plan-trials``, ``--youden-floor``).
-    """
-    return plan_result(
-        table,
-        args.fails,
-        args.of,
-        (args.se, args.sp, args.theta),
-        args.half_width,
-        args.confidence,
-        args.plan_trials,
-        args.youden_floor,
-    )
-
-
 def plan_result(table, fails, of, rates, half_width, confidence, trials, youden_floor):
-    """Return the plan as a :class:`simcore.results.CommandResult` (``calibrate --plan``).
+    """Return the plan's ``(document, text)``: what ``calibrate --plan`` prints and its JSON.
 
     The judge is the pilot ``table`` ``(caught, missed, flagged, cleared)`` with ``fails`` of
     ``of`` production rows judged FAIL (:func:`judge_rates_from_pilot`), or ``rates`` ``(se,
-    sp, theta)`` (not both); N is ``of``. The document holds the inputs and one row per
-    method (:class:`MethodPlan`; ``closed_form`` and ``n_cal`` None where there is none).
+    sp, theta)`` (not both); N is ``of``. The document holds the inputs, one row per method
+    (:class:`MethodPlan`; ``closed_form`` and ``n_cal`` None where there is none) and one
+    per design of :mod:`simcore.planning.calibration_allocation` (``allocation``).
     Raises :class:`CalibrationInputError` naming the flag and value of any bad input.
     """
-    from simcore.results import CommandResult
-
     given = [
         flag for flag, value in zip(("se", "sp", "theta"), rates, strict=True) if value is not None
     ]
@@ -364,8 +345,7 @@ def plan_result(table, fails, of, rates, half_width, confidence, trials, youden_
         "methods": [_plan_row(plan) for plan in plans],
         "allocation": [_split_row(split) for split in splits],
     }
-    tables = {"methods": "methods", "allocation": "allocation"}
-    return CommandResult("calibrate", document, text, tables)
+    return document, text
 
 
 def _plan_row(plan):
