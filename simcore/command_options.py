@@ -58,6 +58,9 @@ WEIGHTS = Option(
 )
 """The agreement weights of kappa, AC2 and observed agreement, wherever one is chosen."""
 
+COEFFICIENT_CHOICES = ("observed", "cohen_kappa", "krippendorff_alpha", "gwet_ac1", "gwet_ac2")
+"""The agreement coefficients a command takes (with ``--level`` or ``--weights``)."""
+
 PAIR_COEFFICIENT = Option(
     "coefficient",
     "--coefficient",
@@ -65,7 +68,7 @@ PAIR_COEFFICIENT = Option(
     None,
     "score each rater pair with this agreement coefficient (with --level or --weights) "
     "instead of Spearman's rho or Cohen's kappa",
-    choices=("observed", "cohen_kappa", "krippendorff_alpha", "gwet_ac1", "gwet_ac2"),
+    choices=COEFFICIENT_CHOICES,
     allow_none=True,
 )
 """A pair statistic chosen among the agreement coefficients (``wellposed``)."""
@@ -297,7 +300,7 @@ AGREEMENT_COEFFICIENT = Option(
     str,
     "krippendorff_alpha",
     "the agreement coefficient over the chosen raters",
-    choices=("observed", "cohen_kappa", "krippendorff_alpha", "gwet_ac1", "gwet_ac2"),
+    choices=COEFFICIENT_CHOICES,
 )
 """What :func:`simcore.agreement` scores (``simcore inspect --agreement COEF``)."""
 

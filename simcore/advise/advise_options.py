@@ -5,7 +5,7 @@ the range and the help; the command line adds its arguments from :data:`OPTIONS`
 :func:`simcore.advise.python_api.check_options` checks the Python keywords with the same list.
 """
 
-from simcore.command_options import LEVEL, WEIGHTS
+from simcore.command_options import COEFFICIENT_CHOICES, LEVEL, WEIGHTS
 from simcore.options import Option
 
 FORM_NAMES = ("auto", "raters", "slots", "pooled")
@@ -42,7 +42,7 @@ OPTIONS = (
         "observed",
         "point rule: the agreement coefficient of each comparison (docs: rule.coefficient); "
         "a rating scale takes a level or weights",
-        choices=("observed", "cohen_kappa", "krippendorff_alpha", "gwet_ac1", "gwet_ac2"),
+        choices=COEFFICIENT_CHOICES,
     ),
     LEVEL,
     WEIGHTS,

@@ -152,11 +152,7 @@ def run(args):
             theta=args.theta,
             plan_trials=args.plan_trials,
         )
-        if args.json:
-            print_json(result.to_dict())
-        else:
-            print(result.to_markdown())
-        return 0
+        return _show(result, args.json)
     if not piloted or (args.fails is None and args.production is None):
         raise UsageError(
             "--table, --csv, --card or --data, and --fails/--of or --production, "
@@ -180,7 +176,12 @@ def run(args):
         confidence=args.confidence,
         youden_floor=args.youden_floor,
     )
-    if args.json:
+    return _show(result, args.json)
+
+
+def _show(result, as_json):
+    """Print ``result`` as its JSON document or its text; return the exit status 0."""
+    if as_json:
         print_json(result.to_dict())
     else:
         print(result.to_markdown())

@@ -39,6 +39,7 @@ import numpy as np
 from simcore.advise.advice import audit_judges
 from simcore.advise.scoring import NOMINAL, advise_scoring
 from simcore.advise.verdict import verdicts
+from simcore.command_options import COEFFICIENT_CHOICES
 from simcore.experiments.advise_calibration_report import write_report
 from simcore.model.weighted import LEVELS, WEIGHTS, misplaced_message, scoring_name
 from simcore.realdata.matrix import DataError
@@ -283,7 +284,7 @@ def parse_arguments(argv):
     parser.add_argument(
         "--coefficient",
         default=NOMINAL[0],
-        choices=("observed", "cohen_kappa", "krippendorff_alpha", "gwet_ac1", "gwet_ac2"),
+        choices=COEFFICIENT_CHOICES,
         help="the point rule's coefficient (rating-scale matrices only with a level or weights)",
     )
     parser.add_argument(

@@ -80,9 +80,7 @@ def pair_terms(rule, group):
     """
     if rule.scale != "weighted":
         return None
-    weights = group.weighting[0]
-    n_labels = int(round(np.sqrt(weights.size)))
-    return weights.reshape(n_labels, n_labels)
+    return group.weighting[0].reshape(group.n_labels, group.n_labels)
 
 
 def run_alt_test(rule, group, masks):
