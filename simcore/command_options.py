@@ -266,9 +266,10 @@ CALIBRATE_OPTIONS = (
         str,
         "lr",
         "lr: Rogan-Gladen with the Lang-Reiczigel interval (the default report); naive, ppi, "
-        "ppi++ (power-tuned), strat-ppi (strata = judge label), or all: each method's estimate "
-        "and interval side by side, with its assumptions",
-        choices=("lr", "naive", "ppi", "ppi++", "strat-ppi", "all"),
+        "ppi++ (power-tuned), strat-ppi (strata = judge label), strat-wilson (strat-ppi with a "
+        "MOVER-Wilson interval), or all: each method's estimate and interval side by side, "
+        "with its assumptions",
+        choices=("lr", "naive", "ppi", "ppi++", "strat-ppi", "strat-wilson", "all"),
     ),
     Option(
         "confidence",

@@ -89,7 +89,12 @@ def test_no_split_where_the_production_term_alone_is_wider():
 
 @pytest.mark.parametrize(
     "judge",
-    [(0.8, 0.8, 0.15, 100_000, 0.05), (0.9, 0.95, 0.05, 20_000, 0.02), (0.7, 0.9, 0.3, 5000, 0.04)],
+    [
+        (0.8, 0.8, 0.15, 100_000, 0.05),
+        (0.9, 0.95, 0.05, 20_000, 0.02),
+        (0.7, 0.9, 0.3, 5000, 0.04),
+        (0.7, 0.95, 0.1, 100_000, 0.05),
+    ],
 )
 def test_the_planned_splits_meet_the_target_when_simulated_back_on_fresh_trials(judge):
     se, sp, theta, n_production, half_width = judge
@@ -100,12 +105,11 @@ def test_the_planned_splits_meet_the_target_when_simulated_back_on_fresh_trials(
         width, coverage, fresh_se = allocation.simulate_split(
             split.design, sizes, se, sp, theta, n_production, 0.95, 8000, stream
         )
-        # The planner's coverage is the fresh one within their joint Monte Carlo error, and
-        # the fresh one meets the planner's criterion (3 of its SEs below nominal at most)
-        # within its own error.
+        # The planner's coverage (itself re-simulated at the chosen sizes) is the fresh one
+        # within their joint Monte Carlo error, and the fresh one is nominal within 3 SEs.
         joint = math.hypot(split.coverage_se, fresh_se)
         assert abs(coverage - split.coverage) <= 3 * joint, split
-        assert coverage >= 0.95 - 3 * split.coverage_se - 3 * fresh_se, split
+        assert coverage >= 0.95 - 3 * fresh_se, split
         assert width <= half_width * 1.01, split
     stratified, random_sample = splits[0], splits[1]
     assert stratified.total <= random_sample.total  # stratifying never needs more
@@ -129,3 +133,11 @@ def test_the_plan_reports_the_splits_in_text_json_and_python(capsys):
     assert main(flags) == 0
     text = capsys.readouterr().out
     assert f"| production items by the judge's label | {first['labels']} | " in text
+
+
+def test_no_judge_stratified_split_asks_more_items_than_production_holds():
+    # q = 0.29 of N = 400: 116 judge-FAIL items; a half-width of 0.02 needs more than that.
+    se, sp, theta = 0.8, 0.8, 0.15
+    assert allocation.judge_strata_split(se, sp, theta, 400, 0.02, Z95)[0] > 116
+    splits = allocation.plan_splits(se, sp, theta, 400, 0.02, trials=200)
+    assert [split.total for split in splits[:2]] == [None, None]

@@ -168,7 +168,7 @@ def test_the_default_call_is_unchanged_and_lr_naive_match_it():
 
 
 def test_an_unknown_method_is_an_error_naming_the_choices():
-    with pytest.raises(ValueError, match=r"one of lr, naive, ppi, ppi\+\+, strat-ppi .*'bogus'"):
+    with pytest.raises(ValueError, match=r"one of lr, naive, ppi, ppi\+\+, strat-ppi, strat-wilson .*'bogus'"):
         corrected_failure_rate(130, 1000, 34, 6, 8, 72, method="bogus")
 
 
@@ -266,7 +266,7 @@ def test_one_method_prints_only_its_row_and_a_refusal_its_reason(capsys):
 def test_a_bad_method_exits_2_naming_the_choices(capsys):
     status, _, err = run(capsys, "--method", "bogus")
     assert status == 2
-    assert "--method: must be one of lr, naive, ppi, ppi++, strat-ppi, all (got 'bogus')" in err
+    assert "--method: must be one of lr, naive, ppi, ppi++, strat-ppi, strat-wilson, all (got 'bogus')" in err
 
 
 def test_the_parser_offers_the_methods_and_all():

@@ -148,7 +148,7 @@ def corrected_failure_rate(
     youden_floor : float, optional
         Smallest Youden index ``J = TPR + TNR - 1`` (raw estimates) for which the rate is corrected;
         default 0.15 (docs/explanation/calibration.md). It applies to ``lr`` and ``naive`` only.
-    method : {"lr", "naive", "ppi", "ppi++", "strat-ppi"}, optional
+    method : {"lr", "naive", "ppi", "ppi++", "strat-ppi", "strat-wilson"}, optional
         ``"lr"`` (the default) returns the :class:`CorrectedRate` below; any other method
         returns that method's :class:`~simcore.calibration.methods.MethodRate` (estimate and
         interval clipped to [0, 1], or its refusal), as :func:`corrected_rates` does.
@@ -222,7 +222,8 @@ def corrected_rates(
     youden_floor : float, optional
         The Youden floor of ``lr`` and ``naive`` (the PPI methods do not divide by ``J``).
     methods : str or sequence of str, optional
-        Any of ``"lr"``, ``"naive"``, ``"ppi"``, ``"ppi++"``, ``"strat-ppi"`` (default: all).
+        Any of ``"lr"``, ``"naive"``, ``"ppi"``, ``"ppi++"``, ``"strat-ppi"``,
+        ``"strat-wilson"`` (default: all).
 
     Returns
     -------
@@ -235,10 +236,11 @@ def corrected_rates(
     the naive interval, both with the refusals of :func:`corrected_failure_rate`. ``ppi``,
     ``ppi++`` and ``strat-ppi`` are :func:`~simcore.calibration.ppi.ppi_mean`,
     :func:`~simcore.calibration.ppi.ppi_plus_plus` and
-    :func:`~simcore.calibration.ppi.stratified_ppi` with estimate and interval clipped to
+    :func:`~simcore.calibration.ppi.stratified_ppi` (``strat-wilson``: its
+    ``interval="wilson"``) with estimate and interval clipped to
     [0, 1] (clipping cannot change whether a rate in [0, 1] is covered). They refuse with
     ``N == 0`` or ``n == 0``; ``ppi`` and ``ppi++`` also with ``n < 2`` (no variance
-    estimate), ``strat-ppi`` where a judge-label stratum present in production has no
+    estimate), the stratified methods where a judge-label stratum present in production has no
     calibration rows. A refusal reports the observed rate and its Wilson interval.
     """
     names = _checked_methods(methods)

@@ -24,6 +24,8 @@ ASSUMPTIONS = {
     "strat-ppi": "PPV q + (1 - NPV)(1 - q): the calibration rows are representative within "
     "each judge-label stratum (they may be sampled per stratum); the stratum shares are "
     "estimated from production",
+    "strat-wilson": "as strat-ppi, with the MOVER interval on each stratum's Wilson limits: it "
+    "keeps its coverage where a stratum's FAILs are rare",
 }
 """One line per method of :data:`~simcore.calibration.methods.METHODS` on its assumptions."""
 
@@ -57,10 +59,10 @@ def format_method_report(
     lines += [
         f"judge FAIL share: {calibration_share:.4f} of the calibration set, "
         f"{float(summary.observed):.4f} of production (PPI assumes one population)",
-        f"{'method':<10} {'estimate':>8}  {level} interval",
+        f"{'method':<12} {'estimate':>8}  {level} interval",
     ]
     for rate in rates:
-        row = f"{rate.method:<10} {float(rate.estimate):8.4f}  {_interval(rate.low, rate.high)}"
+        row = f"{rate.method:<12} {float(rate.estimate):8.4f}  {_interval(rate.low, rate.high)}"
         if not bool(rate.corrected):
             row += "  refused: observed rate, Wilson interval"
         elif rate.method == "ppi++":
@@ -68,5 +70,5 @@ def format_method_report(
         lines.append(row)
     lines += [f"{rate.method} not corrected: {rate.refusal}" for rate in rates if rate.refusal]
     lines.append("estimates and intervals clipped to [0, 1]; assumptions:")
-    lines += [f"  {rate.method:<10} {ASSUMPTIONS[rate.method]}" for rate in rates]
+    lines += [f"  {rate.method:<12} {ASSUMPTIONS[rate.method]}" for rate in rates]
     return "\n".join(lines)

@@ -3,8 +3,9 @@
 :class:`MethodRate` is what :func:`simcore.calibration.statistics.corrected_rates` returns
 for each method in :data:`METHODS`; the functions here build it from the Rogan-Gladen
 :class:`~simcore.calibration.correction.CorrectedRate` (``lr``, ``naive``) or from the raw
-PPI formulas of :mod:`simcore.calibration.ppi` (``ppi``, ``ppi++``, ``strat-ppi``), with the
-PPI methods' refusal rule.
+PPI formulas of :mod:`simcore.calibration.ppi` (``ppi``, ``ppi++``, ``strat-ppi`` and
+``strat-wilson``, stratified PPI with its MOVER-Wilson interval), with the PPI methods'
+refusal rule.
 """
 
 from typing import NamedTuple
@@ -12,12 +13,21 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore.calibration.formulas import _clip01, _out, _ratio, _refusal_sentence, _wilson
-from simcore.calibration.ppi import _power_tuning, _ppi, _ppi_lambda, _stratified
+from simcore.calibration.ppi import (
+    _power_tuning,
+    _ppi,
+    _ppi_lambda,
+    _stratified,
+    _stratified_wilson,
+)
 
-METHODS = ("lr", "naive", "ppi", "ppi++", "strat-ppi")
+METHODS = ("lr", "naive", "ppi", "ppi++", "strat-ppi", "strat-wilson")
 """The methods of :func:`~simcore.calibration.statistics.corrected_rates`, in report order."""
 
-PPI_METHODS = ("ppi", "ppi++", "strat-ppi")
+PPI_METHODS = ("ppi", "ppi++", "strat-ppi", "strat-wilson")
+
+STRATIFIED_METHODS = ("strat-ppi", "strat-wilson")
+"""The methods that estimate within the judge's labels (valid on a sample stratified by it)."""
 
 
 class MethodRate(NamedTuple):
@@ -103,7 +113,8 @@ def _ppi_rate(method, counts, z):
         estimate, low, high = _ppi_lambda(*counts, lam, z)
     else:
         lam = np.full_like(x, np.nan)
-        estimate, low, high = _stratified(*counts, z)
+        compute = _stratified if method == "strat-ppi" else _stratified_wilson
+        estimate, low, high = compute(*counts, z)
     refusal = np.empty(x.shape, dtype=object)
     for index in np.ndindex(x.shape):
         refusal[index] = _ppi_refusal_text(
@@ -135,20 +146,20 @@ def _ppi_refusal_text(method, judge_fails, n_production, n, fail_stratum, pass_s
     """Return why a PPI method refuses one set of counts, or ``""``.
 
     Every method refuses with no production rows or no calibration rows; ``ppi`` and
-    ``ppi++`` with a single calibration row (no variance estimate); ``strat-ppi`` where a
-    judge-label stratum present in production has no calibration rows.
+    ``ppi++`` with a single calibration row (no variance estimate); the stratified methods
+    where a judge-label stratum present in production has no calibration rows.
     """
     reasons = []
     if n_production <= 0:
         reasons.append("no production rows: the observed rate is undefined")
     if n <= 0:
         reasons.append("no calibration rows: the judge's errors cannot be measured")
-    elif method != "strat-ppi" and n < 2:
+    elif method not in STRATIFIED_METHODS and n < 2:
         reasons.append(
             f"{n:.0f} calibration row: {method} needs at least 2 to estimate the variance "
             "of the human-minus-judge rectifier"
         )
-    elif method == "strat-ppi" and n_production > 0:
+    elif method in STRATIFIED_METHODS and n_production > 0:
         if judge_fails > 0 and fail_stratum <= 0:
             reasons.append(
                 f"no calibration rows the judge failed, yet it failed {judge_fails:.0f} "

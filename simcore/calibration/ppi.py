@@ -10,6 +10,9 @@ clipped to [0, 1], NaN where a denominator is 0. They agree with ppi-python 0.2.
 expand to. :func:`simcore.calibration.statistics.corrected_failure_rate` with ``method=``
 ``"ppi"``, ``"ppi++"`` or ``"strat-ppi"`` clips them and refuses where they are unsound.
 
+:func:`stratified_ppi` also offers a MOVER-Wilson interval (``interval="wilson"``, the
+``strat-wilson`` method), which keeps its coverage where a stratum's FAILs are rare.
+
 Notation: ``n = caught + missed + flagged + cleared``, ``q = x / N``, ``z`` the two-sided
 normal quantile of the confidence. Variances are ddof 0 (``np.std``, as ppi-python), except
 the pooled prediction variance of the power tuning, which is ddof 1 (``np.cov``).
@@ -21,11 +24,17 @@ A. N. Angelopoulos, S. Bates, C. Fannjiang, M. I. Jordan and T. Zrnic (2023),
 
 A. N. Angelopoulos, J. C. Duchi and T. Zrnic (2023), "PPI++: Efficient prediction-powered
 inference", arXiv:2311.01453.
+
+G. Y. Zou and A. Donner (2008), "Construction of confidence limits about effect measures: a
+general approach", Statistics in Medicine 27:1693-1702 (MOVER).
 """
 
 import numpy as np
 
-from simcore.calibration.formulas import _checked_counts, _out, _ratio, _z_value
+from simcore.calibration.formulas import _checked_counts, _out, _ratio, _wilson, _z_value
+
+STRATIFIED_INTERVALS = ("wald", "wilson")
+"""The intervals of :func:`stratified_ppi`: the normal one, and MOVER with Wilson limits."""
 
 
 def ppi_mean(
@@ -133,6 +142,7 @@ def stratified_ppi(
     pass_flagged,
     pass_cleared,
     confidence=0.95,
+    interval="wald",
 ):
     """Return the stratified PPI estimate (strata = the judge's label), with its interval.
 
@@ -144,6 +154,9 @@ def stratified_ppi(
         The calibration set's 2 x 2 table (human label x judge label, positive = FAIL).
     confidence : float, optional
         Two-sided confidence level.
+    interval : {"wald", "wilson"}, optional
+        ``"wald"`` (the ``strat-ppi`` method): ``theta -/+ z se``; ``"wilson"`` (the
+        ``strat-wilson`` method): MOVER on the strata's Wilson limits (Notes).
 
     Returns
     -------
@@ -165,12 +178,30 @@ def stratified_ppi(
 
     A stratum absent from production (``w_k = 0``) contributes nothing, whatever its
     calibration rows.
+
+    The Wald interval covers less than it says where a stratum holds few human FAILs (a
+    judge-PASS stratum of rare misses, the usual case): ``p0 (1 - p0) / n0`` is then small
+    and noisy. MOVER (Zou & Donner 2008) recovers the variance of the sum from each part's
+    own interval: with ``(l_k, u_k)`` the Wilson limits of ``p_k`` and ``v_s = (p1 - p0)^2
+    q (1 - q) / N`` the shares' term,
+
+        low  = theta - sqrt(sum_k w_k^2 (p_k - l_k)^2 + z^2 v_s)
+        high = theta + sqrt(sum_k w_k^2 (u_k - p_k)^2 + z^2 v_s)
+
+    Its limits are asymmetric where a ``p_k`` is near 0 or 1, and its coverage stays near
+    the level at a handful of FAILs per stratum (docs/explanation/calibration.md, "Where to
+    spend the labels").
     """
     z = _z_value(confidence)
+    if interval not in STRATIFIED_INTERVALS:
+        raise ValueError(
+            f"interval must be one of {', '.join(STRATIFIED_INTERVALS)} (got {interval!r})"
+        )
     counts = _checked_counts(
         judge_fails, n_production, fail_caught, fail_missed, pass_flagged, pass_cleared
     )
-    return tuple(_out(part) for part in _stratified(*counts, z))
+    compute = _stratified if interval == "wald" else _stratified_wilson
+    return tuple(_out(part) for part in compute(*counts, z))
 
 
 def _ppi(x, n_production, caught, missed, flagged, cleared, z):
@@ -225,3 +256,30 @@ def _stratified(x, n_production, caught, missed, flagged, cleared, z):
     estimate = np.where(undefined, np.nan, part1 + part0)
     se = np.where(undefined, np.nan, np.sqrt(var1 + var0 + var_shares))
     return estimate, estimate - z * se, estimate + z * se
+
+
+def _stratified_wilson(x, n_production, caught, missed, flagged, cleared, z):
+    """Return the raw stratified PPI ``(estimate, low, high)`` with the MOVER-Wilson interval."""
+    estimate, wald_low, _ = _stratified(x, n_production, caught, missed, flagged, cleared, z)
+    q = _ratio(x, n_production)
+    below = np.zeros_like(q)
+    above = np.zeros_like(q)
+    rates = []
+    for share, human_fails, rows in (
+        (q, caught, caught + flagged),
+        (1.0 - q, missed, missed + cleared),
+    ):
+        rate = _ratio(human_fails, rows)
+        low, high = _wilson(human_fails, rows, z)
+        present = (share > 0.0) & (rows > 0.0)
+        below += np.where(present, (share * (rate - low)) ** 2, 0.0)
+        above += np.where(present, (share * (high - rate)) ** 2, 0.0)
+        rates.append(np.where(rows > 0.0, rate, 0.0))
+    both = (q > 0.0) & (q < 1.0)
+    shares = np.where(
+        both, z * z * (rates[0] - rates[1]) ** 2 * _ratio(q * (1.0 - q), n_production), 0.0
+    )
+    undefined = np.isnan(wald_low)
+    low = np.where(undefined, np.nan, estimate - np.sqrt(below + shares))
+    high = np.where(undefined, np.nan, estimate + np.sqrt(above + shares))
+    return estimate, low, high

@@ -38,8 +38,12 @@ production one) and reads theta, Se and Sp from a pilot: a wrong pilot gives a w
 not a wrong interval.
 
 Each split is simulated back (:func:`simulate_split`): the interval simcore reports on such a
-sample (stratified PPI's, the Lang-Reiczigel interval) at the planned sizes, its coverage of
-theta and its mean half-width, against the target.
+sample (stratified PPI's MOVER-Wilson interval, ``calibrate --method strat-wilson``; the
+Lang-Reiczigel interval for the pools) at the planned sizes, its coverage of theta and its
+mean half-width, against the target; the coverage reported is re-simulated at the chosen
+sizes on fresh trials, so the choice does not flatter it. A stratum cannot give more items
+than production holds: a split asking more than the judge's expected FAIL (``q N``) or PASS
+(``(1 - q) N``) items has no answer.
 """
 
 import math
@@ -138,8 +142,8 @@ def simulate_split(design, sizes, se, sp, theta, n_production, confidence, trial
 
     Every trial draws the production stream's judge FAIL count ``x ~ Bin(N, q)`` and the
     calibration rows: judge-stratified (``judge_strata``, ``random`` with its sizes) the
-    human FAILs ``Bin(n1, p1)`` and ``Bin(n0, p0)``, scored by stratified PPI
-    (:func:`simcore.calibration.ppi.stratified_ppi`); from the pools (``human_pools``) the
+    human FAILs ``Bin(n1, p1)`` and ``Bin(n0, p0)``, scored by stratified PPI's MOVER-Wilson
+    interval (:func:`simcore.calibration.ppi.stratified_ppi`, ``interval="wilson"``); from the pools (``human_pools``) the
     caught ``Bin(m1, Se)`` and the cleared ``Bin(m0, Sp)``, scored by Rogan-Gladen with the
     Lang-Reiczigel interval. A trial whose interval is undefined counts as not covering.
     """
@@ -157,7 +161,14 @@ def simulate_split(design, sizes, se, sp, theta, n_production, confidence, trial
         caught = rng.binomial(first, p1, trials)
         missed = rng.binomial(second, p0, trials)
         _, low, high = stratified_ppi(
-            fails, n_production, caught, missed, first - caught, second - missed, confidence
+            fails,
+            n_production,
+            caught,
+            missed,
+            first - caught,
+            second - missed,
+            confidence,
+            interval="wilson",
         )
     covered = (low <= theta) & (theta <= high)
     coverage = float(covered.mean())
@@ -187,9 +198,11 @@ def plan_splits(se, sp, theta, n_production, half_width, confidence=0.95, trials
 
     Each design starts at its closed-form sizes; both grow by :data:`GROWTH` (the split's
     shares kept) until the simulated mean half-width is at most ``half_width`` and the
-    coverage of theta within :data:`COVERAGE_SES` SEs of ``confidence`` (a Wald interval on
-    a stratum of rare FAILs covers less than it says), up to :data:`MAX_GROWTH` times.
-    Every size tried draws from the design's own stream (:data:`SPLIT_SEED`).
+    coverage of theta within :data:`COVERAGE_SES` SEs of ``confidence``, up to
+    :data:`MAX_GROWTH` times and within the production stream's judge-label strata (for the
+    judge-stratified designs). Every size tried draws from the design's own stream
+    (:data:`SPLIT_SEED`); the reported half-width and coverage are re-simulated at the chosen
+    sizes on a fresh stream, ``trials`` trials.
     """
     from scipy import stats
 
@@ -208,9 +221,18 @@ def plan_splits(se, sp, theta, n_production, half_width, confidence=0.95, trials
         if not found:
             splits.append(Split(design, None, None, None, math.nan, math.nan, math.nan))
             continue
-        sizes, checked = min(found, key=lambda one: sum(one[0]))
-        splits.append(Split(design, sum(sizes), *sizes, *checked))
+        sizes, _ = min(found, key=lambda one: sum(one[0]))
+        fresh = simulate_split(design, sizes, *rates, len(DESIGNS) + stream)
+        splits.append(Split(design, sum(sizes), *sizes, *fresh))
     return splits
+
+
+def _within_strata(design, sizes, se, sp, theta, n_production):
+    """Return whether a judge-stratified split asks at most each stratum's expected items."""
+    if design == "human_pools":
+        return True
+    q = stratum_rates(se, sp, theta)[0]
+    return sizes[0] <= q * n_production and sizes[1] <= (1 - q) * n_production
 
 
 def _grown(design, sizes, rates, half_width, stream):
@@ -221,6 +243,8 @@ def _grown(design, sizes, rates, half_width, stream):
     factor = 1.0
     while factor <= MAX_GROWTH:
         grown = tuple(max(2, math.ceil(size * factor)) for size in sizes)
+        if not _within_strata(design, grown, *rates[:4]):
+            return None
         checked = simulate_split(design, grown, *rates, stream)
         width, coverage, coverage_se = checked
         if width <= half_width and coverage >= confidence - COVERAGE_SES * coverage_se:

@@ -378,9 +378,11 @@ def format_splits(splits, half_width, confidence, trials):
     """Return the plan's allocation section: one line per design, simulated back."""
     lines = [
         "Where to spend them: the smallest split of each design whose interval (stratified "
-        "PPI; Rogan-Gladen with the Lang-Reiczigel interval for the pools), simulated back "
-        f"on {trials} trials, has mean half-width at most {half_width:g} and covers theta "
-        f"within {COVERAGE_SES:g} SEs of {100 * confidence:g}%",
+        "PPI with its MOVER-Wilson interval, calibrate --method strat-wilson; Rogan-Gladen "
+        "with the Lang-Reiczigel interval for the pools), simulated back on "
+        f"{trials} trials, has mean half-width at most {half_width:g} and covers theta "
+        f"within {COVERAGE_SES:g} SEs of {100 * confidence:g}%; width and coverage "
+        "re-checked at the split on fresh trials",
         "",
         "| design | labels | split | mean half-width | coverage % |",
         "|---|---|---|---|---|",
