@@ -8,7 +8,7 @@ SCENARIOS := scenarios
 # --scheduler ADDRESS). An interrupted target resumes where it stopped when run again.
 RUN_FLAGS ?=
 
-.PHONY: install test test-slow lint docs bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage advise-example advise-calibration advise-calibration-weighted advise-crowd-calibration crowd-forms wellposed transport cards clean
+.PHONY: install test test-slow lint docs bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage coverage-clustered advise-example advise-calibration advise-calibration-weighted advise-crowd-calibration crowd-forms wellposed transport cards clean
 
 install: $(STAMP)
 
@@ -89,6 +89,11 @@ advise-calibration: $(STAMP)
 # The same check under the weighted coefficients a rating scale takes, on the rating-scale
 # matrices (results/advise_calibration_<coefficient>_<level or weights>.md, .png, .csv).
 CALIBRATION_SCORINGS := krippendorff_alpha:ordinal:identity cohen_kappa:nominal:quadratic
+# The coverage study's clustered scenarios: independent-item against cluster-robust
+# intervals (results/clustered-coverage.md; about a minute).
+coverage-clustered: $(STAMP)
+	$(BIN)/python -m simcore.experiments.clustered_coverage --out results/clustered-coverage
+
 advise-calibration-weighted: $(STAMP)
 	for scoring in $(CALIBRATION_SCORINGS); do \
 		set -- $$(echo $$scoring | tr : ' '); \

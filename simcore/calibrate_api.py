@@ -42,6 +42,9 @@ CALIBRATE_KEYWORDS = (
     "sp",
     "theta",
     "plan_trials",
+    "cluster_column",
+    "cluster_size",
+    "icc",
 )
 """The keywords of :func:`calibrate` itself (for suggestions)."""
 
@@ -169,6 +172,9 @@ def calibrate(
     sp=None,
     theta=None,
     plan_trials=2000,
+    cluster_column=None,
+    cluster_size=None,
+    icc=None,
     **roles,
 ):
     """Correct a judge's production failure rate by its TPR and TNR, with an interval.
@@ -214,6 +220,16 @@ def calibrate(
         ``--theta``).
     plan_trials : int
         Simulated trials per calibration size tried (``--plan-trials``).
+    cluster_size, icc : optional
+        A plan in clusters (``--cluster-size``, ``--icc``): items come in clusters of
+        ``cluster_size`` whose failures and judge errors correlate by ``icc``; the plan adds
+        the calibration clusters each method needs (``clusters``).
+    cluster_column : str, optional
+        The items come in clusters (``--cluster-column``): the column of ``csv`` holding
+        each item's cluster id, and of ``production`` (then a CSV with one row per item and
+        the judge's ``fail``/``pass`` in a ``judge`` column); with ``fails`` of ``of`` the
+        production rows are taken as independent. Every interval is cluster-robust
+        (:func:`simcore.calibration.clustered.clustered_rates`).
 
     Returns
     -------
@@ -222,7 +238,11 @@ def calibrate(
         (``estimate``, ``low``, ``high``), ``youden_j``, ``production`` (``fails``, ``of``,
         the ``observed`` rate with ``low``, ``high``), ``corrected``, ``refusal``,
         ``estimate``, ``interval``, ``naive_interval``, ``calibration_share``, ``methods``
-        (one row per method); table ``methods``. A plan: ``plan`` (True), ``se``, ``sp``,
+        (one row per method); table ``methods``. With ``cluster_column``: ``calibration``,
+        ``tpr``, ``tnr`` (Wilson on the effective counts), ``production``, ``clusters``
+        (``column``, ``calibration`` and ``production`` cluster counts, ``design_effects``),
+        ``corrected``, ``refusal``, ``estimate``, ``interval`` (``method`` ``cluster-robust
+        lr`` or the method chosen) and ``methods``. A plan: ``plan`` (True), ``se``, ``sp``,
         ``theta``, ``of``, ``half_width``, ``confidence``, ``trials``, ``seed`` and
         ``methods`` (``method``, ``closed_form``, ``n_cal``, ``half_width``, ``coverage``,
         ``coverage_se``, ``coverage_stream``, ``refused``; None where there is none) and
@@ -236,13 +256,27 @@ def calibrate(
         No or several calibration sources, no production, counts or options out of range,
         or bad data (naming the file, key and value).
     """
-    _check_mode(plan, production, {"half_width": half_width, "se": se, "sp": sp, "theta": theta})
+    plan_only = {"half_width": half_width, "se": se, "sp": sp, "theta": theta}
+    plan_only.update(cluster_size=cluster_size, icc=icc)
+    _check_mode(plan, production, plan_only)
     if plan:
+        shape = None if cluster_size is None and icc is None else (cluster_size, icc)
         return _plan(
             (data, table, card, csv, judge, fail_at_most, fail_labels, roles),
-            (fails, of, (se, sp, theta), half_width, confidence, plan_trials, youden_floor),
+            (fails, of, (se, sp, theta), half_width, confidence, plan_trials, youden_floor, shape),
         )
     _check_call(roles, method, confidence, youden_floor, data, table, card, csv)
+    if cluster_column is not None:
+        from simcore.calibrate_clusters import clustered_calibration
+
+        return clustered_calibration(
+            (data, table, card, csv),
+            cluster_column,
+            production,
+            (fails, of),
+            method,
+            (confidence, youden_floor),
+        )
     reading = data is not None or production is not None
     definition = fail_definition(fail_at_most, fail_labels) if reading else None
     if reading and not judge:
@@ -296,9 +330,10 @@ def _plan(pilot, settings):
             raise CalibrationInputError("judge: needed to read the judge's labels (got none)")
         counts = _calibration_table(data, table, card, csv, judge, definition, roles)
     document, text = plan_result(counts, *settings)
-    return CommandResult(
-        "calibrate", document, text, {"methods": "methods", "allocation": "allocation"}
-    )
+    tables = {"methods": "methods", "allocation": "allocation"}
+    if "clusters" in document:
+        tables["clusters"] = ("clusters", "methods")
+    return CommandResult("calibrate", document, text, tables)
 
 
 def _refuse_unknown(roles):

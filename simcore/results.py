@@ -33,7 +33,8 @@ class CommandResult:
     text : str
         What the command prints.
     tables : dict, optional
-        ``{name: key}``: each table is the list of row mappings at ``document[key]``.
+        ``{name: key}``: each table is the list of row mappings at ``document[key]`` (a
+        tuple of keys reaches into nested mappings: ``document[k1][k2]``).
     """
 
     def __init__(self, command, document, text, tables=None):
@@ -61,7 +62,11 @@ class CommandResult:
 
         if name not in self._tables:
             raise KeyError(f"{name!r}: no such table (tables: {', '.join(self._tables)})")
-        return pd.DataFrame(self._document[self._tables[name]])
+        key = self._tables[name]
+        rows = self._document
+        for part in key if isinstance(key, tuple) else (key,):
+            rows = rows[part]
+        return pd.DataFrame(rows)
 
     def __getattr__(self, name):
         tables = self.__dict__.get("_tables", {})

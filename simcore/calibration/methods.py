@@ -101,10 +101,7 @@ def _ppi_rate(method, counts, z):
     The raw estimate and interval are clipped to [0, 1]; where the method refuses
     (:func:`_ppi_refusal_text`) they are the observed rate and its Wilson interval.
     """
-    x, n_production, caught, missed, flagged, cleared = counts
-    n = caught + missed + flagged + cleared
-    fail_stratum = caught + flagged
-    pass_stratum = missed + cleared
+    x = counts[0]
     if method == "ppi":
         lam = np.ones_like(x)
         estimate, low, high = _ppi(*counts, z)
@@ -115,6 +112,21 @@ def _ppi_rate(method, counts, z):
         lam = np.full_like(x, np.nan)
         compute = _stratified if method == "strat-ppi" else _stratified_wilson
         estimate, low, high = compute(*counts, z)
+    return _finished_rate(method, counts, z, lam, (estimate, low, high))
+
+
+def _finished_rate(method, counts, z, lam, bounds):
+    """Return the :class:`MethodRate` of a PPI method's raw ``bounds``: clipped, or refused.
+
+    Where the method refuses (:func:`_ppi_refusal_text`, on the counts) the rate is the
+    observed one with its Wilson interval; the clustered intervals
+    (:mod:`simcore.calibration.clustered`) finish here too.
+    """
+    x, n_production, caught, missed, flagged, cleared = counts
+    estimate, low, high = bounds
+    n = caught + missed + flagged + cleared
+    fail_stratum = caught + flagged
+    pass_stratum = missed + cleared
     refusal = np.empty(x.shape, dtype=object)
     for index in np.ndindex(x.shape):
         refusal[index] = _ppi_refusal_text(

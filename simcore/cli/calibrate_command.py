@@ -69,6 +69,12 @@ def add(commands):
     calibrate.add_argument(
         "--production", metavar="FILE", help="the production stream: a file of judge labels"
     )
+    calibrate.add_argument(
+        "--cluster-column",
+        metavar="COLUMN",
+        help="items come in clusters: the --csv (and per-item --production CSV) column of "
+        "each item's cluster id; every interval is then cluster-robust",
+    )
     for option in CALIBRATE_OPTIONS:
         option.add_to(calibrate)
     _add_plan(calibrate)
@@ -89,6 +95,15 @@ def _add_plan(calibrate):
     plan.add_argument("--se", type=finite, help="the judge's sensitivity (TPR), instead of a pilot")
     plan.add_argument("--sp", type=finite, help="the judge's specificity (TNR), instead of a pilot")
     plan.add_argument("--theta", type=finite, help="the failure rate, instead of a pilot")
+    plan.add_argument(
+        "--cluster-size", type=count, help="plan in clusters of this many items (with --icc)"
+    )
+    plan.add_argument(
+        "--icc",
+        type=finite,
+        help="intra-cluster correlation of the failures and of the judge's errors (with "
+        "--cluster-size)",
+    )
     plan.add_argument(
         "--plan-trials",
         type=count,
@@ -136,6 +151,8 @@ def run(args):
     piloted = any(value is not None for value in (args.table, args.csv, args.card, args.data))
     if args.production is not None and args.of is not None:
         raise UsageError("--production: give the file or --fails/--of, not both")
+    if args.cluster_column is not None:
+        return _clustered(args, calibrate)
     if args.plan:
         if args.of is None:
             raise UsageError("calibrate --plan: --of N, the production size, is required")
@@ -151,8 +168,13 @@ def run(args):
             sp=args.sp,
             theta=args.theta,
             plan_trials=args.plan_trials,
+            cluster_size=args.cluster_size,
+            icc=args.icc,
         )
         return _show(result, args.json)
+    for flag, value in (("--cluster-size", args.cluster_size), ("--icc", args.icc)):
+        if value is not None:
+            raise UsageError(f"{flag}: belongs to a plan; add --plan (got {flag} {value})")
     if not piloted or (args.fails is None and args.production is None):
         raise UsageError(
             "--table, --csv, --card or --data, and --fails/--of or --production, "
@@ -169,6 +191,33 @@ def run(args):
         judge=args.judge,
         fail_at_most=args.fail_at_most,
         fail_labels=args.fail_labels,
+        production=args.production,
+        fails=args.fails,
+        of=args.of,
+        method=args.method,
+        confidence=args.confidence,
+        youden_floor=args.youden_floor,
+    )
+    return _show(result, args.json)
+
+
+def _clustered(args, calibrate):
+    """Run ``calibrate --cluster-column``: a per-item --csv, production as file or counts."""
+    if args.plan or args.csv is None:
+        given = "--plan" if args.plan else "--table/--card/--data"
+        raise UsageError(
+            f"--cluster-column: reads the clusters of a per-item --csv (got {given}; to plan "
+            "in clusters give --plan --cluster-size M --icc RHO)"
+        )
+    if args.production is None and (args.fails is None or args.of is None):
+        raise UsageError("--cluster-column: needs --production FILE or --fails/--of")
+    check_flags(
+        {name: getattr(args, name) for name in ("method", "confidence", "youden_floor")},
+        CALIBRATE_OPTIONS,
+    )
+    result = calibrate(
+        csv=args.csv,
+        cluster_column=args.cluster_column,
         production=args.production,
         fails=args.fails,
         of=args.of,

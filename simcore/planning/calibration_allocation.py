@@ -143,9 +143,10 @@ def simulate_split(design, sizes, se, sp, theta, n_production, confidence, trial
     Every trial draws the production stream's judge FAIL count ``x ~ Bin(N, q)`` and the
     calibration rows: judge-stratified (``judge_strata``, ``random`` with its sizes) the
     human FAILs ``Bin(n1, p1)`` and ``Bin(n0, p0)``, scored by stratified PPI's MOVER-Wilson
-    interval (:func:`simcore.calibration.ppi.stratified_ppi`, ``interval="wilson"``); from the pools (``human_pools``) the
-    caught ``Bin(m1, Se)`` and the cleared ``Bin(m0, Sp)``, scored by Rogan-Gladen with the
-    Lang-Reiczigel interval. A trial whose interval is undefined counts as not covering.
+    interval (:func:`simcore.calibration.ppi.stratified_ppi`, ``interval="wilson"``); from
+    the pools (``human_pools``) the caught ``Bin(m1, Se)`` and the cleared ``Bin(m0, Sp)``,
+    scored by Rogan-Gladen with the Lang-Reiczigel interval. A trial whose interval is
+    undefined counts as not covering.
     """
     rng = np.random.default_rng(np.random.SeedSequence(SPLIT_SEED, spawn_key=(stream,)))
     q, p1, p0 = stratum_rates(se, sp, theta)

@@ -21,6 +21,11 @@ import numpy as np
 from simcore.calibration.errors import CalibrationInputError
 from simcore.engine.interval_twins import INTERVAL_METHODS, method_coverage_trials
 from simcore.planning.calibration_allocation import COVERAGE_SES, plan_splits
+from simcore.planning.calibration_clusters import (
+    cluster_plan_document,
+    format_cluster_plans,
+    plan_clusters,
+)
 
 PLANNED_METHODS = ("lr", "ppi", "ppi++", "strat-ppi")
 """The methods planned (the naive interval's width ignores the calibration set)."""
@@ -286,14 +291,16 @@ def _checked(value, flag, low, high, closed_low=True):
     return value
 
 
-def plan_result(table, fails, of, rates, half_width, confidence, trials, youden_floor):
+def plan_result(table, fails, of, rates, half_width, confidence, trials, youden_floor, shape=None):
     """Return the plan's ``(document, text)``: what ``calibrate --plan`` prints and its JSON.
 
     The judge is the pilot ``table`` ``(caught, missed, flagged, cleared)`` with ``fails`` of
     ``of`` production rows judged FAIL (:func:`judge_rates_from_pilot`), or ``rates`` ``(se,
     sp, theta)`` (not both); N is ``of``. The document holds the inputs, one row per method
     (:class:`MethodPlan`; ``closed_form`` and ``n_cal`` None where there is none) and one
-    per design of :mod:`simcore.planning.calibration_allocation` (``allocation``).
+    per design of :mod:`simcore.planning.calibration_allocation` (``allocation``); with
+    ``shape`` ``(cluster size M, icc)`` also the calibration clusters per method
+    (:mod:`simcore.planning.calibration_clusters`, ``clusters``).
     Raises :class:`CalibrationInputError` naming the flag and value of any bad input.
     """
     given = [
@@ -325,13 +332,19 @@ def plan_result(table, fails, of, rates, half_width, confidence, trials, youden_
         se, sp, theta, n_production, half_width, confidence, trials, youden_floor
     )
     splits = plan_splits(se, sp, theta, n_production, half_width, confidence, trials)
-    text = "\n".join(
-        [
-            format_plan(plans, se, sp, theta, n_production, half_width, confidence, trials),
-            "",
-            *format_splits(splits, half_width, confidence, trials),
-        ]
-    )
+    lines = [
+        format_plan(plans, se, sp, theta, n_production, half_width, confidence, trials),
+        "",
+        *format_splits(splits, half_width, confidence, trials),
+    ]
+    clusters = None
+    if shape is not None:
+        shape = _checked_shape(shape)
+        independent = {plan.method: plan.n_cal for plan in plans}
+        judge = (se, sp, theta, n_production)
+        clusters = plan_clusters(judge, independent, half_width, confidence, trials, shape)
+        lines += ["", *format_cluster_plans(clusters, shape, half_width, confidence, trials)]
+    text = "\n".join(lines)
     document = {
         "plan": True,
         "se": float(se),
@@ -345,7 +358,19 @@ def plan_result(table, fails, of, rates, half_width, confidence, trials, youden_
         "methods": [_plan_row(plan) for plan in plans],
         "allocation": [_split_row(split) for split in splits],
     }
+    if clusters is not None:
+        document["clusters"] = cluster_plan_document(clusters, shape)
     return document, text
+
+
+def _checked_shape(shape):
+    """Return ``(cluster size, icc)`` checked; CalibrationInputError naming the flag."""
+    size, icc = shape
+    if size is None or icc is None:
+        missing = "--cluster-size" if size is None else "--icc"
+        raise CalibrationInputError(f"--plan in clusters: needs {missing} (got none)")
+    size = int(_checked(size, "--cluster-size", 1, 10**6))
+    return size, _checked(icc, "--icc", 0.0, 0.99)
 
 
 def _plan_row(plan):
