@@ -246,20 +246,20 @@ def test_method_all_prints_every_method_side_by_side(capsys):
     assert status == 0
     assert out.startswith("\n".join(DEFAULT_REPORT.splitlines()[:5]))
     for rate in corrected_rates(130, 1000, 34, 6, 8, 72):
-        row = f"{rate.method:<10} {float(rate.estimate):8.4f}  [{rate.low:.3f}, {rate.high:.3f}]"
+        row = f"{rate.method:<12} {float(rate.estimate):8.4f}  [{rate.low:.3f}, {rate.high:.3f}]"
         assert row in out
-        assert f"\n  {rate.method:<10} " in out  # its assumptions
-    assert "ppi++        0.1133  [0.049, 0.178]  lambda = 1.000" in out
-    assert "strat-ppi    0.1722  [0.116, 0.228]" in out
+        assert f"\n  {rate.method:<12} " in out  # its assumptions
+    assert "ppi++          0.1133  [0.049, 0.178]  lambda = 1.000" in out
+    assert "strat-ppi      0.1722  [0.116, 0.228]" in out
 
 
 def test_one_method_prints_only_its_row_and_a_refusal_its_reason(capsys):
     status, out, _ = run(capsys, "--method", "ppi")
-    assert status == 0 and "ppi          0.1133" in out and "\nlr " not in out
+    assert status == 0 and "ppi            0.1133" in out and "\nlr " not in out
     main(["calibrate", "--table", "0,2,0,18", "--fails", "30", "--of", "100", "--method", "all"])
     out = capsys.readouterr().out
     low, high = wilson_interval(30, 100)
-    refused = f"strat-ppi    0.3000  [{low:.3f}, {high:.3f}]  refused: observed rate, Wilson"
+    refused = f"strat-ppi      0.3000  [{low:.3f}, {high:.3f}]  refused: observed rate, Wilson"
     assert refused in out
     assert "strat-ppi not corrected: no calibration rows the judge failed" in out
 
