@@ -6,7 +6,7 @@ and store (``simcore validate``), :func:`advise` to audit a sparse
 validation matrix and plan its next round (the callable package :mod:`simcore.advise`,
 :func:`simcore.advise.python_api.advise`; :func:`advise_groups` for grouped data),
 :func:`inspect`, :func:`agreement`, :func:`ceiling`, :func:`card`, :func:`card_check`,
-:func:`wellposed` and :func:`calibrate` (each taking a path or the long
+:func:`wellposed`, :func:`calibrate` and :func:`monitor` (each taking a path or the long
 ``item, rater, label[, group]`` DataFrame and returning a result with ``to_dict()``, the
 command's ``--json``), the one reader :func:`read_annotations`, and :mod:`simcore.testing`
 for assertion helpers on cubes.
@@ -32,6 +32,7 @@ __all__ = [
     "estimate",
     "inspect",
     "load_scenario",
+    "monitor",
     "read_annotations",
     "run",
     "wellposed",
@@ -50,6 +51,7 @@ _LAZY = {
     "card_check": ("simcore.data_commands", "card_check"),
     "ceiling": ("simcore.data_commands", "ceiling"),
     "inspect": ("simcore.data_commands", "inspect"),
+    "monitor": ("simcore.monitor_api", "monitor"),
     "read_annotations": ("simcore.realdata.readers", "read_annotations"),
     "wellposed": ("simcore.data_commands", "wellposed"),
 }

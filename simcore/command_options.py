@@ -321,3 +321,29 @@ AGREEMENT_OPTIONS = (
     CONFIDENCE,
 )
 """``simcore inspect --agreement`` / :func:`simcore.agreement` (besides the coefficient)."""
+
+MONITOR_OPTIONS = (
+    Option(
+        "confidence",
+        "--confidence",
+        float,
+        0.95,
+        "level of the failure rate's confidence sequence, valid at every look at once",
+        low=0,
+        high=1,
+        open_low=True,
+        open_high=True,
+    ),
+    Option(
+        "alarm_alpha",
+        "--alarm-alpha",
+        float,
+        0.05,
+        "the drift alarm's bound on the probability of any false alarm over the whole horizon",
+        low=0,
+        high=1,
+        open_low=True,
+        open_high=True,
+    ),
+)
+"""``simcore monitor`` / :func:`simcore.monitor`."""

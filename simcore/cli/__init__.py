@@ -41,6 +41,7 @@ COMMANDS = (
     "advise",
     "inspect",
     "calibrate",
+    "monitor",
     "validate",
     "verify",
     "wellposed",

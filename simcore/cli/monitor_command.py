@@ -1,0 +1,80 @@
+"""``simcore monitor``: the corrected failure rate over time, and a drift alarm on the card.
+
+A thin layer over :func:`simcore.monitor`.
+"""
+
+from simcore.cli.common import add_json, check_flags, print_json, subcommand
+from simcore.command_options import MONITOR_OPTIONS
+
+NAME = "monitor"
+
+
+def add(commands):
+    """Add ``monitor`` to the subparsers ``commands``."""
+    monitor = subcommand(
+        commands,
+        NAME,
+        "a judge in production over time: the corrected failure rate and a drift alarm",
+        [
+            "simcore monitor --production production.csv --audit audit.csv",
+            "simcore monitor --production production.csv --audit audit.csv --card card.json "
+            "--plot monitor.png --json",
+        ],
+        description="At every date of the files: the failure rate corrected by the audits, "
+        "with a confidence sequence valid at every look at once, and with --card an alarm "
+        "when the audited TPR or TNR moves away from the card's (false alarms over the whole "
+        "horizon at most --alarm-alpha).",
+    )
+    monitor.add_argument(
+        "--production",
+        required=True,
+        metavar="FILE",
+        help="CSV, one row per production item: item, date (ISO, in order), judge (fail/pass)",
+    )
+    monitor.add_argument(
+        "--audit",
+        required=True,
+        metavar="FILE",
+        help="CSV, one row per audited production item: item, date, human (fail/pass)",
+    )
+    monitor.add_argument("--card", metavar="FILE", help="the judge's card: alarm on its drift")
+    for option in MONITOR_OPTIONS:
+        option.add_to(monitor)
+    monitor.add_argument("--plot", metavar="FILE", help="also plot the rate, band and alarms")
+    for column in ("item", "date", "judge", "human"):
+        monitor.add_argument(
+            f"--{column}-column", default=column, help=f"the files' {column} column"
+        )
+    monitor.add_argument("--fail-label", default="fail", help="the label value meaning FAIL")
+    monitor.add_argument("--pass-label", default="pass", help="the label value meaning PASS")
+    add_json(monitor)
+
+
+def run(args):
+    """Print the monitor's table (or JSON); write ``--plot`` if asked."""
+    from simcore.monitor_api import monitor
+
+    if args.plot:
+        from simcore.sweep.store_files import checked_output_file
+
+        checked_output_file(args.plot, "--plot", kind="figure")
+    options = {option.name: getattr(args, option.name) for option in MONITOR_OPTIONS}
+    check_flags(options, MONITOR_OPTIONS)
+    result = monitor(
+        args.production,
+        args.audit,
+        card=args.card,
+        plot=args.plot,
+        item_column=args.item_column,
+        date_column=args.date_column,
+        judge_column=args.judge_column,
+        human_column=args.human_column,
+        fail_label=args.fail_label,
+        pass_label=args.pass_label,
+        **options,
+    )
+    if args.json:
+        print_json(result.to_dict())
+    else:
+        print(result.to_markdown())
+    return 0

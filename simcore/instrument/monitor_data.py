@@ -1,0 +1,179 @@
+"""``simcore monitor``'s input: a dated production stream and a dated audit sample.
+
+The production file is a CSV with one row per production item: its id (``item``), the day
+it was judged (``date``, ISO ``YYYY-MM-DD``) and the judge's label (``judge``: ``fail`` or
+``pass``). The audit file is a CSV with one row per audited item: its id, the day a human
+labelled it and the human's label (``human``). Rows come in date order (equal dates are
+fine). The looks are the days either file names; at each look the stream holds every row
+dated up to it.
+
+Nothing is guessed: an empty or unparseable date, a date earlier than the row before it, a
+repeated item, an audited item the production file does not hold or one audited before it
+was judged is an error naming the file, line, column and value.
+"""
+
+import datetime
+from typing import NamedTuple
+
+import numpy as np
+
+from simcore.calibration.command import _csv_rows
+from simcore.calibration.errors import CalibrationInputError
+
+
+class MonitorStream(NamedTuple):
+    """The stream at each look (arrays of one length, cumulative up to the look's day).
+
+    ``dates`` are the looks (ISO strings); ``production_fails`` / ``production_rows`` the
+    judge's FAIL labels and the rows judged; ``audits`` the items audited; ``audit_tp`` /
+    ``audit_fail`` the audited human-FAIL items the judge failed / all of them;
+    ``audit_tn`` / ``audit_pass`` likewise for human PASS. ``rectifiers`` are the audited
+    items' ``Y - f`` (human FAIL minus judge FAIL) in audit order.
+    """
+
+    dates: list
+    production_fails: np.ndarray
+    production_rows: np.ndarray
+    audits: np.ndarray
+    audit_tp: np.ndarray
+    audit_fail: np.ndarray
+    audit_tn: np.ndarray
+    audit_pass: np.ndarray
+    rectifiers: np.ndarray
+
+
+def _date(path, line, row, column, previous):
+    """Return a row's date; refuse an empty, unparseable or decreasing one."""
+    text = (row[column] or "").strip()
+    if not text:
+        raise CalibrationInputError(
+            f"{path}: line {line}: column {column!r}: every row needs a date (got '')"
+        )
+    try:
+        day = datetime.date.fromisoformat(text)
+    except ValueError:
+        raise CalibrationInputError(
+            f"{path}: line {line}: column {column!r}: must be an ISO date YYYY-MM-DD (got {text!r})"
+        ) from None
+    if previous is not None and day < previous:
+        raise CalibrationInputError(
+            f"{path}: line {line}: column {column!r}: dates out of order: {day} comes after "
+            f"{previous}; sort the rows by date (got {text!r})"
+        )
+    return day
+
+
+def _label(path, line, row, column, labels):
+    """Return True (FAIL) or False (PASS) of one cell; refuse anything else."""
+    value = (row[column] or "").strip().lower()
+    if value not in labels:
+        fail, passed = labels
+        raise CalibrationInputError(
+            f"{path}: line {line}: column {column!r}: must be {fail!r} or {passed!r} "
+            f"(got {row[column]!r})"
+        )
+    return labels[value]
+
+
+def _item(path, line, row, column, seen):
+    """Return a row's item id; refuse an empty or repeated one."""
+    item = (row[column] or "").strip()
+    if not item or item in seen:
+        why = "every row needs an item id" if not item else "item repeated"
+        raise CalibrationInputError(f"{path}: line {line}: column {column!r}: {why} (got {item!r})")
+    return item
+
+
+def read_production(path, columns, labels):
+    """Return ``{item: (day, judge FAIL)}`` of a dated production CSV, in file order.
+
+    ``columns`` are ``(item, date, judge)`` column names and ``labels`` ``{fail: True,
+    pass: False}`` (lower case).
+    """
+    item_column, date_column, judge_column = columns
+    rows, previous = {}, None
+    for line, row in _csv_rows(path, columns):
+        item = _item(path, line, row, item_column, rows)
+        previous = _date(path, line, row, date_column, previous)
+        rows[item] = (previous, _label(path, line, row, judge_column, labels))
+    if not rows:
+        raise CalibrationInputError(f"{path}: no production rows")
+    return rows
+
+
+def read_audit(path, columns, labels, production, production_path):
+    """Return ``[(day, human FAIL, judge FAIL)]`` of a dated audit CSV, in file order.
+
+    ``columns`` are ``(item, date, human)``; every item must be in ``production`` (from
+    ``production_path``) and audited no earlier than it was judged.
+    """
+    item_column, date_column, human_column = columns
+    audits, seen, previous = [], set(), None
+    for line, row in _csv_rows(path, columns):
+        item = _item(path, line, row, item_column, seen)
+        seen.add(item)
+        previous = _date(path, line, row, date_column, previous)
+        if item not in production:
+            raise CalibrationInputError(
+                f"{path}: line {line}: column {item_column!r}: the audited item is not in "
+                f"the production file {production_path} (got {item!r})"
+            )
+        judged, judge_fail = production[item]
+        if previous < judged:
+            raise CalibrationInputError(
+                f"{path}: line {line}: column {date_column!r}: audited on {previous}, before "
+                f"the judge labelled it on {judged} (got {row[date_column]!r})"
+            )
+        audits.append((previous, _label(path, line, row, human_column, labels), judge_fail))
+    if not audits:
+        raise CalibrationInputError(f"{path}: no audit rows")
+    return audits
+
+
+def monitor_stream(production, audit, columns=("item", "date", "judge", "human"), labels=None):
+    """Return the :class:`MonitorStream` of a production CSV and an audit CSV.
+
+    Parameters
+    ----------
+    production, audit : str or pathlib.Path
+        The two CSV files (module docstring).
+    columns : tuple of str
+        The item, date, judge-label and human-label column names.
+    labels : tuple of str, optional
+        ``(fail, pass)`` label values (default ``("fail", "pass")``; compared stripped and
+        case-insensitively).
+
+    Raises
+    ------
+    CalibrationInputError
+        Any bad row (module docstring), naming the file, line, column and value.
+    """
+    fail, passed = labels or ("fail", "pass")
+    values = {fail.strip().lower(): True, passed.strip().lower(): False}
+    item, date, judge, human = columns
+    rows = read_production(production, (item, date, judge), values)
+    audits = read_audit(audit, (item, date, human), values, rows, production)
+    looks = sorted({day for day, _ in rows.values()} | {day for day, _, _ in audits})
+    judged_days = np.array([day.toordinal() for day, _ in rows.values()])
+    judged_fails = np.array([flag for _, flag in rows.values()], dtype=np.int64)
+    audit_days = np.array([day.toordinal() for day, _, _ in audits])
+    human = np.array([flag for _, flag, _ in audits], dtype=np.int64)
+    flagged = np.array([flag for _, _, flag in audits], dtype=np.int64)
+    ends = np.array([day.toordinal() for day in looks])
+    upto_production = np.searchsorted(judged_days, ends, side="right")
+    upto_audit = np.searchsorted(audit_days, ends, side="right")
+
+    def cumulative(values):
+        return np.concatenate([[0], np.cumsum(values)])[upto_audit]
+
+    return MonitorStream(
+        dates=[day.isoformat() for day in looks],
+        production_fails=np.concatenate([[0], np.cumsum(judged_fails)])[upto_production],
+        production_rows=upto_production,
+        audits=upto_audit,
+        audit_tp=cumulative(human * flagged),
+        audit_fail=cumulative(human),
+        audit_tn=cumulative((1 - human) * (1 - flagged)),
+        audit_pass=cumulative(1 - human),
+        rectifiers=(human - flagged).astype(np.float64),
+    )

@@ -1,0 +1,138 @@
+"""``simcore monitor``: the report in text, JSON and Python, the alarm on a planted drift,
+the plot, and every bad input as a one-line exit 2."""
+
+import csv
+import datetime
+import json
+
+import numpy as np
+import pytest
+
+import simcore
+from simcore.calibration.confidence_sequence import failure_rate_sequence
+from simcore.cli import main
+from simcore.instrument.monitor_data import monitor_stream
+
+START = datetime.date(2026, 9, 1)
+
+
+def write_stream(folder, days=40, per_day=100, audits=20, theta=0.3, drop_from=None, seed=3):
+    """Write a production and an audit CSV; the judge's TPR falls by 0.3 from ``drop_from``."""
+    rng = np.random.default_rng(seed)
+    production, audit = folder / "production.csv", folder / "audit.csv"
+    with production.open("w", newline="") as p_file, audit.open("w", newline="") as a_file:
+        p_rows, a_rows = csv.writer(p_file), csv.writer(a_file)
+        p_rows.writerow(["item", "date", "judge"])
+        a_rows.writerow(["item", "date", "human"])
+        for day in range(days):
+            date = (START + datetime.timedelta(days=day)).isoformat()
+            tpr = 0.55 if drop_from is not None and day >= drop_from else 0.85
+            human = rng.random(per_day) < theta
+            judge = np.where(human, rng.random(per_day) < tpr, rng.random(per_day) > 0.9)
+            for k in range(per_day):
+                p_rows.writerow([f"d{day}-{k}", date, "fail" if judge[k] else "pass"])
+            for k in rng.choice(per_day, audits, replace=False):
+                a_rows.writerow([f"d{day}-{k}", date, "fail" if human[k] else "pass"])
+    return production, audit
+
+
+CARD = {"counts": {"caught": 430, "missed": 70, "flagged": 50, "cleared": 450}}
+
+
+def test_the_report_is_the_sequence_of_the_stream(tmp_path, capsys):
+    production, audit = write_stream(tmp_path)
+    assert main(["monitor", "--production", str(production), "--audit", str(audit), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    result = simcore.monitor(production, audit)
+    assert document == result.to_dict()
+    stream = monitor_stream(production, audit)
+    estimate, low, high = failure_rate_sequence(
+        stream.rectifiers, stream.production_fails, stream.production_rows, stream.audits, 0.05
+    )
+    looks = result.table("looks")
+    assert len(looks) == 40 and looks["audits"].iloc[-1] == 800
+    assert looks["low"].to_numpy() == pytest.approx(low)
+    assert looks["high"].to_numpy() == pytest.approx(high)
+    # The estimate is the judge's FAIL share plus the audits' mean human-minus-judge.
+    final = document["final"]
+    assert final["estimate"] == pytest.approx(
+        final["judge_fails"] / final["production_rows"] + stream.rectifiers.mean()
+    )
+    assert "alarm" not in document
+    assert main(["monitor", "--production", str(production), "--audit", str(audit)]) == 0
+    text = capsys.readouterr().out
+    assert "no card: no drift alarm (give --card)" in text
+    assert text.count("\n| 2026-") == 40
+
+
+def test_a_planted_drop_alarms_after_it_and_a_steady_judge_does_not(tmp_path):
+    steady = tmp_path / "steady"
+    drift = tmp_path / "drift"
+    steady.mkdir(), drift.mkdir()
+    quiet = simcore.monitor(*write_stream(steady), card=CARD).to_dict()["alarm"]
+    assert quiet["first_tpr_alarm"] is None and quiet["first_tnr_alarm"] is None
+    moved = simcore.monitor(*write_stream(drift, drop_from=20), card=CARD).to_dict()["alarm"]
+    assert moved["first_tpr_alarm"] is not None
+    assert moved["first_tpr_alarm"] >= (START + datetime.timedelta(days=20)).isoformat()
+    assert moved["first_tnr_alarm"] is None
+    assert 0.0 <= moved["power"]["detection"] <= 1.0
+
+
+def test_the_plot_is_written(tmp_path, capsys):
+    production, audit = write_stream(tmp_path, days=10)
+    plot = tmp_path / "out" / "monitor.png"
+    flags = ["monitor", "--production", str(production), "--audit", str(audit)]
+    assert main([*flags, "--plot", str(plot)]) == 0
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def rewrite(path, old, new):
+    path.write_text(path.read_text().replace(old, new, 1))
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            ("production", "d0-0,2026-09-01", "d0-0,"),
+            "line 2: column 'date': every row needs a date",
+        ),
+        (("production", "d0-0,2026-09-01", "d0-0,01/09/2026"), "must be an ISO date YYYY-MM-DD"),
+        (("production", "d1-0,2026-09-02", "d1-0,2026-08-01"), "dates out of order: 2026-08-01"),
+        (("audit", "\nd", "\nnowhere-0,2026-09-01,fail\nd"), "the audited item is not in the"),
+        (("production", "d2-0,2026-09-03,", "d1-0,2026-09-03,"), "item repeated (got 'd1-0')"),
+        (("production", ",pass\n", ",maybe\n"), "must be 'fail' or 'pass' (got 'maybe')"),
+        (("audit", "item,date,human", "item,day,human"), "column 'date' not found"),
+    ],
+)
+def test_bad_input_is_a_one_line_exit_2(tmp_path, capsys, change, message):
+    production, audit = write_stream(tmp_path, days=5, per_day=10, audits=3)
+    which, old, new = change
+    rewrite(production if which == "production" else audit, old, new)
+    assert main(["monitor", "--production", str(production), "--audit", str(audit)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_an_audit_before_its_item_was_judged_is_refused(tmp_path, capsys):
+    production, audit = write_stream(tmp_path, days=5, per_day=10, audits=3)
+    rows = audit.read_text().splitlines()
+    item = rows[-1].split(",")[0]
+    audit.write_text("\n".join([rows[0], f"{item},2026-09-01,fail"]) + "\n")
+    assert main(["monitor", "--production", str(production), "--audit", str(audit)]) == 2
+    assert "before the judge labelled it on 2026-09-05" in capsys.readouterr().err
+
+
+def test_a_card_without_both_classes_is_refused(tmp_path):
+    production, audit = write_stream(tmp_path, days=3, per_day=10, audits=3)
+    card = {"counts": {"caught": 0, "missed": 0, "flagged": 5, "cleared": 50}}
+    with pytest.raises(ValueError, match="needs human-FAIL and human-PASS rows"):
+        simcore.monitor(production, audit, card=card)
+
+
+@pytest.mark.parametrize("flag, value", [("--confidence", "1.5"), ("--alarm-alpha", "0")])
+def test_options_out_of_range_exit_2(tmp_path, capsys, flag, value):
+    production, audit = write_stream(tmp_path, days=3, per_day=10, audits=3)
+    flags = ["monitor", "--production", str(production), "--audit", str(audit), flag, value]
+    assert main(flags) == 2
+    assert flag in capsys.readouterr().err
