@@ -92,7 +92,7 @@ CALIBRATION_SCORINGS := krippendorff_alpha:ordinal:identity cohen_kappa:nominal:
 # The coverage study's clustered scenarios: independent-item against cluster-robust
 # intervals (results/clustered-coverage.md; about a minute).
 coverage-clustered: $(STAMP)
-	$(BIN)/python -m simcore.experiments.clustered_coverage --out results/clustered-coverage
+	$(BIN)/python -m simcore.experiments.clustered_coverage_study --out results/clustered-coverage
 
 advise-calibration-weighted: $(STAMP)
 	for scoring in $(CALIBRATION_SCORINGS); do \

@@ -257,25 +257,21 @@ def calibrate(
         or bad data (naming the file, key and value).
     """
     plan_only = {"half_width": half_width, "se": se, "sp": sp, "theta": theta}
-    plan_only.update(cluster_size=cluster_size, icc=icc)
-    _check_mode(plan, production, plan_only)
+    _check_mode(plan, production, {**plan_only, "cluster_size": cluster_size, "icc": icc})
+    sources = (data, table, card, csv)
     if plan:
         shape = None if cluster_size is None and icc is None else (cluster_size, icc)
         return _plan(
-            (data, table, card, csv, judge, fail_at_most, fail_labels, roles),
+            (*sources, judge, fail_at_most, fail_labels, roles),
             (fails, of, (se, sp, theta), half_width, confidence, plan_trials, youden_floor, shape),
         )
-    _check_call(roles, method, confidence, youden_floor, data, table, card, csv)
+    _check_call(roles, method, confidence, youden_floor, *sources)
     if cluster_column is not None:
         from simcore.calibrate_clusters import clustered_calibration
 
+        settings = (confidence, youden_floor)
         return clustered_calibration(
-            (data, table, card, csv),
-            cluster_column,
-            production,
-            (fails, of),
-            method,
-            (confidence, youden_floor),
+            sources, cluster_column, production, (fails, of), method, settings
         )
     reading = data is not None or production is not None
     definition = fail_definition(fail_at_most, fail_labels) if reading else None

@@ -2,7 +2,9 @@
 
 TPR/TNR with Wilson intervals, Rogan-Gladen with the naive and Lang-Reiczigel intervals
 (statistics, on the checks and formulas of formulas), the corrected rate and its refusal
-rule (correction), the prediction-powered family (ppi, methods, method_report), the
+rule (correction), the prediction-powered family (ppi, methods, method_report), their
+cluster-robust intervals (clustered, clustered_report, item_csv), the monitor's
+anytime-valid confidence sequence (confidence_sequence) and drift alarm (drift_alarm), the
 ``simcore calibrate`` report (command) and the real-data coverage check's pairs and splits
 (real_pairs, real_splits, real_ppi, which :mod:`simcore.experiments.real_check` runs). Their
 numba twins for the coverage study are engine kernels (:mod:`simcore.engine.interval_twins`,
@@ -27,11 +29,16 @@ __all__ = [
     "DEFAULT_YOUDEN_FLOOR",
     "DIMENSION_SEPARATOR",
     "POOLED",
+    "betting_confidence_sequence",
     "binarised_pairs",
+    "clustered_rates",
     "corrected_failure_rate",
     "coverage_splits",
     "coverage_trials",
+    "csv_rows",
     "draw_splits",
+    "drift_alarm",
+    "failure_rate_sequence",
     "format_method_report",
     "format_report",
     "full_rates",
@@ -39,7 +46,10 @@ __all__ = [
     "item_dimension",
     "judge_rates",
     "lang_reiczigel_interval",
+    "mixture_detector",
+    "mixture_e_process",
     "naive_corrected_interval",
+    "normal_mixture_radius",
     "ppi_table_lines",
     "read_confusion_csv",
     "real_coverage_table",
@@ -54,7 +64,14 @@ __all__ = [
 __getattr__, __dir__ = attach(
     __name__,
     {
-        "command": ("format_report", "read_confusion_csv"),
+        "clustered": ("clustered_rates",),
+        "command": ("csv_rows", "format_report", "read_confusion_csv"),
+        "confidence_sequence": (
+            "betting_confidence_sequence",
+            "failure_rate_sequence",
+            "normal_mixture_radius",
+        ),
+        "drift_alarm": ("drift_alarm", "mixture_detector", "mixture_e_process"),
         "errors": ("CalibrationInputError",),
         "method_report": ("format_method_report",),
         "real_pairs": (

@@ -40,7 +40,7 @@ def read_confusion_csv(
     path = Path(path)
     counts = {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0}
     values = {fail.strip().lower(): True, passed.strip().lower(): False}
-    for line, row in _csv_rows(path, (human_column, judge_column)):
+    for line, row in csv_rows(path, (human_column, judge_column)):
         labels = []
         for column in (human_column, judge_column):
             value = (row[column] or "").strip().lower()
@@ -56,7 +56,7 @@ def read_confusion_csv(
     return counts[True, True], counts[True, False], counts[False, True], counts[False, False]
 
 
-def _csv_rows(path, columns):
+def csv_rows(path, columns):
     """Return ``[(line, row dict)]`` of a plain or gzip CSV (a byte-order mark is dropped).
 
     Raises

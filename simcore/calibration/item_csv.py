@@ -9,7 +9,7 @@ is never put in a cluster by guess).
 
 import numpy as np
 
-from simcore.calibration.command import _csv_rows
+from simcore.calibration.command import csv_rows
 from simcore.calibration.errors import CalibrationInputError
 
 
@@ -64,7 +64,7 @@ def read_clustered_calibration(
     values = {fail.strip().lower(): True, passed.strip().lower(): False}
     cells = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}
     tables = {}
-    for line, row in _csv_rows(path, (cluster_column, human_column, judge_column)):
+    for line, row in csv_rows(path, (cluster_column, human_column, judge_column)):
         key = _cluster(path, line, row, cluster_column)
         human = _label(path, line, row, human_column, values, fail, passed)
         judge = _label(path, line, row, judge_column, values, fail, passed)
@@ -86,7 +86,7 @@ def read_clustered_production(
     """
     values = {fail.strip().lower(): True, passed.strip().lower(): False}
     counts = {}
-    for line, row in _csv_rows(path, (cluster_column, judge_column)):
+    for line, row in csv_rows(path, (cluster_column, judge_column)):
         key = _cluster(path, line, row, cluster_column)
         flagged = _label(path, line, row, judge_column, values, fail, passed)
         pair = counts.setdefault(key, [0, 0])

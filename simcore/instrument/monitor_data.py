@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.calibration.command import _csv_rows
+from simcore.calibration.command import csv_rows
 from simcore.calibration.errors import CalibrationInputError
 
 
@@ -92,7 +92,7 @@ def read_production(path, columns, labels):
     """
     item_column, date_column, judge_column = columns
     rows, previous = {}, None
-    for line, row in _csv_rows(path, columns):
+    for line, row in csv_rows(path, columns):
         item = _item(path, line, row, item_column, rows)
         previous = _date(path, line, row, date_column, previous)
         rows[item] = (previous, _label(path, line, row, judge_column, labels))
@@ -109,7 +109,7 @@ def read_audit(path, columns, labels, production, production_path):
     """
     item_column, date_column, human_column = columns
     audits, seen, previous = [], set(), None
-    for line, row in _csv_rows(path, columns):
+    for line, row in csv_rows(path, columns):
         item = _item(path, line, row, item_column, seen)
         seen.add(item)
         previous = _date(path, line, row, date_column, previous)
