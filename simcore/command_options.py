@@ -226,6 +226,14 @@ CARD_OPTIONS = (
         parse=iso_date,
     ),
     Option("expires_days", "--expires-days", int, 30, "days until the card expires", low=0),
+    Option(
+        "expires_on_alarm",
+        "--expires-on-alarm",
+        bool,
+        False,
+        "instead of --expires-days: the card stays valid until simcore monitor alarms on it "
+        "(monitor --expire-card then dates its expiry)",
+    ),
     CONFIDENCE,
     YOUDEN_FLOOR,
 )

@@ -268,8 +268,9 @@ def card(data, **options):
         ``judge``, ``criterion``, ``population`` (required), ``fail_at_most`` or
         ``fail_labels`` (exactly one), the reader's ``humans``, ``judges``,
         ``judges_file``, ``group_separator``, ``columns``, and ``labels``, ``date`` (a
-        :class:`datetime.date` or text ``YYYY-MM-DD``; default today), ``expires_days``,
-        ``confidence``, ``youden_floor`` (:data:`simcore.command_options.CARD_OPTIONS`).
+        :class:`datetime.date` or text ``YYYY-MM-DD``; default today), ``expires_days`` or
+        ``expires_on_alarm``, ``confidence``, ``youden_floor``
+        (:data:`simcore.command_options.CARD_OPTIONS`).
 
     Returns
     -------

@@ -232,6 +232,7 @@ def card_result(data, values):
         )
     definition = definition_of(values["fail_at_most"], values["fail_labels"], "card")
     _check_expiry(values["date"], values["expires_days"])
+    expires_days = None if values["expires_on_alarm"] else values["expires_days"]
     separator = values["group_separator"] or None
     matrix, label_set = load_criterion(
         data,
@@ -252,7 +253,7 @@ def card_result(data, values):
         definition,
         names=names,
         label_set=values["labels"] or label_set,
-        dates=(values["date"], values["expires_days"]),
+        dates=(values["date"], expires_days),
         settings={"confidence": values["confidence"], "youden_floor": values["youden_floor"]},
     )
     return CommandResult("card", {"card": card}, card_text(card))

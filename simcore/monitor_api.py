@@ -22,6 +22,7 @@ def monitor(
     confidence=0.95,
     alarm_alpha=0.05,
     plot=None,
+    expire_card=False,
     item_column="item",
     date_column="date",
     judge_column="judge",
@@ -48,6 +49,10 @@ def monitor(
         Bound on the probability of any false alarm over the whole horizon.
     plot : str or pathlib.Path, optional
         Also write the plot of the rate, its band and the alarms (``--plot``).
+    expire_card : bool
+        ``card`` is a file made with ``--expires-on-alarm`` (valid until the monitor
+        alarms): where an alarm fired, write its date into the card's ``expires`` (the file
+        is replaced whole, so a reader sees the old card or the new one).
     item_column, date_column, judge_column, human_column : str
         The files' column names.
     fail_label, pass_label : str
@@ -60,7 +65,8 @@ def monitor(
         ``looks`` (``date``, ``production_rows``, ``judge_fails``, ``audits``, ``estimate``,
         ``low``, ``high``, and with a card ``tpr_alarm``, ``tnr_alarm``), ``final`` and with
         a card ``alarm`` (``alpha``, ``card``, ``first_tpr_alarm``, ``first_tnr_alarm``,
-        ``power``); table ``looks``.
+        ``power``, ``card_expires``: the card's expiry after this run, and
+        ``card_written``); table ``looks``.
 
     Raises
     ------
@@ -75,7 +81,8 @@ def monitor(
         from simcore.sweep.store_files import checked_output_file
 
         checked_output_file(plot, "plot", kind="figure")  # before any work
-    counts = None if card is None else _card_counts(card)
+    card_document = None if card is None else _card_document(card, expire_card)
+    counts = None if card is None else _card_counts(card_document, card)
     stream = monitor_stream(
         production,
         audit,
@@ -83,6 +90,8 @@ def monitor(
         (fail_label, pass_label),
     )
     document, text = monitor_report(stream, counts, confidence, alarm_alpha)
+    if card is not None:
+        text += "\n" + _card_expiry(document, card_document, card, expire_card)
     if plot is not None:
         from simcore.instrument.monitor_plot import plot_monitor
 
@@ -90,14 +99,67 @@ def monitor(
     return CommandResult("monitor", document, text, {"looks": "looks"})
 
 
-def _card_counts(card):
-    """Return a card's ``(caught, missed, flagged, cleared)``; refuse one without both classes."""
-    if not isinstance(card, dict):
-        from simcore.instrument.card_file import read_card
+def _card_document(card, expire_card):
+    """Return the card's document (read and checked from a file); refuse a bad --expire-card."""
+    from simcore.instrument.card import ON_ALARM
 
-        source, card = card, read_card(card)
-    else:
-        source = "card"
+    if isinstance(card, dict):
+        if expire_card:
+            raise CalibrationInputError(
+                "expire_card: needs the card's file to write its expiry into (got a document)"
+            )
+        return card
+    from simcore.instrument.card_file import read_card
+
+    document = read_card(card)
+    if expire_card and document["expires"] != ON_ALARM:
+        raise CalibrationInputError(
+            f"{card}: expires: --expire-card dates a card made with --expires-on-alarm; this "
+            f"one has a fixed expiry (got {document['expires']!r})"
+        )
+    return document
+
+
+def _card_expiry(document, card_document, source, expire_card):
+    """Record the card's expiry after this run (written with ``expire_card``); its line."""
+    from simcore.instrument.card import ON_ALARM
+
+    alarm = document["alarm"]
+    firsts = [day for day in (alarm["first_tpr_alarm"], alarm["first_tnr_alarm"]) if day]
+    expires, written = card_document.get("expires"), False
+    if expires == ON_ALARM and firsts:
+        expires = max(min(firsts), card_document["measured"])
+        if expire_card:
+            _replace_card({**card_document, "expires": expires}, source)
+            written = True
+    alarm["card_expires"], alarm["card_written"] = expires, written
+    if expires == ON_ALARM:
+        return "card: valid until this monitor alarms, and it has not"
+    if card_document.get("expires") == ON_ALARM:
+        done = f"written into {source}" if written else "pass --expire-card to write it"
+        return f"card: valid until this monitor alarmed; it expires {expires} ({done})"
+    return f"card: expires {expires}" if expires else "card: given as a document"
+
+
+def _replace_card(card, path):
+    """Write ``card`` over ``path`` whole: a temporary file beside it, then a rename."""
+    import os
+    from pathlib import Path
+
+    from simcore.instrument.card_file import write_card
+
+    path = Path(path)
+    temporary = path.with_name(f".{path.name}.monitor-tmp")
+    try:
+        write_card(card, temporary)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _card_counts(card, source):
+    """Return a card's ``(caught, missed, flagged, cleared)``; refuse one without both classes."""
+    source = "card" if isinstance(source, dict) else source
     counts = card["counts"]
     table = tuple(int(counts[key]) for key in ("caught", "missed", "flagged", "cleared"))
     if table[0] + table[1] == 0 or table[2] + table[3] == 0:

@@ -136,3 +136,52 @@ def test_options_out_of_range_exit_2(tmp_path, capsys, flag, value):
     flags = ["monitor", "--production", str(production), "--audit", str(audit), flag, value]
     assert main(flags) == 2
     assert flag in capsys.readouterr().err
+
+
+def card_file(tmp_path, on_alarm):
+    """Measure a card with ``simcore card`` on 600 calibration items (two humans agreeing)."""
+    rng = np.random.default_rng(9)
+    calibration = tmp_path / "calibration.csv"
+    lines = ["item,rater,label"]
+    for k in range(600):
+        human = rng.random() < 0.4
+        judge = rng.random() < (0.85 if human else 0.1)
+        lines += [f"c{k},{rater},{'fail' if human else 'pass'}" for rater in ("ann", "bob")]
+        lines.append(f"c{k},judge,{'fail' if judge else 'pass'}")
+    calibration.write_text("\n".join(lines) + "\n")
+    card = tmp_path / "card.json"
+    flags = ["card", str(calibration), "--judges", "judge", "--judge", "judge"]
+    flags += ["--criterion", "c", "--population", "p", "--fail-labels", "fail"]
+    flags += ["--date", "2026-08-31", "--out", str(card)]
+    assert main([*flags, *(["--expires-on-alarm"] if on_alarm else [])]) == 0
+    return card
+
+
+def test_a_card_valid_until_the_alarm_gets_the_alarm_date(tmp_path, capsys):
+    card = card_file(tmp_path, on_alarm=True)
+    capsys.readouterr()
+    assert json.loads(card.read_text())["expires"] == "on-alarm"
+    production, audit = write_stream(tmp_path, drop_from=20)
+    flags = ["monitor", "--production", str(production), "--audit", str(audit)]
+    assert main([*flags, "--card", str(card), "--json"]) == 0
+    alarm = json.loads(capsys.readouterr().out)["alarm"]
+    assert alarm["card_expires"] == alarm["first_tpr_alarm"] and not alarm["card_written"]
+    assert json.loads(card.read_text())["expires"] == "on-alarm"  # not written unless asked
+    assert main([*flags, "--card", str(card), "--expire-card"]) == 0
+    assert f"it expires {alarm['first_tpr_alarm']} (written into {card})" in capsys.readouterr().out
+    assert json.loads(card.read_text())["expires"] == alarm["first_tpr_alarm"]
+    # The card, now dated, is refused by calibrate after that date, as any expired card.
+    later = ["calibrate", "--card", str(card), "--population", "p", "--fails", "10"]
+    assert main([*later, "--of", "100", "--today", "2026-12-01"]) == 2
+    assert "expires: the card expired on" in capsys.readouterr().err
+
+
+def test_expire_card_refuses_a_card_with_a_fixed_expiry(tmp_path, capsys):
+    card = card_file(tmp_path, on_alarm=False)
+    capsys.readouterr()
+    before = card.read_text()
+    production, audit = write_stream(tmp_path, days=3, per_day=10, audits=3)
+    flags = ["monitor", "--production", str(production), "--audit", str(audit)]
+    assert main([*flags, "--card", str(card), "--expire-card"]) == 2
+    assert "--expire-card dates a card made with --expires-on-alarm" in capsys.readouterr().err
+    assert card.read_text() == before

@@ -38,6 +38,11 @@ def add(commands):
         help="CSV, one row per audited production item: item, date, human (fail/pass)",
     )
     monitor.add_argument("--card", metavar="FILE", help="the judge's card: alarm on its drift")
+    monitor.add_argument(
+        "--expire-card",
+        action="store_true",
+        help="a --card made with --expires-on-alarm: write the first alarm's date into its expires",
+    )
     for option in MONITOR_OPTIONS:
         option.add_to(monitor)
     monitor.add_argument("--plot", metavar="FILE", help="also plot the rate, band and alarms")
@@ -64,6 +69,7 @@ def run(args):
         args.production,
         args.audit,
         card=args.card,
+        expire_card=args.expire_card,
         plot=args.plot,
         item_column=args.item_column,
         date_column=args.date_column,

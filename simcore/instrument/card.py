@@ -33,6 +33,9 @@ CARD_FORMAT = "simcore judge card 1"
 DEFAULT_EXPIRES_DAYS = 30
 """Days from ``measured`` to ``expires`` unless told otherwise."""
 
+ON_ALARM = "on-alarm"
+"""``expires`` of a card valid until ``simcore monitor`` alarms on it (then the alarm's date)."""
+
 J_INTERVAL_METHOD = "MOVER (Newcombe/Zou-Donner) from the Wilson intervals of TPR and TNR"
 """How the interval of Youden's J is built (:func:`youden_interval`)."""
 
@@ -293,7 +296,8 @@ def measure_card(
         Labels a judge answer must be one of to parse; default: :func:`human_label_set`.
     dates : tuple, optional
         ``(measured, expires_days)``: a :class:`datetime.date` (default today) and the days
-        until expiry (default :data:`DEFAULT_EXPIRES_DAYS`).
+        until expiry (default :data:`DEFAULT_EXPIRES_DAYS`; None: :data:`ON_ALARM`, valid
+        until the monitor alarms).
     settings : dict, optional
         ``confidence`` (default 0.95) and ``youden_floor`` (default 0.15).
     ceiling : dict, optional
@@ -331,7 +335,9 @@ def measure_card(
     card.update(
         {
             "measured": measured.isoformat(),
-            "expires": (measured + datetime.timedelta(days=int(expires_days))).isoformat(),
+            "expires": ON_ALARM
+            if expires_days is None
+            else (measured + datetime.timedelta(days=int(expires_days))).isoformat(),
             "source": str(names["source"]),
             "group_separator": names.get("group_separator"),
             "simcore_version": __version__,
@@ -413,6 +419,13 @@ def card_text(card):
             f"({card['parse_coverage']['unparseable']} unparseable, counted as errors)",
             f"human ceiling: {_ceiling_text(ceiling)}",
             f"usable for rate correction: {'yes' if card['usable_for_rate_correction'] else 'no'}"
-            f" ({card['reason']}); measured {card['measured']}, expires {card['expires']}",
+            f" ({card['reason']}); measured {card['measured']}, {expiry_text(card)}",
         ]
     )
+
+
+def expiry_text(card):
+    """Return how a card expires, as printed: ``expires DATE`` or until the monitor alarms."""
+    if card["expires"] == ON_ALARM:
+        return "valid until simcore monitor alarms on it"
+    return f"expires {card['expires']}"

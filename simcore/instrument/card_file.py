@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 
 from simcore.calibration.errors import CalibrationInputError
-from simcore.instrument.card import CARD_FORMAT
+from simcore.instrument.card import CARD_FORMAT, ON_ALARM, expiry_text
 from simcore.instrument.fail_definitions import FailDefinition
 from simcore.realdata.annotation import got_text
 from simcore.realdata.files import FileProblem, json_value
@@ -73,6 +73,10 @@ def _date(value):
     except (TypeError, ValueError):
         return "must be a date YYYY-MM-DD"
     return None
+
+
+def _expiry(value):
+    return None if value == ON_ALARM else _date(value)
 
 
 def _equals(expected):
@@ -140,7 +144,7 @@ CARD_KEYS = {
     "reason": _text,
     "human_ceiling": {"value": _number_or_null, "reason": _text_or_null, "*": None},
     "measured": _date,
-    "expires": _date,
+    "expires": _expiry,
     "source": _text,
     "group_separator": _text_or_null,
     "simcore_version": _text,
@@ -207,7 +211,7 @@ def _check_consistency(card, source, problems):
                 f"{source}: {key}.estimate: must equal the counts' rate "
                 f"{'null' if expected is None else f'{expected:.6f}'} (got {got_text(estimate)})"
             )
-    if card["expires"] < card["measured"]:
+    if card["expires"] != ON_ALARM and card["expires"] < card["measured"]:
         problems.append(
             f"{source}: expires: must not come before measured {card['measured']} "
             f"(got {card['expires']!r})"
@@ -271,8 +275,9 @@ def transport_problems(card, source, population, today):
     population (the labels differ as text).
     """
     reasons = []
-    expires = datetime.date.fromisoformat(card["expires"])
-    if today > expires:
+    on_alarm = card["expires"] == ON_ALARM
+    expires = None if on_alarm else datetime.date.fromisoformat(card["expires"])
+    if not on_alarm and today > expires:
         reasons.append(
             f"{source}: expires: the card expired on {expires.isoformat()} (today is "
             f"{today.isoformat()}, measured {card['measured']}); measure a new card "
@@ -326,7 +331,7 @@ def card_calibration_table(path, population, today=None, accept_transport=False)
     lines = [
         f"card: {path}: judge {card['judge']}, criterion {card['criterion']}, population "
         f"{card['population']}, {card['fail_definition']['text']}, measured "
-        f"{card['measured']}, expires {card['expires']}"
+        f"{card['measured']}, {expiry_text(card)}"
     ]
     lines += [f"WARNING (--accept-transport): {reason}" for reason in reasons]
     if not card["usable_for_rate_correction"]:
