@@ -137,7 +137,13 @@ def _document(table, fails, n, result, rates):
         "naive_interval": {"low": _number(result.naive_low), "high": _number(result.naive_high)},
         "calibration_share": _number(result.calibration_share),
     }
-    document["methods"] = [
+    document["methods"] = method_rows(rates)
+    return document
+
+
+def method_rows(rates):
+    """Return the ``methods`` rows of a calibrate document, one per :class:`MethodRate`."""
+    return [
         {
             "method": rate.method,
             "corrected": bool(rate.corrected),
@@ -148,7 +154,6 @@ def _document(table, fails, n, result, rates):
         }
         for rate in rates
     ]
-    return document
 
 
 def calibrate(

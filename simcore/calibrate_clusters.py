@@ -8,6 +8,7 @@ the calibrate report with cluster-robust intervals
 (:func:`simcore.calibration.clustered.clustered_rates`).
 """
 
+from simcore.calibrate_api import method_rows
 from simcore.calibration.errors import CalibrationInputError
 from simcore.results import CommandResult
 
@@ -113,15 +114,5 @@ def _document(clustered, cluster_column, rates):
             "low": _number(first.low),
             "high": _number(first.high),
         },
-        "methods": [
-            {
-                "method": rate.method,
-                "corrected": bool(rate.corrected),
-                "estimate": _number(rate.estimate),
-                "low": _number(rate.low),
-                "high": _number(rate.high),
-                "refusal": str(rate.refusal),
-            }
-            for rate in clustered.rates
-        ],
+        "methods": method_rows(clustered.rates),
     }

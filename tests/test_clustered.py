@@ -125,3 +125,32 @@ def test_the_robust_intervals_cover_where_the_independent_ones_fall_short(cluste
     clustered, _, _ = clustered_hits[method, "clustered"]
     floor = 0.95 - 3 * math.sqrt(0.95 * 0.05 / TRIALS)
     assert independent < floor <= clustered, (independent, clustered)
+
+
+def test_equal_clusters_give_the_cluster_means_variance_of_clustered_ppi():
+    # On clusters of one size, PPI's cluster-robust variance is the variance of the cluster
+    # means (ddof 1) over the cluster counts: Var(u - s) / M_L + Var(v) / M_U, u and s a
+    # calibration cluster's human and judge FAIL shares, v a production cluster's judge FAIL
+    # share (the clustered PPI of glide-py, whose Python 3.12 floor keeps it from the tests).
+    rng = np.random.default_rng(4)
+    size, clusters, production_clusters = 4, 30, 50
+    tables = rng.multinomial(size, [0.2, 0.05, 0.1, 0.65], clusters).T
+    production_fails = rng.binomial(size, 0.3, production_clusters)
+    result = clustered_rates(
+        production_fails,
+        np.full(production_clusters, size),
+        *tables,
+        confidence=0.5,
+        methods=("ppi",),
+    )
+    caught, missed, flagged, _ = tables
+    human, judge = (caught + missed) / size, (caught + flagged) / size
+    production_share = production_fails / size
+    variance = np.var(human - judge, ddof=1) / clusters
+    variance += np.var(production_share, ddof=1) / production_clusters
+    from scipy import stats
+
+    half = stats.t.ppf(0.75, clusters - 1) * math.sqrt(variance)
+    (rate,) = result.rates
+    estimate = production_share.mean() + (human - judge).mean()
+    assert bounds(rate) == pytest.approx((estimate, estimate - half, estimate + half), abs=1e-12)

@@ -377,6 +377,7 @@ def test_calibrate_json_equals_python_and_the_text(capsys):
         "ppi",
         "ppi++",
         "strat-ppi",
+        "strat-wilson",
     ]
     assert list(every.methods["method"]) == [row["method"] for row in every["methods"]]
 

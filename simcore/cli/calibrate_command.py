@@ -182,10 +182,6 @@ def run(args):
         )
     if args.production is None and args.of is None:
         raise UsageError("calibrate: --of N, the production size, is required with --fails")
-    check_flags(
-        {name: getattr(args, name) for name in ("method", "confidence", "youden_floor")},
-        CALIBRATE_OPTIONS,
-    )
     result = calibrate(
         table=_table(args),
         judge=args.judge,
@@ -194,11 +190,16 @@ def run(args):
         production=args.production,
         fails=args.fails,
         of=args.of,
-        method=args.method,
-        confidence=args.confidence,
-        youden_floor=args.youden_floor,
+        **_method_flags(args),
     )
     return _show(result, args.json)
+
+
+def _method_flags(args):
+    """Return ``--method``, ``--confidence`` and ``--youden-floor``, checked (UsageError)."""
+    flags = {name: getattr(args, name) for name in ("method", "confidence", "youden_floor")}
+    check_flags(flags, CALIBRATE_OPTIONS)
+    return flags
 
 
 def _clustered(args, calibrate):
@@ -211,19 +212,13 @@ def _clustered(args, calibrate):
         )
     if args.production is None and (args.fails is None or args.of is None):
         raise UsageError("--cluster-column: needs --production FILE or --fails/--of")
-    check_flags(
-        {name: getattr(args, name) for name in ("method", "confidence", "youden_floor")},
-        CALIBRATE_OPTIONS,
-    )
     result = calibrate(
         csv=args.csv,
         cluster_column=args.cluster_column,
         production=args.production,
         fails=args.fails,
         of=args.of,
-        method=args.method,
-        confidence=args.confidence,
-        youden_floor=args.youden_floor,
+        **_method_flags(args),
     )
     return _show(result, args.json)
 
