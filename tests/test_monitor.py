@@ -2,7 +2,6 @@
 the plot, and every bad input as a one-line exit 2."""
 
 import csv
-import datetime
 import json
 
 import numpy as np
@@ -13,7 +12,10 @@ from simcore.calibration.confidence_sequence import failure_rate_sequence
 from simcore.cli import main
 from simcore.instrument.monitor_data import monitor_stream
 
-START = datetime.date(2026, 9, 1)
+
+def day_text(day):
+    """Return the ISO text of day ``day`` (0-based) of a stream starting 1 September 2026."""
+    return f"2026-09-{day + 1:02d}" if day < 30 else f"2026-10-{day - 29:02d}"
 
 
 def write_stream(folder, days=40, per_day=100, audits=20, theta=0.3, drop_from=None, seed=3):
@@ -25,7 +27,7 @@ def write_stream(folder, days=40, per_day=100, audits=20, theta=0.3, drop_from=N
         p_rows.writerow(["item", "date", "judge"])
         a_rows.writerow(["item", "date", "human"])
         for day in range(days):
-            date = (START + datetime.timedelta(days=day)).isoformat()
+            date = day_text(day)
             tpr = 0.55 if drop_from is not None and day >= drop_from else 0.85
             human = rng.random(per_day) < theta
             judge = np.where(human, rng.random(per_day) < tpr, rng.random(per_day) > 0.9)
@@ -73,7 +75,7 @@ def test_a_planted_drop_alarms_after_it_and_a_steady_judge_does_not(tmp_path):
     assert quiet["first_tpr_alarm"] is None and quiet["first_tnr_alarm"] is None
     moved = simcore.monitor(*write_stream(drift, drop_from=20), card=CARD).to_dict()["alarm"]
     assert moved["first_tpr_alarm"] is not None
-    assert moved["first_tpr_alarm"] >= (START + datetime.timedelta(days=20)).isoformat()
+    assert moved["first_tpr_alarm"] >= day_text(20)
     assert moved["first_tnr_alarm"] is None
     assert 0.0 <= moved["power"]["detection"] <= 1.0
 

@@ -13,7 +13,7 @@ from simcore.cli.common import (
     add_json,
     check_flags,
     data_keywords,
-    print_json,
+    print_result,
     subcommand,
 )
 from simcore.command_options import CALIBRATE_OPTIONS, FAIL_AT_MOST, FAIL_LABELS
@@ -171,7 +171,7 @@ def run(args):
             cluster_size=args.cluster_size,
             icc=args.icc,
         )
-        return _show(result, args.json)
+        return print_result(result, args.json)
     for flag, value in (("--cluster-size", args.cluster_size), ("--icc", args.icc)):
         if value is not None:
             raise UsageError(f"{flag}: belongs to a plan; add --plan (got {flag} {value})")
@@ -192,7 +192,7 @@ def run(args):
         of=args.of,
         **_method_flags(args),
     )
-    return _show(result, args.json)
+    return print_result(result, args.json)
 
 
 def _method_flags(args):
@@ -220,13 +220,4 @@ def _clustered(args, calibrate):
         of=args.of,
         **_method_flags(args),
     )
-    return _show(result, args.json)
-
-
-def _show(result, as_json):
-    """Print ``result`` as its JSON document or its text; return the exit status 0."""
-    if as_json:
-        print_json(result.to_dict())
-    else:
-        print(result.to_markdown())
-    return 0
+    return print_result(result, args.json)

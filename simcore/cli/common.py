@@ -86,6 +86,15 @@ def print_json(document):
     print(json.dumps(_finite(document), indent=2, ensure_ascii=False))
 
 
+def print_result(result, as_json):
+    """Print a command's result as its JSON document (``--json``) or its text; return 0."""
+    if as_json:
+        print_json(result.to_dict())
+    else:
+        print(result.to_markdown())
+    return 0
+
+
 def _finite(value):
     """Return ``value`` with every float NaN or infinity replaced by None (valid JSON)."""
     if isinstance(value, float):

@@ -3,7 +3,7 @@
 A thin layer over :func:`simcore.monitor`.
 """
 
-from simcore.cli.common import add_json, check_flags, print_json, subcommand
+from simcore.cli.common import add_json, check_flags, print_result, subcommand
 from simcore.command_options import MONITOR_OPTIONS
 
 NAME = "monitor"
@@ -79,8 +79,4 @@ def run(args):
         pass_label=args.pass_label,
         **options,
     )
-    if args.json:
-        print_json(result.to_dict())
-    else:
-        print(result.to_markdown())
-    return 0
+    return print_result(result, args.json)
