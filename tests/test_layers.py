@@ -44,7 +44,7 @@ ALLOWED = {
 """What each sub-package may import (``studies`` for sweep means the package itself, the
 registry, not its study modules)."""
 
-EVERYWHERE = {"_version", "_lazy", "options", "command_options"}
+EVERYWHERE = {"_version", "_lazy", "options", "command_options", "printed_rates"}
 """Modules every layer may import (the version string, the lazy package faces, the declared
 options, which import nothing heavy)."""
 
