@@ -30,7 +30,8 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 # The docs site into docs/_build/html (ignored); warnings (broken links, missing references,
-# public names without a docstring) are errors.
+# public names without a docstring, a page loading a script or stylesheet from the network:
+# the site, MathJax included, works offline) are errors.
 docs: $(STAMP)
 	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
 
@@ -164,7 +165,7 @@ real-strat: $(STAMP)
 		$(BIN)/simcore run $(SCENARIOS)/strat_$$name.yaml $(RUN_FLAGS) || exit 1; \
 	done
 	$(BIN)/simcore tables $(foreach name,$(REAL),results/strat_$(name).zarr) \
-		--agreement results/strat_cebab_stars_alpha.zarr --variants results/real_strat_variants.md
+		--agreement-stores results/strat_cebab_stars_alpha.zarr --variants results/real_strat_variants.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache docs/_build docs/reference/python/generated docs/examples

@@ -26,11 +26,13 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinxarg.ext",
     "declared_options",
     "page_references",
     "console_lexer",
+    "offline_assets",
 ]
 
 # .rst first: autosummary writes its stubs in the first suffix
@@ -60,8 +62,23 @@ html_theme_options = {
     "show_toc_level": 2,
     "footer_start": ["copyright"],
     "footer_end": [],
+    # The reference's wide tables (docs/_ext/declared_options.py) take the page's full width:
+    # their pages have no "On this page" column.
+    "secondary_sidebar_items": {
+        "**": ["page-toc", "edit-this-page", "sourcelink"],
+        "reference/scenario-keys": [],
+        "reference/cube": [],
+    },
 }
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["simcore.css"]
+
+# The site works offline: the maths is typeset by the MathJax 3 that sphinx-mathjax-offline
+# copies into _static/mathjax (Sphinx's default loads it from a CDN, and a page read without
+# the network showed raw TeX); notebooks load no widget scripts from a CDN; offline_assets
+# (docs/_ext) fails the build on any remote script or stylesheet left in a built page.
+mathjax_path = "mathjax/tex-chtml.js"
+nb_ipywidgets_js = {}
 
 # The example notebooks of examples/ are executed at build time (myst-nb) from a copy in
 # docs/examples/ (ignored); the Figure 2 notebook reads a small store made here first.

@@ -102,7 +102,8 @@ def run(
     simcore.studies.config.ScenarioError
         Bad scenario input (nothing is written).
     simcore.sweep.store.StoreError
-        ``out`` holds another scenario's store and ``overwrite`` is false.
+        ``out`` holds another scenario's store, or cells with more trials than ``trials``
+        (a store is never shrunk), and ``overwrite`` is false; the store is left untouched.
     simcore.sweep.grid.SchedulerError
         No scheduler answers at ``scheduler`` (nothing is written).
     """

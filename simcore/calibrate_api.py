@@ -12,7 +12,12 @@ counted under the same definition.
 """
 
 from simcore.calibration.errors import CalibrationInputError
-from simcore.command_options import CALIBRATE_OPTIONS, READER_KEYS
+from simcore.command_options import (
+    CALIBRATE_OPTIONS,
+    PLAN_THETA,
+    READER_KEYS,
+    plan_theta_choice,
+)
 from simcore.options import check_values, did_you_mean
 from simcore.results import CommandResult
 
@@ -42,6 +47,7 @@ CALIBRATE_KEYWORDS = (
     "sp",
     "theta",
     "plan_trials",
+    "plan_theta",
     "cluster_column",
     "cluster_size",
     "icc",
@@ -177,6 +183,7 @@ def calibrate(
     sp=None,
     theta=None,
     plan_trials=2000,
+    plan_theta="reported",
     cluster_column=None,
     cluster_size=None,
     icc=None,
@@ -225,6 +232,13 @@ def calibrate(
         ``--theta``).
     plan_trials : int
         Simulated trials per calibration size tried (``--plan-trials``).
+    plan_theta : str or float
+        The failure rate a plan from a pilot is for (``--plan-theta``): ``"reported"`` (the
+        estimate this function reports for the pilot with ``method``; where it is clipped
+        to 0 or 1, the far end of its interval), ``"stratified"`` (``q caught/(caught +
+        flagged) + (1 - q) missed/(missed + cleared)``, valid only where the calibration rows
+        are a random production sample) or a rate in (0, 1)
+        (:mod:`simcore.planning.plan_theta`).
     cluster_size, icc : optional
         A plan in clusters (``--cluster-size``, ``--icc``): items come in clusters of
         ``cluster_size`` whose failures and judge errors correlate by ``icc``; the plan adds
@@ -248,7 +262,10 @@ def calibrate(
         (``column``, ``calibration`` and ``production`` cluster counts, ``design_effects``),
         ``corrected``, ``refusal``, ``estimate``, ``interval`` (``method`` ``cluster-robust
         lr`` or the method chosen) and ``methods``. A plan: ``plan`` (True), ``se``, ``sp``,
-        ``theta``, ``of``, ``half_width``, ``confidence``, ``trials``, ``seed`` and
+        ``theta``, ``plan_theta`` (``value``, ``source``, ``estimator``, ``method``,
+        ``planned_at``, ``estimates`` ``reported`` and ``stratified``,
+        ``reported_interval``, ``shares``), ``of``, ``half_width``, ``confidence``,
+        ``trials``, ``seed`` and
         ``methods`` (``method``, ``closed_form``, ``n_cal``, ``half_width``, ``coverage``,
         ``coverage_se``, ``coverage_stream``, ``refused``; None where there is none) and
         ``allocation`` (``design``, ``labels``, ``first``, ``second``, ``first_is``,
@@ -261,14 +278,15 @@ def calibrate(
         No or several calibration sources, no production, counts or options out of range,
         or bad data (naming the file, key and value).
     """
-    plan_only = {"half_width": half_width, "se": se, "sp": sp, "theta": theta}
-    _check_mode(plan, production, {**plan_only, "cluster_size": cluster_size, "icc": icc})
+    plan_only = dict(half_width=half_width, se=se, sp=sp, theta=theta, cluster_size=cluster_size)
+    _check_mode(plan, production, {**plan_only, "icc": icc, "plan_theta": plan_theta})
     sources = (data, table, card, csv)
     if plan:
         shape = None if cluster_size is None and icc is None else (cluster_size, icc)
         return _plan(
             (*sources, judge, fail_at_most, fail_labels, roles),
             (fails, of, (se, sp, theta), half_width, confidence, plan_trials, youden_floor, shape),
+            (plan_theta, method),
         )
     _check_call(roles, method, confidence, youden_floor, *sources)
     if cluster_column is not None:
@@ -297,10 +315,15 @@ def calibrate(
 def _check_mode(plan, production, plan_only):
     """Refuse a keyword the mode does not read.
 
-    A plan's targets without ``plan=True``, or a production file with it (a plan takes the
-    production size ``of``).
+    A plan's targets without ``plan=True`` (``plan_theta`` unless its default), or a
+    production file with it (a plan takes the production size ``of``).
     """
-    given = [name for name, value in plan_only.items() if value is not None]
+    defaults = {"plan_theta": PLAN_THETA.default}
+    given = [
+        name
+        for name, value in plan_only.items()
+        if value is not None and not (name in defaults and value == defaults[name])
+    ]
     if given and not plan:
         raise CalibrationInputError(
             f"{given[0]}: belongs to a plan; pass plan=True (got {given[0]}={plan_only[given[0]]})"
@@ -311,16 +334,24 @@ def _check_mode(plan, production, plan_only):
         )
 
 
-def _plan(pilot, settings):
+def _plan(pilot, settings, choice):
     """Return ``calibrate(plan=True)``'s result: the pilot's counts, if any, then the plan.
 
     ``pilot`` is ``(data, table, card, csv, judge, fail_at_most, fail_labels, roles)``,
-    ``settings`` :func:`simcore.planning.calibration_labels.plan_result`'s other arguments.
+    ``settings`` :func:`simcore.planning.calibration_labels.plan_result`'s other positional
+    arguments, ``choice`` ``(plan_theta, method)``: the failure rate planned for, and the
+    method whose reported estimate ``reported`` means.
     """
     from simcore.planning.calibration_labels import plan_result
 
     data, table, card, csv, judge, fail_at_most, fail_labels, roles = pilot
     _refuse_unknown(roles)
+    plan_theta, method = choice
+    check_values({"method": method}, CALIBRATE_OPTIONS)
+    try:
+        plan_theta = plan_theta_choice(plan_theta)
+    except ValueError as error:
+        raise CalibrationInputError(f"plan_theta: {error}") from None
     sources = [source for source in (data, table, card, csv) if source is not None]
     if len(sources) > 1:
         raise CalibrationInputError("plan: give one pilot: data, table, card or csv")
@@ -330,7 +361,7 @@ def _plan(pilot, settings):
         if data is not None and not judge:
             raise CalibrationInputError("judge: needed to read the judge's labels (got none)")
         counts = _calibration_table(data, table, card, csv, judge, definition, roles)
-    document, text = plan_result(counts, *settings)
+    document, text = plan_result(counts, *settings, plan_theta=plan_theta, method=method)
     tables = {"methods": "methods", "allocation": "allocation"}
     if "clusters" in document:
         tables["clusters"] = ("clusters", "methods")

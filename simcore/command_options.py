@@ -10,6 +10,18 @@ import datetime
 
 from simcore.options import Option, finite_number, iso_date, label_list
 
+MERGE_LABEL_VARIANTS = Option(
+    "merge_label_variants",
+    "--merge-label-variants",
+    bool,
+    False,
+    "merge labels that differ only in case or surrounding spaces ('Yes', 'yes') into "
+    "their most frequent spelling (ties: the first in sorted order); without it such "
+    "labels are refused",
+)
+"""The one reader's answer to labels differing only in case
+(:mod:`simcore.realdata.label_spellings`)."""
+
 DATA_OPTIONS = (
     Option("humans", "--humans", object, None, "human ids, primary first", allow_none=True),
     Option("judges", "--judges", object, None, "judge names", allow_none=True),
@@ -27,6 +39,7 @@ DATA_OPTIONS = (
         "the labels in their order, lowest first (a rating scale of text labels)",
         allow_none=True,
     ),
+    MERGE_LABEL_VARIANTS,
 )
 """The one reader's keywords (the command line's data arguments,
 :func:`simcore.cli.common.add_data_arguments`); checked by the reader itself."""
@@ -136,6 +149,7 @@ WELLPOSED_OPTIONS = (
         allow_none=True,
     ),
     Option("criterion", "--criterion", str, None, "measure this group only", allow_none=True),
+    MERGE_LABEL_VARIANTS,
     GRADED,
     PAIR_COEFFICIENT,
     LEVEL,
@@ -301,6 +315,61 @@ CALIBRATE_OPTIONS = (
     ),
 )
 """``simcore calibrate`` / :func:`simcore.calibrate` (the method, confidence and floor)."""
+
+PLAN_THETA_SOURCES = ("reported", "stratified")
+"""``--plan-theta``'s named choices (besides a failure rate)."""
+
+
+def plan_theta_choice(value):
+    """Return a checked ``--plan-theta``: ``reported``, ``stratified`` or a rate in (0, 1).
+
+    A text that reads as a number becomes a float; at a rate of 0 or 1 the plan is
+    degenerate (no failures, or no passes, to find), so both are refused.
+
+    Raises
+    ------
+    ValueError
+        ``must be reported, stratified or a failure rate in (0, 1) (got VALUE)``.
+    """
+    import numbers
+
+    if isinstance(value, str) and value.strip().lower() in PLAN_THETA_SOURCES:
+        return value.strip().lower()
+    rate = value
+    if isinstance(value, str):
+        try:
+            rate = float(value)
+        except ValueError:
+            rate = None
+    if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not 0 < rate < 1:
+        raise ValueError(
+            f"must be reported, stratified or a failure rate in (0, 1) (got {value!r})"
+        )
+    return float(rate)
+
+
+def _plan_theta_text(text):
+    """Parse ``--plan-theta`` on the command line (an ``argparse`` type)."""
+    import argparse
+
+    try:
+        return plan_theta_choice(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+PLAN_THETA = Option(
+    "plan_theta",
+    "--plan-theta",
+    object,
+    "reported",
+    "the failure rate a plan from a pilot is for: reported (the estimate simcore calibrate reports "
+    "for the pilot with --method), stratified (valid only if the calibration rows are a "
+    "random production sample), or a rate in (0, 1)",
+    metavar="reported|stratified|RATE",
+    parse=_plan_theta_text,
+)
+"""``calibrate --plan``'s failure rate (:mod:`simcore.planning.plan_theta`)."""
 
 
 AGREEMENT_COEFFICIENT = Option(

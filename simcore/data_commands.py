@@ -53,6 +53,8 @@ def _matrix_document(matrix, shape):
     """Return the numbers of ``simcore inspect``: sizes, raters, labels, groups, ``shape``."""
     import numpy as np
 
+    from simcore.realdata.label_scale import EXACT_MATCH, matrix_scale
+
     labelled = (matrix.human_labels >= 0).sum(axis=0)
     per_item = (matrix.human_labels >= 0).sum(axis=1)
     group_sizes = np.bincount(matrix.groups, minlength=len(matrix.group_names))
@@ -68,6 +70,8 @@ def _matrix_document(matrix, shape):
         "judges": list(matrix.judges),
         "labels": list(matrix.labels),
         "ordinal": bool(matrix.ordinal),
+        "scale": {**matrix_scale(matrix).to_dict(), "scoring": EXACT_MATCH},
+        "label_merges": [merge.to_dict() for merge in matrix.label_merges],
         "groups": [
             {"name": name, "items": int(size)}
             for name, size in zip(matrix.group_names, group_sizes, strict=True)
@@ -94,14 +98,19 @@ def inspect(data, **options):
     **options
         ``humans``, ``judges`` (lists or comma-separated texts), ``judges_file``,
         ``group_separator``, ``columns``, ``slots`` (True: the human columns are label
-        positions, not people). Without judges a long table is human-only.
+        positions, not people), ``label_order``, ``merge_label_variants`` (True: merge
+        labels that differ only in case or surrounding spaces, which are otherwise refused).
+        Without judges a long table is human-only.
 
     Returns
     -------
     CommandResult
         ``to_dict()``: ``source``, ``items``, ``humans`` (``name``, ``items`` labelled, primary
         first), ``primary``, ``primary_labels_every_item``, ``judges``, ``labels``,
-        ``ordinal``, ``groups`` (``name``, ``items``), ``human_labels`` (cells labelled),
+        ``ordinal``, ``label_merges`` (each group of labels differing only in case merged
+        with ``merge_label_variants=True``: ``into``, ``merged``, ``counts`` per spelling
+        before the merge; empty otherwise), ``groups`` (``name``, ``items``),
+        ``human_labels`` (cells labelled),
         ``density`` (their share of the item-human cells), ``humans_per_item``
         (``min``, ``median``, ``max``), ``shape`` (the matrix's kind, dense panel, sparse
         panel, crowd or slots, the numbers behind it and the rule form ``auto`` picks:

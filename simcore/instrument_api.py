@@ -42,27 +42,31 @@ def _roles(values):
 def ceiling_result(data, values):
     """Return ``simcore ceiling``'s result."""
     from simcore.instrument import ceiling_report as report
-    from simcore.instrument.ceiling import is_graded
+    from simcore.instrument import scale_scorings
     from simcore.realdata.data_shape import data_shape
+    from simcore.realdata.label_scale import matrix_scale
     from simcore.realdata.readers import read_annotations
 
     matrix = read_annotations(data, **_roles(values))
     check_bootstrap_fits(matrix.source, values["boot"], matrix.n_items, BOOT_BYTES["ceiling"])
     scoring = matrix_scoring(matrix, values)
-    graded = is_graded(matrix.labels) if values["graded"] is None else values["graded"]
+    scale = matrix_scale(matrix)
+    graded = scale.is_rating if values["graded"] is None else values["graded"]
     measure = graded if scoring is None else scoring
     scores = None
     if values["judge_scores"]:
         scores = report.read_judge_scores(values["judge_scores"], values["score_column"])
         report.check_judge_groups(scores, matrix.group_names, values["judge_scores"])
-    results = report.group_ceilings(
-        matrix,
-        measure,
-        values["criterion"],
-        scores,
-        n_boot=values["boot"],
-        seed=values["seed"],
-        min_shared=values["min_shared"],
+    settings = {
+        "groups": values["criterion"],
+        "judge_scores": scores,
+        "n_boot": values["boot"],
+        "seed": values["seed"],
+        "min_shared": values["min_shared"],
+    }
+    results = report.group_ceilings(matrix, measure, **settings)
+    scale_document, first, position_lines = scale_scorings.ceiling_scale(
+        matrix, scale, measure, results, settings
     )
     rows = [plain_row(row) for row in report.csv_rows(results)]
     for row, result in zip(rows, results, strict=True):
@@ -76,6 +80,7 @@ def ceiling_result(data, values):
         "shape": shape.to_dict(),
         "graded": None if scoring is not None else bool(graded),
         "coefficient": None if scoring is None else scoring.name,
+        "scale": scale_document,
         "boot": values["boot"],
         "seed": values["seed"],
         "min_shared": values["min_shared"],
@@ -83,7 +88,9 @@ def ceiling_result(data, values):
         "roles_note": note,
     }
     text = report.markdown_report(results, measure) + (f"\n{note}\n" if note else "")
-    text = f"{shape.text()}\n\n{text}"
+    if position_lines:
+        text += "\n\n" + "\n".join(position_lines)
+    text = f"{first}\n{shape.text()}\n\n{text}"
     return CommandResult("ceiling", document, text, {"groups": "groups"})
 
 
@@ -160,43 +167,50 @@ def pair_scoring(table, values):
     return weighted.scoring_of(coefficient, codes if numbers is None else numbers, level, weights)
 
 
-def wellposed_result(data, values):
-    """Return ``simcore wellposed``'s result."""
-    from simcore.instrument.ceiling import is_graded
-    from simcore.instrument.wellposed import group_agreements
-    from simcore.instrument.wellposed_data import load_judge_table
-    from simcore.instrument.wellposed_report import agreement_lines, agreement_rows
+def _check_criterion(table, criterion):
+    """Refuse a ``--criterion`` that names no group of the judges' table (DataError)."""
     from simcore.realdata.annotation import DataError
-    from simcore.realdata.readers import name_list
 
-    table = load_judge_table(
-        data, judges=name_list(values["judges"]), group_separator=values["group_separator"]
-    )
-    n_items = len(table.codes)
-    check_bootstrap_fits(table.source, values["boot"], n_items, BOOT_BYTES["wellposed"])
-    if values["criterion"] is not None and values["criterion"] not in table.group_names:
+    if criterion is not None and criterion not in table.group_names:
         raise DataError(
             [
                 f"{table.source}: criterion: unknown group (groups: "
-                f"{', '.join(table.group_names)}) (got {values['criterion']!r})"
+                f"{', '.join(table.group_names)}) (got {criterion!r})"
             ]
         )
+
+
+def wellposed_result(data, values):
+    """Return ``simcore wellposed``'s result."""
+    from simcore.instrument.scale_scorings import scoring_words
+    from simcore.instrument.wellposed import group_agreements
+    from simcore.instrument.wellposed_data import load_judge_table
+    from simcore.instrument.wellposed_report import agreement_lines, agreement_rows
+    from simcore.realdata.label_scale import label_scale, scale_line
+    from simcore.realdata.readers import name_list
+
+    reading = (values[key] for key in ("group_separator", "merge_label_variants"))
+    table = load_judge_table(data, name_list(values["judges"]), *reading)
+    n_items = len(table.codes)
+    check_bootstrap_fits(table.source, values["boot"], n_items, BOOT_BYTES["wellposed"])
+    _check_criterion(table, values["criterion"])
     scoring = pair_scoring(table, values)
-    graded = is_graded(table.labels) if values["graded"] is None else values["graded"]
+    labels_scale = label_scale(table.labels)
+    graded = labels_scale.is_rating if values["graded"] is None else values["graded"]
+    measure = graded if scoring is None else scoring
     only = None if values["criterion"] is None else [values["criterion"]]
     columns = (table.codes, table.groups, table.group_names, graded)
     agreements = group_agreements(
         *columns, values["boot"], values["seed"], only=only, scoring=scoring
     )
-    scale = "graded labels" if graded else "categorical labels"
-    scale = scale if scoring is None else f"labels scored by {scoring.name}"
     text = "\n".join(
         [
             f"# Is the question well posed? {table.source}",
             "",
-            f"{len(table.judges)} judges ({', '.join(table.judges)}); {scale} "
-            f"({', '.join(table.labels)}); {values['boot']} bootstrap resamples of the items, "
-            f"seed {values['seed']}.",
+            scale_line(labels_scale, scoring_words(measure)),
+            "",
+            f"{len(table.judges)} judges ({', '.join(table.judges)}); {values['boot']} "
+            f"bootstrap resamples of the items, seed {values['seed']}.",
             "",
             *agreement_lines(agreements, table.judges),
             "",
@@ -210,6 +224,7 @@ def wellposed_result(data, values):
         "labels": list(table.labels),
         "graded": None if scoring is not None else bool(graded),
         "coefficient": None if scoring is None else scoring.name,
+        "scale": {**labels_scale.to_dict(), "scoring": scoring_words(measure)},
         "boot": values["boot"],
         "seed": values["seed"],
         "groups": [
@@ -224,6 +239,7 @@ def card_result(data, values):
     from simcore.calibration.errors import CalibrationInputError
     from simcore.instrument.card import card_text, load_criterion, measure_card
     from simcore.instrument.fail_definitions import definition_of
+    from simcore.realdata.label_scale import label_scale, scale_line
 
     missing = [name for name in ("judge", "criterion", "population") if not values[name]]
     if missing:
@@ -256,7 +272,13 @@ def card_result(data, values):
         dates=(values["date"], expires_days),
         settings={"confidence": values["confidence"], "youden_floor": values["youden_floor"]},
     )
-    return CommandResult("card", {"card": card}, card_text(card))
+    scale = label_scale(matrix.labels, matrix.ordinal)
+    scoring = (
+        f"{card['fail_definition']['text']} against the humans' majority; human ceiling by "
+        f"{card['human_ceiling']['measure']}"
+    )
+    document = {"card": card, "scale": {**scale.to_dict(), "scoring": scoring}}
+    return CommandResult("card", document, f"{scale_line(scale, scoring)}\n{card_text(card)}")
 
 
 def _check_expiry(measured, days):

@@ -16,7 +16,7 @@ __all__ = ["monitor"]
 
 def monitor(
     production,
-    audit,
+    audit_file,
     *,
     card=None,
     confidence=0.95,
@@ -37,7 +37,7 @@ def monitor(
     production : str or pathlib.Path
         CSV, one row per production item: ``item``, ``date`` (ISO, in order) and the
         judge's label ``judge`` (``fail``/``pass``).
-    audit : str or pathlib.Path
+    audit_file : str or pathlib.Path
         CSV, one row per audited item (a random sample of production): ``item``, ``date``
         and the human's label ``human``.
     card : str, pathlib.Path or dict, optional
@@ -85,7 +85,7 @@ def monitor(
     counts = None if card is None else _card_counts(card_document, card)
     stream = monitor_stream(
         production,
-        audit,
+        audit_file,
         (item_column, date_column, judge_column, human_column),
         (fail_label, pass_label),
     )

@@ -66,7 +66,9 @@ def rate_text(events, trials, percent=True, digits=1, unit=""):
     percent : bool
         Print in percent (the number times 100).
     digits : int
-        Decimals of ``r ± se``, and the fewest decimals of an interval.
+        The fewest decimals of ``r ± se`` (more where the SE's first significant figure
+        needs them: ``0.010 ± 0.003`` for 10 of 100,000 in percent, never ``± 0.0``), and
+        the fewest decimals of an interval.
     unit : str
         Appended to the rate, e.g. ``"%"`` (not to the interval's limits).
 
@@ -92,7 +94,8 @@ def rate_text(events, trials, percent=True, digits=1, unit=""):
     rate = events / trials
     if min(events, trials - events) >= FEW_EVENTS:
         se = math.sqrt(rate * (1 - rate) / trials)
-        return f"{scale * rate:.{digits}f}{unit} ± {scale * se:.{digits}f}"
+        places = max(digits, _places(scale * se) - 1)  # the SE's first figure shows
+        return f"{scale * rate:.{places}f}{unit} ± {scale * se:.{places}f}"
     if events in (0, trials):  # one-sided: 1 - alpha^(1/n) from the nearer end
         bound = 1 - (1 - LEVEL) ** (1 / trials)
         places = max(digits, _places(scale * bound))
@@ -116,7 +119,8 @@ def share_text(rate, se, trials, percent=True, digits=1, unit=""):
     events = int(round(rate * trials))
     if min(events, trials - events) >= FEW_EVENTS:
         scale = 100.0 if percent else 1.0
-        return f"{scale * rate:.{digits}f}{unit} ± {scale * se:.{digits}f}"
+        places = max(digits, _places(scale * se) - 1)  # the SE's first figure shows
+        return f"{scale * rate:.{places}f}{unit} ± {scale * se:.{places}f}"
     return rate_text(events, trials, percent=percent, digits=digits, unit=unit)
 
 

@@ -327,7 +327,7 @@ def test_advise_alt_test_report_shows_the_per_human_tests(tmp_path, capsys):
         "numeric",
         "--eps",
         "0.1",
-        "--judge",
+        "--audit",
         "mistral-v03",
         "--trials",
         "20",

@@ -21,6 +21,7 @@ from simcore.advise.report_files import report_markdown, summary
 from simcore.advise.report_plan import recommendation_text, tie_sentence
 from simcore.advise.risk import RiskCurve
 from simcore.cli import main
+from simcore.printed_rates import share_text
 from simcore.realdata.shapes import draw_shape, write_long_csv
 
 CHEAP = {"trials": 60, "n_boot": 4, "grid": (0, 25, 100), "seed": 0}
@@ -145,7 +146,8 @@ def fake_audit(unlabelled, n_items, rate_now):
     available = np.ones((n_items, 3), dtype=bool)
     for human, count in enumerate(unlabelled, start=1):
         available[:count, human] = False
-    risks = {"judge": SimpleNamespace(now=rate_now)}
+    now = RiskCurve("judge", "exact_m", [0], [round(rate_now[0] * 300)], [300])
+    risks = {"judge": SimpleNamespace(now=rate_now, curve=now)}
     return SimpleNamespace(available=available, risks=risks, curve_design="exact_m")
 
 
@@ -217,7 +219,8 @@ def test_an_unreachable_target_is_the_answer_with_the_best_the_corpus_allows(tmp
     assert rate == min(curve.rate(i) for i in short) > 0.001
     assert (answer.risk, answer.se) == (rate, se)
     assert answer.text.startswith("target risk 0.001 not reachable by labelling this corpus")
-    best = f"best achievable risk judge0 {100 * rate:.1f}% ± {100 * se:.1f} at {extra} items"
+    printed = share_text(rate, se, curve.trials[curve.extra.index(extra)], unit="%")
+    best = f"best achievable risk judge0 {printed} at {extra} items"
     assert best in answer.text
     assert summary(advice).startswith("recommendation: target risk 0.001 not reachable")
     assert advice.to_dict()["recommendation"]["kind"] == "unreachable"

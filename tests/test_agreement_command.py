@@ -83,7 +83,7 @@ def test_named_raters_and_cohen_kappa_of_two():
         simcore.agreement(table, "cohen_kappa", boot=0)
     with pytest.raises(DataError, match="'ann' is named twice"):
         simcore.agreement(table, raters="ann,bob,ann", boot=0)
-    with pytest.raises(DataError, match="'eve' is neither a human nor a judge"):
+    with pytest.raises(DataError, match=r"raters: unknown rater \(raters: .*\(got 'eve'\)"):
         simcore.agreement(table, raters=["ann", "eve"], boot=0)
     with pytest.raises(DataError, match="level: ordinal is Krippendorff"):
         simcore.agreement(table, "gwet_ac2", level="ordinal", boot=0)

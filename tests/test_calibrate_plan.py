@@ -93,6 +93,7 @@ def test_the_cli_plans_from_given_rates(capsys):
 
 def test_the_cli_plans_from_a_pilot_table_or_csv_alike(tmp_path, capsys):
     common = ("--fails", "130", "--of", "1000", "--half-width", "0.03", "--plan-trials", "300")
+    common += ("--plan-theta", "stratified")  # theta 0.1722: q = 0.23 at Se 0.85, Sp 0.9
     status, from_table, _ = run(capsys, "--table", "34,6,8,72", *common)
     assert status == 0
     rows = ["human,judge"] + ["fail,fail"] * 34 + ["fail,pass"] * 6 + ["pass,fail"] * 8
@@ -109,6 +110,7 @@ def test_the_cli_plans_from_a_pilot_table_or_csv_alike(tmp_path, capsys):
     [
         (["--se", "1.5", "--sp", "0.8", "--theta", "0.1", "--half-width", "0.05"], "--se"),
         (["--se", "0.8", "--sp", "0.8", "--theta", "0", "--half-width", "0.05"], "--theta"),
+        (["--se", "0.8", "--sp", "0.8", "--theta", "1", "--half-width", "0.05"], "--theta"),
         (["--se", "0.8", "--sp", "0.8", "--theta", "0.1", "--half-width", "0"], "--half-width"),
         (["--se", "0.8", "--sp", "0.8", "--theta", "0.1"], "--half-width: must be in (0, 0.5]"),
         (["--se", "0.8", "--sp", "0.8", "--half-width", "0.05"], "--theta"),
@@ -178,3 +180,174 @@ def test_a_plans_keywords_without_plan_and_a_production_file_with_it_are_refused
         simcore.calibrate(
             plan=True, se=0.8, sp=0.8, theta=0.1, half_width=0.05, production=tmp_path / "p.csv"
         )
+
+
+PILOT = (34, 6, 8, 72)  # a third human FAIL; the judge fails 35% of it and 13% of production
+STRATIFIED = 0.13 * 34 / 42 + 0.87 * 6 / 78  # q p1 + (1 - q) p0
+
+
+def pilot_plan(**options):
+    import simcore
+
+    return simcore.calibrate(
+        table=PILOT, fails=130, of=1000, plan=True, half_width=0.05, plan_trials=100, **options
+    ).to_dict()
+
+
+def test_a_pilot_plan_is_for_the_rate_the_report_gives_and_names_the_stratified_one(capsys):
+    import simcore
+
+    report = simcore.calibrate(table=PILOT, fails=130, of=1000).to_dict()
+    assert report["estimate"] == pytest.approx(0.04)  # (0.13 + 0.9 - 1) / 0.75
+    document = pilot_plan()
+    assert document["theta"] == pytest.approx(report["estimate"], abs=1e-12)
+    assert document["plan_theta"] == {
+        "value": document["theta"],
+        "source": "reported",
+        "estimator": "rogan-gladen",
+        "method": "lr",
+        "planned_at": "estimate",
+        "estimates": {"reported": pytest.approx(0.04), "stratified": pytest.approx(STRATIFIED)},
+        "reported_interval": {
+            "low": pytest.approx(report["interval"]["low"]),
+            "high": pytest.approx(report["interval"]["high"]),
+        },
+        "shares": {
+            "calibration_human_fail": pytest.approx(40 / 120),
+            "calibration_judge_fail": pytest.approx(42 / 120),
+            "production_judge_fail": pytest.approx(0.13),
+        },
+    }
+    status, out, _ = run(capsys, "--table", "34,6,8,72", "--fails", "130", "--of", "1000",
+                         "--half-width", "0.05", "--plan-trials", "100")  # fmt: skip
+    assert status == 0
+    lines = out.splitlines()
+    assert "failure rate 0.0400; N = 1000" in lines[0]
+    assert lines[1] == (
+        "failure rate planned for: 0.0400, the Rogan-Gladen estimate `simcore calibrate` "
+        "reports for this pilot"
+    )
+    assert lines[2] == (
+        "--plan-theta stratified gives 0.1722, which assumes the calibration rows are a random "
+        "production sample: their human FAIL share 0.33 and judge FAIL share 0.35, against "
+        "the judge's production FAIL share 0.13"
+    )
+
+
+def test_plan_theta_stratified_is_the_old_estimate_and_a_rate_is_used_as_given():
+    stratified = pilot_plan(plan_theta="stratified")
+    assert stratified["theta"] == pytest.approx(STRATIFIED, abs=1e-12)  # 0.1722
+    assert stratified["plan_theta"]["source"] == "stratified"
+    assert stratified["plan_theta"]["estimates"]["reported"] == pytest.approx(0.04)
+    assumed = pilot_plan(plan_theta=0.1)
+    assert assumed["theta"] == 0.1 and assumed["plan_theta"]["source"] == "assumed"
+    assert assumed["plan_theta"]["estimator"] is None
+    assert assumed["se"] == stratified["se"] == 0.85 and assumed["sp"] == 0.9
+    # the rate planned for decides the plan: the closed forms are those of that rate
+    for document in (stratified, assumed):
+        theta = document["theta"]
+        closed = planner.closed_form_n("ppi", 0.85, 0.9, theta, 1000, 0.05, Z95)
+        row = next(row for row in document["methods"] if row["method"] == "ppi")
+        assert row["closed_form"] == math.ceil(closed)
+
+
+def test_the_texts_of_stratified_and_of_a_rate_name_both_estimates(capsys):
+    flags = ("--table", "34,6,8,72", "--fails", "130", "--of", "1000", "--half-width", "0.05")
+    _, out, _ = run(capsys, *flags, "--plan-trials", "100", "--plan-theta", "stratified")
+    assert out.splitlines()[1].startswith(
+        "failure rate planned for: 0.1722, the stratified estimate (--plan-theta stratified), "
+        "which assumes the calibration rows are a random production sample"
+    )
+    assert out.splitlines()[2] == "`simcore calibrate` reports 0.0400 (Rogan-Gladen) for this pilot"
+    _, out, _ = run(capsys, *flags, "--plan-trials", "100", "--plan-theta", "0.1")
+    assert out.splitlines()[1] == (
+        "failure rate planned for: 0.1000, as assumed (--plan-theta 0.1); this pilot's "
+        "estimates: `simcore calibrate` reports 0.0400 (Rogan-Gladen), stratified 0.1722"
+    )
+
+
+def test_where_the_two_estimates_agree_the_plan_says_nothing_extra():
+    document = pilot_plan(method="strat-ppi")  # stratified PPI's estimate is the stratified one
+    assert document["theta"] == pytest.approx(STRATIFIED, abs=1e-12)
+    assert document["plan_theta"]["estimator"] == "stratified-ppi"
+    import simcore
+
+    text = simcore.calibrate(
+        table=PILOT, fails=130, of=1000, plan=True, half_width=0.05, plan_trials=100,
+        method="strat-ppi",
+    ).to_markdown()  # fmt: skip
+    assert "--plan-theta stratified gives" not in text
+    assert text.splitlines()[1] == (
+        "failure rate planned for: 0.1722, the stratified PPI estimate `simcore calibrate "
+        "--method strat-ppi` reports for this pilot"
+    )
+
+
+def test_a_reported_estimate_clipped_to_zero_plans_for_its_intervals_upper_end():
+    import simcore
+
+    # q = 0.09 < 1 - Sp = 0.1: Rogan-Gladen is negative, the report clips it to 0
+    report = simcore.calibrate(table=PILOT, fails=90, of=1000).to_dict()
+    assert report["estimate"] == 0.0 and report["interval"]["high"] > 0
+    document = simcore.calibrate(
+        table=PILOT, fails=90, of=1000, plan=True, half_width=0.05, plan_trials=100
+    )
+    chosen = document.to_dict()["plan_theta"]
+    assert chosen["planned_at"] == "interval_high" and chosen["estimates"]["reported"] == 0.0
+    assert document.to_dict()["theta"] == pytest.approx(report["interval"]["high"])
+    assert "the upper end of the 95% interval [0.000, 0.064]" in document.to_markdown()
+
+
+def test_a_report_that_refuses_to_correct_gives_no_rate_to_plan_for(capsys):
+    weak = ("--table", "20,20,18,22", "--fails", "90", "--of", "1000", "--half-width", "0.05")
+    status, out, err = run(capsys, *weak, "--plan-trials", "100")
+    assert status == 2 and out == ""
+    assert err.startswith("simcore calibrate: --plan-theta reported: `simcore calibrate` refuses")
+    assert "Youden J = 0.05 < 0.15" in err and len(err.strip().splitlines()) == 1
+    status, out, _ = run(capsys, *weak, "--plan-trials", "100", "--plan-theta", "stratified")
+    assert status == 0 and "`simcore calibrate` reports no corrected rate (Rogan-Gladen)" in out
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "1", "1.5", "-0.2", "nan", "inf"])
+def test_a_bad_plan_theta_names_the_flag_and_the_value_and_exits_2(capsys, value):
+    flags = ("--table", "34,6,8,72", "--fails", "130", "--of", "1000", "--half-width", "0.05")
+    with pytest.raises(SystemExit) as stop:  # argparse's refusal, one line
+        main(["calibrate", "--plan", *flags, "--plan-theta", value])
+    captured = capsys.readouterr()
+    assert stop.value.code == 2 and captured.out == ""
+    assert captured.err.strip() == (
+        "simcore calibrate: --plan-theta: must be reported, stratified or a failure rate in "
+        f"(0, 1) (got {value!r})"
+    )
+
+
+def test_plan_theta_without_plan_or_without_a_pilot_is_refused(capsys):
+    import simcore
+    from simcore.calibration.errors import CalibrationInputError
+
+    status = main(["calibrate", "--table", "34,6,8,72", "--fails", "130", "--of", "1000",
+                   "--plan-theta", "stratified"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "--plan-theta: belongs to a plan; add --plan (got --plan-theta stratified)" in err
+    status = main(["calibrate", "--table", "34,6,8,72", "--fails", "130", "--of", "1000",
+                   "--half-width", "0.05"])  # fmt: skip
+    assert status == 2 and "--half-width: belongs to a plan" in capsys.readouterr().err
+    with pytest.raises(CalibrationInputError, match="plan_theta: belongs to a plan"):
+        simcore.calibrate(table=PILOT, fails=130, of=1000, plan_theta=0.1)
+    with pytest.raises(CalibrationInputError, match="without a pilot the rate planned for is"):
+        simcore.calibrate(plan=True, se=0.8, sp=0.8, theta=0.1, of=1000, half_width=0.05,
+                          plan_theta="stratified")  # fmt: skip
+    with pytest.raises(CalibrationInputError, match=r"plan_theta: must be .* \(got 'mean'\)"):
+        pilot_plan(plan_theta="mean")
+
+
+def test_a_plan_from_rates_says_its_theta_came_from_theta():
+    import simcore
+
+    document = simcore.calibrate(
+        plan=True, se=0.8, sp=0.8, theta=0.15, of=100000, half_width=0.05, plan_trials=100
+    ).to_dict()
+    assert document["plan_theta"]["source"] == "theta"
+    assert document["plan_theta"]["value"] == document["theta"] == 0.15
+    assert document["plan_theta"]["estimates"] is None

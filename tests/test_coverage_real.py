@@ -218,7 +218,7 @@ def test_binarised_pairs_reports_bad_input(tmp_path):
     with pytest.raises(DataError, match="unknown human") as caught:
         binarised_pairs(tmp_path, expert="e9")
     assert "'e9'" in str(caught.value)
-    with pytest.raises(DataError, match="must be a folder"):
+    with pytest.raises(DataError, match="path: no such file or folder"):
         binarised_pairs(tmp_path / "absent")
 
 
@@ -276,7 +276,8 @@ def test_markdown_names_where_lr_undercovers():
 
     assert "## LR against the prediction-powered intervals" in text
     assert "| judge | n_cal | lr | ppi | ppi++ | strat-ppi |" in text
-    assert "| good | 25 | 94.0 ± 1.0 / 0.200 | 93.0 ± 2.0 / 0.100 |" in text
+    # LR: 94 of 100 corrected splits covered, 6 misses: the exact 95% interval, not ± SE
+    assert "| good | 25 | 94.0 [87.4, 97.8] / 0.200 | 93.0 ± 2.0 / 0.100 |" in text
 
     fine = coverage_markdown([rows[0]], "/data", "e0", 100, 1, 3)
     assert "The LR interval does not under-cover anywhere" in fine

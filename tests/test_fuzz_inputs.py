@@ -326,10 +326,17 @@ NUMBERS = (
 """Option values: every kind of number, and things that are not numbers."""
 
 PLAN_OPTIONS = ("--alpha", "--target", "--confidence", "--epsilon", "--tau", "--margin")
-PLAN_OPTIONS += ("--p-human", "--human-agreement", "--p-judge", "--labels", "--gap")
+PLAN_OPTIONS += (
+    "--p-human",
+    "--human-agreement",
+    "--p-judge",
+    "--n-labels",
+    "--gap",
+    "--advantage",
+)
 CALIBRATE_OPTIONS = ("--fails", "--of", "--confidence", "--youden-floor", "--table")
 SMALL_SIZES = ("--items", ("0", "1", "-5", "20", "9" * 400, "1000000000", "2e3"))
-SMALL_HUMANS = ("--humans", ("0", "1", "2", "3", "-1", "9" * 400, "100000"))
+SMALL_HUMANS = ("--n-humans", ("0", "1", "2", "3", "-1", "9" * 400, "100000"))
 
 
 def option_pairs(names):
@@ -351,8 +358,8 @@ def table_value(value):
 @example(pairs=[("--alpha", "inf")], items="20", humans="3", rank=False)
 @example(pairs=[("--gap", "inf")], items="20", humans="3", rank=True)
 def test_generated_plan_options_answer_or_are_refused(capsys, pairs, items, humans, rank):
-    argv = ["plan", "--quiet", "--items", items, "--humans", humans]
-    argv += ["--rank", "--judges", "3", "--gap", "0.05"] if rank else []
+    argv = ["plan", "--quiet", "--items", items, "--n-humans", humans]
+    argv += ["--rank", "--n-judges", "3", "--gap", "0.05"] if rank else []
     for option, value in pairs:
         argv.append(f"{option}={value}")
     run_ok_or_refused(argv, capsys)

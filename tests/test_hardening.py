@@ -205,8 +205,8 @@ def test_plan_refuses_questions_without_a_finite_answer(capsys, arguments, fragm
 
 
 def test_plan_rank_says_when_the_corpus_is_too_small(capsys):
-    assert main(["plan", "--rank", "--judges", "5", "--gap", "0.001", "--items", "800"]) == 0
-    assert "more than the corpus's 800 items" in capsys.readouterr().out
+    assert main(["plan", "--rank", "--n-judges", "5", "--gap", "0.001", "--items", "800"]) == 0
+    assert "m_rank = more than the 800 items of the corpus (recipe: " in capsys.readouterr().out
 
 
 def test_version_help_and_a_mistyped_option_show_the_subcommand(capsys):
@@ -341,14 +341,14 @@ def test_a_cube_holds_only_the_variables_its_rule_and_judges_give_a_meaning():
     assert "mean_extra_items" not in several
 
 
-def test_rates_over_a_handful_of_trials_show_their_denominator_not_an_se():
+def test_rates_over_a_handful_of_trials_show_their_exact_interval_not_an_se():
     from simcore import report
 
     few = report.summary(simcore.run({**SCENARIO, "trials": 3}))
-    assert "33.3 (n=3)" in few or "66.7 (n=3)" in few or "0.0 (n=3)" in few
-    assert "(0.0)" not in few and "the rate rests on D < 10 trials" in few
+    assert any(text in few for text in ("33.3 [0.8, 90.6]", "66.7 [9.4, 99.2]", "< 63.2"))
+    assert "± 0.0" not in few and "exact 95% interval" in few
     many = report.summary(simcore.run({**SCENARIO, "trials": 400}))
-    assert "(n=" not in many.split("(n=D)")[0]
+    assert " ± " in many
 
 
 def test_plan_says_what_it_is_doing_unless_quiet(capsys):

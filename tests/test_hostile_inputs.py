@@ -51,7 +51,7 @@ JUDGE_J = ("--judges", "j", "--judge", "j", "--fail-labels", "FAIL")
     ("argv", "fragment"),
     [
         (["plan", "--alpha", "inf"], "--alpha: must be a finite number (got 'inf')"),
-        (["plan", "--rank", "--judges", "3", "--gap", "inf"], "--gap: must be a finite number"),
+        (["plan", "--rank", "--n-judges", "3", "--gap", "inf"], "--gap: must be a finite number"),
         (["plan", "--epsilon", "nan"], "--epsilon: must be a finite number (got 'nan')"),
         (
             ["calibrate", "--table", "10,2,3,20", "--fails", "3", "--of", "9" * 400],
@@ -351,12 +351,12 @@ def test_bootstraps_too_large_for_memory_are_refused_before_drawing(
     ("argv", "fragment"),
     [
         (["--items", "1000000000"], "the simulated corpus needs about"),
-        (["--humans", "1000"], "would draw 5.1e+10 labels, more than plan simulates"),
+        (["--n-humans", "1000"], "would draw 5.1e+10 labels, more than plan simulates"),
     ],
 )
 def test_plan_questions_too_large_are_refused_before_simulating(capsys, argv, fragment):
     line = refused(capsys, "plan", *argv)
-    assert line.startswith("simcore plan: --items, --humans") and fragment in line
+    assert line.startswith("simcore plan: --items, --n-humans") and fragment in line
 
 
 def small_machine(monkeypatch, size):
@@ -417,10 +417,10 @@ def test_advise_refuses_more_trials_than_it_can_simulate(tmp_path, capsys):
     ("argv", "fragment"),
     [
         (["--alpha", "0"], "--alpha: must be in (0, 1) (got 0.0)"),
-        (["--rank", "--judges", "3", "--gap", "5"], "--gap: must be in (0, 1]"),
-        (["--rank", "--judges", "3", "--gap", "1e-320"], "--gap: too small for any corpus"),
-        (["--labels", "0", "--human-agreement", "0.5"], "--labels: must be >= 2 (got 0)"),
-        (["--rank", "--judges", "3", "--gap", "0.1", "--p-judge", "2"], "--p-judge: must be"),
+        (["--rank", "--n-judges", "3", "--gap", "5"], "--gap: must be in (0, 1]"),
+        (["--rank", "--n-judges", "3", "--gap", "1e-320"], "--gap: too small for any corpus"),
+        (["--n-labels", "0", "--human-agreement", "0.5"], "--n-labels: must be >= 2 (got 0)"),
+        (["--rank", "--n-judges", "3", "--gap", "0.1", "--p-judge", "2"], "--p-judge: must be"),
     ],
 )
 def test_plan_questions_without_an_answer_are_refused(capsys, argv, fragment):

@@ -180,7 +180,7 @@ def test_judges_file_problems_name_the_judges_file(tmp_path, capsys):
     human_file, judge_file, _ = split_files(tmp_path)
     gone = tmp_path / "gone.csv"
     assert main(["inspect", str(human_file), "--judges-file", str(gone)]) == 2
-    assert f"{gone}: judges_path: file not found" in capsys.readouterr().err
+    assert f"{gone}: judges_path: no such file or folder" in capsys.readouterr().err
     short = write_rows(tmp_path / "short.csv", HEADER[:3], [["item00000", "jx", "l1"]])
     assert main(["inspect", str(human_file), "--judges-file", str(short)]) == 2
     assert f"{short}: jx: misses 39 of the 40 items" in capsys.readouterr().err
@@ -319,5 +319,5 @@ def test_advise_reads_the_judges_file(tmp_path, capsys):
     human_file, judge_file, _ = split_files(tmp_path)
     out = tmp_path / "advice"
     argv = ["advise", str(human_file), "--judges-file", str(judge_file), "--out", str(out)]
-    assert main([*argv, "--judge", "nobody", "--trials", "20", "--quiet"]) == 2
-    assert "unknown judge 'nobody' (judges: judge0, judge1)" in capsys.readouterr().err
+    assert main([*argv, "--audit", "nobody", "--trials", "20", "--quiet"]) == 2
+    assert "unknown judge (judges: judge0, judge1) (got 'nobody')" in capsys.readouterr().err

@@ -8,6 +8,7 @@ import sys
 import time
 
 import numpy as np
+import pytest
 import xarray as xr
 import yaml
 import zarr
@@ -45,8 +46,10 @@ def test_more_trials_extend_the_store_to_a_fresh_runs_numbers(tmp_path):
     fresh = simcore.run(scenario(trials=1500))
     assert_cubes_identical(extended, fresh)
     np.testing.assert_array_equal(xr.open_zarr(out)["n_trials"], 1500)
-    # and back down: fewer trials recompute the cells from scratch
-    smaller = simcore.run(scenario(trials=700), out=out)
+    # and back down: fewer trials are refused (a store is never shrunk) unless overwritten
+    with pytest.raises(store.StoreError, match="holds 1500 trials per cell"):
+        simcore.run(scenario(trials=700), out=out)
+    smaller = simcore.run(scenario(trials=700), out=out, overwrite=True)
     assert_cubes_identical(smaller, simcore.run(scenario(trials=700)))
 
 

@@ -43,7 +43,10 @@ CARD = {"counts": {"caught": 430, "missed": 70, "flagged": 50, "cleared": 450}}
 
 def test_the_report_is_the_sequence_of_the_stream(tmp_path, capsys):
     production, audit = write_stream(tmp_path)
-    assert main(["monitor", "--production", str(production), "--audit", str(audit), "--json"]) == 0
+    assert (
+        main(["monitor", "--production", str(production), "--audit-file", str(audit), "--json"])
+        == 0
+    )
     document = json.loads(capsys.readouterr().out)
     result = simcore.monitor(production, audit)
     assert document == result.to_dict()
@@ -61,7 +64,7 @@ def test_the_report_is_the_sequence_of_the_stream(tmp_path, capsys):
         final["judge_fails"] / final["production_rows"] + stream.rectifiers.mean()
     )
     assert "alarm" not in document
-    assert main(["monitor", "--production", str(production), "--audit", str(audit)]) == 0
+    assert main(["monitor", "--production", str(production), "--audit-file", str(audit)]) == 0
     text = capsys.readouterr().out
     assert "no card: no drift alarm (give --card)" in text
     assert text.count("\n| 2026-") == 40
@@ -83,7 +86,7 @@ def test_a_planted_drop_alarms_after_it_and_a_steady_judge_does_not(tmp_path):
 def test_the_plot_is_written(tmp_path, capsys):
     production, audit = write_stream(tmp_path, days=10)
     plot = tmp_path / "out" / "monitor.png"
-    flags = ["monitor", "--production", str(production), "--audit", str(audit)]
+    flags = ["monitor", "--production", str(production), "--audit-file", str(audit)]
     assert main([*flags, "--plot", str(plot)]) == 0
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -111,7 +114,7 @@ def test_bad_input_is_a_one_line_exit_2(tmp_path, capsys, change, message):
     production, audit = write_stream(tmp_path, days=5, per_day=10, audits=3)
     which, old, new = change
     rewrite(production if which == "production" else audit, old, new)
-    assert main(["monitor", "--production", str(production), "--audit", str(audit)]) == 2
+    assert main(["monitor", "--production", str(production), "--audit-file", str(audit)]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1, err
 
@@ -121,7 +124,7 @@ def test_an_audit_before_its_item_was_judged_is_refused(tmp_path, capsys):
     rows = audit.read_text().splitlines()
     item = rows[-1].split(",")[0]
     audit.write_text("\n".join([rows[0], f"{item},2026-09-01,fail"]) + "\n")
-    assert main(["monitor", "--production", str(production), "--audit", str(audit)]) == 2
+    assert main(["monitor", "--production", str(production), "--audit-file", str(audit)]) == 2
     assert "before the judge labelled it on 2026-09-05" in capsys.readouterr().err
 
 
@@ -135,7 +138,7 @@ def test_a_card_without_both_classes_is_refused(tmp_path):
 @pytest.mark.parametrize("flag, value", [("--confidence", "1.5"), ("--alarm-alpha", "0")])
 def test_options_out_of_range_exit_2(tmp_path, capsys, flag, value):
     production, audit = write_stream(tmp_path, days=3, per_day=10, audits=3)
-    flags = ["monitor", "--production", str(production), "--audit", str(audit), flag, value]
+    flags = ["monitor", "--production", str(production), "--audit-file", str(audit), flag, value]
     assert main(flags) == 2
     assert flag in capsys.readouterr().err
 
@@ -164,7 +167,7 @@ def test_a_card_valid_until_the_alarm_gets_the_alarm_date(tmp_path, capsys):
     capsys.readouterr()
     assert json.loads(card.read_text())["expires"] == "on-alarm"
     production, audit = write_stream(tmp_path, drop_from=20)
-    flags = ["monitor", "--production", str(production), "--audit", str(audit)]
+    flags = ["monitor", "--production", str(production), "--audit-file", str(audit)]
     assert main([*flags, "--card", str(card), "--json"]) == 0
     alarm = json.loads(capsys.readouterr().out)["alarm"]
     assert alarm["card_expires"] == alarm["first_tpr_alarm"] and not alarm["card_written"]
@@ -183,7 +186,7 @@ def test_expire_card_refuses_a_card_with_a_fixed_expiry(tmp_path, capsys):
     capsys.readouterr()
     before = card.read_text()
     production, audit = write_stream(tmp_path, days=3, per_day=10, audits=3)
-    flags = ["monitor", "--production", str(production), "--audit", str(audit)]
+    flags = ["monitor", "--production", str(production), "--audit-file", str(audit)]
     assert main([*flags, "--card", str(card), "--expire-card"]) == 2
     assert "--expire-card dates a card made with --expires-on-alarm" in capsys.readouterr().err
     assert card.read_text() == before

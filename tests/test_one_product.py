@@ -242,7 +242,7 @@ def test_a_judge_named_by_card_must_be_one_of_the_judges(formats, capsys, tmp_pa
         "--out",
         tmp_path / "c.json",
     )
-    assert status == 2 and "judge: not one of the judges" in err and "'h000'" in err
+    assert status == 2 and "judge: unknown judge (judges: " in err and "'h000'" in err
 
 
 def test_rater_names_and_labels_are_stripped_in_every_format(tmp_path):

@@ -177,6 +177,7 @@ def test_planning_scenario_keeps_margin_and_judge_accuracy(tmp_path):
     np.testing.assert_array_equal(cube["recipe_items"], [531, 392])
     text = write_plan_table(cube, tmp_path / "plan.md", tmp_path / "plan.csv")
     assert "false approval" in text and "false rejection" in text
+    assert "| > 300 (recipe 531) |" in text and "| > 300 (recipe 392) |" in text  # n = 300
     csv = (tmp_path / "plan.csv").read_text().splitlines()
     assert csv[0] == "margin,p_judge,side,simulated_m,recipe_m,ratio"
     assert len(csv) == 3
@@ -233,12 +234,12 @@ def test_plan_command(capsys):
     answer = document["answer"]
     assert f"simulated: m = {answer['m']}" in out and answer["recipe_items"] == 78
     assert document["question"]["items"] == 300 and document["question"]["margin"] == 0.1
-    assert main(["plan", "--rank", "--judges", "5", "--gap", "0.02"]) == 0
+    assert main(["plan", "--rank", "--n-judges", "5", "--gap", "0.02"]) == 0
     ranked = capsys.readouterr().out
-    assert main(["plan", "--rank", "--judges", "5", "--gap", "0.02", "--json"]) == 0
+    assert main(["plan", "--rank", "--n-judges", "5", "--gap", "0.02", "--json"]) == 0
     m_rank = json.loads(capsys.readouterr().out)["answer"]["m_rank"]
-    assert f"m_rank = {m_rank} items" in ranked
-    assert main(["plan", "--rank", "--judges", "1", "--gap", "0.02"]) == 2
+    assert f"m_rank = more than the 2,000 items of the corpus (recipe: {m_rank:,} " in ranked
+    assert main(["plan", "--rank", "--n-judges", "1", "--gap", "0.02"]) == 2
     assert main(["plan", "--human-agreement", "0.3"]) == 2
     assert main(["plan", "--target", "2"]) == 2
     assert main(["plan", "--margin", "0.9"]) == 2

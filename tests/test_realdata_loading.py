@@ -333,7 +333,8 @@ def test_describe_matrix_mentions_density_and_overlaps(small):
     assert "density: 0.667 (10 of 15 item-human cells labelled)" in text
     assert "humans labelling every item: h1" in text
     assert "groups: 2 (x 3, y 2)" in text
-    assert "labels: 2, nominal (no, yes)" in text
+    assert "labels: 2, categories (text labels: no, yes)" in text
+    assert "scoring: observed agreement (exact match) below" in text
     table = text.split("items labelled by both (pairwise overlap):\n")[1].splitlines()
     rows = {line.split()[0]: [int(v) for v in line.split()[1:]] for line in table[1:4]}
     assert rows == {"h1": [5, 3, 2], "h2": [3, 3, 1], "h3": [2, 1, 2]}
@@ -356,7 +357,7 @@ def test_describe_matrix_says_when_no_human_labels_every_item(small_folder):
 
 def test_missing_folder(tmp_path):
     missing = tmp_path / "nowhere"
-    problem = one_problem(problems_of(load_alttest, missing), "path: must be a folder")
+    problem = one_problem(problems_of(load_alttest, missing), "path: no such file or folder")
     assert problem.startswith(f"{missing}: ") and problem.endswith(f"(got '{missing}')")
 
 
@@ -364,7 +365,7 @@ def test_missing_json_file(tmp_path):
     folder = tmp_path / "half"
     folder.mkdir()
     (folder / "llm_annotations.json").write_text(json.dumps(SMALL_JUDGES))
-    problem = one_problem(problems_of(load_alttest, folder), "file not found")
+    problem = one_problem(problems_of(load_alttest, folder), "no such file or folder")
     assert problem.startswith(f"{folder / 'human_annotations.json'}: ")
 
 
@@ -507,7 +508,8 @@ def test_csv_without_rater_lists_is_human_only(tmp_path):
 def test_csv_missing_file(tmp_path):
     missing = tmp_path / "none.csv"
     problem = one_problem(
-        problems_of(load_csv, missing, humans=["h1", "h2"], judges=["j1"]), "file not found"
+        problems_of(load_csv, missing, humans=["h1", "h2"], judges=["j1"]),
+        "no such file or folder",
     )
     assert problem.startswith(f"{missing}: path: ") and problem.endswith(f"(got '{missing}')")
 
@@ -652,7 +654,7 @@ def test_load_data_block_problems_are_all_reported():
     unknown = one_problem(problems, "data.columns: unknown key")
     assert (
         "(valid keys: format, path, judges_path, humans, judges, labels, scale, "
-        "group_separator, slots)" in unknown
+        "group_separator, slots, merge_label_variants)" in unknown
     )
     one_problem(problems, "data.format: must be one of alttest, json, csv, wide (got 'xls')")
     one_problem(problems, "data.path: must be given", "(got null)")
@@ -671,4 +673,4 @@ def test_load_data_rejects_a_non_mapping_and_reports_loader_problems(tmp_path):
     problem = one_problem(problems_of(load_data, ["wax"]), "data: must be a mapping")
     assert problem.endswith("(got ['wax'])")
     problem = one_problem(problems_of(load_data, {"path": "gone"}, base=tmp_path), "path:")
-    assert problem.startswith(f"{tmp_path / 'gone'}: path: must be a folder")
+    assert problem.startswith(f"{tmp_path / 'gone'}: path: no such file or folder")

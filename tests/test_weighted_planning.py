@@ -79,7 +79,7 @@ def run_plan(capsys, *flags):
 
 
 def test_plan_under_ordinal_alpha(capsys):
-    flags = ["--labels", "5", "--p-human", "0.7", "--p-judge", "0.74", "--adjacent", "0.9"]
+    flags = ["--n-labels", "5", "--p-human", "0.7", "--p-judge", "0.74", "--adjacent", "0.9"]
     flags += ["--coefficient", "krippendorff_alpha", "--level", "ordinal", "--items", "400"]
     code, out, _ = run_plan(capsys, *flags, "--json")
     assert code == 0
@@ -95,12 +95,12 @@ def test_plan_under_ordinal_alpha(capsys):
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--coefficient", "cohen_kappa"], "--coefficient cohen_kappa: the default --margin 0.05"),
+        (["--coefficient", "cohen_kappa"], "--coefficient cohen_kappa: the default --advantage 0"),
         (["--adjacent", "0.5", "--margin", "0.1"], "--adjacent: --margin 0.1 sets the judge"),
         (["--p-judge", "0.8", "--level", "ordinal"], "--level: belongs to krippendorff_alpha"),
     ],
 )
 def test_plan_refuses_what_it_cannot_plan(capsys, flags, message):
-    code, _, err = run_plan(capsys, "--labels", "5", *flags)
+    code, _, err = run_plan(capsys, "--n-labels", "5", *flags)
     assert code == 2
     assert message in err and len(err.strip().splitlines()) == 1

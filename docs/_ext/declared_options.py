@@ -1,7 +1,7 @@
 """Sphinx directives that render simcore's declarations, so the reference cannot drift.
 
 - ``.. scenario-keys:: KIND`` renders :func:`simcore.studies.scenario_keys` for a scenario
-  kind: every key, its kind of value, default, allowed values and meaning.
+  kind: every key with its meaning, kind of value, default and allowed values.
 - ``.. cube-variables:: KIND`` runs a one-cell scenario of that kind in memory (a few
   trials) and renders the cube's dimensions, variables and dataset attributes with their
   ``long_name`` and ``units``: the cube a run writes, not a list kept beside it.
@@ -49,32 +49,48 @@ def _table(header, rows):
 
 
 class _Table(Directive):
-    """A directive whose content is the Markdown table :meth:`lines` returns."""
+    """A directive whose content is the Markdown table :meth:`lines` returns.
+
+    Its tables carry the HTML classes ``declared-table`` and the subclass's
+    :attr:`css_class`, which ``docs/_static/simcore.css`` lays out (column widths, wrapped
+    code) so the table fits the page's column.
+    """
 
     required_arguments = 1
+    css_class = "declared-table"
 
     def run(self):
         container = nodes.container()
         self.state.nested_parse(StringList(self.lines(self.arguments[0])), 0, container)
+        for table in container.findall(nodes.table):
+            table["classes"].extend(["declared-table", self.css_class])
         return container.children
 
 
 class ScenarioKeys(_Table):
-    """``.. scenario-keys:: KIND``: every key of a scenario of ``KIND``."""
+    """``.. scenario-keys:: KIND``: every key of a scenario of ``KIND``.
+
+    The meaning stands next to the key, before the kind, default and allowed values, so a
+    reader finds what a key does without scrolling sideways.
+    """
+
+    css_class = "scenario-keys"
 
     def lines(self, kind):
         """Return the table's Markdown lines."""
         from simcore.studies import scenario_keys
 
         rows = [
-            (f"`{k.key}`", k.kind, _cell(k.default), _cell(k.values), _cell(k.meaning))
+            (f"`{k.key}`", _cell(k.meaning), k.kind, _cell(k.default), _cell(k.values))
             for k in scenario_keys(kind)
         ]
-        return _table(("key", "kind", "default", "values", "meaning"), rows)
+        return _table(("key", "meaning", "kind", "default", "values"), rows)
 
 
 class CubeVariables(_Table):
     """``.. cube-variables:: KIND``: the dims, variables and attrs of a ``KIND`` cube."""
+
+    css_class = "cube-variables"
 
     def lines(self, kind):
         """Run the one-cell scenario and return its tables' Markdown lines."""

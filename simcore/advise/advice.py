@@ -47,6 +47,7 @@ from simcore.advise.recommendation import (  # noqa: F401  (budget_* and Reach r
 from simcore.advise.report_plan import recommendation_text
 from simcore.advise.risk import RISK_SE_TARGET
 from simcore.advise.scoring import advise_scoring, coefficient_label
+from simcore.advise.scoring_check import attach_scoring_check
 from simcore.advise.verdict import (
     alt_test_item_terms,
     comparison_intervals,  # noqa: F401  (re-exported)
@@ -147,6 +148,10 @@ class Advice(AdviceView):
     shape: object = None  # the matrix's simcore.realdata.data_shape.DataShape
     rule_form: object = None  # simcore.realdata.rule_forms.RuleForm: who the rule held out
     coefficient: str = "observed"  # the point rule's coefficient, with its level or weights
+    label_scale: object = None  # simcore.realdata.label_scale.LabelScale of the labels
+    scoring: str = "observed agreement (exact match)"  # the verdicts' scoring, in words
+    scoring_check: dict | None = None  # each verdict under the other scoring of a rating scale
+    tau: float = 0.5  # the acceptance threshold the verdicts used (omega >= tau accepts)
 
     @property
     def misfits(self):
@@ -195,12 +200,12 @@ class Audit(NamedTuple):
 
 def audited_judges(matrix, judges):
     """Return the names of the judges to audit (default: all); raise on an unknown one."""
+    from simcore.realdata.annotation import DataError, unknown_names
+
     names = tuple(judges) if judges else tuple(matrix.judges)
-    unknown = [name for name in names if name not in matrix.judges]
-    if unknown:
-        raise ValueError(
-            f"--judge: unknown judge {unknown[0]!r} (judges: {', '.join(matrix.judges)})"
-        )
+    problems = unknown_names(names, matrix.judges, matrix.source, "--audit", "judge", "judges")
+    if problems:
+        raise DataError(problems)
     return names
 
 
@@ -320,6 +325,7 @@ def plan_next_round(matrix, audit, target, budget, shape, rule_form):
         co_labelled=(available[:, 1:] & available[:, :1]).sum(axis=0),
         reach=reach,
         min_pairs=audit.options.get("min_pairs", 0),
+        tau=audit.options.get("tau", 0.5),
         shape=shape,
         rule_form=rule_form,
         coefficient=coefficient_label(audit.options.get("scoring")),
@@ -428,7 +434,8 @@ def advise(
         "planning the next round"
         + (" and comparing the designs within the budget" if budget else "")
     )
-    return plan_next_round(matrix, audit, target, budget, shape, rule_form)
+    advice = plan_next_round(matrix, audit, target, budget, shape, rule_form)
+    return attach_scoring_check(advice, matrix, names, options, scale)
 
 
 def advise_groups(matrix, pool_groups=False, progress=None, **options):

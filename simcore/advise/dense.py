@@ -12,11 +12,10 @@ The basis of each judge's risk now, ``dense`` or ``simulated``, reaches ``simcor
 a sentence (:func:`risk_text`).
 """
 
-import math
-
 from simcore.advise.anchored import judge_anchor
 from simcore.advise.recipe import recipe
 from simcore.advise.risk import JudgeRisk, RiskCurve, judge_risk
+from simcore.printed_rates import share_text
 
 DENSE_REASON = "dense: every human labels every item, so the verdict is the dense verdict"
 """Why a dense matrix's risk now is 0, as the summary and the report say it."""
@@ -80,15 +79,17 @@ def risk_now_document(advice):
 def risk_text(advice, name):
     """Return judge ``name``'s risk now as the summary prints it.
 
-    ``0% (dense: ...)`` for a dense matrix (:data:`DENSE_REASON`), otherwise ``r% ± se``
-    with one decimal.
+    ``0% (dense: ...)`` for a dense matrix (:data:`DENSE_REASON`), otherwise the risk of
+    its simulated matrices as :func:`simcore.printed_rates.share_text` prints it: ``r% ± se``
+    with ten or more wrong verdicts and right ones, else the exact 95% interval (``< 0.3%``
+    for none of 1,000).
     """
     rate, se = advice.risk_now[name]
-    if risk_basis(advice, name) == "dense":
+    basis = risk_basis(advice, name)
+    if basis == "dense":
         return f"0% ({DENSE_REASON})"
-    if math.isnan(rate):
-        return "n/a"
-    return f"{100 * rate:.1f}% ± {100 * se:.1f}"
+    trials = int(advice.curves[name].trials[0]) if basis == "simulated" else 0
+    return share_text(rate, se, trials, unit="%")
 
 
 def all_dense(advice):

@@ -101,10 +101,13 @@ def risk_curve_table(advice):
 def budget_table(advice):
     """Return the budget's risk under each design (no rows without a budget).
 
-    ``tie`` marks the designs within noise of the best, ``recommended`` the one chosen
-    (:func:`simcore.advise.recommendation.choose_design`).
+    ``trials`` is the simulated matrices behind ``risk``, ``mean_se`` the SE of
+    ``mean_risk``; ``tie`` marks the designs within noise of the best, ``raises_risk``
+    those whose risk is above the worst risk now (never recommended), ``recommended`` the
+    one chosen, if any (:func:`simcore.advise.recommendation.choose_design`).
     """
-    columns = ["design", "extra", "worst_judge", "risk", "se", "mean_risk", "tie", "recommended"]
+    columns = ["design", "extra", "worst_judge", "risk", "se", "trials", "mean_risk", "mean_se"]
+    columns += ["tie", "raises_risk", "recommended"]
     return pd.DataFrame(advice.budget_rows, columns=columns)
 
 

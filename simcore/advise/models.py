@@ -13,6 +13,7 @@ import numpy as np
 
 from simcore.advise.fit import FitErrors, _check_input, fit_dawid_skene
 from simcore.advise.one_coin import fit_one_coin
+from simcore.realdata.annotation import unknown_names
 from simcore.realdata.matrix import DataError
 
 REFIT_TOLERANCE = 1e-6
@@ -145,15 +146,9 @@ def choose_model(model, n_labels):
 def matrix_columns(matrix, judges):
     """Return ``(labels, observed, names)``: the humans, then the chosen judges, as columns."""
     chosen = list(matrix.judges) if judges is None else [str(name) for name in judges]
-    unknown = [name for name in chosen if name not in matrix.judges]
-    if unknown:
-        raise DataError(
-            [
-                f"{matrix.source}: judges: unknown judge (valid: {', '.join(matrix.judges)}) "
-                f"(got {name!r})"
-                for name in unknown
-            ]
-        )
+    problems = unknown_names(chosen, matrix.judges, matrix.source, "judges", "judge", "judges")
+    if problems:
+        raise DataError(problems)
     columns = [matrix.judges.index(name) for name in chosen]
     judge_labels = matrix.judge_labels[:, columns]
     labels = np.concatenate([np.maximum(matrix.human_labels, 0), judge_labels], axis=1)

@@ -48,12 +48,14 @@ def advise(data, humans=None, judges=None, **options):
         judges must be named (or given by ``judges_file``); every other rater is human.
     **options
         ``judges_file`` (``--judges-file``), ``audit`` (the judges to audit, default all;
-        ``--judge``), ``ordinal``, ``label_order`` (``--label-order``), ``group_separator``,
+        ``--audit``), ``ordinal``, ``label_order`` (``--label-order``), ``group_separator``,
         ``pool_groups``, ``rule``, ``epsilon`` (``--eps``), ``target``, ``budget``,
         ``design``, ``trials``, ``seed``, ``model``, ``scale``, ``coefficient``, ``level``,
         ``weights`` (the point rule's coefficient), ``min_pairs``, ``form`` and
         ``min_items`` (the rule's form,
-        ``--form``), ``slots`` (the human columns are label positions, ``--slots``) and
+        ``--form``), ``slots`` (the human columns are label positions, ``--slots``),
+        ``merge_label_variants`` (merge labels differing only in case,
+        ``--merge-label-variants``) and
         ``progress`` (a callable given each phase's message); the defaults are the command
         line's (:func:`advise_each_group`).
 
@@ -70,6 +72,8 @@ def advise(data, humans=None, judges=None, **options):
         An option out of range, data with several groups, or bad data: a
         :class:`~simcore.realdata.matrix.DataError` (a ``ValueError``) naming the file or
         DataFrame column and what is wrong, including a matrix without judges.
+    TypeError
+        An unknown keyword, naming the valid ones; ``judge=`` names ``audit=``, its new name.
     """
     advices = advise_each_group(data, humans=humans, judges=judges, one_group=True, **options)
     return next(iter(advices.values()))
@@ -99,6 +103,7 @@ def advise_each_group(
     one_group=False,
     slots=False,
     label_order=None,
+    merge_label_variants=False,
     **options,
 ):
     """Return ``{group: Advice}`` of ``data`` (:func:`advise`'s parameters).
@@ -110,11 +115,15 @@ def advise_each_group(
     Each group is audited by :func:`simcore.advise.advice.advise_groups`; ``one_group``
     refuses data with several groups (unless ``pool_groups``) before any audit.
     """
+    if "judge" in options:
+        raise TypeError(
+            "advise: judge= is now audit= (the judges to audit); judges= names who is a judge"
+        )
     options = {**DEFAULTS, **options}
     unknown = sorted(set(options) - set(DEFAULTS))
     if unknown:
         valid = ["judges_file", "audit", "ordinal", "group_separator", "pool_groups", "progress"]
-        valid += ["slots", "label_order"]
+        valid += ["slots", "label_order", "merge_label_variants"]
         valid += list(DEFAULTS)
         raise TypeError(
             f"advise: unknown option {unknown[0]!r}{did_you_mean(unknown[0], valid)} "
@@ -122,7 +131,15 @@ def advise_each_group(
         )
     check_options(options)
     matrix = load_matrix(
-        data, humans, judges, judges_file, ordinal, group_separator, slots, label_order
+        data,
+        humans,
+        judges,
+        judges_file,
+        ordinal,
+        group_separator,
+        slots,
+        label_order,
+        merge_label_variants,
     )
     check_simulation_fits(matrix, options["trials"], tabled=scored_by_tables(options))
     if one_group and not pool_groups and len(matrix.group_names) > 1:
@@ -218,13 +235,15 @@ def load_matrix(
     separator=None,
     slots=False,
     label_order=None,
+    merge_label_variants=False,
 ):
     """Return the annotation matrix of a path or a long DataFrame; refuse one without judges.
 
     Read by the one reader, :func:`simcore.realdata.readers.read_annotations`; ``humans``
     and ``judges`` are lists of names or comma-separated strings; ``separator`` is the group
     separator of JSON input; ``slots`` declares the human columns label positions;
-    ``label_order`` the labels in their order (``--label-order``).
+    ``label_order`` the labels in their order (``--label-order``); ``merge_label_variants``
+    merges labels that differ only in case (``--merge-label-variants``).
     """
     matrix = read_annotations(
         data,
@@ -235,6 +254,7 @@ def load_matrix(
         group_separator=separator,
         slots=slots,
         label_order=label_order,
+        merge_label_variants=merge_label_variants,
     )
     require_judges(matrix, "simcore advise")
     return matrix

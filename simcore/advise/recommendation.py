@@ -1,7 +1,7 @@
 """advise's one answer: how many labels to buy, where, and how sure that is.
 
 :func:`recommend` reads the audit's risk curves (and, with a budget, the design comparison)
-and returns one :class:`Recommendation`, of one of four kinds:
+and returns one :class:`Recommendation`, of one of five kinds:
 
 - ``none``: the risk now of every audited judge is at most the target, so no label is
   needed (a judge's verdict whose risk is already under the target is left alone; only the
@@ -16,7 +16,20 @@ and returns one :class:`Recommendation`, of one of four kinds:
   simplest design);
 - ``unreachable``: no simulated size short of labelling every item brings every judge under
   the target (:func:`reachability`); nothing is proposed, and the best risk the corpus
-  allows is reported.
+  allows is reported;
+- ``raises_risk``: with a budget, every design's predicted worst-judge risk after spending
+  it is above the worst risk now (:func:`choose_design` with the risk now as its
+  ``ceiling``): no round of that size is recommended, nothing is proposed, and the reason
+  names the first simulated larger size whose risk is clearly below the risk now
+  (:func:`clear_drop`), or says that none is.
+
+No recommended round predicts a higher risk than now. ``labels`` holds it by construction
+for the judges above the target (their risk at the size bought is at most the target, below
+their risk now); a judge under the target now has no curve past its risk now, so its risk
+at the size bought is not simulated. ``budget`` holds it by the ceiling: a design whose
+point estimate is above the worst risk now is never recommended, however small the rise;
+whether a rise is beyond Monte Carlo noise (more than :data:`TIE_SES` combined SEs) is said,
+not used to decide.
 
 Whatever the kind, it says how many secondaries have fewer unlabelled items left than the
 size asked (they label all they have: *capped*), the labels actually bought, and their
@@ -31,6 +44,7 @@ import numpy as np
 
 from simcore.advise.anchored import judge_anchor
 from simcore.advise.risk import labels_everything, monte_carlo_se, posterior_risk
+from simcore.advise.risk_ceiling import best_row, clear_drop, raise_reason, worst_now
 from simcore.calibration.statistics import wilson_interval
 from simcore.model.designs import DESIGNS
 
@@ -151,21 +165,24 @@ def reachability(audit, curves, recommended):
 def budget_comparison(audit, budget):
     """Return one :func:`budget_row` per design, ``budget // (K - 1)`` items per secondary.
 
-    The rows are marked by :func:`choose_design` (``tie``, ``recommended``).
+    The rows are marked by :func:`choose_design` (``tie``, ``recommended``,
+    ``raises_risk``), its ceiling the worst risk now (:func:`worst_now`).
     """
     per_secondary = max(1, budget // max(1, audit.available.shape[1] - 1))
     pools = {}
     rows = [budget_row(audit, candidate, per_secondary, pools) for candidate in DESIGNS]
-    choose_design(rows)
+    choose_design(rows, ceiling=worst_now(audit)[1])
     return rows
 
 
 def budget_row(audit, design, per_secondary, pools=None):
     """Return the risk when each secondary labels ``per_secondary`` more items by ``design``.
 
-    The row holds the worst audited judge's risk with its Monte Carlo SE, and the mean risk
-    over the judges. Every judge counts, those under the target now too: the labels bought
-    re-decide every verdict.
+    The row holds the worst audited judge's risk with its Monte Carlo SE and the simulated
+    matrices behind it (``trials``), and the mean risk over the J judges with its SE
+    ``sqrt(sum_j se_j^2) / J`` (``mean_se``; the judges' draws share their matrices, so this
+    treats them as independent). Every judge counts, those under the target now too: the
+    labels bought re-decide every verdict.
     """
     risks = [
         posterior_risk(
@@ -184,23 +201,30 @@ def budget_row(audit, design, per_secondary, pools=None):
     rates = [wrong / count for wrong, count in risks]
     worst = int(np.argmax(rates))
     wrong, count = risks[worst]
+    ses = [monte_carlo_se(*risk) for risk in risks]
     return {
         "design": design,
         "extra": per_secondary,
         "worst_judge": audit.judges[worst],
         "risk": wrong / count,
         "se": monte_carlo_se(wrong, count),
+        "trials": int(count),
         "mean_risk": float(np.mean(rates)),
+        "mean_se": math.sqrt(sum(se**2 for se in ses)) / len(ses),
     }
 
 
-def choose_design(rows, ses=TIE_SES):
+def choose_design(rows, ses=TIE_SES, ceiling=None):
     """Return the budget row to recommend; mark every row's ``tie`` and ``recommended``.
 
     The best row has the lowest worst-judge risk (then mean risk). A row ties with it when
     ``|r - r_best| <= ses * sqrt(se^2 + se_best^2)`` (:data:`TIE_SES`); among the tied rows
     (the best included) the simplest design in :data:`SIMPLICITY` is recommended. ``tie``
     is True on every tied row when more than one ties, so a clear winner has no tie.
+
+    With a ``ceiling`` (the worst risk now), a row whose risk is above it is marked
+    ``raises_risk`` and is never recommended: the simplest tied row at most the ceiling is.
+    When even the best row is above it, no row is recommended and None is returned.
     """
     if not rows:
         return None
@@ -210,7 +234,10 @@ def choose_design(rows, ses=TIE_SES):
         for row in rows
         if abs(row["risk"] - best["risk"]) <= ses * math.hypot(row["se"], best["se"])
     ]
-    chosen = min(tied, key=lambda row: SIMPLICITY.index(row["design"]))
+    for row in rows:
+        row["raises_risk"] = ceiling is not None and row["risk"] > ceiling
+    helpful = [row for row in tied if not row["raises_risk"]]
+    chosen = min(helpful, key=lambda row: SIMPLICITY.index(row["design"]), default=None)
     for row in rows:
         row["tie"] = len(tied) > 1 and row in tied
         row["recommended"] = row is chosen
@@ -221,12 +248,15 @@ def next_round_size(budget_rows, design, recommended, reachable, needs_labels=Tr
     """Return the proposal's ``(design, extra)``.
 
     No judge above the target (``needs_labels`` False): nothing (0). With a budget, the
-    design :func:`choose_design` recommends at the budget's items per secondary; without,
+    design :func:`choose_design` marked ``recommended`` at the budget's items per secondary,
+    or nothing (0) under the best design when every design raises the risk; without,
     ``design`` at the recommended size, or nothing (0) when the target is not reachable
     short of labelling the whole corpus (:func:`reachability`): proposing the whole corpus
     is no plan.
     """
-    chosen = choose_design(budget_rows) if budget_rows else None
+    chosen = next((row for row in budget_rows if row.get("recommended")), None)
+    if budget_rows and chosen is None:  # every design raises the risk: no round of that size
+        return best_row(budget_rows)["design"], 0
     if not needs_labels:
         return (chosen["design"] if chosen else design), 0
     if chosen:
@@ -243,7 +273,7 @@ class Recommendation(NamedTuple):
     Attributes
     ----------
     kind : str
-        ``none``, ``labels``, ``budget`` or ``unreachable``.
+        ``none``, ``labels``, ``budget``, ``unreachable`` or ``raises_risk``.
     labels : int
         New labels to buy: the proposal's (``next_round.csv``'s rows).
     per_secondary : int
@@ -260,7 +290,8 @@ class Recommendation(NamedTuple):
     risk, se : float
         The predicted risk after the round: the binding judge's at ``per_secondary`` on its
         curve, or the budget's worst-judge risk; the risk now for ``none`` (the largest);
-        the best achievable for ``unreachable``. ± Monte Carlo SE.
+        the best achievable for ``unreachable``; for ``raises_risk`` the lowest over the
+        designs at the budget's size (the round not recommended). ± Monte Carlo SE.
     judge : str
         The judge that ``risk`` is of.
     above_target : tuple of str
@@ -280,6 +311,26 @@ class Recommendation(NamedTuple):
         clear winner.
     target : float
         The largest acceptable risk.
+    trials : int
+        Simulated matrices behind ``risk`` (0: not simulated, a dense matrix's).
+    risk_now, risk_now_se : float
+        The worst risk now over the audited judges, ± Monte Carlo SE: the ceiling no
+        recommended round's predicted risk may exceed.
+    risk_now_trials : int
+        Simulated matrices behind ``risk_now``.
+    budget_extra : int
+        With a budget: its items per secondary (``budget // (K - 1)``), else 0.
+    helps_from : int
+        ``raises_risk``: the first simulated size above ``budget_extra`` whose worst-judge
+        risk (on the curves, by their design) is clearly below the risk now
+        (:func:`clear_drop`); -1 when none is, or for another kind.
+    helps_risk, helps_se : float
+        The risk at ``helps_from``, ± Monte Carlo SE (NaN without one).
+    most_unlabelled : int
+        The most unlabelled items a secondary has: a size at least this labels every item
+        (but under ``shared_panel``).
+    reason : str
+        ``raises_risk``: why no round of the budget's size is recommended; empty otherwise.
     text : str
         The recommendation in words
         (:func:`simcore.advise.report_plan.recommendation_text`).
@@ -304,6 +355,16 @@ class Recommendation(NamedTuple):
     nearly_all: bool
     tie: tuple
     target: float
+    trials: int = 0
+    risk_now: float = math.nan
+    risk_now_se: float = math.nan
+    risk_now_trials: int = 0
+    budget_extra: int = 0
+    helps_from: int = -1
+    helps_risk: float = math.nan
+    helps_se: float = math.nan
+    most_unlabelled: int = 0
+    reason: str = ""
     text: str = ""
 
     def to_dict(self):
@@ -326,6 +387,43 @@ def labels_bought(available, extra):
     return int(np.minimum(unlabelled, extra).sum())
 
 
+def curve_point(curve, extra):
+    """Return ``(risk, se, trials)`` of ``curve`` at size ``extra``."""
+    index = curve.extra.index(extra)
+    return curve.rate(index), curve.se(index), int(curve.trials[index])
+
+
+def answer_risk(audit, curves, reach, budget_rows, extra, target, driving):
+    """Return ``(kind, judge, (risk, se, trials), low, high)`` of :func:`recommend`."""
+    low = high = extra
+    if not driving:
+        judge = max(audit.risks, key=lambda name: audit.risks[name].now[0], default="")
+        point = worst_now(audit)[1:] if judge else (0.0, 0.0, 0)
+        return "none", judge, point, low, high
+    if budget_rows:
+        chosen = next((row for row in budget_rows if row["recommended"]), None)
+        kind = "budget" if chosen else "raises_risk"
+        chosen = chosen or best_row(budget_rows)
+        return kind, chosen["worst_judge"], (chosen["risk"], chosen["se"], chosen["trials"]), 0, 0
+    if not reach.reachable:
+        judge, (best_extra, _, _) = max(
+            ((name, best) for name, best in reach.best.items() if name in driving),
+            key=lambda item: item[1][1],
+            default=("", (-1, math.nan, math.nan)),
+        )
+        point = curve_point(curves[judge], best_extra) if judge else (math.nan, math.nan, 0)
+        return "unreachable", judge, point, low, high
+    ranges = {name: needed_range(curves[name], target) for name in driving}
+    judge = max(ranges, key=lambda name: ranges[name][1])
+    low = max(bounds[0] for bounds in ranges.values())
+    highs = [
+        bounds[2] if bounds[2] >= 0 else everything_size(curves[name], audit)
+        for name, bounds in ranges.items()
+    ]
+    high = -1 if min(highs) < 0 else max(highs)
+    return "labels", judge, curve_point(curves[judge], extra), low, high
+
+
 def recommend(audit, curves, reach, budget_rows, design, extra, proposal, target):
     """Return the :class:`Recommendation` of a planned round (module docstring).
 
@@ -338,35 +436,15 @@ def recommend(audit, curves, reach, budget_rows, design, extra, proposal, target
     bought = int(proposal.sum())
     risk_now = {name: risk.now for name, risk in audit.risks.items()}
     driving = above_target(risk_now, target)
-    low = high = extra
-    if not driving:
-        kind = "none"
-        judge, (rate, se) = max(risk_now.items(), key=lambda item: item[1][0], default=("", (0, 0)))
-    elif budget_rows:
-        kind = "budget"
-        chosen = next(row for row in budget_rows if row["recommended"])
-        judge, rate, se = chosen["worst_judge"], chosen["risk"], chosen["se"]
-    elif not reach.reachable:
-        kind = "unreachable"
-        judge, (_, rate, se) = max(
-            ((name, best) for name, best in reach.best.items() if name in driving),
-            key=lambda item: item[1][1],
-            default=("", (0, math.nan, math.nan)),
-        )
-    else:
-        kind = "labels"
-        ranges = {name: needed_range(curves[name], target) for name in driving}
-        judge = max(ranges, key=lambda name: ranges[name][1])
-        low = max(bounds[0] for bounds in ranges.values())
-        highs = [
-            bounds[2] if bounds[2] >= 0 else everything_size(curves[name], audit)
-            for name, bounds in ranges.items()
-        ]
-        high = -1 if min(highs) < 0 else max(highs)
-        curve = curves[judge]
-        index = curve.extra.index(extra)
-        rate, se = curve.rate(index), curve.se(index)
+    kind, judge, (rate, se, trials), low, high = answer_risk(
+        audit, curves, reach, budget_rows, extra, target, driving
+    )
+    budget_extra = int(budget_rows[0]["extra"]) if budget_rows else 0
+    drop = None
+    if kind == "raises_risk":
+        drop = clear_drop(curves.values(), budget_extra, *worst_now(audit)[1:3])
     ties = tuple(row["design"] for row in budget_rows if row.get("tie"))
+    _, now, now_se, now_trials = worst_now(audit) if audit.risks else ("", 0.0, 0.0, 0)
     return Recommendation(
         kind=kind,
         labels=bought,
@@ -387,4 +465,18 @@ def recommend(audit, curves, reach, budget_rows, design, extra, proposal, target
         nearly_all=bool(unlabelled and bought >= NEARLY_ALL_SHARE * unlabelled),
         tie=ties if kind == "budget" else (),
         target=float(target),
+        trials=int(trials),
+        risk_now=now,
+        risk_now_se=now_se,
+        risk_now_trials=now_trials,
+        budget_extra=budget_extra,
+        helps_from=int(drop[0]) if drop else -1,
+        helps_risk=float(drop[1]) if drop else math.nan,
+        helps_se=float(drop[2]) if drop else math.nan,
+        most_unlabelled=int(unlabelled_k.max()) if unlabelled_k.size else 0,
+        reason=raise_reason(
+            audit, curves.values(), budget_rows, drop, labels_bought(available, budget_extra)
+        )
+        if kind == "raises_risk"
+        else "",
     )

@@ -11,19 +11,23 @@ from simcore.advise.dense import all_dense, misfit_note, risk_basis, risk_text
 from simcore.advise.report_figure import report_figure
 from simcore.advise.report_plan import (
     budget_lines,
+    curve_risk,
     details_lines,
     details_summary,
     recommendation_lines,
     recommendation_text,
+    size_words,
     unreachable_text,
 )
 from simcore.advise.risk import RISK_SE_TARGET
-
-
-def _percent(rate, se):
-    if math.isnan(rate):
-        return "n/a"
-    return f"{100 * rate:.1f}% ± {100 * se:.1f}"
+from simcore.advise.scoring_check import (
+    scoring_check_lines,
+    settled_text,
+    unsettled_lines,
+    unsettled_note,
+)
+from simcore.advise.suspects import suspect_lines, suspect_section
+from simcore.realdata.label_scale import scale_line
 
 
 def _number(value, digits=3):
@@ -55,17 +59,21 @@ def report_markdown(advice):
     lines = ["# simcore advise", ""]
     if advice.recommendation is not None:
         lines += recommendation_lines(advice)
+        lines += unsettled_lines(advice)
     lines += [
         f"Data: `{advice.source}`; humans {', '.join(advice.humans)} (the first is the "
         f"primary); labels {', '.join(advice.labels)}; rule {advice.rule}"
         f"{coefficient_words(advice)}, eps {advice.epsilon:g}; target risk {advice.target:g}.",
         "",
     ]
+    lines += [*scale_lines(advice), ""]
     if advice.shape is not None:
         lines += ["```", advice.shape.text(), "```", ""]
     if advice.rule_form is not None:
         lines += [f"The rule ran in its {form_sentence(advice.rule_form)}", ""]
     lines += _verdict_section(advice)
+    lines += suspect_section(advice)
+    lines += scoring_check_lines(advice)
     lines += _trust_section(advice)
     lines += _next_section(advice)
     lines += _allocation_section(advice)
@@ -73,6 +81,17 @@ def report_markdown(advice):
 
 
 # --------------------------------------------------------------------------- 1. the verdict
+
+
+def scale_lines(advice):
+    """Return the line naming the labels' scale, the scoring, and the other one checked."""
+    if advice.label_scale is None:
+        return []
+    check = None
+    if advice.scoring_check:
+        other = next(iter(advice.scoring_check.values()))["scoring"]
+        check = f"each verdict also decided under {other}"
+    return [scale_line(advice.label_scale, advice.scoring, check)]
 
 
 def coefficient_words(advice):
@@ -357,12 +376,9 @@ def _curve_table(advice):
     sizes = sorted({extra for curve in curves for extra in curve.extra})
     for extra in sizes:
         cells = [
-            _percent(c.rate(c.extra.index(extra)), c.se(c.extra.index(extra)))
-            if extra in c.extra
-            else "—"
-            for c in curves
+            curve_risk(advice, c, c.extra.index(extra)) if extra in c.extra else "—" for c in curves
         ]
-        lines.append(f"| {extra} | " + " | ".join(cells) + " |")
+        lines.append(f"| {size_words(advice, extra)} | " + " | ".join(cells) + " |")
     if any(len(curve.extra) < len(sizes) for curve in curves):
         lines += [
             "",
@@ -380,27 +396,29 @@ def _curve_table(advice):
 # --------------------------------------------------------------------------- 4. the allocation
 
 
+NO_ROUND = {
+    "none": "`next_round.csv` lists no items: no labels needed, every verdict's risk is "
+    "already below the target.",
+    "raises_risk": "`next_round.csv` lists no items: no round of the budget's size is "
+    "predicted to lower the risk (the recommendation says why).",
+}
+"""What section 4 says for a recommendation that proposes no round."""
+
+
 def _allocation_section(advice):
     """Return section 4: the items ``next_round.csv`` gives each secondary, by which design."""
     per_human = ", ".join(
         f"{advice.humans[h]}: {int(advice.proposal[:, h].sum())}"
         for h in range(1, len(advice.humans))
     )
+    if advice.recommendation is not None and advice.recommendation.kind in NO_ROUND:
+        return ["", "## 4. The allocation", "", NO_ROUND[advice.recommendation.kind], ""]
     if advice.reach is not None and not advice.reach.reachable and not advice.proposal.any():
         return [
             "",
             "## 4. The allocation",
             "",
             "`next_round.csv` lists no items: " + unreachable_text(advice) + ".",
-            "",
-        ]
-    if advice.recommendation is not None and advice.recommendation.kind == "none":
-        return [
-            "",
-            "## 4. The allocation",
-            "",
-            "`next_round.csv` lists no items: no labels needed, every verdict's risk is "
-            "already below the target.",
             "",
         ]
     return [
@@ -427,8 +445,11 @@ def write_outputs(advice, directory):
 def summary(advice):
     """Return the short text ``simcore advise`` prints: the recommendation first."""
     lines = (
-        [] if advice.recommendation is None else [f"recommendation: {recommendation_text(advice)}"]
+        []
+        if advice.recommendation is None
+        else [f"recommendation: {recommendation_text(advice)}{unsettled_note(advice)}"]
     )
+    lines += scale_lines(advice)
     lines += [] if advice.shape is None else [advice.shape.text().splitlines()[0]]
     lines += [] if advice.rule_form is None else [advice.rule_form.text()]
     for row in advice.verdicts:
@@ -443,7 +464,9 @@ def summary(advice):
         lines.append(
             f"{row['judge']}: {verdict}; risk of a wrong verdict {risk_text(advice, row['judge'])}"
             + ("" if dense else " (model uncertainty included)")
+            + settled_text(row, advice.scoring_check, advice.scoring)
         )
+    lines += suspect_lines(advice)
     lines += [line for line in sparse_comparison_lines(advice) if line.startswith("WARNING")]
     if advice.misfits and not all_dense(advice):
         lines.append(
@@ -452,13 +475,11 @@ def summary(advice):
         )
     lines.append(details_summary(advice))
     lines.append(
-        f"next_round.csv: {int(advice.proposal.sum())} labels, {advice.extra} items per "
+        "next_round.csv: no items (no round recommended)"
+        if not advice.proposal.any()
+        else f"next_round.csv: {int(advice.proposal.sum())} labels, {advice.extra} items per "
         f"secondary by {advice.design}"
-        + (
-            f" (the design chosen for a budget of {advice.budget})"
-            if advice.budget and advice.extra
-            else ""
-        )
+        + (f" (the design chosen for a budget of {advice.budget})" if advice.budget else "")
     )
     return "\n".join(lines)
 

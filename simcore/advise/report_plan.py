@@ -7,16 +7,42 @@ with what it bounds; :func:`budget_lines` the budget's design comparison with it
 :func:`unreachable_text` the plain statement of a target out of reach.
 """
 
-import math
-
 from simcore.advise.recommendation import SIMPLICITY, TIE_SES
+from simcore.printed_rates import share_text
 
 
-def percent_text(rate, se):
-    """Return ``12.3% ± 1.0`` (percentage points), ``n/a`` for NaN."""
-    if math.isnan(rate):
-        return "n/a"
-    return f"{100 * rate:.1f}% ± {100 * se:.1f}"
+def risk_share(rate, se, trials):
+    """Return a risk of ``trials`` simulated matrices as :func:`simcore.printed_rates.share_text`.
+
+    ``r% ± se`` with ten or more wrong verdicts and right ones, else the exact 95% interval
+    (``< 3.0%`` for none of 100); a risk of no simulated matrix that is 0 (a dense
+    matrix's, 0 exactly) prints ``0%``.
+    """
+    if trials == 0 and rate == 0:
+        return "0%"
+    return share_text(rate, se, trials, unit="%")
+
+
+def every_item(advice, extra):
+    """Whether ``extra`` items per secondary by the curves' design label every item."""
+    answer = advice.recommendation
+    if answer is None or extra <= 0:
+        return False
+    if extra >= len(advice.items):
+        return True
+    return advice.curve_design != "shared_panel" and extra >= answer.most_unlabelled
+
+
+def size_words(advice, extra):
+    """Return a curve size in words: ``every unlabelled item (46)`` where it labels every item."""
+    return f"every unlabelled item ({extra})" if every_item(advice, extra) else f"{extra}"
+
+
+def curve_risk(advice, curve, index):
+    """Return a curve's point as printed: ``0% (every item labelled)``, else :func:`risk_share`."""
+    if every_item(advice, curve.extra[index]) and curve.wrong[index] == 0:
+        return "0% (every item labelled)"
+    return risk_share(curve.rate(index), curve.se(index), curve.trials[index])
 
 
 # --------------------------------------------------------------------------- the answer
@@ -29,26 +55,33 @@ def recommendation_text(advice):
         text = (
             f"no labels needed: the risk of every verdict is already below the target "
             f"{answer.target:g} (the largest, {answer.judge}'s, "
-            f"{percent_text(answer.risk, answer.se)}); next_round.csv lists no items"
+            f"{risk_share(answer.risk, answer.se, answer.trials)}); next_round.csv lists no items"
         )
         return text + (
             f"; the budget of {advice.budget} labels is not needed" if advice.budget else ""
         )
     if answer.kind == "unreachable":
         return unreachable_text(advice)
+    if answer.kind == "raises_risk":
+        return (
+            f"no round of the budget of {advice.budget} labels is recommended: {answer.reason}; "
+            "next_round.csv lists no items"
+        )
     driving = ", ".join(answer.above_target)
     if answer.kind == "budget":
         side = "under" if answer.risk <= answer.target else "still above"
         text = (
             f"spend the budget: buy {answer.labels} labels, {answer.per_secondary} more items "
             f"per secondary by {answer.design} (judges above the target now: {driving}); "
-            f"predicted worst-judge risk after the round {percent_text(answer.risk, answer.se)} "
-            f"({answer.judge}), {side} the target {answer.target:g}"
+            "predicted worst-judge risk after the round "
+            f"{risk_share(answer.risk, answer.se, answer.trials)} ({answer.judge}; now "
+            f"{risk_share(answer.risk_now, answer.risk_now_se, answer.risk_now_trials)}), "
+            f"{side} the target {answer.target:g}"
         )
         if answer.tie:
             text += (
-                f"; {', '.join(answer.tie)} tie within noise, so the simplest, "
-                f"{answer.design}, is recommended"
+                f"; {', '.join(answer.tie)} tie within noise, so the simplest"
+                f"{_not_above(advice.budget_rows)}, {answer.design}, is recommended"
             )
         if advice.reach is not None and not advice.reach.reachable:
             text += "; the target itself is not reachable short of labelling every item"
@@ -57,7 +90,7 @@ def recommendation_text(advice):
             f"buy {answer.labels} labels: {answer.per_secondary} more items per secondary by "
             f"{answer.design} bring every judge's risk under {answer.target:g} (judges above "
             f"the target now: {driving}; {answer.judge}'s risk there "
-            f"{percent_text(answer.risk, answer.se)}); {_range_text(answer)}"
+            f"{risk_share(answer.risk, answer.se, answer.trials)}); {_range_text(answer)}"
         )
     return text + _capping_text(answer)
 
@@ -102,8 +135,9 @@ def unreachable_text(advice):
         name: best for name, best in reach.best.items() if best[1] > advice.target
     } or reach.best
     best = "; ".join(
-        f"{name} {percent_text(rate, se)} at {extra} items per secondary"
-        for name, (extra, rate, se) in blocking.items()
+        f"{name} {curve_risk(advice, advice.curves[name], advice.curves[name].extra.index(extra))}"
+        f" at {extra} items per secondary"
+        for name, (extra, _, _) in blocking.items()
     )
     text = (
         f"target risk {advice.target:g} not reachable by labelling this corpus short of "
@@ -177,7 +211,8 @@ def details_lines(advice):
         if advice.reach is not None and curve.judge in advice.reach.beyond_corpus:
             recipe += f" (more than the corpus's {advice.reach.n_items} items)"
         lines.append(
-            f"| {curve.judge} | {_grid_size(point)} | {_grid_size(conservative)} | {recipe} |"
+            f"| {curve.judge} | {_grid_size(advice, point)} | {_grid_size(advice, conservative)} "
+            f"| {recipe} |"
         )
     co_labelled = ", ".join(
         f"{advice.humans[h + 1]}: {int(c)}" for h, c in enumerate(advice.co_labelled)
@@ -201,9 +236,9 @@ def details_document(advice):
     return {name: {"means": FIGURES[name], "per_judge": values[name]} for name in FIGURES}
 
 
-def _grid_size(size):
-    """Return a grid size in words (-1: beyond the grid)."""
-    return "beyond the grid" if size < 0 else f"{size}"
+def _grid_size(advice, size):
+    """Return a grid size in words (-1: beyond the grid; every item: :func:`size_words`)."""
+    return "beyond the grid" if size < 0 else size_words(advice, size)
 
 
 def details_summary(advice):
@@ -213,8 +248,8 @@ def details_summary(advice):
         point, conservative = curve.needed(advice.target)
         m_cert = advice.recipes[curve.judge][2]
         parts.append(
-            f"{curve.judge} simulated {_grid_size(point)}, conservative "
-            f"{_grid_size(conservative)}, Gaussian recipe "
+            f"{curve.judge} simulated {_grid_size(advice, point)}, conservative "
+            f"{_grid_size(advice, conservative)}, Gaussian recipe "
             + ("none" if m_cert < 0 else f"{m_cert} co-labelled")
         )
     return "details (items per secondary; report.md says what each bounds): " + "; ".join(parts)
@@ -239,22 +274,43 @@ def budget_lines(advice):
         choice = "recommended" if row.get("recommended") else ""
         if row.get("tie"):
             choice = (choice + ", tie").lstrip(", ")
+        if row.get("raises_risk"):
+            choice = (choice + ", above the risk now").lstrip(", ")
+        mean = risk_share(row["mean_risk"], row.get("mean_se", 0.0), row.get("trials", 0))
         lines.append(
-            f"| {row['design']} | {percent_text(row['risk'], row['se'])} | {row['worst_judge']} "
-            f"| {100 * row['mean_risk']:.1f}% | {choice} |"
+            f"| {row['design']} | {risk_share(row['risk'], row['se'], row.get('trials', 0))} "
+            f"| {row['worst_judge']} | {mean} | {choice} |"
         )
     lines += ["", tie_sentence(advice.budget_rows)]
     return lines
 
 
 def tie_sentence(rows):
-    """Return the sentence that says the budget's choice: a tie, or a clear winner."""
-    chosen = next(row for row in rows if row.get("recommended"))
+    """Return the sentence that says the budget's choice: a tie, a clear winner, or none.
+
+    No design is recommended when every one is above the worst risk now
+    (:func:`simcore.advise.recommendation.choose_design`'s ceiling).
+    """
+    chosen = next((row for row in rows if row.get("recommended")), None)
+    if chosen is None:
+        return (
+            "None recommended: every design's worst-judge risk is above the worst risk now, "
+            "so no round of this size is predicted to lower it."
+        )
     tied = [row["design"] for row in rows if row.get("tie")]
     rule = f"within {TIE_SES:g} combined Monte Carlo SEs of the lowest worst-judge risk"
     if tied:
         return (
-            f"Tie: {', '.join(tied)} are {rule}, so the simplest, {chosen['design']}, is "
-            f"recommended (simplest first: {', '.join(SIMPLICITY)})."
+            f"Tie: {', '.join(tied)} are {rule}, so the simplest{_not_above(rows)}, "
+            f"{chosen['design']}, is recommended (simplest first: {', '.join(SIMPLICITY)})."
         )
     return f"Clear winner: {chosen['design']}; no other design is {rule}."
+
+
+def _not_above(rows):
+    """Return `` not above the risk now`` when a tied design is above it, else ``""``."""
+    return (
+        " not above the risk now"
+        if any(r.get("tie") and r.get("raises_risk") for r in rows)
+        else ""
+    )

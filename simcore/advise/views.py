@@ -70,10 +70,14 @@ class AdviceView:
     def to_dict(self):
         """Return the advice as one JSON-ready document (``simcore advise --json``).
 
-        ``{"recommendation", "details", "humans", "judges", "coefficient", "shape", "rule_form",
-        "verdicts", "comparisons", "risk", "budget", "next_round", "risk_now"}``:
+        ``{"recommendation", "details", "humans", "judges", "coefficient", "scale", "shape",
+        "rule_form",
+        "verdicts", "comparisons", "risk", "budget", "next_round", "risk_now",
+        "suspect_humans"}``:
         ``coefficient`` is the point rule's (with its level or weights, e.g.
-        ``cohen_kappa (quadratic)``; None under ``alt_test``); ``recommendation`` is the one
+        ``cohen_kappa (quadratic)``; None under ``alt_test``); ``scale`` the labels' scale,
+        the scoring in words and, on a rating scale, every verdict under the other scoring
+        (:func:`simcore.advise.scoring_check.scoring_document`); ``recommendation`` is the one
         answer (:meth:`simcore.advise.recommendation.Recommendation.to_dict`, its
         ``text`` included), first; ``details`` the three "how many" figures, each with the sentence
         saying what it bounds (:func:`simcore.advise.report_plan.details_document`);
@@ -81,9 +85,13 @@ class AdviceView:
         (:meth:`simcore.realdata.data_shape.DataShape.to_dict`); each table is the list of
         rows of the DataFrame of the same name (``risk`` is ``risk_table``), NaN where a
         number is undefined; ``risk_now`` gives each judge's risk now, SE and basis
-        (``dense`` or ``simulated``: :func:`simcore.advise.dense.risk_now_document`).
+        (``dense`` or ``simulated``: :func:`simcore.advise.dense.risk_now_document`);
+        ``suspect_humans`` per judge its pivotal humans and the humans at or below chance
+        (:func:`simcore.advise.suspects.suspects_document`).
         """
         from simcore.advise.dense import risk_now_document
+        from simcore.advise.scoring_check import scoring_document
+        from simcore.advise.suspects import suspects_document
 
         tables = {
             "verdicts": self.verdict_table,
@@ -101,10 +109,12 @@ class AdviceView:
         document["humans"] = list(self.humans)
         document["judges"] = list(self.verdict_table["judge"])
         document["coefficient"] = None if self.rule == "alt_test" else self.coefficient
+        document["scale"] = scoring_document(self)
         document["shape"] = None if self.shape is None else self.shape.to_dict()
         document["rule_form"] = None if self.rule_form is None else self.rule_form.to_dict()
         document.update({name: _records(frame) for name, frame in tables.items()})
         document["risk_now"] = risk_now_document(self)
+        document["suspect_humans"] = suspects_document(self)
         return document
 
     def to_markdown(self):

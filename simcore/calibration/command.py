@@ -65,8 +65,10 @@ def csv_rows(path, columns):
         A file that cannot be read (missing, damaged gzip, not UTF-8, not CSV) or lacks one
         of ``columns``.
     """
-    from simcore.realdata.files import READ_ERRORS, open_text
+    from simcore.realdata.files import READ_ERRORS, missing_path, open_text
 
+    if not Path(path).is_file():
+        raise CalibrationInputError(missing_path(path, "path"))
     try:
         with open_text(path, encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.realdata.annotation import DataError, got_text
+from simcore.realdata.annotation import DataError, got_text, unknown_names
 from simcore.realdata.loaders import (
     HUMAN_FILE,
     JUDGE_FILE,
@@ -122,11 +122,7 @@ def binarised_pairs(path, expert=DEFAULT_EXPERT, fail_at_most=DEFAULT_FAIL_AT_MO
     human_data, judge_data = read_alttest_raters(folder, problems)
     human_path, judge_path = folder / HUMAN_FILE, folder / JUDGE_FILE
     expert = str(expert)
-    if expert not in human_data:
-        problems.append(
-            f"{human_path}: expert: unknown human, not in the file "
-            f"(humans in the file: {', '.join(human_data)}) (got {got_text(expert)})"
-        )
+    problems += unknown_names([expert], list(human_data), human_path, "expert", "human")
     if not judge_data:
         problems.append(f"{judge_path}: judges: the file holds no judge (got 0 judges)")
     human_scores = _scores({expert: human_data.get(expert, {})}, human_path, problems)

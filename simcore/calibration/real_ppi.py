@@ -13,6 +13,7 @@ import numpy as np
 
 from simcore.engine.interval_twins import COVERAGE_SLACK
 from simcore.engine.ppi_twins import PPI_METHODS, ppi_method_intervals
+from simcore.printed_rates import share_text
 
 COMPARED = ("lr", *PPI_METHODS)
 """The methods of the comparison table (the naive interval is in the main table)."""
@@ -52,7 +53,11 @@ def ppi_split_results(counts, n_splits, confidence):
 
 
 def ppi_row_fields(split):
-    """Return a row's ``<m>_coverage``, ``<m>_se``, ``<m>_width``, ``<m>_refused`` per method."""
+    """Return a row's ``<m>_coverage``, ``_se``, ``_width``, ``_refused``, ``_kept`` per method.
+
+    ``<m>_kept`` is the number of splits the method did not refuse, the coverage's
+    denominator.
+    """
     fields = {}
     for method in PPI_METHODS:
         kept = ~split[f"refused_{method}"]
@@ -64,16 +69,27 @@ def ppi_row_fields(split):
             float(np.mean(split[f"width_{method}"][kept])) if m else math.nan
         )
         fields[f"{method}_refused"] = 1.0 - m / kept.size
+        fields[f"{method}_kept"] = m
     return fields
 
 
 def _entry(row, method):
-    """Return ``coverage ± SE / width`` of one method in one row (and its refusals)."""
+    """Return ``coverage ± SE / width`` of one method in one row (and its refusals).
+
+    The coverage prints as :func:`simcore.printed_rates.share_text` over the splits the
+    method kept (LR: ``n_corrected``): with fewer than 10 misses (or hits), its exact 95%
+    interval instead of ``± SE``.
+    """
     refused = row["refused"] if method == "lr" else row[f"{method}_refused"]
     coverage, se = row[f"{method}_coverage"], row[f"{method}_se"]
     if math.isnan(coverage):
         return "refused"
-    text = f"{100 * coverage:.1f} ± {100 * se:.1f} / {row[f'{method}_width']:.3f}"
+    kept = row.get("n_corrected") if method == "lr" else row.get(f"{method}_kept")
+    if kept:
+        text = share_text(coverage, se, int(kept))
+    else:  # a row made before the kept splits were recorded
+        text = f"{100 * coverage:.1f} ± {100 * se:.1f}"
+    text += f" / {row[f'{method}_width']:.3f}"
     return text + (f" (refused {100 * refused:.0f}%)" if refused > 0.005 else "")
 
 
@@ -88,7 +104,8 @@ def ppi_table_lines(rows, per_dimension, confidence):
         "## LR against the prediction-powered intervals",
         "",
         "Per method: coverage % ± SE / mean width over the splits it did not refuse, on the "
-        "same splits; `ppi` (classical), `ppi++` (power-tuned lambda), `strat-ppi` "
+        "same splits ([l, u]: the coverage's exact 95% interval where fewer than 10 splits "
+        "missed; > l where none did); `ppi` (classical), `ppi++` (power-tuned lambda), `strat-ppi` "
         "(stratified by the judge's label), clipped to [0, 1] "
         f"({100 * confidence:g}% intervals).",
         "",

@@ -13,6 +13,7 @@ from simcore.cli.common import (
     UsageError,
     add_data_arguments,
     add_json,
+    add_renamed,
     data_keywords,
     phase_printer,
     print_json,
@@ -20,6 +21,9 @@ from simcore.cli.common import (
 )
 
 NAME = "advise"
+
+RENAMED_JUDGE = "--judge is now --audit (the judge to audit); --judges names who is a judge"
+"""What ``simcore advise --judge`` answers (exit 2): the flag's new name."""
 
 
 def add(commands):
@@ -32,15 +36,21 @@ def add(commands):
         "audit a sparse validation matrix and plan its next annotation round",
         [
             "simcore advise ../shared/data/alttest/summeval --group-separator __ --out advice",
-            "simcore advise ratings.csv --judges judge_a --budget 400 --json",
+            "simcore advise ratings.csv --judges judge_a,judge_b --audit judge_a --budget 400 "
+            "--json",
         ],
     )
     add_data_arguments(
         advise, "an alttest folder, a long or wide CSV file (or .csv.gz), or a JSON of humans"
     )
     advise.add_argument(
-        "--judge", action="append", default=[], metavar="NAME", help="judge to audit (repeat)"
+        "--audit",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a judge to audit (repeat; default every judge); --judges names who is a judge",
     )
+    add_renamed(advise, "--judge", RENAMED_JUDGE)
     for option in OPTIONS:
         option.add_to(advise)
     advise.add_argument("--ordinal", action="store_true", help="the labels are ordered")
@@ -79,12 +89,13 @@ def run(args):
             humans=keywords.get("humans"),
             judges=keywords.get("judges"),
             judges_file=keywords.get("judges_file"),
-            audit=args.judge,
+            audit=args.audit,
             ordinal=args.ordinal,
             group_separator=args.group_separator,
             pool_groups=args.pool_groups,
             slots=keywords.get("slots", False),
             label_order=keywords.get("label_order"),
+            merge_label_variants=keywords.get("merge_label_variants", False),
             progress=None if args.quiet or args.json else phase_printer("advise"),
             **options,
         )

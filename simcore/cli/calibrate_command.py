@@ -16,7 +16,7 @@ from simcore.cli.common import (
     print_result,
     subcommand,
 )
-from simcore.command_options import CALIBRATE_OPTIONS, FAIL_AT_MOST, FAIL_LABELS
+from simcore.command_options import CALIBRATE_OPTIONS, FAIL_AT_MOST, FAIL_LABELS, PLAN_THETA
 from simcore.options import LARGEST_COUNT
 from simcore.options import count_number as count
 from simcore.options import finite_number as finite
@@ -94,7 +94,7 @@ def _add_plan(calibrate):
     plan.add_argument("--half-width", type=finite, help="target half-width of the interval")
     plan.add_argument("--se", type=finite, help="the judge's sensitivity (TPR), instead of a pilot")
     plan.add_argument("--sp", type=finite, help="the judge's specificity (TNR), instead of a pilot")
-    plan.add_argument("--theta", type=finite, help="the failure rate, instead of a pilot")
+    plan.add_argument("--theta", type=finite, help="the failure rate in (0, 1), instead of a pilot")
     plan.add_argument(
         "--cluster-size", type=count, help="plan in clusters of this many items (with --icc)"
     )
@@ -110,6 +110,20 @@ def _add_plan(calibrate):
         default=2000,
         help="simulated trials per calibration size",
     )
+    PLAN_THETA.add_to(plan)
+
+
+PLAN_ONLY = ("half_width", "se", "sp", "theta", "cluster_size", "icc", "plan_theta")
+"""The ``--plan`` flags a report refuses (``--plan-theta`` only when not its default)."""
+
+
+def _refuse_plan_flags(args):
+    """Raise UsageError for a ``--plan`` flag given without ``--plan``."""
+    for name in PLAN_ONLY:
+        value = getattr(args, name)
+        if value is not None and not (name == "plan_theta" and value == PLAN_THETA.default):
+            flag = "--" + name.replace("_", "-")
+            raise UsageError(f"{flag}: belongs to a plan; add --plan (got {flag} {value})")
 
 
 def _table(args):
@@ -151,11 +165,14 @@ def run(args):
     piloted = any(value is not None for value in (args.table, args.csv, args.card, args.data))
     if args.production is not None and args.of is not None:
         raise UsageError("--production: give the file or --fails/--of, not both")
+    if not args.plan:
+        _refuse_plan_flags(args)
     if args.cluster_column is not None:
         return _clustered(args, calibrate)
     if args.plan:
         if args.of is None:
             raise UsageError("calibrate --plan: --of N, the production size, is required")
+        check_flags({"method": args.method}, CALIBRATE_OPTIONS)
         result = calibrate(
             table=_table(args) if piloted else None,
             fails=args.fails,
@@ -168,13 +185,12 @@ def run(args):
             sp=args.sp,
             theta=args.theta,
             plan_trials=args.plan_trials,
+            plan_theta=args.plan_theta,
+            method=args.method,
             cluster_size=args.cluster_size,
             icc=args.icc,
         )
         return print_result(result, args.json)
-    for flag, value in (("--cluster-size", args.cluster_size), ("--icc", args.icc)):
-        if value is not None:
-            raise UsageError(f"{flag}: belongs to a plan; add --plan (got {flag} {value})")
     if not piloted or (args.fails is None and args.production is None):
         raise UsageError(
             "--table, --csv, --card or --data, and --fails/--of or --production, "

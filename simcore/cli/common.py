@@ -140,6 +140,13 @@ def add_data_arguments(
         help="the labels in their order, lowest first: declares text labels a rating scale "
         "(ordinal alpha and weights need an order; numbers carry their own)",
     )
+    parser.add_argument(
+        "--merge-label-variants",
+        action="store_true",
+        help="merge labels that differ only in case or surrounding spaces ('Yes', 'yes') "
+        "into their most frequent spelling (ties: the first in sorted order); without it "
+        "such labels are refused",
+    )
     if groups:
         parser.add_argument(
             "--group-separator",
@@ -156,8 +163,8 @@ def add_data_arguments(
 def data_keywords(args):
     """Return the one reader's keywords from the data arguments of ``args``.
 
-    ``{"humans", "judges", "judges_file", "group_separator", "label_order", "columns"}``,
-    each only when
+    ``{"humans", "judges", "judges_file", "group_separator", "label_order", "columns",
+    "slots", "merge_label_variants"}``, each only when
     given (see :func:`simcore.realdata.read_annotations`).
     """
     keywords = {
@@ -169,11 +176,32 @@ def data_keywords(args):
     }
     if getattr(args, "slots", False):
         keywords["slots"] = True
+    if getattr(args, "merge_label_variants", False):
+        keywords["merge_label_variants"] = True
     columns = {name: getattr(args, f"{name}_column", None) for name in COLUMN_OPTIONS}
     columns = {name: value for name, value in columns.items() if value}
     if columns:
         keywords["columns"] = columns
     return {key: value for key, value in keywords.items() if value is not None}
+
+
+class _Renamed(argparse.Action):
+    """A retired flag: using it exits 2 with one line naming the flag that replaced it."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.exit(EXIT_USAGE, f"{parser.prog}: {self.help_text}\n")
+
+
+def add_renamed(parser, flag, message):
+    """Register the retired ``flag`` on ``parser``: it exits 2 with ``message``, not in --help.
+
+    ``message`` names the new flag, e.g. ``"--judge is now --audit (the judge to audit)"``;
+    the flag takes an optional value so that ``--judge NAME`` reaches the message too.
+    """
+    action = parser.add_argument(
+        flag, nargs="?", action=_Renamed, default=argparse.SUPPRESS, help=argparse.SUPPRESS
+    )
+    action.help_text = message
 
 
 def add_scale_arguments(parser, graded_help):

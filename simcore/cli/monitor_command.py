@@ -1,12 +1,20 @@
 """``simcore monitor``: the corrected failure rate over time, and a drift alarm on the card.
 
-A thin layer over :func:`simcore.monitor`.
+A thin layer over :func:`simcore.monitor`. The audit sample is ``--audit-file FILE``: in
+``simcore advise``, ``--audit NAME`` names the judge to audit, so here the retired ``--audit``
+answers exit 2 naming ``--audit-file``.
 """
 
-from simcore.cli.common import add_json, check_flags, print_result, subcommand
+from simcore.cli.common import add_json, add_renamed, check_flags, print_result, subcommand
 from simcore.command_options import MONITOR_OPTIONS
 
 NAME = "monitor"
+
+RENAMED_AUDIT = (
+    "--audit is now --audit-file (the file of human audits); --audit names the judge to audit "
+    "in simcore advise"
+)
+"""What ``simcore monitor --audit`` answers (exit 2): the flag's new name."""
 
 
 def add(commands):
@@ -16,8 +24,8 @@ def add(commands):
         NAME,
         "a judge in production over time: the corrected failure rate and a drift alarm",
         [
-            "simcore monitor --production production.csv --audit audit.csv",
-            "simcore monitor --production production.csv --audit audit.csv --card card.json "
+            "simcore monitor --production production.csv --audit-file audit.csv",
+            "simcore monitor --production production.csv --audit-file audit.csv --card card.json "
             "--plot monitor.png --json",
         ],
         description="At every date of the files: the failure rate corrected by the audits, "
@@ -32,7 +40,7 @@ def add(commands):
         help="CSV, one row per production item: item, date (ISO, in order), judge (fail/pass)",
     )
     monitor.add_argument(
-        "--audit",
+        "--audit-file",
         required=True,
         metavar="FILE",
         help="CSV, one row per audited production item: item, date, human (fail/pass)",
@@ -53,6 +61,7 @@ def add(commands):
     monitor.add_argument("--fail-label", default="fail", help="the label value meaning FAIL")
     monitor.add_argument("--pass-label", default="pass", help="the label value meaning PASS")
     add_json(monitor)
+    add_renamed(monitor, "--audit", RENAMED_AUDIT)
 
 
 def run(args):
@@ -67,7 +76,7 @@ def run(args):
     check_flags(options, MONITOR_OPTIONS)
     result = monitor(
         args.production,
-        args.audit,
+        args.audit_file,
         card=args.card,
         expire_card=args.expire_card,
         plot=args.plot,

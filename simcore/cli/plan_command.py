@@ -2,15 +2,36 @@
 
 ``--json`` prints ``{"command": "plan", "question": {...the options...}, "answer": {...}}``:
 the answer's fields are :class:`simcore.planning.validation_items.PlanAnswer`'s (``m``,
-``m_conservative``, ``m_optimistic``, ``m_max``, the margin, the recipe, ...), or with
-``--rank`` ``m_rank`` and ``sigma2``.
+``m_conservative``, ``m_optimistic``, ``m_max``, the judge's advantage and signed margin, the
+recipe, ...), or with ``--rank`` ``m_rank`` and ``sigma2``. Counts are ``--n-humans``,
+``--n-labels`` and ``--n-judges`` (in the data commands ``--humans``, ``--judges`` and
+``--labels`` are names and label values); the judge is ``--advantage`` (S_j - S_h),
+``--margin`` (S_j - S_h + eps) or ``--p-judge``.
 """
 
-from simcore.cli.common import UsageError, add_json, phase_printer, print_json, subcommand
+from simcore.cli.common import (
+    UsageError,
+    add_json,
+    add_renamed,
+    phase_printer,
+    print_json,
+    subcommand,
+)
 from simcore.options import count_number as count
 from simcore.options import finite_number as finite
 
 NAME = "plan"
+
+RENAMED = {
+    "--humans": "--humans is now --n-humans (the number of humans K); --humans names the "
+    "humans in the data commands",
+    "--judges": "--judges is now --n-judges (the number of judges J to rank); --judges names "
+    "the judges in the data commands",
+    "--labels": "--labels is now --n-labels (the number of label categories L); --labels "
+    "lists label values (simcore card)",
+}
+"""plan's retired flags and what they answer (exit 2): counts are ``--n-*``, since the same
+names are lists of names or labels in the other commands."""
 
 
 def add(commands):
@@ -20,12 +41,12 @@ def add(commands):
         NAME,
         "how many items per secondary a validation needs (simulation + recipe)",
         [
-            "simcore plan --humans 4 --items 2000 --margin 0.05",
+            "simcore plan --n-humans 4 --items 2000 --advantage 0",
             "simcore plan --p-judge 0.8 --p-human 0.85 --target 0.1 --json",
-            "simcore plan --rank --judges 3 --gap 0.05",
+            "simcore plan --rank --n-judges 3 --gap 0.05",
         ],
     )
-    plan.add_argument("--humans", type=count, default=4, help="humans K")
+    plan.add_argument("--n-humans", type=count, default=4, help="number of humans K")
     accuracy = plan.add_mutually_exclusive_group()
     accuracy.add_argument("--p-human", type=finite, help="human accuracy (default 0.85)")
     accuracy.add_argument(
@@ -33,19 +54,13 @@ def add(commands):
         type=finite,
         help="measured pairwise observed agreement between humans",
     )
-    plan.add_argument("--labels", type=count, default=2, help="label categories L")
+    plan.add_argument("--n-labels", type=count, default=2, help="number of label categories L")
     _add_scoring(plan)
     plan.add_argument("--epsilon", type=finite, default=0.05, help="tolerance")
     plan.add_argument("--tau", type=finite, default=0.5, help="acceptance threshold")
     plan.add_argument("--design", default="exact_m", help="allocation design")
     plan.add_argument("--items", type=count, default=2000, help="corpus size n")
-    judge = plan.add_mutually_exclusive_group()
-    judge.add_argument(
-        "--margin",
-        type=finite,
-        help="the judge's expected signed margin S_j - S_h + eps (default +0.05)",
-    )
-    judge.add_argument("--p-judge", type=finite, help="the judge's accuracy instead")
+    _add_judge(plan)
     plan.add_argument(
         "--target", type=finite, default=0.05, help="largest acceptable wrong-decision rate"
     )
@@ -60,15 +75,35 @@ def add(commands):
     plan.add_argument(
         "--rank",
         action="store_true",
-        help="the ranking recipe m_rank instead (needs --judges and --gap)",
+        help="the ranking recipe m_rank instead (needs --n-judges and --gap)",
     )
-    plan.add_argument("--judges", type=count, help="judges J to rank")
+    plan.add_argument("--n-judges", type=count, help="number of judges J to rank")
     plan.add_argument(
         "--gap",
         type=finite,
         help="smallest gap in agreement with the pool between two judges",
     )
     add_json(plan)
+    for flag, message in RENAMED.items():
+        add_renamed(plan, flag, message)
+
+
+def _add_judge(plan):
+    """Add the judge's three forms to ``plan``: advantage, signed margin or accuracy."""
+    judge = plan.add_mutually_exclusive_group()
+    judge.add_argument(
+        "--advantage",
+        type=finite,
+        help="the judge's expected agreement with the pool minus a human's, S_j - S_h: 0 is "
+        "a judge as good as the humans, 0.05 one 0.05 better, negative worse (default 0)",
+    )
+    judge.add_argument(
+        "--margin",
+        type=finite,
+        help="instead: the judge's signed margin S_j - S_h + eps, the advantage plus the "
+        "tolerance (--margin 0.05 at eps 0.05 is --advantage 0)",
+    )
+    judge.add_argument("--p-judge", type=finite, help="instead: the judge's accuracy")
 
 
 def _add_scoring(plan):
@@ -94,31 +129,44 @@ def _add_scoring(plan):
     )
 
 
-def _question(args, p_human, margin):
-    """Return the ``question`` of plan's JSON document: the options as given."""
-    keys = ("humans", "labels", "epsilon", "tau", "design", "items", "target", "confidence")
+def _question(args, p_human, advantage, margin):
+    """Return the ``question`` of plan's JSON document: the options as given or defaulted."""
+    keys = ("n_humans", "n_labels", "epsilon", "tau", "design", "items", "target", "confidence")
     keys += ("alpha", "seed", "p_judge", "coefficient", "level", "weights", "adjacent")
-    return {**{key: getattr(args, key) for key in keys}, "p_human": p_human, "margin": margin}
+    question = {key: getattr(args, key) for key in keys}
+    return {**question, "p_human": p_human, "advantage": advantage, "margin": margin}
+
+
+def _judge_flag(args):
+    """Return the judge's option as given (``--advantage 0.02``), for plan's messages."""
+    for flag, value in (
+        ("--advantage", args.advantage),
+        ("--margin", args.margin),
+        ("--p-judge", args.p_judge),
+    ):
+        if value is not None:
+            return f"{flag} {value:g}"
+    return "the default --advantage 0"
 
 
 def _p_human(args):
     from simcore.planning import validation_items as plan
 
-    if args.labels < 2:
-        raise UsageError(f"--labels: must be >= 2 (got {args.labels})")
+    if args.n_labels < 2:
+        raise UsageError(f"--n-labels: must be >= 2 (got {args.n_labels})")
     if args.human_agreement is None:
         return args.p_human if args.p_human is not None else 0.85
     try:
-        return plan.human_accuracy_from_agreement(args.human_agreement, args.labels)
+        return plan.human_accuracy_from_agreement(args.human_agreement, args.n_labels)
     except ValueError as error:
         raise UsageError(f"--human-agreement: {error}") from None
 
 
 def _check_rank(args, p_judge, p_human):
     """Refuse a ranking question without an answer (UsageError naming the option)."""
-    if args.judges is None or args.gap is None or args.judges < 2 or not args.gap > 0:
+    if args.n_judges is None or args.gap is None or args.n_judges < 2 or not args.gap > 0:
         raise UsageError(
-            f"--rank needs --judges J >= 2 and --gap > 0 (got {args.judges}, {args.gap})"
+            f"--rank needs --n-judges J >= 2 and --gap > 0 (got {args.n_judges}, {args.gap})"
         )
     if args.gap > 1:
         raise UsageError(f"--gap: must be in (0, 1], a difference of agreements (got {args.gap})")
@@ -134,10 +182,10 @@ def _rank(args, p_human):
 
     p_judge = args.p_judge if args.p_judge is not None else p_human
     _check_rank(args, p_judge, p_human)
-    agreement = float(pair_agreement(p_judge, p_human, args.labels))
+    agreement = float(pair_agreement(p_judge, p_human, args.n_labels))
     sigma2 = agreement * (1 - agreement)
     try:
-        m_rank = ranking_items(args.judges, args.gap, sigma2, args.alpha)
+        m_rank = ranking_items(args.n_judges, args.gap, sigma2, args.alpha)
     except (OverflowError, ZeroDivisionError):
         raise UsageError(
             f"--gap: too small for any corpus: the ranking recipe's items overflow (got {args.gap})"
@@ -148,24 +196,29 @@ def _rank(args, p_human):
                 "command": NAME,
                 "question": {
                     "rank": True,
-                    "judges": args.judges,
+                    "n_judges": args.n_judges,
                     "gap": args.gap,
                     "alpha": args.alpha,
                     "p_judge": p_judge,
                     "p_human": p_human,
-                    "labels": args.labels,
+                    "n_labels": args.n_labels,
                     "items": args.items,
                 },
                 "answer": {
                     "m_rank": int(m_rank),
                     "sigma2": sigma2,
-                    "more_than_corpus": bool(m_rank > args.items),
+                    "exceeds_corpus": bool(m_rank > args.items),
                 },
             }
         )
         return
+    size = f"{m_rank} items per secondary"
+    if m_rank > args.items:
+        size = (
+            f"more than the {args.items:,} items of the corpus (recipe: {m_rank:,} per secondary)"
+        )
     print(
-        f"ranking recipe: m_rank = {m_rank} items per secondary to order {args.judges} "
+        f"ranking recipe: m_rank = {size} to order {args.n_judges} "
         f"judges whose agreement with the pool differs by at least {args.gap:g} "
         f"(alpha {args.alpha:g}; sigma0^2 = {sigma2:.4f}, the per-item variance of "
         f"[judge == r1] at p_judge {p_judge:g}).\nIt assumes equal variances and no "
@@ -174,9 +227,8 @@ def _rank(args, p_human):
     )
     if m_rank > args.items:
         print(
-            f"That is more than the corpus's {args.items} items (--items): no validation "
-            "on this corpus orders these judges at this gap; a larger corpus or a larger "
-            "--gap is needed."
+            "No validation on this corpus orders these judges at this gap; a larger corpus "
+            "(--items) or a larger --gap is needed."
         )
 
 
@@ -193,34 +245,43 @@ def run(args):
     if args.rank:
         _rank(args, p_human)
         return 0
-    margin = None
-    if args.p_judge is None:
-        margin = args.margin if args.margin is not None else 0.05
+    advantage = args.advantage
+    if args.p_judge is None and args.margin is None and advantage is None:
+        advantage = 0.0  # a judge as good as the humans
     scoring = {"coefficient": args.coefficient, "level": args.level, "weights": args.weights}
-    plan.check_margin_scoring(margin, scoring, args.adjacent, explicit=args.margin is not None)
     raw = plan.question_scenario(
         args.items,
-        args.humans,
-        args.labels,
+        args.n_humans,
+        args.n_labels,
         p_human,
         args.epsilon,
         args.tau,
         args.design,
-        margin=margin,
+        margin=args.margin,
         p_judge=args.p_judge,
         seed=args.seed,
         scoring=scoring,
         adjacent=args.adjacent,
+        advantage=advantage,
     )
+    margin = raw["model"].get("margin")
+    judge_flag = _judge_flag(args)
+    plan.check_margin_scoring(margin, scoring, args.adjacent, judge_flag)
     progress = None if args.quiet or args.json else phase_printer("plan")
     try:
         result = plan.answer(
-            raw, target=args.target, confidence=args.confidence, alpha=args.alpha, progress=progress
+            raw,
+            target=args.target,
+            confidence=args.confidence,
+            alpha=args.alpha,
+            progress=progress,
+            judge_flag=judge_flag,
         )
     except ScenarioError as error:
-        raise plan.with_option_names(error) from None
+        flag = "--margin" if args.margin is not None else "--advantage"
+        raise plan.with_option_names(error, margin_flag=flag) from None
     if args.json:
-        question = _question(args, p_human, margin)
+        question = _question(args, p_human, advantage, margin)
         print_json({"command": NAME, "question": question, "answer": dataclasses.asdict(result)})
     else:
         print(plan.describe(result, raw, args.target, args.confidence, args.alpha))

@@ -34,18 +34,29 @@ def add(commands):
     )
 
 
-def run(args):
-    """Draw the figure and print where it went."""
+def default_figures(store, cube):
+    """Return the figure paths ``simcore plot STORE`` writes without ``--out``.
+
+    The scenario's ``output.figure`` (recorded in the cube), else the store's path with
+    ``.png``; both are returned, the one plot would write first.
+    """
     import yaml
 
+    scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
+    named = (scenario.get("output") or {}).get("figure")
+    paths = [named] if named else []
+    return [*paths, str(Path(store).with_suffix(".png"))]
+
+
+def run(args):
+    """Draw the figure and print where it went, with the store's state in its metadata."""
     from simcore.studies import study_for
+    from simcore.studies.figure_stamp import STORE_ATTR
     from simcore.studies.protocol import CubeError
     from simcore.sweep.store_files import checked_output_file
 
     cube = open_finished(args.store)
-    scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
-    out = args.out or (scenario.get("output") or {}).get("figure")
-    out = out or str(Path(args.store).with_suffix(".png"))
+    out = args.out or default_figures(args.store, cube)[0]
     if Path(out).suffix.lower() not in FIGURE_SUFFIXES:
         raise UsageError(
             f"--out {out}: a figure file ends in one of {', '.join(FIGURE_SUFFIXES)} "
@@ -53,6 +64,7 @@ def run(args):
         )
     option = "--out" if args.out else f"{args.store}: output.figure"
     checked_output_file(out, option, kind="figure")
+    cube.attrs[STORE_ATTR] = str(args.store)  # the figure records the store's state
     try:
         study_for(cube.attrs.get("kind")).plot(cube, out, args.variable)
     except CubeError as error:

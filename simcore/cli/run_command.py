@@ -1,5 +1,6 @@
 """``simcore run SCENARIO``: a scenario's sweep into a zarr store."""
 
+import sys
 from pathlib import Path
 
 from simcore.cli.common import UsageError, subcommand
@@ -84,9 +85,15 @@ def checked_paths(args, scenario):
 
 
 def run(args):
-    """Run the sweep, write the store and the scenario's tables, print the summary."""
+    """Run the sweep, write the store and the scenario's tables, print the summary.
+
+    A figure ``simcore plot`` drew from an earlier state of the store, at the store's
+    default figure paths, is named on stderr with the command that redraws it.
+    """
     from simcore import api, report
+    from simcore.cli.plot_command import default_figures
     from simcore.studies import study_of
+    from simcore.studies.figure_stamp import stale_figures
 
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers: must be >= 1 (got {args.workers})")
@@ -101,6 +108,8 @@ def run(args):
         progress=not args.quiet,
     )
     written = study_of(scenario).write_outputs(scenario, cube)
+    for line in stale_figures(out, cube, default_figures(out, cube)):
+        print(f"simcore: {line}", file=sys.stderr)
     if not args.quiet:
         print(report.summary(cube, out))
         print(f"\nstore: {out}")

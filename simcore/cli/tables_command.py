@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from simcore.cli.common import UsageError, subcommand
+from simcore.cli.common import UsageError, add_renamed, subcommand
 from simcore.cli.show_command import open_finished
 
 NAME = "tables"
@@ -46,11 +46,17 @@ def add(commands):
         "judges whose verdict changes with the scoring",
     )
     tables.add_argument(
-        "--agreement",
+        "--agreement-stores",
         nargs="+",
         metavar="STORE",
         help="with --variants: stores whose CeBaB stars agreement (e.g. scored with "
         "krippendorff_alpha) fills the agreement columns instead of the rates' stores",
+    )
+    add_renamed(
+        tables,
+        "--agreement",
+        "--agreement is now --agreement-stores (stores whose agreement fills --variants); "
+        "--agreement names a coefficient in simcore inspect",
     )
 
 
@@ -77,7 +83,7 @@ def run(args):
 
         outputs.append((scorings_table(cubes), args.scorings))
     if args.variants:
-        agreement = real_cubes(args.agreement) if args.agreement else None
+        agreement = real_cubes(args.agreement_stores) if args.agreement_stores else None
         outputs.append((variants_report(cubes, agreement), args.variants))
     if args.table3 or args.table2 or not (args.variants or args.scorings):
         first = table3(cubes)

@@ -25,7 +25,7 @@ from simcore._version import __version__
 from simcore.calibration.statistics import DEFAULT_YOUDEN_FLOOR, judge_rates
 from simcore.instrument.card_ceiling import population_ceiling
 from simcore.instrument.fail_definitions import binary_truth, label_fail_flags
-from simcore.realdata.annotation import DataError, got_text, list_text
+from simcore.realdata.annotation import DataError, got_text, list_text, unknown_names
 
 CARD_FORMAT = "simcore judge card 1"
 """Value of every card's ``format`` key."""
@@ -239,13 +239,9 @@ def judge_outcomes(matrix, judge, definition, label_set):
     ``label_set`` holds the label texts a judge answer must be one of to parse; the humans'
     labels must all be in it. ``judge_fail`` is False where the answer did not parse.
     """
-    if judge not in matrix.judges:
-        raise DataError(
-            [
-                f"{matrix.source}: judge: unknown judge "
-                f"(judges in the file: {list_text(matrix.judges)}) (got {got_text(judge)})"
-            ]
-        )
+    problems = unknown_names([judge], matrix.judges, matrix.source, "judge", "judge")
+    if problems:
+        raise DataError(problems)
     human_codes = matrix.human_labels[matrix.human_labels >= 0]
     outside = sorted({matrix.labels[c] for c in np.unique(human_codes)} - set(label_set))
     if outside:
@@ -366,13 +362,10 @@ def load_criterion(path, criterion, group_separator=None, judge=None, **roles):
     if judge is not None and not roles and reader_for(path).declares_roles:
         roles["judges"] = [judge]
     matrix = read_annotations(path, group_separator=group_separator, require_roles=True, **roles)
-    if judge is not None and judge not in matrix.judges:
-        raise DataError(
-            [
-                f"{matrix.source}: judge: not one of the judges (judges: "
-                f"{list_text(matrix.judges)}) (got {got_text(judge)})"
-            ]
-        )
+    if judge is not None:
+        problems = unknown_names([judge], matrix.judges, matrix.source, "judge", "judge", "judges")
+        if problems:
+            raise DataError(problems)
     label_set = human_label_set(matrix)
     if len(matrix.group_names) > 1 or group_separator is not None:
         matrix = matrix.subset(criterion)

@@ -10,7 +10,8 @@ when fewer than two humans co-label enough items for ``r̂``.
 
 import math
 
-from simcore.instrument.ceiling import human_ceilings, is_graded
+from simcore.instrument.ceiling import human_ceilings
+from simcore.realdata.label_scale import label_scale
 
 CEILING_BOOT = 200
 """Bootstrap replicates behind a card's ceiling intervals (seeded: cards are reproducible)."""
@@ -46,7 +47,7 @@ def population_ceiling(matrix, n_boot=CEILING_BOOT, seed=CEILING_SEED):
         every number is null).
     """
     used = sorted({int(code) for code in matrix.human_labels[matrix.human_labels >= 0].ravel()})
-    graded = is_graded([matrix.labels[code] for code in used])
+    graded = label_scale([matrix.labels[code] for code in used], matrix.ordinal).is_rating
     measure = "Spearman rho" if graded else "Cohen kappa"
     empty = {
         "value": None,

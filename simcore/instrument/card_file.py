@@ -17,7 +17,7 @@ from simcore.calibration.errors import CalibrationInputError
 from simcore.instrument.card import CARD_FORMAT, ON_ALARM, expiry_text
 from simcore.instrument.fail_definitions import FailDefinition
 from simcore.realdata.annotation import got_text
-from simcore.realdata.files import FileProblem, json_value
+from simcore.realdata.files import FileProblem, json_value, missing_path
 
 
 class CardError(CalibrationInputError):
@@ -244,6 +244,8 @@ def read_card(path):
         match its counts, an expiry before the measurement, both or neither FAIL definition.
     """
     source = str(path)
+    if not Path(path).is_file():
+        raise CardError([missing_path(path, "card")])
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:

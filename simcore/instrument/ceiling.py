@@ -34,7 +34,6 @@ observed cells: rater pairs are found from the item rows, never from an ``R x R 
 :mod:`~simcore.instrument.ceiling_position`.
 """
 
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -55,6 +54,7 @@ from simcore.instrument.grouped_scores import (
     replicate_scores,
     replicate_weighted_means,
 )
+from simcore.realdata.label_scale import label_scale
 
 DEFAULT_BOOT = 1000
 """Bootstrap resamples of the items."""
@@ -157,7 +157,7 @@ class Ceilings(NamedTuple):
 
 
 def is_graded(labels):
-    """Return whether label texts read as graded: all numbers, at least 3 distinct values.
+    """Return whether label texts read as graded: the one scale decision, on texts alone.
 
     Parameters
     ----------
@@ -167,18 +167,10 @@ def is_graded(labels):
     Returns
     -------
     bool
-        True when every label parses as a finite float and there are at least 3 of them.
+        True when every label parses as a finite float and there are at least 3 of them
+        (:func:`simcore.realdata.label_scale.label_scale` without a declared order).
     """
-    values = []
-    for label in labels:
-        try:
-            value = float(label)
-        except (TypeError, ValueError):
-            return False
-        if not math.isfinite(value):
-            return False
-        values.append(value)
-    return len(set(values)) >= 3
+    return label_scale(labels).is_rating
 
 
 def _checked_labels(labels):

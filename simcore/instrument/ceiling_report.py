@@ -34,6 +34,7 @@ from simcore.instrument.ceiling_position import (
 from simcore.instrument.grouped_scores import averaged
 from simcore.model.weighted import Scoring
 from simcore.realdata.annotation import MAX_CODES, DataError, got_text, label_numbers
+from simcore.realdata.files import missing_path
 
 JUDGE_COLUMNS = ("model", "judge")
 """Columns a published judge table may name its judges by, tried in order."""
@@ -126,7 +127,7 @@ def read_judge_scores(path, score_column="spearman"):
     """
     file = Path(path)
     if not file.is_file():
-        raise DataError([f"{file}: path: file not found (got {got_text(str(file))})"])
+        raise DataError([missing_path(file, "judge_scores")])
     with open(file, encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))
     header = list(rows[0]) if rows else []

@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from simcore.realdata.annotation import unknown_names
 from simcore.realdata.files import FileProblem, existing_variant, read_json
 from simcore.realdata.loaders import JUDGE_FILE
 from simcore.realdata.matrix import DataError, got_text
@@ -56,12 +57,7 @@ def _chosen(requested, available, file):
     """Return the judge names to use; raise DataError for unknown names or fewer than 2."""
     problems = []
     names = list(available) if requested is None else [str(name) for name in requested]
-    for name in names:
-        if name not in available:
-            problems.append(
-                f"{file}: judges: unknown judge, not in the file (raters in the file: "
-                f"{', '.join(available)}) (got {got_text(name)})"
-            )
+    problems = unknown_names(names, available, file, "judges", "judge", "raters in the file")
     if len(set(names)) != len(names):
         problems.append(f"{file}: judges: names must be distinct (got {got_text(names)})")
     if not problems and len(names) < 2:
@@ -106,7 +102,7 @@ def _judge_file(path):
     return target
 
 
-def load_judge_table(path, judges=None, group_separator=None):
+def load_judge_table(path, judges=None, group_separator=None, merge_label_variants=False):
     """Read the judges' labels of a folder, a JSON file or a long CSV file.
 
     Parameters
@@ -119,6 +115,9 @@ def load_judge_table(path, judges=None, group_separator=None):
     group_separator : str, optional
         JSON input: an item's group is the text after the last separator in its id. A CSV
         gives groups in its ``group`` column.
+    merge_label_variants : bool
+        Merge labels that differ only in case or surrounding spaces (otherwise refused;
+        :func:`simcore.realdata.readers.read_annotations`).
 
     Returns
     -------
@@ -141,14 +140,20 @@ def load_judge_table(path, judges=None, group_separator=None):
                     f"in its group column (got {got_text(group_separator)})"
                 ]
             )
-        return _table_judges(read_annotations(path), judges)
+        matrix = read_annotations(path, merge_label_variants=merge_label_variants)
+        return _table_judges(matrix, judges)
     file = _judge_file(path)
     available = _json_raters(file)
     if available is None:  # the reader reports why the file cannot be read
         read_annotations(file, group_separator=group_separator)
         raise DataError([f"{file}: must hold a mapping of judge to {{item: label}}"])
     names = _chosen(judges, available, file)
-    matrix = read_annotations(file, humans=names, group_separator=group_separator)
+    matrix = read_annotations(
+        file,
+        humans=names,
+        group_separator=group_separator,
+        merge_label_variants=merge_label_variants,
+    )
     return JudgeTable(
         source=str(file),
         judges=tuple(matrix.humans),

@@ -6,8 +6,9 @@ the synthetic study's planning table (:mod:`simcore.studies.planning_table`).
 ``simcore calibrate --plan`` (calibration_labels): how many calibration labels each
 interval method of :mod:`simcore.calibration` needs for a target half-width, simulated with
 the coverage kernel, and where to spend them (calibration_allocation: by the judge's label,
-or from human-labelled pools). The package sits above studies and calibration, below cli and
-api.
+or from human-labelled pools), for the failure rate plan_theta names (the one ``simcore
+calibrate`` reports for the pilot, the stratified one, or one assumed). The package sits
+above studies and calibration, below cli and api.
 
 ``__all__`` lists the names other packages import from here; each is imported from its
 module on first use (:func:`simcore._lazy.attach`).

@@ -21,6 +21,7 @@ import math
 from typing import NamedTuple
 
 from simcore.planning.calibration_allocation import COVERAGE_SES
+from simcore.printed_rates import share_text
 from simcore.studies.clustered_coverage import ClusteredScenario, scenario_coverage
 
 MAX_CLUSTERS = 100_000
@@ -147,8 +148,7 @@ def format_cluster_plans(plans, shape, half_width, confidence, trials):
             continue
         lines.append(
             f"| {plan.method} | {plan.closed_form} | {plan.clusters} | {plan.labels} "
-            f"| {plan.half_width:.4f} | {100 * plan.coverage:.1f} ± "
-            f"{100 * plan.coverage_se:.1f} |"
+            f"| {plan.half_width:.4f} | {share_text(plan.coverage, plan.coverage_se, trials)} |"
         )
     return lines
 

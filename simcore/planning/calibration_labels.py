@@ -26,6 +26,7 @@ from simcore.planning.calibration_clusters import (
     format_cluster_plans,
     plan_clusters,
 )
+from simcore.printed_rates import share_text
 
 PLANNED_METHODS = ("lr", "ppi", "ppi++", "strat-ppi")
 """The methods planned (the naive interval's width ignores the calibration set)."""
@@ -264,9 +265,10 @@ def format_plan(plans, se, sp, theta, n_production, half_width, confidence, tria
         if plan.n_cal is None:
             lines.append(f"| {plan.method} | {closed} | none (> {MAX_N_CAL}) | - | - | - | - |")
             continue
+        kept = round(trials * (1 - plan.refusal))  # the trials the coverage is over
         lines.append(
             f"| {plan.method} | {closed} | {plan.n_cal} | {plan.half_width:.4f} "
-            f"| {100 * plan.coverage:.1f} ± {100 * plan.coverage_se:.1f} "
+            f"| {share_text(plan.coverage, plan.coverage_se, kept)} "
             f"| {100 * plan.coverage_stream:.1f} | {100 * plan.refusal:.1f} |"
         )
     lines.append("")
@@ -283,60 +285,61 @@ def format_plan(plans, se, sp, theta, n_production, half_width, confidence, tria
     return "\n".join(lines)
 
 
-def _checked(value, flag, low, high, closed_low=True):
-    """Return ``value`` if within ``[low, high]`` (``(low, high]`` unless ``closed_low``)."""
-    if value is None or not (low <= value if closed_low else low < value) or value > high:
-        side = "[" if closed_low else "("
-        raise CalibrationInputError(f"{flag}: must be in {side}{low:g}, {high:g}] (got {value})")
+def _checked(value, flag, low, high, closed_low=True, closed_high=True):
+    """Return ``value`` if within ``[low, high]`` (open at an end not ``closed_``)."""
+    above = value is not None and (low <= value if closed_low else low < value)
+    if not above or not (value <= high if closed_high else value < high):
+        left, right = "[" if closed_low else "(", "]" if closed_high else ")"
+        bounds = f"{left}{low:g}, {high:g}{right}"
+        raise CalibrationInputError(f"{flag}: must be in {bounds} (got {value})")
     return value
 
 
-def plan_result(table, fails, of, rates, half_width, confidence, trials, youden_floor, shape=None):
+def plan_result(
+    table,
+    fails,
+    of,
+    rates,
+    half_width,
+    confidence,
+    trials,
+    youden_floor,
+    shape=None,
+    *,
+    plan_theta="reported",
+    method="lr",
+):
     """Return the plan's ``(document, text)``: what ``calibrate --plan`` prints and its JSON.
 
     The judge is the pilot ``table`` ``(caught, missed, flagged, cleared)`` with ``fails`` of
     ``of`` production rows judged FAIL (:func:`judge_rates_from_pilot`), or ``rates`` ``(se,
-    sp, theta)`` (not both); N is ``of``. The document holds the inputs, one row per method
+    sp, theta)`` (not both); N is ``of``. With a pilot the failure rate planned for is
+    ``plan_theta`` (:func:`simcore.planning.plan_theta.planned_theta`): ``reported``, the
+    estimate ``simcore calibrate --method METHOD`` reports for the pilot, ``stratified``, or a
+    rate; the text's second line names it and the pilot's other estimate, the document's
+    ``plan_theta`` holds both. The document holds the inputs, one row per method
     (:class:`MethodPlan`; ``closed_form`` and ``n_cal`` None where there is none) and one
     per design of :mod:`simcore.planning.calibration_allocation` (``allocation``); with
     ``shape`` ``(cluster size M, icc)`` also the calibration clusters per method
     (:mod:`simcore.planning.calibration_clusters`, ``clusters``).
     Raises :class:`CalibrationInputError` naming the flag and value of any bad input.
     """
-    given = [
-        flag for flag, value in zip(("se", "sp", "theta"), rates, strict=True) if value is not None
-    ]
-    if table is not None and given:
-        value = rates[("se", "sp", "theta").index(given[0])]
-        raise CalibrationInputError(
-            f"--plan: give a pilot (--table/--csv) or --se/--sp/--theta, not both "
-            f"(got --{given[0]} {value})"
-        )
-    if table is None and len(given) < 3:
-        missing = next(f"--{f}" for f in ("se", "sp", "theta") if f not in given)
-        raise CalibrationInputError(f"--plan: needs a pilot (--table or --csv) or {missing}")
+    _check_sources(table, rates)
     n_production = int(_checked(of, "--of", 1, 1e12))
     half_width = _checked(half_width, "--half-width", 0.0, 0.5, closed_low=False)
     confidence = _checked(confidence, "--confidence", 0.5, 0.9999)
     trials = int(_checked(trials, "--plan-trials", 100, 10**6))
-    if table is None:
-        se, sp = _checked(rates[0], "--se", 0.0, 1.0), _checked(rates[1], "--sp", 0.0, 1.0)
-        theta = _checked(rates[2], "--theta", 0.0, 1.0, closed_low=False)
-    else:
-        fails = _checked(fails, "--fails", 0, n_production)
-        try:
-            se, sp, theta = judge_rates_from_pilot(table, fails, n_production)
-        except ValueError as error:
-            raise CalibrationInputError(f"--table/--csv: {error} (got {table})") from None
+    report = (method, confidence, youden_floor)
+    se, sp, chosen = _planned_judge(table, fails, n_production, rates, (plan_theta, report))
+    theta = chosen.value
     plans = plan_calibration(
         se, sp, theta, n_production, half_width, confidence, trials, youden_floor
     )
     splits = plan_splits(se, sp, theta, n_production, half_width, confidence, trials)
-    lines = [
-        format_plan(plans, se, sp, theta, n_production, half_width, confidence, trials),
-        "",
-        *format_splits(splits, half_width, confidence, trials),
-    ]
+    plan_lines = format_plan(plans, se, sp, theta, n_production, half_width, confidence, trials)
+    plan_lines = plan_lines.split("\n")
+    plan_lines[1:1] = chosen.lines()  # which failure rate, just below the judge's line
+    lines = [*plan_lines, "", *format_splits(splits, half_width, confidence, trials)]
     clusters = None
     if shape is not None:
         shape = _checked_shape(shape)
@@ -350,6 +353,7 @@ def plan_result(table, fails, of, rates, half_width, confidence, trials, youden_
         "se": float(se),
         "sp": float(sp),
         "theta": float(theta),
+        "plan_theta": chosen.document(),
         "of": n_production,
         "half_width": float(half_width),
         "confidence": float(confidence),
@@ -361,6 +365,48 @@ def plan_result(table, fails, of, rates, half_width, confidence, trials, youden_
     if clusters is not None:
         document["clusters"] = cluster_plan_document(clusters, shape)
     return document, text
+
+
+def _check_sources(table, rates):
+    """Refuse a pilot ``table`` with any of ``rates`` ``(se, sp, theta)``, or neither whole."""
+    given = [
+        flag for flag, value in zip(("se", "sp", "theta"), rates, strict=True) if value is not None
+    ]
+    if table is not None and given:
+        value = rates[("se", "sp", "theta").index(given[0])]
+        raise CalibrationInputError(
+            f"--plan: give a pilot (--table/--csv) or --se/--sp/--theta, not both "
+            f"(got --{given[0]} {value})"
+        )
+    if table is None and len(given) < 3:
+        missing = next(f"--{f}" for f in ("se", "sp", "theta") if f not in given)
+        raise CalibrationInputError(f"--plan: needs a pilot (--table or --csv) or {missing}")
+
+
+def _planned_judge(table, fails, n_production, rates, choice):
+    """Return ``(se, sp, PlannedTheta)`` of the pilot ``table`` or else of ``rates``.
+
+    ``choice`` is ``(plan_theta, (method, confidence, youden_floor))``; without a pilot the
+    failure rate is ``--theta`` and ``plan_theta`` must be its default ``reported``.
+    """
+    from simcore.planning.plan_theta import PlannedTheta, planned_theta
+
+    plan_theta, report = choice
+    if table is None:
+        if plan_theta != "reported":
+            raise CalibrationInputError(
+                f"--plan-theta: chooses among a pilot's estimates; without a pilot the rate "
+                f"planned for is --theta (got --plan-theta {plan_theta})"
+            )
+        se, sp = _checked(rates[0], "--se", 0.0, 1.0), _checked(rates[1], "--sp", 0.0, 1.0)
+        theta = _checked(rates[2], "--theta", 0.0, 1.0, closed_low=False, closed_high=False)
+        return se, sp, PlannedTheta(float(theta), "theta")
+    fails = _checked(fails, "--fails", 0, n_production)
+    try:
+        se, sp, stratified = judge_rates_from_pilot(table, fails, n_production)
+    except ValueError as error:
+        raise CalibrationInputError(f"--table/--csv: {error} (got {table})") from None
+    return se, sp, planned_theta(plan_theta, table, (fails, n_production), stratified, report)
 
 
 def _checked_shape(shape):
@@ -419,8 +465,8 @@ def format_splits(splits, half_width, confidence, trials):
             continue
         lines.append(
             f"| {name} | {split.total} | {split.first} {first}, {split.second} {second} "
-            f"| {split.half_width:.4f} | {100 * split.coverage:.1f} ± "
-            f"{100 * split.coverage_se:.1f} |"
+            f"| {split.half_width:.4f} | "
+            f"{share_text(split.coverage, split.coverage_se, trials)} |"
         )
     lines += [
         "",

@@ -24,12 +24,35 @@ class PlanAnswer:
     m_conservative: int
     m_optimistic: int
     m_max: int
+    advantage: float
     margin: float
     p_judge: float
     recipe_items: int
     recipe_variance: float
     probes: dict
     side: str
+    exceeds_corpus: dict
+    """Per size field (``m``, ``m_conservative``, ``m_optimistic``, ``recipe_items``): true
+    where the answer is more than the corpus's ``m_max`` items (a simulated -1, or a recipe
+    larger than the corpus)."""
+
+
+def corpus_size_text(m, n_items, what="recipe"):
+    """Return a size in items per secondary as printed, never beyond the corpus as a plain number.
+
+    ``m > n_items`` prints ``more than the 1,400 items of the corpus (recipe: 3,356,316,136)``
+    (``what`` names the number's source); ``m < 0``, a simulated search that never reached
+    the target, ``more than the 1,400 items of the corpus``; ``m == n_items`` (the search's
+    top) ``1400 (every item of the corpus)``; otherwise the number.
+    """
+    beyond = f"more than the {n_items:,} items of the corpus"
+    if m < 0:
+        return beyond
+    if m > n_items:
+        return f"{beyond} ({what}: {m:,})"
+    if m == n_items:
+        return f"{m} (every item of the corpus)"
+    return str(m)
 
 
 def human_accuracy_from_agreement(agreement, n_labels):
@@ -59,8 +82,8 @@ OPTIONS = {
     "model.p_judge": "--p-judge",
     "model.p_human": "--p-human",
     "model.n_items": "--items",
-    "model.n_humans": "--humans",
-    "model.n_labels": "--labels",
+    "model.n_humans": "--n-humans",
+    "model.n_labels": "--n-labels",
     "rule.epsilon": "--epsilon",
     "rule.tau": "--tau",
     "rule.coefficient": "--coefficient",
@@ -74,22 +97,28 @@ OPTIONS = {
 """The scenario field behind each ``simcore plan`` option, to name the option in errors."""
 
 
-def with_option_names(error):
-    """Return ``error`` (a ScenarioError) with scenario fields renamed to plan's options."""
+def with_option_names(error, margin_flag="--margin"):
+    """Return ``error`` (a ScenarioError) with scenario fields renamed to plan's options.
+
+    ``model.margin`` is named ``margin_flag``: ``--advantage`` where the judge was given by
+    its advantage (the margin is the advantage plus eps).
+    """
+    names = {**OPTIONS, "model.margin": margin_flag}
     problems = []
     for problem in error.problems:
-        for field, option in OPTIONS.items():
+        for field, option in names.items():
             problem = problem.replace(f": {field}:", f": {option}:")
         problems.append(problem)
     return ScenarioError(problems)
 
 
-def check_margin_scoring(margin, scoring, adjacent, explicit):
+def check_margin_scoring(margin, scoring, adjacent, given):
     """Refuse a margin where it cannot set the judge's accuracy (UsageError-like ScenarioError).
 
     A margin sets ``p_judge`` through observed agreement on the symmetric channel
     (:func:`simcore.model.recipes.judge_accuracy_for_margin`); another coefficient, weights or
-    an adjacent-error channel need the judge's accuracy itself.
+    an adjacent-error channel need the judge's accuracy itself. ``given`` names the judge's
+    option as the user gave it (``--advantage 0.02``, ``the default --advantage 0``).
     """
     plain = scoring["coefficient"] == "observed" and not is_weighted(
         scoring["level"], scoring["weights"]
@@ -97,7 +126,6 @@ def check_margin_scoring(margin, scoring, adjacent, explicit):
     if margin is None or (plain and adjacent is None):
         return
     what = "--adjacent" if plain else f"--coefficient {scoring['coefficient']}"
-    given = f"--margin {margin:g}" if explicit else "the default --margin 0.05"
     raise ScenarioError(
         [
             f"simcore plan: {what}: {given} sets the judge's accuracy for observed agreement "
@@ -119,9 +147,13 @@ def question_scenario(
     seed=0,
     scoring=None,
     adjacent=None,
+    advantage=None,
 ):
     """Return the scenario a planning question describes (one cell; ``m`` set per probe).
 
+    The judge is one of ``advantage``, its expected agreement with the pool minus a
+    human's, ``A = S_j - S_h`` (0: as good as the humans), ``margin``, the signed margin
+    ``S_j - S_h + eps = A + eps`` the scenario takes, or ``p_judge``, its accuracy.
     ``scoring`` holds the rule's ``coefficient``, ``level`` and ``weights`` (default
     observed agreement); ``adjacent`` the share of errors on a neighbouring label.
 
@@ -129,7 +161,16 @@ def question_scenario(
     ------
     simcore.studies.config.ScenarioError
         For values the scenario rejects (the message names the field).
+    ValueError
+        ``advantage`` given with ``margin`` or ``p_judge``.
     """
+    if advantage is not None and (margin is not None or p_judge is not None):
+        raise ValueError(
+            "give one of advantage, margin and p_judge "
+            f"(got advantage={advantage}, margin={margin}, p_judge={p_judge})"
+        )
+    if advantage is not None:
+        margin = advantage + epsilon
     model = {"n_items": n_items, "n_humans": n_humans, "n_labels": n_labels, "p_human": p_human}
     if margin is not None:
         model["margin"] = margin
@@ -176,7 +217,7 @@ def check_plan_size(cell, trials):
     Raises
     ------
     ScenarioError
-        ``simcore plan: --items N, --humans K: ... (got ...)`` naming what to lower.
+        ``simcore plan: --items N, --n-humans K: ... (got ...)`` naming what to lower.
     """
     from simcore.engine.threads import thread_count
     from simcore.realdata.allocation import available_bytes, gib_text
@@ -190,20 +231,36 @@ def check_plan_size(cell, trials):
     if need > available:
         raise ScenarioError(
             [
-                f"simcore plan: --items, --humans, --labels: the simulated corpus needs about "
+                f"simcore plan: --items, --n-humans, --n-labels: the simulated corpus needs about "
                 f"{gib_text(need)} of memory and this machine has {gib_text(available)} "
-                f"available; lower --items, --humans or --labels {got}"
+                f"available; lower --items, --n-humans or --n-labels {got}"
             ]
         )
     labels = trials * n * (humans + 1)
     if labels > PLAN_LABELS:
         raise ScenarioError(
             [
-                f"simcore plan: --items, --humans: a probe of up to {trials} simulated trials "
+                f"simcore plan: --items, --n-humans: a probe of up to {trials} simulated trials "
                 f"would draw {labels:.1e} labels, more than plan simulates ({PLAN_LABELS:.0e}, "
-                f"about a minute); lower --items or --humans {got}"
+                f"about a minute); lower --items or --n-humans {got}"
             ]
         )
+
+
+def _check_off_the_bar(margin, raw, base, judge_flag):
+    """Refuse a judge at the bar, ``|margin| < MARGIN_AT_THE_BAR`` (no finite m answers)."""
+    if abs(margin) >= MARGIN_AT_THE_BAR:
+        return
+    given = raw["model"].get("margin")
+    option = f"--margin {given:g}" if given is not None else f"--p-judge {base.model.p_judge:g}"
+    raise ScenarioError(
+        [
+            f"simcore plan: {judge_flag or option}: puts the judge at the bar (advantage "
+            f"S_j - S_h = -eps = {-raw['rule']['epsilon']:g}, signed margin S_j - S_h + eps = 0), "
+            "where no number of items separates it from the bar: the decision stays a coin "
+            "toss; plan for a judge away from the bar, e.g. --advantage 0 (as good as the humans)"
+        ]
+    )
 
 
 def answer(
@@ -214,11 +271,13 @@ def answer(
     first_trials=400,
     max_trials=25_600,
     progress=None,
+    judge_flag=None,
 ):
     """Search the items per secondary for the question ``raw`` (see :func:`question_scenario`).
 
     ``progress``, if given, is called with a short message once the question is checked and
-    the simulated search starts.
+    the simulated search starts; ``judge_flag`` names the judge's option as given
+    (``--advantage -0.05``) in the refusal of a judge at the bar.
 
     Returns
     -------
@@ -239,16 +298,8 @@ def answer(
         return int(count_outcomes(cell, outputs)["n_wrong"][0])
 
     margin, sigma2, m_cert = recipe_for_cell(base, alpha)
-    if abs(margin) < MARGIN_AT_THE_BAR:
-        given = raw["model"].get("margin")
-        option = f"--margin {given:g}" if given is not None else f"--p-judge {base.model.p_judge:g}"
-        raise ScenarioError(
-            [
-                f"simcore plan: {option}: puts the judge at the bar (margin S_j - S_h + eps = 0), "
-                "where no number of items separates it from the bar: the decision stays a "
-                "coin toss; plan for a margin away from 0, e.g. --margin 0.02"
-            ]
-        )
+    epsilon = raw["rule"]["epsilon"]
+    _check_off_the_bar(margin, raw, base, judge_flag)
     if progress is not None:  # the question is valid: say what the seconds go to
         progress(
             "searching the items per secondary by simulation (bisection on m, probes of "
@@ -261,12 +312,19 @@ def answer(
         m_conservative=found["m_conservative"],
         m_optimistic=found["m_optimistic"],
         m_max=m_max,
+        advantage=margin - epsilon,
         margin=margin,
         p_judge=float(base.model.p_judge),
         recipe_items=m_cert,
         recipe_variance=sigma2,
         probes=found["probes"],
         side="false rejection" if margin >= 0 else "false approval",
+        exceeds_corpus={
+            "m": found["m"] < 0,
+            "m_conservative": found["m_conservative"] < 0,
+            "m_optimistic": found["m_optimistic"] < 0,
+            "recipe_items": m_cert > m_max,
+        },
     )
 
 
@@ -285,29 +343,31 @@ def _scoring_text(raw):
     return text
 
 
+def advantage_words(advantage):
+    """Return the judge's ``advantage`` S_j - S_h in words: "better than the humans", ..."""
+    if advantage > 0:
+        return "better than the humans"
+    return "worse than the humans" if advantage < 0 else "as good as the humans"
+
+
 def describe(result, raw, target, confidence, alpha):
     """Return the text ``simcore plan`` prints for ``result``."""
     model, rule = raw["model"], raw["rule"]
 
     def items(m):
-        if m > result.m_max:
-            return f"{m} (more than the corpus's {result.m_max} items)"
-        return f"> {result.m_max}" if m < 0 else str(m)
+        return corpus_size_text(m, result.m_max)
 
     judge = "accepts" if result.margin >= 0 else "rejects"
+    advantage = round(result.advantage, 4) + 0.0  # no "-0.0000"
     lines = [
         f"question: K = {model['n_humans']} humans (p_human {model['p_human']:.4g}), "
         f"L = {model['n_labels']}, n = {model['n_items']}, eps = {rule['epsilon']:g}, "
         f"tau = {rule['tau']:g}, design {raw['design']['kind']}{_scoring_text(raw)}",
-        f"judge: margin {result.margin:+.4f} (p_judge {result.p_judge:.4f}); the population "
-        f"decision {judge} it, so a wrong decision is a {result.side}",
-        f"simulated: m = {items(result.m)} items per secondary for a wrong-decision rate <= "
-        f"{target:g} (at {confidence:.0%} confidence: {items(result.m_optimistic)} to "
-        f"{items(result.m_conservative)}; {len(result.probes)} probes, "
-        f"{sum(t for _, t in result.probes.values())} trials)",
-        f"recipe: m_cert = {items(result.recipe_items)} (Gaussian certification at alpha "
-        f"{alpha:g}, sigma0^2 = {result.recipe_variance:.4f}); it bounds one comparison's "
-        "false rejection only",
+        f"judge: advantage S_j - S_h = {advantage:+.4f} ({advantage_words(advantage)}); signed "
+        f"margin S_j - S_h + eps = {result.margin:+.4f} (p_judge {result.p_judge:.4f}); the "
+        f"population decision {judge} it, so a wrong decision is a {result.side}",
+        _simulated_line(result, target, confidence),
+        _recipe_line(result, alpha),
     ]
     if result.margin < 0:
         lines.append(
@@ -317,3 +377,44 @@ def describe(result, raw, target, confidence, alpha):
             "says nothing about the decision's false approval."
         )
     return "\n".join(lines)
+
+
+def _simulated_line(result, target, confidence):
+    """Return the ``simulated:`` line: the answer, its interval, and the rate at the top.
+
+    When no ``m`` up to the corpus reaches the target, the line says so in words and gives
+    the wrong-decision rate simulated with every item co-labelled
+    (:func:`simcore.printed_rates.rate_text`).
+    """
+    from simcore.printed_rates import rate_text
+
+    def items(m):
+        return corpus_size_text(m, result.m_max)
+
+    trials = sum(t for _, t in result.probes.values())
+    probes = f"{len(result.probes)} probe{'s' if len(result.probes) != 1 else ''}"
+    if result.exceeds_corpus["m_optimistic"]:  # none of the three answers is in the corpus
+        wrong, top = result.probes[result.m_max]
+        return (
+            f"simulated: m = {items(-1)} per secondary for a wrong-decision rate <= "
+            f"{target:g}: with all {result.m_max:,} items co-labelled the rate is "
+            f"{rate_text(wrong, top, unit='%')} ({probes}, {trials} trials)"
+        )
+    return (
+        f"simulated: m = {items(result.m)} items per secondary for a wrong-decision rate <= "
+        f"{target:g} (at {confidence:.0%} confidence: {items(result.m_optimistic)} to "
+        f"{items(result.m_conservative)}; {probes}, {trials} trials)"
+    )
+
+
+def _recipe_line(result, alpha):
+    """Return the ``recipe:`` line; a recipe beyond the corpus is said in words first."""
+    how = f"Gaussian certification at alpha {alpha:g}, sigma0^2 = {result.recipe_variance:.4f}"
+    if result.exceeds_corpus["recipe_items"]:
+        size = (
+            f"more than the {result.m_max:,} items of the corpus (recipe: "
+            f"{result.recipe_items:,}; {how})"
+        )
+    else:
+        size = f"{corpus_size_text(result.recipe_items, result.m_max)} ({how})"
+    return f"recipe: m_cert = {size}; it bounds one comparison's false rejection only"

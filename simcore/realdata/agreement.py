@@ -14,7 +14,8 @@ import numpy as np
 
 from simcore.command_options import AGREEMENT_COEFFICIENT
 from simcore.model import weighted
-from simcore.realdata.annotation import DataError, label_numbers
+from simcore.realdata.annotation import DataError, label_numbers, unknown_names
+from simcore.realdata.label_scale import label_scale, matrix_scale
 
 COEFFICIENTS = AGREEMENT_COEFFICIENT.choices
 """Coefficients ``agreement`` reports (``observed``: the percent agreement, weighted or not)."""
@@ -60,11 +61,9 @@ def _chosen_raters(matrix, raters):
     repeated = [name for name in names if names.count(name) > 1]
     if repeated:
         raise DataError([f"{matrix.source}: raters: {repeated[0]!r} is named twice"])
-    unknown = [name for name in names if name not in known]
-    if unknown:
-        raise DataError(
-            [f"{matrix.source}: raters: {unknown[0]!r} is neither a human nor a judge of the data"]
-        )
+    problems = unknown_names(names, list(known), matrix.source, "raters", "rater", "raters")
+    if problems:
+        raise DataError(problems)
     columns = [known[name][0][:, known[name][1]] for name in names]
     return np.stack(columns, axis=1).astype(np.int64), list(names)
 
@@ -131,6 +130,7 @@ def agreement_document(matrix, settings):
         "pairable_items": int(((codes >= 0).sum(axis=1) >= 2).sum()),
         "label_values": dict(zip(matrix.labels, values.tolist(), strict=True)),
         "values_from": basis,
+        "scale": matrix_scale(matrix).to_dict(),
         "agreement": None if np.isnan(value) else value,
         "interval": {
             "confidence": settings["confidence"],
@@ -140,6 +140,18 @@ def agreement_document(matrix, settings):
             "seed": settings["seed"],
         },
     }
+
+
+def _scale_line(scale, name, blind):
+    """Return the line naming a rating scale scored blind to its distances ([] otherwise)."""
+    if scale.get("kind") != "rating" or not blind:
+        return []
+    return [
+        f"labels: {label_scale(scale['labels'], scale['basis'] == 'declared order').text()}; "
+        f"{name} scores every disagreement alike (--level ordinal for alpha, or --weights "
+        "linear/quadratic, read the scale's distances)",
+        "",
+    ]
 
 
 def agreement_text(document):
@@ -156,8 +168,11 @@ def agreement_text(document):
 
     percent = round(100 * interval["confidence"])
     span = f"{shown(interval['low'])} to {shown(interval['high'])}"
+    scale = document.get("scale") or {}
+    blind = document["level"] == "nominal" and document["weights"] == "identity"
     return "\n".join(
         [
+            *_scale_line(scale, name, blind),
             f"| coefficient | raters | items (pairable) | agreement | {percent}% interval |",
             "|---|---|---|---|---|",
             f"| {name} | {len(document['raters'])} | {document['items']} "

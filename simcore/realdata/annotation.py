@@ -80,6 +80,57 @@ def list_text(names, limit=20):
     return ", ".join(names)
 
 
+def unknown_names(names, valid, source, key, kind="rater", listed=None, lister=None):
+    """Return one problem for each of ``names`` that is not one of the raters ``valid``.
+
+    Every check of a rater name (``humans``, ``judges``, a judges file's, ``--judge``,
+    ``--raters``, an expert) words its refusal here, so each says the same::
+
+        SOURCE: KEY: unknown KIND (LISTED: a, b, ...; LISTER lists them all) (got 'NAME');
+        did you mean 'NEAR'?
+
+    Parameters
+    ----------
+    names : iterable
+        The names asked for (compared as text).
+    valid : sequence
+        The names that exist.
+    source, key : str
+        The file (or ``DataFrame``) and the option or key the names came from.
+    kind : str
+        What the name should be: ``rater``, ``human``, ``judge``.
+    listed : str, optional
+        How the list of ``valid`` is introduced (default ``"{kind}s in the file"``).
+    lister : str, optional
+        What shows every valid name, named only when the list is shortened (more than 20
+        names); default ``simcore inspect SOURCE --json``.
+
+    Returns
+    -------
+    list of str
+        Empty when every name is valid. The nearest valid name is suggested
+        (:func:`simcore.options.did_you_mean`) when one is near.
+    """
+    from simcore.options import did_you_mean
+
+    valid = [str(name) for name in valid]
+    known = set(valid)
+    listed = listed or f"{kind}s in the file"
+    if lister is None:
+        lister = (
+            "the frame's rater column holds"
+            if str(source) == "DataFrame"
+            else f"`simcore inspect {source} --json` lists"
+        )
+    shortened = f"; {lister} them all" if len(valid) > 20 else ""
+    return [
+        f"{source}: {key}: unknown {kind} ({listed}: {list_text(valid) or 'none'}{shortened}) "
+        f"(got {got_text(str(name))}){did_you_mean(name, valid)}"
+        for name in names
+        if str(name) not in known
+    ]
+
+
 @dataclass(frozen=True, eq=False)
 class AnnotationMatrix:
     """Labels of humans and judges on the same items, as integer codes.
@@ -113,6 +164,10 @@ class AnnotationMatrix:
     slots : bool
         Declared by the caller (``--slots``, ``data.slots``): the human columns are label
         positions (slot 1 holds each item's first label, ...), not people; never guessed.
+    label_merges : tuple of LabelMerge
+        The groups of labels that differed only in case or surrounding spaces and were
+        merged into one spelling when the caller asked
+        (:mod:`~simcore.realdata.label_spellings`); empty (the default) otherwise.
 
     A matrix with no judge (``judges == ()``, ``judge_labels`` of shape ``(n, 0)``) is
     human-only: it can be described, but the rule needs a judge (:func:`require_judges`).
@@ -137,6 +192,7 @@ class AnnotationMatrix:
     group_names: tuple = (NO_GROUPS,)
     item_ids: tuple = None
     slots: bool = False
+    label_merges: tuple = ()
 
     def __post_init__(self):
         problems = []
@@ -287,6 +343,7 @@ class AnnotationMatrix:
             group_names=(group,),
             item_ids=tuple(item for item, kept in zip(self.item_ids, keep, strict=True) if kept),
             slots=self.slots,
+            label_merges=self.label_merges,
         )
 
 

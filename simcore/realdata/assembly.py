@@ -18,6 +18,7 @@ from simcore.realdata.annotation import (
     got_text,
     list_text,
     too_many_codes,
+    unknown_names,
 )
 
 
@@ -89,20 +90,16 @@ def _label_sort_key(labels):
 def _choose(requested, available, key, kind, source, known, problems, default):
     """Return the chosen rater names (``default`` when ``requested`` is None).
 
-    ``known`` is ``(description, names)`` shown when a requested name is not ``available``.
+    ``known`` is ``(description, names[, lister])`` shown when a requested name is not
+    ``available`` (:func:`~simcore.realdata.annotation.unknown_names`).
     """
     if requested is None:
         return list(default)
     names = _names(requested, key, source, problems)
     if names is None:
         return []
-    unknown = [name for name in names if name not in available]
-    for name in unknown:
-        problems.append(
-            f"{source}: {key}: unknown {kind}, not in the file "
-            f"({known[0]}: {list_text(known[1])}) (got {got_text(name)})"
-        )
-    return [name for name in names if name not in unknown]
+    problems += unknown_names(names, known[1], source, key, kind, known[0], *known[2:])
+    return [name for name in names if name in available]
 
 
 def _build(

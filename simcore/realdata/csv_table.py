@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simcore.realdata.annotation import DataError, got_text
-from simcore.realdata.files import READ_ERRORS, open_text
+from simcore.realdata.files import READ_ERRORS, missing_path, open_text
 
 CSV_COLUMNS = ("item", "rater", "label", "group")
 """Columns of the long CSV format; ``group`` is optional."""
@@ -137,6 +137,7 @@ def read_csv_table(file, problems, columns=None, item_keys=False):
     rows = csv_rows(path, problems)
     header = [name.strip() for name in next(rows)]
     try:
+        check_delimiter(header, file)
         positions = column_positions(header, columns or {}, file)
     except DataError as error:
         for _ in rows:  # an unreadable file is reported instead of its header
@@ -163,7 +164,7 @@ def csv_rows(file, problems):
     reading it fails (at the row where it does) or when it has no rows.
     """
     if not file.is_file():
-        problems.append(f"{file}: path: file not found (got {got_text(str(file))})")
+        problems.append(missing_path(file, "path"))
         raise DataError(problems)
     empty = True
     try:
@@ -182,6 +183,34 @@ def csv_rows(file, problems):
 def read_csv_file(file, problems):
     """Return the rows of the CSV ``file``; raise :class:`DataError` when there are none."""
     return list(csv_rows(file, problems))
+
+
+OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "pipe"}
+"""Delimiters a table saved by a spreadsheet or a script may use instead of the comma."""
+
+
+def check_delimiter(header, file):
+    """Refuse a header read as one column that another delimiter would split (DataError).
+
+    A semicolon-, tab- or pipe-separated file read as comma-separated gives one column per
+    row; the delimiter found most often in that one name is named, and the file refused
+    (it is never read with a guessed delimiter)::
+
+        data.csv: header: the header reads as one column 'item;rater;label': the file
+        looks semicolon-delimited; simcore reads comma-separated files (save it with commas)
+    """
+    if len(header) != 1:
+        return
+    mark = max(OTHER_DELIMITERS, key=header[0].count)
+    if mark in header[0]:
+        raise DataError(
+            [
+                f"{file}: header: the header reads as one column {header[0]!r}: the file "
+                f"looks {OTHER_DELIMITERS[mark]}-delimited; simcore reads comma-separated "
+                f"files (save it with commas, e.g. pandas.read_csv(FILE, sep={mark!r})"
+                ".to_csv(NEW, index=False))"
+            ]
+        )
 
 
 COLUMN_ALIASES = {

@@ -34,6 +34,11 @@ DATA_KEY_MEANINGS = {
     "scale": ("nominal", "nominal or ordinal (ordered labels)"),
     "group_separator": (None, "JSON input: an item's group is the text after the last separator"),
     "slots": (False, "the human columns are label positions, not people"),
+    "merge_label_variants": (
+        False,
+        "merge labels that differ only in case or surrounding spaces into their most "
+        "frequent spelling (without it such labels are refused)",
+    ),
 }
 """Keys of a scenario's ``data`` block: ``key -> (default, meaning)``."""
 
@@ -90,6 +95,7 @@ def load_data(block, base=None, need_judges=True):
         labels=labels,
         ordinal=ordinal,
         slots=_given(block, "slots"),
+        merge_label_variants=_given(block, "merge_label_variants"),
     )
     if need_judges:
         require_judges(matrix, "a real-data scenario")
@@ -153,6 +159,11 @@ def _checked_block(block):
         problems.append(
             "data.slots: must be true (the human columns are label positions, not people) "
             f"or false (got {got_text(block.get('slots'))})"
+        )
+    if not isinstance(_given(block, "merge_label_variants"), bool):
+        problems.append(
+            "data.merge_label_variants: must be true or false "
+            f"(got {got_text(block.get('merge_label_variants'))})"
         )
     if problems:
         raise DataError(problems)

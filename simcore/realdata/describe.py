@@ -10,6 +10,7 @@ import numpy as np
 
 from simcore.realdata.annotation import NO_GROUPS, list_text
 from simcore.realdata.data_shape import data_shape
+from simcore.realdata.label_scale import EXACT_MATCH, SCALE_AWARE_TEXT, matrix_scale
 from simcore.realdata.overlap import (
     agreement_counts,
     overlap_partners,
@@ -78,7 +79,7 @@ def describe_matrix(matrix, max_table_humans=MAX_TABLE_HUMANS, shape=None):
 def _size_lines(matrix):
     """Return the lines on the source, the sizes, the groups and the density."""
     n = matrix.n_items
-    scale = "ordinal" if matrix.ordinal else "nominal"
+    scale = matrix_scale(matrix)
     shown = 20 if matrix.n_humans <= MAX_TABLE_HUMANS else 8
     shown_labels = 20 if matrix.n_labels <= 100 else 8
     lines = [
@@ -88,8 +89,19 @@ def _size_lines(matrix):
         f"judges: {matrix.n_judges} ({list_text(matrix.judges)})"
         if matrix.n_judges
         else "judges: 0 (no judge: a human-only matrix; run and advise need a judge)",
-        f"labels: {matrix.n_labels}, {scale} ({list_text(matrix.labels, shown_labels)})",
+        f"labels: {matrix.n_labels}, {'rating scale' if scale.is_rating else 'categories'} "
+        f"({scale.basis}: {list_text(matrix.labels, shown_labels)})",
+        f"scoring: {EXACT_MATCH} below"
+        + (
+            f"; on this rating scale advise and ceiling also decide under {SCALE_AWARE_TEXT} "
+            "and say where the two differ"
+            if scale.is_rating
+            else ""
+        ),
     ]
+    if matrix.label_merges:
+        merged = "; ".join(merge.text() for merge in matrix.label_merges)
+        lines.append(f"labels merged, differing only in case (--merge-label-variants): {merged}")
     if matrix.item_ids != matrix.items:
         repeated = n - len(set(matrix.item_ids))
         lines.append(

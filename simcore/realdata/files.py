@@ -84,6 +84,17 @@ def file_format(path):
     return "json" if start.startswith("{") else "csv"
 
 
+def missing_path(path, key):
+    """Return the problem of a path that is not there, or not a file where one is needed.
+
+    ``PATH: KEY: no such file or folder (got 'PATH')`` when nothing is at ``path``;
+    ``PATH: KEY: not a file (got 'PATH')`` when something else is (a folder).
+    """
+    path = Path(path)
+    what = "not a file" if path.exists() else "no such file or folder"
+    return f"{path}: {key}: {what} (got {str(path)!r})"
+
+
 def existing_variant(path):
     """Return ``path``, or ``path`` with ``.gz`` appended when only that file exists."""
     path = Path(path)

@@ -22,7 +22,13 @@ from simcore.realdata.csv_table import (  # noqa: F401  (CSV_COLUMNS, MAX_ROW_PR
     read_csv_ratings,
     read_keyed_csv,
 )
-from simcore.realdata.files import FileProblem, existing_variant, file_format, read_json
+from simcore.realdata.files import (
+    FileProblem,
+    existing_variant,
+    file_format,
+    missing_path,
+    read_json,
+)
 
 HUMAN_FILE = "human_annotations.json"
 """File name of the human labels in an ``alttest`` folder (``.json.gz`` also read)."""
@@ -37,7 +43,7 @@ JUDGE_FILE = "llm_annotations.json"
 def _read_json_raters(path, kind, problems):
     """Read one JSON file of ``{rater: {item: label}}``; return it with labels as text."""
     if not path.is_file():
-        problems.append(f"{path}: file not found (got {got_text(str(path))})")
+        problems.append(missing_path(path, "path"))
         return None
     try:
         raw = read_json(path)
@@ -71,6 +77,8 @@ def _read_json_raters(path, kind, problems):
 def alttest_folder(path):
     """Return ``path`` as a folder; raise :class:`DataError` when it is not one."""
     folder = Path(path)
+    if not folder.exists():
+        raise DataError([missing_path(folder, "path")])
     if not folder.is_dir():
         raise DataError(
             [
@@ -233,7 +241,7 @@ def _read_judges_file(judges_path, keys, main, problems):
     """
     file = Path(judges_path).expanduser()
     if not file.is_file():
-        problems.append(f"{file}: judges_path: file not found (got {got_text(str(judges_path))})")
+        problems.append(missing_path(file, "judges_path"))
         return None, file
     if file_format(file) == "json":
         return _read_json_raters(file, "judge", problems), file
@@ -386,8 +394,13 @@ def keyed_table_matrix(ratings, keys, has_group, file, problems, options):
         "known": {
             "humans": ("raters in the file", list(known["humans"])),
             "judges": (
-                "raters in the file" if judge_file == file else f"raters in {judge_file}",
-                list(known["judges"]),
+                ("raters in the file", list(known["judges"]))
+                if judge_file == file
+                else (
+                    f"raters in {judge_file}",
+                    list(known["judges"]),
+                    f"`simcore inspect {file} --judges-file {judge_file} --json` lists",
+                )
             ),
         },
         "item_text": keys.text,

@@ -34,8 +34,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from simcore.realdata.annotation import DataError, got_text
-from simcore.realdata.files import READ_ERRORS, FileProblem, file_format, open_text, read_json
+from simcore.realdata.annotation import DataError, got_text, unknown_names
+from simcore.realdata.files import (
+    READ_ERRORS,
+    FileProblem,
+    file_format,
+    missing_path,
+    open_text,
+    read_json,
+)
 
 __all__ = ["READERS", "Reader", "name_list", "read_annotations", "read_judge_labels", "reader_for"]
 
@@ -225,6 +232,7 @@ def read_annotations(
     require_roles=False,
     slots=False,
     label_order=None,
+    merge_label_variants=False,
 ):
     """Read an annotation matrix from any supported input, its roles explicit.
 
@@ -255,6 +263,11 @@ def read_annotations(
         The labels in their order, lowest first (``--label-order``; a comma-separated text
         is split): ``labels`` declared ordinal in one keyword, for a rating scale of text
         labels. Every label read must be one of them.
+    merge_label_variants : bool
+        Labels read (not declared) that differ only in case or surrounding spaces
+        (``'Yes'``, ``'yes'``) are refused unless this merges each group into its most
+        frequent spelling, ties to the first in sorted order; the matrix's
+        ``label_merges`` records each merge (:mod:`~simcore.realdata.label_spellings`).
 
     Returns
     -------
@@ -297,6 +310,18 @@ def read_annotations(
             name = "DataFrame" if reader.name == "dataframe" else str(source)
             raise DataError([f"{name}: slots: must be true or false (got {got_text(slots)})"])
         matrix = dataclasses.replace(matrix, slots=True) if slots else matrix
+    if not isinstance(merge_label_variants, bool):
+        name = "DataFrame" if reader.name == "dataframe" else str(source)
+        raise DataError(
+            [
+                f"{name}: merge_label_variants: must be true or false "
+                f"(got {got_text(merge_label_variants)})"
+            ]
+        )
+    if labels is None:
+        from simcore.realdata.label_spellings import settle_spellings
+
+        matrix = settle_spellings(matrix, merge_label_variants)
     return matrix
 
 
@@ -335,7 +360,7 @@ def read_judge_labels(source, judge):
         if path.is_dir():
             path = existing_variant(path / JUDGE_FILE)
         if not path.is_file():
-            raise DataError([f"{path}: production: file not found (got {got_text(str(source))})"])
+            raise DataError([missing_path(path, "production")])
         name = str(path)
         if file_format(path) == "json":
             try:
@@ -359,11 +384,9 @@ def read_judge_labels(source, judge):
             if problems:
                 raise DataError(problems)
             labels_of = {rater: list(given.values()) for rater, given in ratings.items()}
-    if judge not in labels_of or not labels_of[judge]:
+    problems = unknown_names([judge], sorted(labels_of), name, "judge", "judge", "raters")
+    if problems or not labels_of[judge]:
         raise DataError(
-            [
-                f"{name}: judge: no labels of this judge (raters: "
-                f"{', '.join(sorted(labels_of)) or 'none'}) (got {got_text(judge)})"
-            ]
+            problems or [f"{name}: judge: no labels of this judge (got {got_text(judge)})"]
         )
     return labels_of[judge]

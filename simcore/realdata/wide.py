@@ -12,7 +12,12 @@ judges: name them (``judges``) or the humans.
 from pathlib import Path
 
 from simcore.realdata.annotation import DataError, got_text
-from simcore.realdata.csv_table import COLUMN_ALIASES, MAX_ROW_PROBLEMS, csv_rows
+from simcore.realdata.csv_table import (
+    COLUMN_ALIASES,
+    MAX_ROW_PROBLEMS,
+    check_delimiter,
+    csv_rows,
+)
 from simcore.realdata.loaders import owned_table_matrix
 
 
@@ -40,6 +45,7 @@ def wide_ratings(rows, file):
     """
     rows = iter(rows)
     header = [name.strip() for name in next(rows)]
+    check_delimiter(header, file)
     item_at, group_at = _key_columns(header, file)
     raters = [(at, name) for at, name in enumerate(header) if at not in (item_at, group_at)]
     problems = [f"{file}: header: a rater column has no name (got {got_text(','.join(header))})"]

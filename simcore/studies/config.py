@@ -474,7 +474,8 @@ def _mark_published(raw, overrides):
 
     Published numbers belong to the scenario as written; overriding its model, design,
     rule, reference or sweep makes another question, which ``simcore show`` then says
-    instead of printing the paper's numbers beside it.
+    instead of printing the paper's numbers beside it. A real-data scenario's
+    ``published: paper`` becomes ``none`` once ``--set`` changes its data or rule.
     """
     changed = [
         override.partition("=")[0]
@@ -483,6 +484,10 @@ def _mark_published(raw, overrides):
     ]
     if changed and isinstance(raw.get("published"), dict):
         raw["published"] = {**raw["published"], "applies": False, "overridden": changed}
+    if raw.get("published") == "paper" and any(
+        key.split(".")[0] in ("data", "rule") for key in changed
+    ):  # the paper's numbers hold for its matrices under its rule
+        raw["published"] = "none"
 
 
 def read_raw(path, overrides=(), trials=None, seed=None):

@@ -10,17 +10,23 @@ from pathlib import Path
 
 import numpy as np
 
+from simcore.printed_rates import rate_text
 from simcore.studies.coverage_advice import advice_lines
+from simcore.studies.figure_stamp import figure_metadata
 
 
 def _entry(cube, index, method):
-    """Return ``coverage ± SE / width`` of one method in one cell, with its refusal if any."""
+    """Return ``coverage ± SE / width`` of one method in one cell, with its refusal if any.
+
+    The coverage prints as :func:`simcore.printed_rates.rate_text` of its covered trials
+    among those not refused: with fewer than 10 misses (or hits), its exact 95% interval.
+    """
     cell = {**index, "method": list(cube["method"].values).index(method)}
     value = float(cube["coverage"][cell])
     if np.isnan(value):
         return "refused"
-    text = f"{100 * value:.1f} ± {100 * float(cube['coverage_se'][cell]):.1f} / "
-    text += f"{float(cube['width'][cell]):.3f}"
+    kept = int(cube["n_trials"][index] - cube["n_declined"][cell])
+    text = f"{rate_text(int(cube['n_covered'][cell]), kept)} / {float(cube['width'][cell]):.3f}"
     refusal = float(cube["refusal"][cell])
     return text + (f" (refused {100 * refusal:.0f}%)" if refusal > 0.005 else "")
 
@@ -32,7 +38,9 @@ def summary(cube):
         f"{cube.attrs.get('title', 'coverage')}: {int(cube['n_trials'].max())} trials per "
         f"cell, confidence {cube.attrs.get('confidence')}, Youden floor "
         f"{cube.attrs.get('youden_floor')} (naive, lr), seed {cube.attrs.get('root_seed')}; "
-        "per method: coverage % ± SE / mean width, over the trials it did not refuse",
+        "per method: coverage % ± SE / mean width, over the trials it did not refuse; "
+        "[l, u]: the coverage's exact 95% interval where fewer than 10 trials missed (> l "
+        "where none did)",
         "",
         "| judge (Se, Sp) | theta | N | n_cal | " + " | ".join(methods) + " |",
         "|---|---|---|---|" + "---|" * len(methods),
@@ -105,11 +113,12 @@ def plot_coverage(cube, out):
     axes[0, 0].legend(fontsize=6, loc="lower right")
     level = float(cube.attrs.get("confidence", 0.95))
     figure.suptitle(
-        f"Coverage of the corrected failure rate's {100 * level:g}% intervals "
+        f"Coverage of the corrected failure rate's {100 * level:g}% intervals, "
+        f"{int(cube['n_trials'].max())} trials per cell "
         "(trials not refused; grey: nominal level)",
         fontsize=10,
     )
     figure.tight_layout()
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=110)
+    figure.savefig(out, dpi=110, metadata=figure_metadata(cube, out))
     plt.close(figure)

@@ -5,6 +5,8 @@ the colours (``hue``: a dim, or ``variable`` when several variables are drawn), 
 grid of panels, one per combination of the remaining dims' values. Rates are drawn in
 percent with their standard errors; ``scale_by`` multiplies values by a dim's coordinate
 (e.g. variance x m). A planning cube gets its own two-panel figure (:func:`plot_planning`).
+Every figure's title states the trials per cell, and its file records the store's state
+(:mod:`simcore.studies.figure_stamp`).
 """
 
 import itertools
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simcore.studies.figure_stamp import figure_metadata
 from simcore.studies.synthetic_cube import RATE_ATTRS
 from simcore.studies.synthetic_report import published_values
 
@@ -166,8 +169,9 @@ def _scalar(axis, panel, variable, spec):
     axis.set_axis_off()
 
 
-def _save(figure, out):
-    figure.savefig(out, dpi=110)
+def _save(figure, out, cube):
+    """Write ``figure`` to ``out`` with the state of the store ``cube`` came from."""
+    figure.savefig(out, dpi=110, metadata=figure_metadata(cube, out))
     _pyplot().close(figure)
     return out
 
@@ -275,7 +279,7 @@ def plot_planning(cube, out):
         fontsize=11,
     )
     figure.tight_layout()
-    return _save(figure, out)
+    return _save(figure, out, cube)
 
 
 _DEFAULT_SPEC = {
@@ -469,4 +473,4 @@ def plot_cube(cube, out, spec=None):
         figure.text(0.005, 0.005, note, fontsize=7, color="dimgrey")
     height = figure.get_figheight()
     figure.tight_layout(rect=(0, (0.5 / height) if labels else 0, 1, 1 - 0.55 / height))
-    return _save(figure, out)
+    return _save(figure, out, cube)

@@ -22,6 +22,7 @@ cube, report and figures use it); ``simcore plan`` asks it one team's question
 import math
 
 import numpy as np
+import yaml
 
 from simcore.calibration.statistics import wilson_interval
 from simcore.engine.layout import UNWEIGHTED
@@ -272,6 +273,8 @@ def plan_rows(cube):
     """Rows of the planning table: one per margin (or p_judge), as dicts of text."""
     judge_dim = cube["min_items"].dims[0]
     largest = int(cube["m"].max())
+    scenario = yaml.safe_load(cube.attrs.get("scenario", "") or "{}") or {}
+    corpus = int((scenario.get("model") or {}).get("n_items", 0)) or None
     rows = []
     for position in range(cube.sizes[judge_dim]):
         cell = cube.isel({judge_dim: position})
@@ -285,11 +288,20 @@ def plan_rows(cube):
                 "p_judge": f"{float(cell['p_judge']):.4f}",
                 "side": "false rejection" if margin >= 0 else "false approval",
                 "simulated_m": str(m) if m > 0 else f"> {largest}",
-                "recipe_m": str(recipe) if recipe > 0 else "-",
+                "recipe_m": _recipe_text(recipe, corpus),
                 "ratio": f"{ratio:.2f}" if np.isfinite(ratio) else "-",
             }
         )
     return rows
+
+
+def _recipe_text(recipe, corpus):
+    """Return the recipe's m as printed: ``> n (recipe R)`` when it exceeds the corpus's n."""
+    if recipe <= 0:
+        return "-"
+    if corpus is not None and recipe > corpus:
+        return f"> {corpus} (recipe {recipe})"
+    return str(recipe)
 
 
 def write_plan_table(cube, markdown=None, csv=None):
@@ -304,7 +316,8 @@ def write_plan_table(cube, markdown=None, csv=None):
         f"cell, reference {cube.attrs.get('reference', '')}. `simulated_m`: the smallest grid m "
         f"from which the simulated wrong-decision rate stays at or below the target "
         f"(`> max` when never reached). `recipe_m`: the Gaussian certification recipe at "
-        f"alpha = {cube['recipe_items'].attrs['alpha']:g}, which bounds one comparison's false "
+        f"alpha = {cube['recipe_items'].attrs['alpha']:g} (`> n (recipe R)` where it exceeds "
+        f"the corpus's n items), which bounds one comparison's false "
         f"rejection (for negative margins an extension: the items for the comparison to fail "
         f"with confidence). `ratio`: simulated / recipe.",
         "",

@@ -41,13 +41,37 @@ from simcore.studies.real_forms import group_form
 from simcore.studies.rule_section import rule_dict, weighting_problems
 
 DEFAULT_COVERAGES = (0.05, 0.10, 0.25, 0.50)
-_TOP_KEYS = ("name", "description", "kind", "data", "rule", "trials", "seed", "sweep", "output")
+PUBLISHED = ("none", "paper")
+"""What ``published`` may name: no published numbers, or the sparse-overlap paper's."""
+_TOP_KEYS = (
+    "name",
+    "description",
+    "kind",
+    "data",
+    "published",
+    "rule",
+    "trials",
+    "seed",
+    "sweep",
+    "output",
+)
 SCALARS = {
     "trials": (
         300,
         {"kind": "int", "minimum": 1, "maximum": MAX_TRIALS, "description": "thinnings per cell"},
     ),
     "seed": (0, {"kind": "int", "minimum": 0, "description": "root seed"}),
+    "published": (
+        "none",
+        {
+            "kind": "str",
+            "choices": PUBLISHED,
+            "description": "published numbers the tables set beside this run's: none, or "
+            "paper (the sparse-overlap paper's Table 3 means, measured on its WAX, CeBaB and "
+            "SummEval matrices; only for a scenario that reads those matrices under the "
+            "paper's rule; a --set of data or rule turns it off)",
+        },
+    ),
 }
 """Top-level scalars of a real-data scenario: ``key -> (default, declaration)``."""
 SWEEP_KEYS = {
@@ -71,6 +95,7 @@ class RealScenario:
     designs: tuple
     coverages: tuple
     source: str
+    published: str = "none"
 
     kind = "real"
 
@@ -81,6 +106,7 @@ class RealScenario:
             "description": self.description,
             "kind": "real",
             "data": self.data,
+            "published": self.published,
             "rule": rule_dict(self.rule),
             "trials": self.trials,
             "seed": self.seed,
@@ -96,10 +122,10 @@ class RealScenario:
         """SHA-256 of everything that decides the numbers, trial count excluded.
 
         Runs with different ``trials`` share a hash, so that a store can be extended;
-        names, descriptions and outputs are left out.
+        names, descriptions, outputs and the published numbers named are left out.
         """
         data = self.to_dict()
-        for key in ("name", "description", "output", "trials"):
+        for key in ("name", "description", "output", "trials", "published"):
             data.pop(key)
         return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -254,6 +280,7 @@ class RealStudy:
     def derive(self, scenario, context, cube):
         """Add the full-matrix reference, then the rates (:func:`real_cells.derive_real`)."""
         cube = real_cells.derive_real(real_cells.with_reference(cube, context))
+        cube.attrs.update(dict(context.scale_attrs))  # descriptive: not part of resuming
         if scenario.rule.kind == "alt_test":
             cube = real_alt_test.derive_alt_test(cube)
         return cube

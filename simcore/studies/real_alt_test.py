@@ -13,6 +13,8 @@ sums of each judge's advantage probability, from which :func:`derive_alt_test` d
 trials and standard error beside the full-matrix value.
 """
 
+import math
+
 import numpy as np
 
 from simcore.engine.alt_test import alt_test_masks
@@ -171,6 +173,20 @@ def derive_alt_test(cube):
     return cube
 
 
+def _mean_text(mean, se):
+    """Return ``mean ± se`` with the SE's first significant figure shown, never ``± 0.000``.
+
+    At least three decimals; an SE of 0 (every trial gave the same value) prints
+    ``mean (every trial)``; NaN prints ``-``.
+    """
+    if not math.isfinite(mean):
+        return "-"
+    if not se > 0:
+        return f"{mean:.3f} (every trial)"
+    places = max(3, -math.floor(math.log10(se)))
+    return f"{mean:.{places}f} ± {se:.{places}f}"
+
+
 def advantage_table(name, matrix):
     """Return the Markdown table of each judge's advantage probability in one matrix.
 
@@ -183,7 +199,8 @@ def advantage_table(name, matrix):
         for coverage in matrix["coverage"].values
     ]
     lines = [
-        f"{name}: advantage probability (alt_test), full matrix and mean ± SE over trials",
+        f"{name}: advantage probability (alt_test), full matrix and mean ± SE over trials "
+        "(the SE to its first significant figure; 'every trial' where all trials agree)",
         "",
         "| judge | full winning rate | full advantage | "
         + " | ".join(f"{design} {float(coverage):g}" for design, coverage in columns)
@@ -196,8 +213,9 @@ def advantage_table(name, matrix):
         for design, coverage in columns:
             cell = row.sel(design=design, coverage=coverage)
             cells.append(
-                f"{float(cell['advantage_probability']):.3f} ± "
-                f"{float(cell['advantage_probability_se']):.3f}"
+                _mean_text(
+                    float(cell["advantage_probability"]), float(cell["advantage_probability_se"])
+                )
             )
         lines.append(
             f"| {judge} | {float(row['full_omega']):.3f} "

@@ -23,7 +23,7 @@ from simcore.engine.weighted_rule import weighted_bytes
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT
 from simcore.realdata.rule_forms import RuleForm
 from simcore.realdata.thinning import thin
-from simcore.studies import real_alt_test
+from simcore.studies import real_alt_test, real_scale
 from simcore.studies.protocol import CellSpec, Layout, Variable, add_counts, quantize
 from simcore.studies.real_forms import decide_in_form, evaluate, group_form, group_weighting
 from simcore.studies.synthetic_cell import RELIABLE_ERROR, discordant_pairs
@@ -75,6 +75,7 @@ class RealContext(NamedTuple):
     humans: tuple
     labels: tuple
     fingerprint: str = ""
+    scale_attrs: tuple = ()  # (key, value) pairs of simcore.studies.real_scale.scale_check
 
 
 def fingerprint(groups, judges, humans, labels):
@@ -142,6 +143,7 @@ def real_context(scenario, matrix):
         )
     judges, humans = tuple(matrix.judges), tuple(matrix.humans)
     labels = tuple(map(str, matrix.labels))
+    scale_attrs = real_scale.scale_check(scenario, matrix, groups, group_matrix)
     return RealContext(
         groups=groups,
         judges=judges,
@@ -149,6 +151,7 @@ def real_context(scenario, matrix):
         humans=humans,
         labels=labels,
         fingerprint=fingerprint(groups, judges, humans, labels),
+        scale_attrs=tuple(scale_attrs.items()),
     )
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import xarray as xr
 import yaml
 
-from simcore.studies.real_tables import RATES, _matrices, _percent
+from simcore.studies.real_tables import RATES, _matrices, _percent, counted, mean_text
 
 PAPER_PAIRS = {"pass": 20, "reject": 16, "borderline": 4}
 """P's judge classes over its 40 judge-matrix pairs."""
@@ -41,27 +41,30 @@ CLASS_RATE = {"pass": "false_rejection_rate", "reject": "false_approval_rate"}
 
 
 def pairs(cubes):
-    """Stack every judge-matrix pair of ``cubes``: rates, their SEs, class, on dim ``pair``."""
+    """Stack every judge-matrix pair of ``cubes``: rates, SEs, trials, class, on dim ``pair``."""
     parts = []
     for cube in cubes:
         for name, matrix in _matrices(cube):
             keep = [*RATES, *(f"{rate}_se" for rate in RATES), "judge_class"]
             labels = [f"{name}: {judge}" for judge in matrix["judge"].values]
-            parts.append(matrix[keep].rename(judge="pair").assign_coords(pair=labels))
+            part = matrix[keep].assign(n_trials=matrix["n_trials"].broadcast_like(matrix["judge"]))
+            parts.append(part.rename(judge="pair").assign_coords(pair=labels))
     return xr.concat(parts, dim="pair", coords="minimal", compat="override")
 
 
 def class_mean(data, rate, code=None):
     """Mean of ``rate`` over the pairs of class ``code`` (all if None) and its Monte Carlo SE.
 
-    Returns ``(mean, se, n)`` arrays over the remaining dims; ``se = sqrt(sum se_i^2) / n``.
+    Returns ``(mean, se, n, trials)`` arrays over the remaining dims; ``se = sqrt(sum
+    se_i^2) / n``, ``trials`` the pooled trials of the ``n`` pairs with a defined rate.
     """
     where = True if code is None else data["judge_class"] == code
     values = data[rate].where(where)
     count = values.notnull().sum("pair")
     mean = values.mean("pair", skipna=True)
     se = np.sqrt((data[f"{rate}_se"].where(where) ** 2).sum("pair")) / count.where(count > 0)
-    return mean, se, count
+    trials = data["n_trials"].where(values.notnull()).sum("pair")
+    return mean, se, count, trials
 
 
 def class_counts(cubes):
@@ -74,8 +77,9 @@ def class_counts(cubes):
     return rows
 
 
-def _cell(mean, se):
-    return "-" if not np.isfinite(mean) else f"{100 * mean:.1f} ± {100 * se:.1f}"
+def _cell(mean, se, trials=None):
+    """Return a pooled mean as printed (:func:`simcore.studies.real_tables.mean_text`)."""
+    return mean_text(mean, se, int(trials) if trials is not None else None)
 
 
 def composition_table(cubes):
@@ -97,7 +101,8 @@ def composition_table(cubes):
         f"| **P** | 40 | {PAPER_PAIRS['pass']} | {PAPER_PAIRS['reject']} | "
         f"{PAPER_PAIRS['borderline']} |",
         "",
-        f"Means in percent ± Monte Carlo SE over our {totals[0]} pairs beside P's 40 (P's "
+        f"Means in percent ± Monte Carlo SE (or the pooled count's exact 95% interval where "
+        f"it has fewer than 10 events) over our {totals[0]} pairs beside P's 40 (P's "
         "Random is compared with `bernoulli`; P publishes Random at 0.05 only, Strat at "
         "0.05, 0.25 and 0.50).",
         "",
@@ -109,7 +114,7 @@ def composition_table(cubes):
         for coverage in data["coverage"].values:
             cell = data.sel(design=design, coverage=coverage)
             ours = [
-                _cell(*(float(v) for v in class_mean(cell, rate, code)[:2]))
+                _cell(*(float(class_mean(cell, rate, code)[i]) for i in (0, 1, 3)))
                 for rate, code in zip(RATES, (2, 0, None), strict=True)
             ]
             paper = PAPER_TABLE3.get((str(design), round(float(coverage), 2)))
@@ -162,8 +167,9 @@ def variant_rows(cubes, agreement_cubes=None):
                 ("WDR", "wrong_decision_rate", None),
                 ("borderline", "wrong_decision_rate", 1),
             ):
-                mean, se, _ = class_mean(cell, rate, code)
+                mean, se, _, trials = class_mean(cell, rate, code)
                 row[short] = (float(mean), float(se))
+                row.setdefault("trials", {})[short] = int(trials)
             row["observed_agreement"] = _agreement(cubes, design, coverage)
             row["agreement"] = _agreement(agreement_cubes or cubes, design, coverage)
             rows.append(row)
@@ -228,7 +234,9 @@ def _measured_table(rows):
         bias, sd, reliable = row["agreement"]
         lines.append(
             f"| {row['design']} | {row['coverage']:g} | "
-            + " | ".join(_cell(*row[k]) for k in ("FR", "FA", "WDR", "borderline"))
+            + " | ".join(
+                _cell(*row[k], row["trials"][k]) for k in ("FR", "FA", "WDR", "borderline")
+            )
             + f" | {_points(row['dFR'])} | {_points(row['dFA'])} | {_direction(row)} | "
             + " | ".join("-" if not np.isfinite(v) else f"{v:.3f}" for v in (bias, sd))
             + f" | {'-' if not np.isfinite(reliable) else f'{reliable:.2f}'} |"
@@ -352,10 +360,12 @@ def variants_report(cubes, agreement_cubes=None):
         "# Which reading of P's Strat? Every design beside P's published numbers",
         "",
         f"{totals[0]} judge-matrix pairs ({totals[1]} pass, {totals[2]} reject, {totals[3]} "
-        f"borderline) over {len(counts)} matrices ({', '.join(row[0] for row in counts)}); "
+        f"borderline) over {counted(len(counts), 'matrix', 'matrices')} "
+        f"({', '.join(row[0] for row in counts)}); "
         "P: 40 pairs (20 pass, 16 reject, 4 borderline). FR over pass, FA over reject, WDR "
         "over all pairs, borderline WDR over the borderline pairs (P Table 4), in percent ± "
-        "Monte Carlo SE. ΔFR, ΔFA: minus `bernoulli` (P's Random) at the same coverage, in "
+        "Monte Carlo SE (or the pooled count's exact 95% interval where it has fewer than 10 "
+        "events). ΔFR, ΔFA: minus `bernoulli` (P's Random) at the same coverage, in "
         "points; P's direction: lower FR and higher FA than Random. Stars: the human-pool "
         f"agreement on CeBaB stars scored with `{scored}` (bias, SD of the thinned estimate, "
         "share within 0.05 of the full matrix's; observed agreement in the section after).",

@@ -5,11 +5,15 @@ Means are taken over judge-matrix pairs, a matrix being one group of one data se
 approval over reject judges, wrong decisions over all judges.
 """
 
+import math
+
 import numpy as np
 import xarray as xr
 import yaml
 
+from simcore.printed_rates import FEW_EVENTS, rate_text, share_text
 from simcore.studies.real_alt_test import advantage_table
+from simcore.studies.real_scale import scale_check_lines
 
 PUBLISHED_TABLE3 = {
     # P §4.2, coverage 0.05, means over 40 judge-matrix pairs
@@ -26,8 +30,54 @@ PUBLISHED_TABLE3 = {
 }
 """The paper's published means at coverage 0.05 ("Random" is compared with bernoulli)."""
 
+MEAN_KEY = (
+    "means ± their Monte Carlo SE sqrt(sum se_i^2) / N over the N pairs, or where the pairs' "
+    "pooled count has fewer than 10 events (or non-events), its exact 95% interval (< u, "
+    "r [l, u])"
+)
+"""How the tables print a mean of rates (a mean of several rates is not one binomial count)."""
+
 RATES = ("false_rejection_rate", "false_approval_rate", "wrong_decision_rate")
 SHORT = {"false_rejection_rate": "FR", "false_approval_rate": "FA", "wrong_decision_rate": "WDR"}
+
+
+def counted(number, noun, plural=None):
+    """Return ``number noun`` with the noun's plural where ``number != 1`` (``1 matrix``)."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
+def paper_applies(cubes):
+    """Return whether every cube's scenario declares ``published: paper``.
+
+    The sparse-overlap paper's means were measured on its own matrices (WAX, CeBaB aspects
+    and stars, SummEval) under its rule; a scenario that reads them says so with
+    ``published: paper``, and only then do the tables print the paper's numbers beside ours.
+    """
+    for cube in cubes:
+        scenario = yaml.safe_load(cube.attrs.get("scenario", "") or "{}") or {}
+        if scenario.get("published") != "paper":
+            return False
+    return bool(cubes)
+
+
+def mean_text(mean, se, trials=None):
+    """Return a mean of rates in percent as ``mean ± se``, never ``± 0.0``.
+
+    With equal trials per pair the mean is the pooled share ``sum x_i / sum n_i``; where
+    that pooled count has fewer than :data:`simcore.printed_rates.FEW_EVENTS` events (or
+    non-events), the mean prints as the count's exact 95% interval
+    (:func:`simcore.printed_rates.rate_text`: ``< u``, ``r [l, u]``), conservative for pairs
+    of unequal rates. Otherwise ``mean ± se`` with the decimals the SE's first significant
+    figure needs (at least one). NaN prints ``-``.
+    """
+    if not np.isfinite(mean):
+        return "-"
+    if trials:
+        events = round(mean * trials)
+        if min(events, trials - events) < FEW_EVENTS:
+            return rate_text(events, trials)
+    places = max(1, -math.floor(math.log10(100 * se))) if se > 0 else 1
+    return f"{100 * mean:.{places}f} ± {100 * se:.{places}f}"
 
 
 def _matrices(cube):
@@ -44,17 +94,21 @@ def pooled(cubes):
     Returns
     -------
     xarray.Dataset
-        The rates, ``judge_class`` and ``full_omega`` with dims ``design``, ``coverage`` and
-        ``pair`` (coordinate ``"matrix: judge"``), plus ``top1_error`` and ``rank_error``
-        with dim ``matrix``.
+        The rates and their SEs, ``n_trials``, ``judge_class`` and ``full_omega`` with dims
+        ``design``, ``coverage`` and ``pair`` (coordinate ``"matrix: judge"``), plus
+        ``top1_error``, its SE, ``n_trials`` of each matrix as ``matrix_trials`` and
+        ``rank_error`` with dim ``matrix``.
     """
     pairs, ranking = [], []
     for cube in cubes:
         for name, matrix in _matrices(cube):
-            part = matrix[[*RATES, "judge_class", "full_omega"]]
+            keep = [*RATES, *(f"{name}_se" for name in RATES), "judge_class", "full_omega"]
+            part = matrix[keep].assign(n_trials=matrix["n_trials"].broadcast_like(matrix["judge"]))
             labels = [f"{name}: {judge}" for judge in matrix["judge"].values]
             pairs.append(part.rename(judge="pair").assign_coords(pair=labels))
-            ranking.append(matrix[["top1_error", "rank_error"]].expand_dims(matrix=[name]))
+            ranks = matrix[["top1_error", "top1_error_se", "rank_error"]]
+            ranks = ranks.assign(matrix_trials=matrix["n_trials"])
+            ranking.append(ranks.expand_dims(matrix=[name]))
     stacked = xr.concat(pairs, dim="pair", coords="minimal", compat="override")
     return stacked.merge(
         xr.concat(ranking, dim="matrix", coords="minimal", compat="override"), compat="override"
@@ -65,46 +119,91 @@ def _percent(value):
     return "-" if not np.isfinite(value) else f"{100 * value:.1f}"
 
 
-def table3(cubes):
-    """P Table 3 for ``cubes``: mean FR, FA, WDR by design and coverage, then per judge."""
-    data = pooled(cubes)
+CLASS_OF_RATE = {"false_rejection_rate": 2, "false_approval_rate": 0, "wrong_decision_rate": None}
+"""The judge class each pooled rate is a mean over (None: every judge)."""
+
+
+def pooled_mean(cell, rate, code=None):
+    """Return ``(mean, se, trials)`` of ``rate`` over the pairs of class ``code`` (all if None).
+
+    ``se = sqrt(sum_i se_i^2) / N`` over the ``N`` pairs with a defined rate (pairs taken as
+    independent); ``trials`` is their pooled trial count.
+    """
+    where = (
+        cell[rate].notnull()
+        if code is None
+        else cell[rate].notnull() & (cell["judge_class"] == code)
+    )
+    count = int(where.sum())
+    if count == 0:
+        return np.nan, np.nan, 0
+    mean = float(cell[rate].where(where).mean(skipna=True))
+    se = float(np.sqrt((cell[f"{rate}_se"].where(where) ** 2).sum())) / count
+    return mean, se, int(cell["n_trials"].where(where).sum())
+
+
+def _table3_intro(data, paper):
+    """Return Table 3's opening paragraph: the pairs, their classes, what a mean is."""
     counts = {
         cls: int((data["judge_class"] == code).sum())
         for code, cls in ((2, "pass"), (0, "reject"), (1, "borderline"))
     }
+    text = (
+        f"{counted(data.sizes['pair'], 'judge-matrix pair')} ({counts['pass']} pass, "
+        f"{counts['reject']} reject, {counts['borderline']} borderline by full-matrix omega). "
+        "FR: mean over pass judges; FA: mean over reject judges; WDR: mean over all judges; "
+        f"in percent; {MEAN_KEY}."
+    )
+    if paper:
+        text += (
+            " The sparse-overlap paper (§4.2, coverage 0.05, 40 pairs on its WAX, CeBaB and "
+            "SummEval matrices): Random FR 29.0, FA 11.2, WDR 25.0; Strat FR 14.2, FA 17.2, "
+            "WDR 18.4 (Random is compared with `bernoulli`)."
+        )
+    return text
+
+
+def table3(cubes):
+    """P Table 3 for ``cubes``: mean FR, FA, WDR by design and coverage, then per judge.
+
+    The paper's published means stand beside ours only where every cube's scenario declares
+    ``published: paper`` (:func:`paper_applies`); a user's own matrix gets none.
+    """
+    data = pooled(cubes)
+    paper = paper_applies(cubes)
+    columns = ["design", "coverage", "FR", "FA", "WDR"]
+    columns += ["paper FR", "paper FA", "paper WDR"] if paper else []
     lines = [
         "# Real matrices: false rejection, false approval, wrong decisions "
         "(laid out as Table 3 of the sparse-overlap paper)",
         "",
-        f"{data.sizes['pair']} judge-matrix pairs ({counts['pass']} pass, {counts['reject']} "
-        f"reject, {counts['borderline']} borderline by full-matrix omega). FR: mean over pass "
-        "judges; FA: mean over reject judges; WDR: mean over all judges; in percent. The "
-        "sparse-overlap paper (§4.2, coverage 0.05, 40 pairs): Random FR 29.0, FA 11.2, "
-        "WDR 25.0; Strat FR 14.2, FA 17.2, WDR 18.4 (Random is compared with `bernoulli`).",
+        _table3_intro(data, paper),
         "",
-        "| design | coverage | FR | FA | WDR | paper FR | paper FA | paper WDR |",
-        "|---|---|---|---|---|---|---|---|",
+        "| " + " | ".join(columns) + " |",
+        "|" + "---|" * len(columns),
     ]
     for design in data["design"].values:
         for coverage in data["coverage"].values:
             cell = data.sel(design=design, coverage=coverage)
-            means = [float(cell[name].mean(skipna=True)) for name in RATES]
-            paper = PUBLISHED_TABLE3.get(str(design), {}) if coverage == 0.05 else {}
-            published = [_percent(paper[name]) if name in paper else "" for name in RATES]
-            lines.append(
-                f"| {design} | {coverage:g} | "
-                + " | ".join(map(_percent, means))
-                + " | "
-                + " | ".join(published)
-                + " |"
-            )
+            means = [mean_text(*pooled_mean(cell, name, CLASS_OF_RATE[name])) for name in RATES]
+            if paper:
+                published = PUBLISHED_TABLE3.get(str(design), {}) if coverage == 0.05 else {}
+                means += [_percent(published[name]) if name in published else "" for name in RATES]
+            lines.append(f"| {design} | {coverage:g} | " + " | ".join(means) + " |")
+    return "\n".join(lines + _per_judge(data)) + "\n"
+
+
+def _per_judge(data):
+    """Return the per-judge lines of Table 3 at the first coverage, one binomial rate each."""
     first = float(data["coverage"].values[0])
-    lines += [
+    lines = [
         "",
         f"## Per judge at coverage {first:g}",
         "",
         "The rate is FR for a pass judge, FA for a reject judge and WDR for a borderline "
-        "judge (for pass and reject judges WDR equals that rate), in percent.",
+        "judge (for pass and reject judges WDR equals that rate), in percent: r ± se, or "
+        "where fewer than 10 trials (or all but fewer than 10) were wrong, the exact 95% "
+        "interval (< u, r [l, u]).",
         "",
     ]
     header = ["pair", "omega", "class", *map(str, data["design"].values)]
@@ -117,13 +216,20 @@ def table3(cubes):
     for pair in data["pair"].values:
         row = data.sel(pair=pair, coverage=first)
         label, rate = classes[int(row["judge_class"])]
-        cells = [_percent(float(row[rate].sel(design=d))) for d in data["design"].values]
+        cells = [
+            share_text(
+                float(row[rate].sel(design=d)),
+                float(row[f"{rate}_se"].sel(design=d)),
+                int(row["n_trials"].sel(design=d)),
+            ).replace("n/a", "-")
+            for d in data["design"].values
+        ]
         lines.append(
             f"| {pair} | {float(row['full_omega']):.2f} | {label} ({SHORT[rate]}) | "
             + " | ".join(cells)
             + " |"
         )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def table2(cubes):
@@ -134,7 +240,9 @@ def table2(cubes):
         "",
         "Top-1 error: share of trials whose best judge (mean score over the leave-one-out "
         "comparisons) differs from the full matrix's best. Rank error: share of judge pairs "
-        f"ordered differently. Means over {data.sizes['matrix']} matrices, in percent.",
+        f"ordered differently. Means over {counted(data.sizes['matrix'], 'matrix', 'matrices')}, "
+        "in percent; per matrix, top-1 as r ± se, or where fewer than 10 trials (or all but "
+        "fewer than 10) erred, the exact 95% interval (< u, r [l, u]).",
         "",
         "| coverage | " + " | ".join(f"{d} top-1 | {d} rank" for d in data["design"].values) + " |",
         "|---|" + "---|---|" * data.sizes["design"],
@@ -162,12 +270,32 @@ def table2(cubes):
         point = data.sel(matrix=matrix, design=design)
         cells = []
         for coverage in data["coverage"].values:
-            cells += [
-                _percent(float(point["top1_error"].sel(coverage=coverage))),
-                _percent(float(point["rank_error"].sel(coverage=coverage))),
-            ]
+            top1 = point.sel(coverage=coverage)
+            top1_text = share_text(
+                float(top1["top1_error"]), float(top1["top1_error_se"]), int(top1["matrix_trials"])
+            )
+            cells += [top1_text.replace("n/a", "-"), _percent(float(top1["rank_error"]))]
         lines.append(f"| {matrix} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def scale_lines(cube, scoring):
+    """Return the line naming the labels' scale and the scoring (none for an older store).
+
+    On a rating scale scored by exact match it says that the published protocol's scoring
+    ignores the scale's distances, and how to run the scale-aware one.
+    """
+    scale = cube.attrs.get("label_scale")
+    if not scale:
+        return []
+    words = "observed agreement (exact match)" if scoring == "observed" else scoring
+    line = f"labels: {scale}; scored by {words}"
+    if scale.startswith("rating scale") and scoring == "observed":
+        line += (
+            " (the published protocol's scoring, blind to the scale's distances; "
+            "rule.coefficient: krippendorff_alpha with rule.level: ordinal scores by them)"
+        )
+    return [line, *scale_check_lines(cube.attrs, words)]
 
 
 def scoring_name(cube):
@@ -194,6 +322,7 @@ def summary(cube):
         f"{cube.attrs.get('title', '')}: {int(cube.attrs.get('trials', 0))} trials per "
         f"cell, data {cube.attrs.get('data_source', '')}"
         + ("" if scoring == "observed" else f", scored by {scoring}"),
+        *scale_lines(cube, scoring),
         cube.attrs.get("primary_layer", ""),
     ]
     for name, matrix in _matrices(cube):

@@ -1,8 +1,10 @@
 """Readable tables of a synthetic cube: the long table of every cell, a grid for 2-D sweeps."""
 
 import numpy as np
+import xarray as xr
 import yaml
 
+from simcore.printed_rates import rate_text
 from simcore.studies.synthetic_cube import RATE_ATTRS
 
 RATES = ("wrong_decision_rate", "false_rejection_rate", "false_approval_rate")
@@ -12,11 +14,12 @@ def published_values(cube):
     """Return ``(values, scale, source, variable)`` from the scenario's ``published`` block.
 
     ``values`` is an array with the sweep's shape (NaN where the source gives none), or
-    None when the scenario has no published values.
+    None when the scenario has no published values (a real-data scenario's ``published:
+    paper`` names a source, not values: None too).
     """
     scenario = yaml.safe_load(cube.attrs.get("scenario", "")) or {}
     published = scenario.get("published")
-    if not published or published.get("applies") is False:
+    if not isinstance(published, dict) or published.get("applies") is False:
         return None
     values = np.array(published["values"], dtype=float)  # None becomes NaN
     return (
@@ -59,35 +62,43 @@ def _rule_columns(cube):
     return columns
 
 
-FEW_TRIALS = 10
-"""A rate over fewer trials than this prints its denominator instead of a binomial SE."""
+RATE_KEY = (
+    "rates in %: r ± se (binomial SE); where fewer than 10 events or non-events, the exact "
+    "95% interval: < u (none), > l (every trial), r [l, u]"
+)
+"""The line under a table that says how its rates print (:mod:`simcore.printed_rates`)."""
 
 
-def _cell_text(value, se=None, percent=True, denominator=None):
-    """One table cell: a number, or ``a/b/c`` across judges; NaN prints as ``-``.
+def _rate_text(cell, name):
+    """Return a binomial rate of ``cell`` as printed: one per judge, ``/``-joined; ``-`` if none.
 
-    With a single value, its SE follows in parentheses, or ``n=D`` when the rate rests on
-    fewer than :data:`FEW_TRIALS` trials (there the binomial SE says little).
+    The counts are ``RATE_ATTRS[name]``'s numerator and denominator; the text is
+    :func:`simcore.printed_rates.rate_text` (``r ± se``, or the exact 95% interval with fewer
+    than 10 events or non-events).
     """
+    numerator, denominator = RATE_ATTRS[name][:2]
+    events, trials = xr.broadcast(cell[numerator], cell[denominator])
+    pairs = zip(np.ravel(events.values), np.ravel(trials.values), strict=True)
+    return "/".join("-" if int(n) == 0 else rate_text(x, n) for x, n in pairs)
+
+
+def _value_text(value, percent=True):
+    """Return a derived value (no binomial count): a number, or ``a/b/c`` across judges."""
     values = np.atleast_1d(np.asarray(value, dtype=float))
     scale = 100 if percent else 1
     parts = [
         "-" if np.isnan(v) else (f"{scale * v:.1f}" if percent else f"{v:.4g}") for v in values
     ]
-    text = "/".join(parts)
-    if se is not None and values.size == 1 and np.isfinite(values[0]):
-        few = denominator is not None and int(np.asarray(denominator)) < FEW_TRIALS
-        spread = f"n={int(np.asarray(denominator))}" if few else f"{scale * float(se):.1f}"
-        text += f" ({spread})"
-    return text
+    return "/".join(parts)
 
 
 def long_table(cube):
     """Return one row per cell: coordinates, trials, decision rates and plotted variables.
 
-    Rates are in percent with their SE (with several judges, one value per judge separated
-    by ``/``); further columns are the rule's own statistics and the variables the
-    scenario's plot block names.
+    Rates are in percent as :func:`simcore.printed_rates.rate_text` prints them (``r ± se``,
+    or the exact 95% interval with fewer than 10 events or non-events; with several judges,
+    one per judge separated by ``/``); further columns are the rule's own statistics and the
+    variables the scenario's plot block names. A line under the table says how rates print.
     """
     dims = _sweep_dims(cube)
     extra = _rule_columns(cube) + [
@@ -97,7 +108,7 @@ def long_table(cube):
     ]
     header = (
         [*dims, "trials", "ref_accept"]
-        + [f"{name.removesuffix('_rate').replace('_', ' ')} % (se)" for name in RATES]
+        + [f"{name.removesuffix('_rate').replace('_', ' ')} %" for name in RATES]
         + ["empty", "degenerate"]
         + [name.replace("_", " ") for name in extra]
     )
@@ -105,27 +116,34 @@ def long_table(cube):
     for index in np.ndindex(*cube["n_trials"].shape):
         cell = cube.isel(dict(zip(dims, index, strict=True)))
         row = [_format_coord(cell[dim].item()) for dim in dims]
-        row += [str(int(cell["n_trials"])), _cell_text(cell["n_ref_accept"], percent=False)]
-        row += [
-            _cell_text(cell[name], cell[f"{name}_se"], denominator=cell[RATE_ATTRS[name][1]])
-            for name in RATES
-        ]
+        row += [str(int(cell["n_trials"])), _value_text(cell["n_ref_accept"], percent=False)]
+        row += [_rate_text(cell, name) for name in RATES]
         row += [str(int(cell["n_empty_comparisons"])), str(int(cell["n_degenerate_scores"]))]
         row += [
-            _cell_text(cell[name], percent=name.endswith(("_rate", "_error"))) for name in extra
+            _rate_text(cell, name)
+            if name in RATE_ATTRS
+            else _value_text(cell[name], percent=name.endswith(("_rate", "_error")))
+            for name in extra
         ]
         rows.append(row)
-    table = _render(header, rows)
-    if any("(n=" in text for row in rows for text in row):
-        table += (
-            f"\n(n=D): the rate rests on D < {FEW_TRIALS} trials of its kind; "
-            "its binomial SE would mean little"
-        )
-    return table
+    return _render(header, rows) + "\n" + RATE_KEY
+
+
+def _grid_cell(cell, variable):
+    """One grid cell: a binomial rate by its counts, else the value ± its SE; NaN is ``-``."""
+    if variable in RATE_ATTRS:
+        return "-" if int(cell[RATE_ATTRS[variable][1]]) == 0 else _rate_text(cell, variable)
+    rate = float(cell[variable]) * 100
+    return "-" if np.isnan(rate) else f"{rate:.1f} ± {float(cell[f'{variable}_se']) * 100:.1f}"
 
 
 def grid_table(cube, variable="wrong_decision_rate"):
-    """For a 2-D sweep: ``variable`` in percent with its SE, and published values if any."""
+    """For a 2-D sweep: ``variable`` in percent as printed rates, and published values if any.
+
+    A binomial rate prints as :func:`simcore.printed_rates.rate_text` (``r ± se``, or its
+    exact 95% interval with fewer than 10 events or non-events); the published value, where
+    the scenario gives one, follows in parentheses.
+    """
     dims = _sweep_dims(cube)
     if len(dims) != 2 or "judge" in cube[variable].dims:
         return None  # several judges: the long table gives one value per judge
@@ -136,20 +154,17 @@ def grid_table(cube, variable="wrong_decision_rate"):
     for i, row_value in enumerate(cube[row_dim].values):
         row = [_format_coord(row_value)]
         for j in range(cube.sizes[column_dim]):
-            rate = float(cube[variable][i, j]) * 100
-            se = float(cube[f"{variable}_se"][i, j]) * 100
-            trials = int(cube[RATE_ATTRS[variable][1]][i, j]) if variable in RATE_ATTRS else None
-            spread = (
-                f"(n={trials})" if trials is not None and trials < FEW_TRIALS else f"± {se:.1f}"
-            )
-            text = "-" if np.isnan(rate) else f"{rate:.1f} {spread}"
+            text = _grid_cell(cube.isel({row_dim: i, column_dim: j}), variable)
             if published is not None and published[3] == variable:
                 paper = published[0][i, j] * 100 / published[1]
                 if not np.isnan(paper):
                     text += f" ({paper:g})"
             row.append(text)
         rows.append(row)
-    title = f"{variable.replace('_', ' ')} (%) ± standard error"
+    title = (
+        f"{variable.replace('_', ' ')} (%) ± standard error; [l, u]: exact 95% interval "
+        "where fewer than 10 events or non-events (< u where none)"
+    )
     if published is not None and published[3] == variable:
         title += f"; in parentheses: {published[2]}"
     return title + "\n" + _render(header, rows)

@@ -3,8 +3,9 @@
 The study (found through the registry by the scenario's ``kind``) supplies the shared
 context, the layout and the cells; the grid runs the cells; the store keeps what finished.
 A store of the same scenario resumes (finished cells are kept, damaged ones recomputed)
-and extends (cells with fewer trials run only the new ones); nothing here depends on the
-kind of study.
+and extends (cells with fewer trials run only the new ones); a run asking fewer trials than
+a stored cell holds is refused (a store is never shrunk); nothing here depends on the kind
+of study.
 """
 
 import sys
@@ -17,6 +18,7 @@ from simcore.studies import study_of
 from simcore.sweep import grid, store
 from simcore.sweep.cell_writer import CellWriter
 from simcore.sweep.memory import check_fits
+from simcore.sweep.store_trials import check_finished_trials
 
 
 def run_sweep(
@@ -33,7 +35,7 @@ def run_sweep(
     workers, scheduler, threads
         Where the cells run (:func:`simcore.sweep.grid.connect`).
     overwrite : bool
-        Replace whatever ``out`` holds.
+        Replace whatever ``out`` holds (also a store with more trials than asked).
     progress : bool
         Report progress on stderr.
 
@@ -44,6 +46,7 @@ def run_sweep(
     """
     if out is not None:
         store.checked_destination(out)  # before any work: a bad --out costs nothing
+        check_finished_trials(out, scenario, overwrite)  # a store is never shrunk
     study = study_of(scenario)
     context = study.context(scenario)
     check_fits(study, scenario, context)
@@ -113,12 +116,15 @@ def _run_into(out, scenario, context, layout, cells, connection, progress, overw
 def _first_trials(shape, done, trials):
     """``{cell index: first trial to run}`` for every cell of the grid ``shape`` to run.
 
-    Every cell not yet at ``trials`` trials: a cell with fewer stored trials is extended
-    from where it stopped; one with more is recomputed from trial 0.
+    Every cell not yet at ``trials`` trials is extended from where it stopped (a cell not
+    stored starts at 0). A cell with more is never here: the store refused the run
+    (:func:`simcore.sweep.store_trials.refuse_fewer_trials`).
     """
     starts = {}
     for index in np.ndindex(*shape):
         have = done.get(index, 0)
-        if have != trials:
-            starts[index] = have if have < trials else 0
+        if have > trials:
+            raise RuntimeError(f"cell {index} holds {have} trials, more than the {trials} asked")
+        if have < trials:
+            starts[index] = have
     return starts

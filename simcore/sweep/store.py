@@ -47,6 +47,7 @@ from simcore.sweep.store_files import (
     remove_store,
     writer_lock,
 )
+from simcore.sweep.store_trials import refuse_fewer_trials
 
 __all__ = [
     "CHUNK_BYTES",
@@ -188,7 +189,8 @@ def empty_cube(scenario, layout):
         "root_seed": int(scenario.seed),
         "trials": int(scenario.trials),
         **layout.attrs,
-        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        # to the microsecond: a figure tells a store from the one that replaced it by it
+        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="microseconds"),
         "complete": 0,
         "checksum_version": CHECKSUM_VERSION,
         "cell_packing": packing_attr(layout),
@@ -250,8 +252,9 @@ def prepare(path, scenario, overwrite=False, layout=None):
     A missing store is created (in a temporary folder, then renamed, so that no
     half-created store is left). A store of the same scenario (same hash) is resumed: every
     complete cell whose stored counts still match their checksum keeps its trials (a cell
-    whose chunks are missing or damaged is reported and recomputed). Anything else at
-    ``path`` is refused unless ``overwrite``.
+    whose chunks are missing or damaged is reported and recomputed); a cell holding more
+    trials than ``scenario`` asks is refused, the store untouched (a store is never
+    shrunk). Anything else at ``path`` is refused unless ``overwrite``.
 
     Parameters
     ----------
@@ -273,7 +276,8 @@ def prepare(path, scenario, overwrite=False, layout=None):
     Raises
     ------
     StoreError
-        When ``path`` holds something other than this scenario's store.
+        When ``path`` holds something other than this scenario's store, or a cell with
+        more trials than asked.
     """
     path = Path(path)
     if layout is None:
@@ -296,6 +300,7 @@ def prepare(path, scenario, overwrite=False, layout=None):
         if same and not overwrite:
             check_version(path, attrs)
             done, damaged = _verified_cells(path, layout, bool(attrs.get("complete")))
+            refuse_fewer_trials(path, done, scenario.trials)  # never shrink: touch nothing
             if len(done) < int(np.prod(layout.shape, dtype=np.int64)) or any(
                 trials != scenario.trials for trials in done.values()
             ):
