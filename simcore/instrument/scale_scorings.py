@@ -43,7 +43,8 @@ def position_check(matrix, graded, results, **options):
         per judge measured from the data, None when ``graded`` is a coefficient or no judge
         is read from the data.
     """
-    if not isinstance(graded, bool) or not any(result.judges for result in results):
+    measured = [j for result in results for j in result.judges if j.source == "data"]
+    if not isinstance(graded, bool) or not measured:
         return None
     others = group_ceilings(matrix, not graded, **options)
     rows = []
