@@ -251,7 +251,9 @@ def test_tables_writes_the_variants_report_and_p_composition(tmp_path):
         simcore.run(REPO / "scenarios" / f"real_{name}.yaml", trials=4, sets=sets, out=store)
         stores.append(str(store))
     variants, table3 = tmp_path / "variants.md", tmp_path / "t3.md"
-    assert main(["tables", *stores, "--agreement-stores", stores[1], "--variants", str(variants)]) == 0
+    assert (
+        main(["tables", *stores, "--agreement-stores", stores[1], "--variants", str(variants)]) == 0
+    )
     text = variants.read_text()
     assert "`strat_panel_judge`: as strat_panel with strata = the judge's labels" in text
     assert "| strat_panel_judge | 0.25 |" in text
