@@ -380,7 +380,8 @@ def test_ceiling_command_reads_categorical_csv_and_alttest_folders(tmp_path, cap
     data = write_long_csv(humans, judges, tmp_path / "drawn.csv")
     status, text, err = run(["ceiling", str(data), "--judges", "judge0,judge1"], capsys)
     assert status == 0, err
-    assert text.startswith("shape: sparse panel (6 humans;")
+    assert text.startswith("labels: categories l0, l1, l2 (text labels); scored by Cohen's kappa")
+    assert "\nshape: sparse panel (6 humans;" in text
     assert "\n\nHuman ceilings (Cohen's kappa;" in text and "| judge1 |" in text
     folder = write_alttest_folder(humans, judges, tmp_path / "pair")
     status, again, err = run(["ceiling", str(folder), "--boot", "1000"], capsys)

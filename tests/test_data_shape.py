@@ -130,7 +130,8 @@ def test_ceiling_and_advise_report_the_shape_too():
     table, judges = frame("crowd")
     found = simcore.ceiling(table, judges=judges, boot=20)
     assert found.to_dict()["shape"]["kind"] == "crowd"
-    assert str(found).startswith("shape: crowd (150 humans;")
+    assert str(found).startswith("labels: categories l0, l1 (text labels); scored by Cohen")
+    assert "\nshape: crowd (150 humans;" in str(found)
     table, judges = frame("sparse_panel")
     advice = simcore.advise(table, judges=judges, trials=20, seed=1)
     assert advice.to_dict()["shape"]["kind"] == "sparse panel"

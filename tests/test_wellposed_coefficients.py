@@ -84,7 +84,7 @@ def test_the_command_and_python_report_the_coefficient(tmp_path, capsys):
     assert document["groups"][0]["measure"] == "krippendorff_alpha (ordinal)"
     result = simcore.wellposed(path, boot=50, coefficient="krippendorff_alpha", level="ordinal")
     assert result.to_dict()["groups"] == document["groups"]
-    assert "labels scored by krippendorff_alpha (ordinal)" in result.to_markdown()
+    assert "; scored by krippendorff_alpha (ordinal)" in result.to_markdown()
 
 
 @pytest.mark.parametrize(
