@@ -62,7 +62,7 @@ def test_damaged_and_missing_chunks_are_recomputed(tmp_path, capsys, monkeypatch
     zarr.open_group(str(out), mode="r+").attrs["complete"] = 0
     resumed = simcore.run(scenario(), out=out, progress=False)
     err = capsys.readouterr().err
-    assert "cell (1, 0) is damaged" in err and "cell (2, 1) is damaged" in err
+    assert "2 damaged cells" in err and "cell (1, 0)" in err and "cell (2, 1)" in err
     assert_cubes_identical(resumed, original)
     assert_cubes_identical(xr.open_zarr(out), original)
 
@@ -76,8 +76,7 @@ def test_a_damaged_block_of_cells_is_recomputed_and_the_rest_kept(tmp_path, caps
     zarr.open_group(str(out), mode="r+").attrs["complete"] = 0
     resumed = simcore.run(scenario(), out=out, progress=False)
     err = capsys.readouterr().err
-    assert err.count("is damaged") == 2
-    assert "cell (2, 0) is damaged" in err and "cell (2, 1) is damaged" in err
+    assert "2 damaged cells" in err and "cell (2, 0)" in err and "cell (2, 1)" in err
     assert_cubes_identical(resumed, original)
     assert_cubes_identical(xr.open_zarr(out), original)
 

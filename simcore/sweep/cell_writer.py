@@ -36,12 +36,14 @@ class CellWriter:
     :meth:`flush` (the driver calls it at the end and when interrupted). A process killed
     outright loses only cells gathered but not yet written: at most
     :data:`FLUSH_SECONDS` of fast cells. ``check`` (the lock's) is called before every
-    write.
+    write. ``identity`` names the run (:func:`simcore.sweep.store.scenario_identity`):
+    every checksum covers it.
     """
 
-    def __init__(self, path, layout, check=None, clock=time.monotonic):
+    def __init__(self, path, layout, identity, check=None, clock=time.monotonic):
         self.group = zarr.open_group(str(path), mode="r+", use_consolidated=False)
         self.layout = layout
+        self.identity = identity
         self.arrays = {name: self.group[name] for name in RUN_VARIABLES}
         self.chunks = self.arrays["cell_complete"].chunks
         self.chunk_cells = int(np.prod(self.chunks, dtype=np.int64))
@@ -113,9 +115,8 @@ class CellWriter:
             if extend:
                 row_ints, row_floats = row_ints + ints[at], row_floats + floats[at]
             ints[at], floats[at] = row_ints, row_floats
-            checksums[at] = cell_checksum(
-                row_ints, row_floats, cell_label_at(self.layout, index, self.values)
-            )
+            label = cell_label_at(self.layout, index, self.values)
+            checksums[at] = cell_checksum(row_ints, row_floats, label, self.identity)
         self.arrays["cell_ints"][region] = ints
         self.arrays["cell_floats"][region] = floats
         self.arrays["cell_checksum"][region] = checksums

@@ -1,15 +1,19 @@
 """A store's integrity: the cells' checksums, the seal of the finished cube, the checks.
 
-Each cell's packed rows carry a checksum (``cell_checksum``) that covers the cell's
+Each cell's packed rows carry a checksum (``cell_checksum``) that covers the run (its
+scenario's hash, root seed and data fingerprint: :func:`run_identity`), the cell's
 coordinates (each dimension's name, the cell's index along it and its value) and its
-packed numbers, so a damaged chunk, an edited number or two cells' rows swapped with
-their checksums all fail. When the run finishes, every named variable is written from the
-packed rows and the finished cube is sealed: ``cell_final_checksum`` covers each cell's
-coordinates and every named variable's values at it (counts and derived rates alike).
-:func:`cell_problems` checks a loaded cube against all three (packed rows, named counts
-against the packed rows, the seal) and names the damaged cells. Stores are of
-:data:`CHECKSUM_VERSION`; older stores (whose checksum did not cover the coordinates) are
-refused with a message saying to re-run with ``--overwrite``.
+packed numbers, so a damaged chunk, an edited number, two cells' rows swapped with their
+checksums, or chunks copied in from another run of the same grid all fail. When the run
+finishes, every named variable is written from the packed rows and the finished cube is
+sealed: ``cell_final_checksum`` covers each cell's run, its coordinates and every named
+variable's values at it (counts and derived rates alike). :func:`cell_problems` checks a
+loaded cube against all three (packed rows, named counts against the packed rows, the
+seal) and names the damaged cells; a chunk that cannot be read damages only the cells it
+holds (:func:`load_checked`). Stores are of
+:data:`CHECKSUM_VERSION`; stores of another version (older ones' checksums do not cover
+the run) are refused with a message saying to re-run with ``--overwrite``. The store's
+files and root attributes are checked by :mod:`simcore.sweep.store_meta`.
 """
 
 import hashlib
@@ -18,19 +22,41 @@ import json
 
 import numpy as np
 
-from simcore.sweep.store_files import StoreError, read_attrs
+from simcore.sweep.store_files import StoreError
 
-CHECKSUM_VERSION = 2
+CHECKSUM_VERSION = 3
 """The version of the cells' checksums, recorded in every store's ``checksum_version``."""
 
 SEAL = "cell_final_checksum"
 """The variable that seals each cell of a finished cube."""
 
-CELL_TAG = b"simcore cell v2;"
-SEAL_TAG = b"simcore seal v2;"
+CELL_TAG = b"simcore cell v3;"
+SEAL_TAG = b"simcore seal v3;"
+
+IDENTITY_KEYS = ("scenario_hash", "root_seed", "data_sha256")
+"""The attributes that name a run: every cell's checksum and seal cover them."""
 
 BLOCK_CELLS = 16_384
 """Cells hashed per block by :func:`cell_checksums` and :func:`seals` (bounds their memory)."""
+
+
+def run_identity(attrs):
+    """Return the bytes naming the run of a store with attributes ``attrs``.
+
+    ``scenario_hash`` (which covers the seed and every setting that decides the numbers),
+    ``root_seed`` and, for real data, ``data_sha256``: the JSON list of their text, absent
+    ones empty. Chunks copied in from another run (another seed or scenario on the same
+    grid, or the same scenario on other data) fail their checksums.
+    """
+    return json.dumps([_identity_text(attrs.get(key)) for key in IDENTITY_KEYS]).encode()
+
+
+def _identity_text(value):
+    if value is None:
+        return ""
+    if isinstance(value, bool | int | np.integer):
+        return str(int(value))
+    return str(value)
 
 
 def packing_of(layout):
@@ -82,8 +108,8 @@ def _label_text(dim, i, value):
     return f"{dim}={i}:{canonical(value)};".encode()
 
 
-def _digest(tag, cell):
-    digest = hashlib.sha256(tag)
+def _digest(tag, cell, identity):
+    digest = hashlib.sha256(tag + identity + b";")
     for dim, i, value in cell:
         digest.update(_label_text(dim, i, value))
     return digest
@@ -93,14 +119,15 @@ def _signed(digest):
     return int.from_bytes(digest.digest()[:8], "little", signed=True)
 
 
-def cell_checksum(ints, floats, cell):
-    """Return the checksum of one cell's packed rows and its ``cell`` label.
+def cell_checksum(ints, floats, cell, identity):
+    """Return the checksum of one cell's packed rows, its ``cell`` label and its run.
 
     The first 8 bytes, as a signed little-endian integer, of
-    ``SHA-256(tag || label || ints || floats)``, the label being ``dim=i:value;`` for each
-    dimension (:func:`cell_label`) and the rows their int64 and float64 bytes.
+    ``SHA-256(tag || identity || ";" || label || ints || floats)``, ``identity`` being
+    :func:`run_identity`, the label ``dim=i:value;`` for each dimension
+    (:func:`cell_label`) and the rows their int64 and float64 bytes.
     """
-    digest = _digest(CELL_TAG, cell)
+    digest = _digest(CELL_TAG, cell, identity)
     digest.update(np.ascontiguousarray(ints, np.int64).tobytes())
     digest.update(np.ascontiguousarray(floats, np.float64).tobytes())
     return _signed(digest)
@@ -125,6 +152,8 @@ def _as_rows(array, n_cells):
 def _hashed(tag, dims, coords, shape, blocks):
     """Return the digests over the grid ``shape``: ``tag``, each cell's label, its bytes.
 
+    ``tag`` ends with the run's identity and ``;`` (:func:`_digest`).
+
     ``blocks(start, stop)`` returns the uint8 rows of cells ``range(start, stop)`` (C order);
     the same digests as hashing each cell in turn (:func:`cell_checksum`, :func:`seals`).
     """
@@ -139,7 +168,7 @@ def _hashed(tag, dims, coords, shape, blocks):
     return out.reshape(shape)
 
 
-def cell_checksums(ints, floats, dims, coords):
+def cell_checksums(ints, floats, dims, coords, identity):
     """Return :func:`cell_checksum` of every cell of packed rows ``(*grid, width)``."""
     shape = ints.shape[:-1]
     n_cells = int(np.prod(shape, dtype=np.int64))
@@ -152,7 +181,7 @@ def cell_checksums(ints, floats, dims, coords):
             axis=1,
         )
 
-    return _hashed(CELL_TAG, dims, coords, shape, blocks)
+    return _hashed(CELL_TAG + identity + b";", dims, coords, shape, blocks)
 
 
 def cell_dims(cube):
@@ -173,13 +202,16 @@ def _per_cell(cube, name, dims):
     return variable.transpose(*dims, ...).values
 
 
-def seals(cube):
+def seals(cube, identity=None):
     """Return the seal of every cell of ``cube``: an int64 array over its cell dims.
 
-    A cell's seal is the first 8 bytes of ``SHA-256(tag || label || ...)``, where for each
-    named variable (sorted by name) ``...`` is ``name:dtype:shape;`` and the variable's
-    bytes at the cell.
+    A cell's seal is the first 8 bytes of ``SHA-256(tag || identity || ";" || label ||
+    ...)``, where for each named variable (sorted by name) ``...`` is
+    ``name:dtype:shape;`` and the variable's bytes at the cell; ``identity`` is
+    :func:`run_identity` (by default of the cube's attributes).
     """
+    if identity is None:
+        identity = run_identity(cube.attrs)
     dims = cell_dims(cube)
     shape = cube["cell_complete"].shape
     coords = [cube[dim].values for dim in dims]
@@ -199,7 +231,7 @@ def seals(cube):
             parts.append(_as_rows(array[start:stop], stop - start))
         return np.concatenate(parts, axis=1) if parts else np.zeros((stop - start, 0), np.uint8)
 
-    return _hashed(SEAL_TAG, dims, coords, shape, blocks)
+    return _hashed(SEAL_TAG + identity + b";", dims, coords, shape, blocks)
 
 
 def sealed(cube):
@@ -234,115 +266,234 @@ def _counts_mismatch(cube, packing, dims):
     return wrong
 
 
-def cell_problems(cube, finished=True):
+def _packing(cube):
+    """Return the cube's ``cell_packing`` if it fits its packed rows, else what is wrong."""
+    try:
+        packing = packing_from_attr(cube.attrs.get("cell_packing"))
+    except (TypeError, ValueError) as error:
+        return f"attribute cell_packing: cannot be read ({error})"
+    widths = [0, 0]
+    for _, integer, shape in packing:
+        widths[0 if integer else 1] += int(np.prod(shape, dtype=np.int64))
+    found = [cube["cell_ints"].shape[-1], cube["cell_floats"].shape[-1]]
+    if widths != found:
+        return (
+            f"attribute cell_packing: packs {widths[0]} integers and {widths[1]} floats per "
+            f"cell, the store's rows hold {found[0]} and {found[1]}"
+        )
+    return packing
+
+
+def cell_problems(cube, finished=True, identity=None):
     """Return ``{cell index: what is wrong}`` for every damaged cell of a loaded cube.
 
-    Complete cells whose packed rows fail their checksum (which covers the coordinates);
-    with ``finished``, also cells whose named counts disagree with the packed rows and
+    Complete cells whose packed rows fail their checksum (which covers the run, given by
+    ``identity`` or the cube's attributes, and the coordinates); with ``finished``, also
+    cells not marked complete, cells whose named counts disagree with the packed rows and
     cells whose seal fails (any named variable damaged or edited), and every cell when a
-    variable is missing.
+    variable is missing. A ``cell_packing`` that does not unpack the rows
+    (:func:`packing_problem`) is the store's problem, not the cells'.
     """
+    identity = run_identity(cube.attrs) if identity is None else identity
     dims = cell_dims(cube)
     coords = [cube[dim].values for dim in dims]
     complete = cube["cell_complete"].values
-    checksums = cube["cell_checksum"].values
-    fresh = cell_checksums(cube["cell_ints"].values, cube["cell_floats"].values, dims, coords)
-    failing = complete & (fresh != checksums)
+    ints, floats = cube["cell_ints"].values, cube["cell_floats"].values
+    failing = complete & (
+        cell_checksums(ints, floats, dims, coords, identity) != cube["cell_checksum"].values
+    )
     problems = {
         tuple(int(i) for i in index): "its packed counts fail their checksum"
         for index in np.argwhere(failing)
     }
     if not finished:
         return problems
-    packing = packing_from_attr(cube.attrs.get("cell_packing", "[]"))
-    wrong = _counts_mismatch(cube, packing, dims)
-    stored_seals = cube[SEAL].values if SEAL in cube else None
     unsealed = np.ones(complete.shape, bool)
-    if stored_seals is not None:
-        unsealed = stored_seals != seals(cube)
-    for index in np.argwhere(wrong | unsealed):
+    if SEAL in cube:
+        unsealed = cube[SEAL].values != seals(cube, identity)
+    wrong = _wrong_counts(cube, dims, complete & ~failing & ~unsealed)
+    for index in np.argwhere(~complete | wrong | unsealed):
         index = tuple(int(i) for i in index)
         if index in problems:
             continue
-        if wrong[index]:
+        if not complete[index]:
+            problems[index] = "its completion flag is unset (a chunk of cell_complete lost)"
+        elif wrong[index]:
             problems[index] = "its named counts disagree with its packed counts"
         else:
             problems[index] = "its results fail their checksum"
     return problems
 
 
-def load_checked(path):
-    """Open the store at ``path`` in memory; return ``(cube, unreadable variable names)``.
+def _wrong_counts(cube, dims, sound):
+    """Cells whose named counts disagree with their packed rows, under a sound packing.
 
-    A variable whose chunks cannot be read or decoded is replaced by its fill (so its
-    cells fail their checks) and named.
+    When the packing cannot be read, or every ``sound`` cell (packed rows and seal
+    intact) disagrees, the packing is what is wrong (:func:`packing_problem`): no cell is.
+    """
+    packing = _packing(cube)
+    if isinstance(packing, str):
+        return np.zeros(sound.shape, bool)
+    wrong = _counts_mismatch(cube, packing, dims)
+    if sound.any() and wrong[sound].all():
+        return wrong & ~sound
+    return wrong
+
+
+def packing_problem(cube):
+    """Return what is wrong with a finished cube's ``cell_packing``, or None.
+
+    It must be readable, fit the packed rows' widths and unpack the rows into the named
+    counts: when every cell whose packed rows and seal are intact disagrees, the packing
+    was edited.
+    """
+    packing = _packing(cube)
+    if isinstance(packing, str):
+        return packing
+    dims = cell_dims(cube)
+    identity = run_identity(cube.attrs)
+    coords = [cube[dim].values for dim in dims]
+    ints, floats = cube["cell_ints"].values, cube["cell_floats"].values
+    sound = cube["cell_complete"].values & (
+        cell_checksums(ints, floats, dims, coords, identity) == cube["cell_checksum"].values
+    )
+    if SEAL in cube:
+        sound &= cube[SEAL].values == seals(cube, identity)
+    if sound.any() and _counts_mismatch(cube, packing, dims)[sound].all():
+        return (
+            "attribute cell_packing: does not unpack the cells' rows into their named counts "
+            "(edited)"
+        )
+    return None
+
+
+def read_chunks(array, fill):
+    """Return ``(values, readable)`` of a zarr array: chunks that cannot be read are ``fill``.
+
+    The array is read whole; if that fails (a damaged chunk) it is read a chunk at a time,
+    and ``readable`` (over the array) is False on the chunks that fail.
+    """
+    try:
+        return np.asarray(array[...]), np.ones(array.shape, bool)
+    except Exception:  # damaged somewhere: read chunk by chunk
+        pass
+    values = np.full(array.shape, fill, array.dtype)
+    readable = np.ones(array.shape, bool)
+    grid = [range(0, size, chunk) for size, chunk in zip(array.shape, array.chunks, strict=True)]
+    for starts in itertools.product(*grid):
+        region = tuple(
+            slice(start, start + chunk) for start, chunk in zip(starts, array.chunks, strict=True)
+        )
+        try:
+            values[region] = array[region]
+        except Exception:  # a chunk that cannot be read or decoded
+            readable[region] = False
+    return values, readable
+
+
+def _spoiled_cells(dims, unreadable, cells):
+    """Return the cells (a mask like ``cells``) that unreadable entries of a variable hold.
+
+    A variable over fewer dims (a coordinate) spoils every cell along the missing ones.
     """
     import xarray as xr
 
-    cube = xr.open_zarr(str(path), chunks=None, consolidated=False)
-    unreadable = []
+    mask = xr.DataArray(unreadable, dims=dims)
+    extra = [dim for dim in dims if dim not in cells.dims]
+    if extra:
+        mask = mask.any(extra)
+    blank = xr.DataArray(np.zeros(cells.shape, bool), dims=cells.dims)
+    return (blank | mask).transpose(*cells.dims).values
+
+
+def load_checked(path, drop=()):
+    """Open the store at ``path`` in memory; return ``(cube, {variable: cells it spoils})``.
+
+    A variable whose chunks cannot be read or decoded keeps its fill there (so its cells
+    fail their checks) and is named with the mask, over the cell dims, of the cells those
+    chunks hold: one unreadable chunk spoils only its cells. ``drop`` names arrays not to
+    open (their metadata is damaged: :mod:`simcore.sweep.store_meta`).
+    """
+    import xarray as xr
+    import zarr
+
+    cube = xr.open_zarr(str(path), chunks=None, consolidated=False, drop_variables=list(drop))
+    group = zarr.open_group(str(path), mode="r", use_consolidated=False)
+    cells = cube["cell_complete"]
+    spoiled = {}
     for name in list(cube.variables):
         try:
             cube[name].load()
-        except Exception:  # a chunk that cannot be read or decoded
-            unreadable.append(name)
-            fill = np.zeros(cube[name].shape, cube[name].dtype)
-            if cube[name].dtype.kind == "f":
-                fill[...] = np.nan
-            cube[name] = cube[name].copy(data=fill)
-    return cube.load(), unreadable
+        except Exception:  # a chunk that cannot be read or decoded: read chunk by chunk
+            array = group[name]
+            fill = np.nan if cube[name].dtype.kind == "f" else 0
+            values, readable = read_chunks(array, fill)
+            cube[name] = cube[name].copy(data=values)
+            spoiled[name] = _spoiled_cells(cube[name].dims, ~readable, cells)
+    return cube.load(), spoiled
 
 
 def check_version(path, attrs):
-    """Refuse a store whose checksums are of an older simcore (they miss the coordinates)."""
+    """Refuse a store whose checksums are of another simcore (older: they miss the run)."""
     version = attrs.get("checksum_version", 1)
     if version != CHECKSUM_VERSION:
         raise StoreError(
-            f"{path}: checksum_version: written by an older simcore (got {version}, whose "
-            "checksums do not cover the cells' coordinates); re-run its scenario with "
-            "--overwrite to rewrite it"
+            f"{path}: checksum_version: written by another simcore (got {version!r}, this one "
+            f"writes {CHECKSUM_VERSION}, whose checksums also cover the run's seed and "
+            "scenario); re-run its scenario with --overwrite to rewrite it"
         )
 
 
 def checked_store(path, unfinished=False):
-    """Open a store and check every cell; return ``(cube, {index: problem})``.
+    """Open a store and check it; return ``(cube, {index: problem})`` of its damaged cells.
 
-    A finished store's cells are checked in full (:func:`cell_problems`). With
-    ``unfinished``, a store whose run is under way or was interrupted is checked too: its
-    complete cells' packed counts against their checksums (the named variables are not
-    written yet).
-
-    Raises
-    ------
-    StoreError
-        When ``path`` holds no simcore store, one of an older checksum version, or (without
-        ``unfinished``) an unfinished one.
+    See :func:`simcore.sweep.store_meta.checked_store`.
     """
-    attrs = read_attrs(path)
-    if attrs is None or "scenario_hash" not in attrs:
-        raise StoreError(f"{path}: no simcore store there")
-    check_version(path, attrs)
-    finished = bool(attrs.get("complete"))
-    if not finished and not unfinished:
-        raise StoreError(
-            f"{path}: the run is unfinished; re-run the same scenario into it to resume "
-            "(resuming checks every cell)"
-        )
-    try:
-        cube, unreadable = load_checked(path)
-    except Exception as error:  # metadata that cannot be read
-        raise StoreError(
-            f"{path}: the store is damaged ({error}); re-run its scenario into it to repair it"
-        ) from None
-    problems = cell_problems(cube, finished=finished)
-    complete = cube["cell_complete"].values
-    for name in unreadable:
-        if not finished and not str(name).startswith("cell_"):
-            continue  # an unfinished store's named variables are rewritten when it finishes
-        for index in np.ndindex(*complete.shape):
-            if finished or complete[index] or name == "cell_complete":
-                problems.setdefault(index, f"variable {name} cannot be read")
-    return cube, dict(sorted(problems.items()))
+    from simcore.sweep.store_meta import checked_store as checked
+
+    return checked(path, unfinished)
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def cells_summary(cells, dims, coords, problems=None, total=None, first=5):
+    """Return a few lines' worth of text naming ``cells`` (indices), however many there are.
+
+    How many, what is wrong with them (``problems``: ``{index: problem}``, counted by
+    problem), the range they span along each dimension (``coords``: each dim's values)
+    and the first ``first`` cells with their coordinates, e.g. ``3 of 12 cells are damaged
+    (3: its packed counts fail their checksum), within p_judge 0.9..0.75 (indices 0-2),
+    rho 0.05..0.2 (indices 0-2): cell (0, 2) (p_judge=0.9, rho=0.2), ...`` (without
+    ``total``: ``3 damaged cells ...``).
+    """
+    import collections
+
+    cells = sorted(cells)
+    spans = []
+    for k, dim in enumerate(dims):
+        low, high = min(cell[k] for cell in cells), max(cell[k] for cell in cells)
+        if low == high:
+            spans.append(f"{dim}={_plain(coords[k][low])}")
+        else:
+            values = f"{_plain(coords[k][low])}..{_plain(coords[k][high])}"
+            spans.append(f"{dim} {values} (indices {low}-{high})")
+    named = []
+    for cell in cells[:first]:
+        at = ", ".join(f"{dim}={_plain(coords[k][cell[k]])}" for k, dim in enumerate(dims))
+        named.append(f"cell {cell} ({at})")
+    more = f" and {len(cells) - first} more" if len(cells) > first else ""
+    kinds = ""
+    if problems:
+        counts = collections.Counter(problems[cell] for cell in cells)
+        kinds = " (" + "; ".join(f"{n}: {problem}" for problem, n in counts.most_common()) + ")"
+    plural = "cell" if len(cells) == 1 else "cells"
+    if total is None:
+        head = f"{len(cells)} damaged {plural}"
+    else:
+        head = f"{len(cells)} of {total} cells {'is' if len(cells) == 1 else 'are'} damaged"
+    return f"{head}{kinds}, within {', '.join(spans)}: {', '.join(named)}{more}"
 
 
 def describe_cell(cube, index):
