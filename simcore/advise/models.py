@@ -156,6 +156,28 @@ def matrix_columns(matrix, judges):
     return labels.astype(np.int64), observed, tuple(matrix.humans) + tuple(chosen)
 
 
+def check_fit_fits(matrix, n_raters, model, n_boot):
+    """Refuse a fit whose ``items x labels`` arrays cannot fit in memory (DataError).
+
+    Every fit keeps its ``n x L`` float64 posterior, and the fit and each of the ``n_boot``
+    refits are kept; three more ``n x L`` arrays are alive while one is fitted. Dawid-Skene
+    also keeps ``R x L x L`` confusions per fit, and about four while it is fitted.
+    """
+    from simcore.realdata.allocation import check_memory
+
+    n_items, n_labels = matrix.n_items, matrix.n_labels
+    per_fit = n_items * n_labels
+    if model == "dawid-skene":
+        per_fit += n_raters * n_labels**2
+    check_memory(
+        8 * (per_fit * (int(n_boot) + 1 + 4)),
+        f"{matrix.source}: labels",
+        f"the {model} fit and its {n_boot} bootstrap refits over {n_labels:,} distinct labels",
+        "merge labels, or read fewer items or raters",
+        f"{n_labels:,} labels, {n_items:,} items, {n_raters} raters",
+    )
+
+
 def fit_matrix(matrix, judges=None, n_boot=30, seed=0, model="dawid-skene", with_refits=False):
     """Fit the model to an annotation matrix, humans then judges, with bootstrap errors.
 
@@ -190,6 +212,7 @@ def fit_matrix(matrix, judges=None, n_boot=30, seed=0, model="dawid-skene", with
     """
     labels, observed, names = matrix_columns(matrix, judges)
     model = choose_model(model, matrix.n_labels)
+    check_fit_fits(matrix, labels.shape[1], model, n_boot)
     fit, errors, bootstrap = bootstrap_refits(
         labels, observed, matrix.n_labels, n_boot, seed, model, n_humans=matrix.n_humans
     )

@@ -96,6 +96,35 @@ def coefficient_of(codes, values, coefficient, level, weights):
     return weighted.gwet_ac2(codes, values, weights)
 
 
+def check_agreement_fits(source, shape, n_labels, coefficient, boot):
+    """Refuse a coefficient whose arrays cannot fit or that would take hours (DataError).
+
+    One computation holds the ``n x L`` label counts (and a float copy) and about six
+    ``L x L`` float64 arrays (coincidences or a table, weights, distances and their
+    products), and, for the coefficients of several raters, sums ``n L^2`` products
+    (Krippendorff's coincidences, the weighted agreement of AC2 and the percent agreement);
+    Cohen's kappa tables ``n`` pairs instead. The bootstrap draws its ``boot x n`` int64
+    item indices at once and repeats the computation ``boot`` times. Checked first for one
+    computation (``SOURCE: labels``), then with the bootstrap (``SOURCE: boot``).
+    """
+    from simcore.realdata.allocation import check_memory, check_work
+
+    n_items, n_raters = shape
+    square = n_labels**2
+    per_item = n_labels if coefficient == "cohen_kappa" else square
+    operations = 6 * square + n_items * (per_item + 3 * n_labels)
+    need = 8 * (3 * n_items * n_labels + 6 * square)
+    got = f"{n_labels:,} labels, {n_items:,} items, {n_raters} raters, boot {boot}"
+    what = f"{coefficient} over {n_labels:,} distinct labels and {n_items:,} items"
+    advice = "merge labels, or read fewer items"
+    check_memory(need, f"{source}: labels", what, advice, got)
+    check_work(operations, f"{source}: labels", what, advice, got)
+    what = f"{boot:,} bootstrap replicates of {what}"
+    advice = "lower --boot (Python: boot)"
+    check_memory(need + 8 * boot * n_items, f"{source}: boot", what, advice, got)
+    check_work((boot + 1) * operations, f"{source}: boot", what, advice, got)
+
+
 def agreement_document(matrix, settings):
     """Return ``simcore.agreement``'s document for a matrix already read.
 
@@ -107,6 +136,7 @@ def agreement_document(matrix, settings):
     codes, names = _chosen_raters(matrix, settings["raters"])
     _checked_settings(matrix.source, coefficient, level, weights, codes.shape[1])
     values, basis = label_values(matrix, weighted.values_needed(level, weights))
+    check_agreement_fits(matrix.source, codes.shape, len(values), coefficient, settings["boot"])
     value = coefficient_of(codes, values, coefficient, level, weights)
     generator = np.random.default_rng(settings["seed"])
     replicates = np.array(

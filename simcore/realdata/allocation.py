@@ -15,26 +15,69 @@ from pathlib import Path
 
 from simcore.realdata.annotation import DataError
 
-__all__ = ["GIB", "available_bytes", "check_memory", "gib_text"]
+__all__ = [
+    "GIB",
+    "WORK_LIMIT",
+    "address_space_room",
+    "available_bytes",
+    "check_memory",
+    "check_work",
+    "gib_text",
+]
 
 GIB = 2**30
 """Bytes in a gibibyte."""
 
+WORK_LIMIT = 2 * 10**11
+"""Most elementary array operations (element reads and writes) one computation may plan.
+
+NumPy runs about 10^9 such operations a second on one core, so the bound is a few
+minutes; a computation estimated beyond it is refused before it starts (:func:`check_work`)
+rather than left to run for hours."""
+
 
 def available_bytes():
-    """Return the memory available to a new allocation, in bytes.
+    """Return the memory available to a new allocation in this process, in bytes.
 
     ``MemAvailable`` of ``/proc/meminfo`` where there is one, else the free physical pages
-    (``os.sysconf('SC_AVPHYS_PAGES')``) times the page size.
+    (``os.sysconf('SC_AVPHYS_PAGES')``) times the page size; and never more than the room
+    left under the address-space limit (``resource.getrlimit(RLIMIT_AS)``, when one is set)
+    after what this process already maps (``VmSize`` of ``/proc/self/status``).
     """
-    meminfo = Path("/proc/meminfo")
+    available = None
     try:
-        for line in meminfo.read_text().splitlines():
+        for line in Path("/proc/meminfo").read_text().splitlines():
             if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
+                available = int(line.split()[1]) * 1024
     except OSError:
         pass
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    if available is None:
+        available = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    room = address_space_room()
+    return available if room is None else max(0, min(available, room))
+
+
+def address_space_room():
+    """Return the bytes left under ``RLIMIT_AS`` after this process's mappings, or None.
+
+    None when no address-space limit is set (or it cannot be read).
+    """
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ImportError, OSError, ValueError):
+        return None
+    if limit == resource.RLIM_INFINITY or limit < 0:
+        return None
+    mapped = 0
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmSize:"):
+                mapped = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return max(0, limit - mapped)
 
 
 def gib_text(size):
@@ -73,5 +116,31 @@ def check_memory(need, where, what, advice, got):
             [
                 f"{where}: {what} need about {gib_text(need)} of memory and this machine has "
                 f"{gib_text(available)} available; {advice} (got {got})"
+            ]
+        )
+
+
+def check_work(operations, where, what, advice, got):
+    """Raise :class:`DataError` when ``operations`` exceed :data:`WORK_LIMIT`.
+
+    Parameters
+    ----------
+    operations : int or float
+        Estimated elementary array operations of the computation.
+    where, what, advice, got : str
+        As for :func:`check_memory`.
+
+    Raises
+    ------
+    DataError
+        ``WHERE: WHAT take about N array operations, beyond the WORK_LIMIT simcore runs
+        (minutes at about 10^9 a second); ADVICE (got GOT)``.
+    """
+    if operations > WORK_LIMIT:
+        raise DataError(
+            [
+                f"{where}: {what} take about {float(operations):.1e} array operations, beyond "
+                f"the {float(WORK_LIMIT):.0e} simcore runs in one computation (minutes at about "
+                f"1e9 a second); {advice} (got {got})"
             ]
         )

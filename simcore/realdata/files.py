@@ -9,9 +9,20 @@ JSON mapping ``{rater: {item: label}}``: by its suffix (``.csv``, ``.csv.gz``, `
 :data:`READ_ERRORS` are the errors of reading a damaged file (corrupt gzip included), and
 :func:`read_json` reads a JSON file (plain or gzip) whatever it holds, raising
 :class:`FileProblem` with one sentence for invalid, too deeply nested or too long input.
+
+Every read is bounded: :func:`open_text` counts the (decompressed) bytes as they are read and
+stops with :class:`ReadLimitExceeded` past :func:`read_limit`, one
+:data:`TEXT_EXPANSION`-th of the memory available to the process (MemAvailable, and never
+more than the room left under an address-space limit), because the readers hold about that
+many bytes of Python objects per byte of text. A plain file larger than the limit, or a gzip
+file whose compressed bytes alone pass it, is refused before a byte is read; a gzip file is first
+inflated and discarded once, counting its bytes, so that a gzip bomb or gigabytes of
+compressed rows are refused in seconds, as soon as the count passes the limit, before any
+row is parsed.
 """
 
 import gzip
+import io
 import json
 import re
 import sys
@@ -21,6 +32,82 @@ from pathlib import Path
 READ_ERRORS = (OSError, EOFError, UnicodeDecodeError, zlib.error)
 """What reading a damaged text file raises: a corrupt gzip stream is ``zlib.error`` or
 ``gzip.BadGzipFile`` (an ``OSError``), a truncated one ``EOFError``."""
+
+
+class ReadLimitExceeded(OSError):
+    """A file whose (decompressed) text is larger than :func:`read_limit` allows.
+
+    An ``OSError``, so that every reader reports it as it reports an unreadable file, with
+    the path: ``FILE: unreadable: the text passes the read limit ...``.
+    """
+
+
+TEXT_EXPANSION = 16
+"""Bytes of memory the readers may take per byte of text read (rows as Python objects)."""
+
+
+def read_limit():
+    """Return the most bytes of (decompressed) text one file may hold here.
+
+    ``available_bytes() // TEXT_EXPANSION``
+    (:func:`simcore.realdata.allocation.available_bytes`: MemAvailable, bounded by the room
+    left under ``RLIMIT_AS``), and at least 1 MiB.
+    """
+    from simcore.realdata.allocation import available_bytes
+
+    return max(2**20, available_bytes() // TEXT_EXPANSION)
+
+
+def _limit_problem(limit, what):
+    from simcore.realdata.allocation import gib_text
+
+    return ReadLimitExceeded(
+        f"{what} passes the read limit of {gib_text(limit)} ({limit:,} bytes: 1/"
+        f"{TEXT_EXPANSION} of the memory available here, as the rows read take about "
+        f"{TEXT_EXPANSION} bytes per byte of text); split the file, or run it where "
+        f"{TEXT_EXPANSION} times its text is available"
+    )
+
+
+class _BoundedStream(io.RawIOBase):
+    """A binary stream that raises :class:`ReadLimitExceeded` once ``limit`` bytes are read."""
+
+    def __init__(self, stream, path, limit):
+        super().__init__()
+        self._stream, self._path, self._limit, self._count = stream, path, limit, 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        size = self._stream.readinto(buffer)
+        self._count += size or 0
+        if self._count > self._limit:
+            raise _limit_problem(self._limit, f"the text read ({self._count:,} bytes so far)")
+        return size
+
+    def close(self):
+        if not self.closed:
+            self._stream.close()
+        super().close()
+
+
+SCAN_CHUNK = 2**22
+"""Bytes inflated at a time by :func:`_check_inflated_size`."""
+
+
+def _check_inflated_size(path, limit):
+    """Raise :class:`ReadLimitExceeded` when the gzip file ``path`` inflates past ``limit``.
+
+    One pass that inflates and discards (hundreds of MB a second), so that a file too large
+    to read is refused in seconds, not after minutes of parsing rows up to the limit.
+    """
+    inflated = 0
+    with gzip.open(path, "rb") as stream:
+        while chunk := stream.read(SCAN_CHUNK):
+            inflated += len(chunk)
+            if inflated > limit:
+                raise _limit_problem(limit, f"the text inflated ({inflated:,} bytes so far)")
 
 
 class FileProblem(ValueError):
@@ -43,7 +130,7 @@ def is_gzip(path):
         return handle.read(2) == GZIP_MAGIC
 
 
-def open_text(path, encoding="utf-8"):
+def open_text(path, encoding="utf-8", limit=None):
     """Open ``path`` for reading text, through gzip when its content is gzip.
 
     Parameters
@@ -53,14 +140,31 @@ def open_text(path, encoding="utf-8"):
     encoding : str, optional
         Text encoding of the (decompressed) content.
 
+    limit : int, optional
+        Most bytes of text to read (default :func:`read_limit`).
+
     Returns
     -------
     io.TextIOBase
         A text handle with universal newlines off (``newline=""``), as :mod:`csv` wants.
+
+    Raises
+    ------
+    ReadLimitExceeded
+        When the file (plain), or its compressed bytes alone, are larger than ``limit``;
+        on reading, once the (decompressed) text passes ``limit``.
     """
-    if is_gzip(path):
-        return gzip.open(path, "rt", encoding=encoding, newline="")
-    return Path(path).open(encoding=encoding, newline="")
+    limit = read_limit() if limit is None else limit
+    compressed = is_gzip(path)
+    size = Path(path).stat().st_size
+    if size > limit:
+        what = "compressed" if compressed else "text"
+        raise _limit_problem(limit, f"the file's {size:,} bytes of {what}")
+    if compressed:
+        _check_inflated_size(path, limit)
+    stream = gzip.open(path, "rb") if compressed else Path(path).open("rb")
+    bounded = io.BufferedReader(_BoundedStream(stream, path, limit), buffer_size=2**20)
+    return io.TextIOWrapper(bounded, encoding=encoding, newline="")
 
 
 def file_format(path):

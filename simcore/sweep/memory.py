@@ -24,13 +24,44 @@ def available_bytes():
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
-def check_fits(study, scenario, context, available=None):
-    """Raise ScenarioError when the study's largest cell cannot fit in memory here.
+DRIVER_BYTES_PER_CELL = 400
+"""Bytes the driver holds per cell of a sweep besides its counts: the cell's index and
+coordinates, its first trial to run and its progress entry (Python objects)."""
 
-    ``study.memory_need(scenario, context)`` gives ``(bytes, what to change)``.
+
+def cells_need(layout):
+    """Return ``(cells, bytes)``: the sweep's cell count and what the driver holds for them.
+
+    The count multiplies the axis lengths (no cell is enumerated); the bytes are the cube's
+    (:func:`simcore.sweep.estimate.store_size`, counts and rates, held when it is finalised
+    or returned) plus :data:`DRIVER_BYTES_PER_CELL` per cell.
     """
-    need, advice = study.memory_need(scenario, context)
+    from simcore.sweep.estimate import store_size
+
+    cells = 1
+    for size in layout.shape:
+        cells *= int(size)
+    return cells, store_size(layout)[0] + DRIVER_BYTES_PER_CELL * cells
+
+
+def check_fits(study, scenario, context, available=None):
+    """Raise ScenarioError when the study's largest cell, or its cells, cannot fit in memory.
+
+    ``study.memory_need(scenario, context)`` gives ``(bytes, what to change)``; the sweep's
+    cells are counted from its layout's shape (:func:`cells_need`) before any is enumerated.
+    """
     available = available_bytes() if available is None else available
+    cells, held = cells_need(study.layout(scenario, context))
+    if held > available:
+        raise ScenarioError(
+            [
+                f"{scenario.source}: sweep: {cells:,} cells need about {held / GIB:.1f} GiB of "
+                f"memory to run (about {DRIVER_BYTES_PER_CELL} bytes a cell besides the cube) "
+                f"and this machine has {available / GIB:.1f} GiB available; sweep fewer values "
+                f"(at most about {available * cells // max(held, 1):,} cells fit here)"
+            ]
+        )
+    need, advice = study.memory_need(scenario, context)
     if need > available:
         raise ScenarioError(
             [
