@@ -6,6 +6,10 @@ allowed are exit status 0 (the input was valid) or 2 (refused with a message), a
 never holds a traceback or "internal error". The examples are derandomised (the same inputs
 on every run) and bounded so that the file runs in well under a minute on one core; the
 ``slow`` variants draw more and add ``advise``. ``SIMCORE_FUZZ_EXAMPLES`` scales them.
+
+The Python face is fuzzed too: every public function of ``simcore.__all__``, each keyword
+given ``None``, a bool, texts, floats, negative and huge numbers, a mapping, a list, NumPy
+scalars, NaN and a DataFrame, either runs or raises TypeError/ValueError naming the keyword.
 """
 
 import csv
@@ -14,10 +18,13 @@ import io
 import json
 import os
 
+import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+import simcore
 from simcore.cli import main
 
 SCALE = float(os.environ.get("SIMCORE_FUZZ_EXAMPLES", "1"))
@@ -422,3 +429,111 @@ def test_generated_advise_options_advise_or_are_refused(tmp_path_factory, capsys
     if not any(option == "--trials" for option, _ in pairs):
         argv.append("--trials=20")
     run_ok_or_refused(argv, capsys)
+
+
+# --------------------------------------------------------------------------- the Python face
+
+HOSTILE_VALUES = {
+    "None": None,
+    "bool": True,
+    "text": "x",
+    "number text": "5",
+    "float": 2.5,
+    "negative": -1,
+    "huge": 10**30,
+    "dict": {"a": 1},
+    "list": [1, 2],
+    "numpy int": np.int64(5),
+    "numpy float": np.float64(0.5),
+    "nan": float("nan"),
+    "frame": pd.DataFrame({"x": [1]}),
+}
+"""Values a caller may pass where another type is meant."""
+
+FACE_CALLS = {
+    "advise": (("data.csv",), {"judges": ["j"], "trials": 20}, ("judges", "humans", "trials")),
+    "agreement": (("data.csv",), {"boot": 20}, ("coefficient", "seed", "raters", "level")),
+    "calibrate": ((), {"table": (10, 2, 3, 80), "fails": 30, "of": 300},
+                  ("table", "fails", "of", "card", "csv", "production", "confidence")),
+    "card": (("data.csv",), {"judges": ["j"], "judge": "j", "fail_labels": ["FAIL"],
+                             "criterion": "c", "population": "p"},
+             ("judge", "criterion", "population", "labels", "confidence")),
+    "card_check": (("card.json", "data.csv"), {"judges": ["j"]}, ("card_path", "alpha")),
+    "ceiling": (("stars.csv",), {"boot": 20}, ("criterion", "judges", "graded", "seed")),
+    "estimate": (("s.yaml",), {}, ("scenario", "trials", "seed", "sets")),
+    "inspect": (("data.csv",), {"judges": ["j"]}, ("data", "humans", "slots", "columns")),
+    "load_scenario": (("s.yaml",), {}, ("path", "overrides", "trials", "seed")),
+    "monitor": (("prod.csv", "audit.csv"), {},
+                ("production", "audit_file", "card", "plot", "expire_card", "fail_label")),
+    "read_annotations": (("data.csv",), {"judges": ["j"]}, ("source", "columns", "labels")),
+    "run": (("s.yaml",), {}, ("scenario", "trials", "seed", "sets", "out")),
+    "wellposed": (("stars.csv",), {"boot": 20}, ("judges", "criterion", "seed")),
+}  # fmt: skip
+"""Per public function: a valid call (positional arguments, keywords) and the keywords
+fuzzed (a positional argument by its parameter name). ``boot`` and ``workers`` are left
+out: their bounds (work that grows with them) are checked where the work is estimated."""
+
+
+@pytest.fixture(scope="module")
+def face_folder(tmp_path_factory):
+    """A folder with the files the valid calls read."""
+    import random
+
+    import yaml
+
+    folder = tmp_path_factory.mktemp("face")
+    pick = random.Random(3)
+    raters = ("h1", "h2", "h3", "j")
+    rows = [f"i{i},{r},{pick.choice(['PASS', 'FAIL'])}" for i in range(40) for r in raters]
+    (folder / "data.csv").write_text("\n".join(["item,rater,label", *rows]) + "\n")
+    stars = [f"i{i},{r},{pick.choice('12345')}" for i in range(40) for r in (*raters, "k")]
+    (folder / "stars.csv").write_text("\n".join(["item,rater,label", *stars]) + "\n")
+    production = [f"p{i},2026-01-{1 + i // 10:02d},{pick.choice(['fail', 'pass'])}"
+                  for i in range(100)]  # fmt: skip
+    audit = [f"p{i},2026-01-{1 + i // 10:02d},{pick.choice(['fail', 'pass'])}"
+             for i in range(0, 100, 3)]  # fmt: skip
+    (folder / "prod.csv").write_text("\n".join(["item,date,judge", *production]) + "\n")
+    (folder / "audit.csv").write_text("\n".join(["item,date,human", *audit]) + "\n")
+    scenario = {"name": "face", "model": {"n_items": 30, "n_humans": 3}, "trials": 4,
+                "seed": 1, "sweep": {"p_judge": [0.9], "rho": [0.2]}}  # fmt: skip
+    (folder / "s.yaml").write_text(yaml.safe_dump(scenario))
+    card = simcore.card(folder / "data.csv", **FACE_CALLS["card"][1]).to_dict()["card"]
+    (folder / "card.json").write_text(json.dumps(card))
+    return folder
+
+
+def face_cases():
+    """Yield one case per public function and fuzzed keyword."""
+    for function, (_, _, keywords) in FACE_CALLS.items():
+        for keyword in keywords:
+            yield pytest.param(function, keyword, id=f"{function}-{keyword}")
+
+
+@pytest.mark.parametrize(("function", "keyword"), list(face_cases()))
+def test_public_functions_refuse_wrong_types_by_keyword(face_folder, monkeypatch, function,
+                                                        keyword):  # fmt: skip
+    """Every hostile value is taken or refused with TypeError/ValueError naming the keyword
+    (or, for a text, the text itself: a file or name that is not there)."""
+    import inspect as introspect
+
+    monkeypatch.chdir(face_folder)
+    call = getattr(simcore, function)
+    args, keywords, _ = FACE_CALLS[function]
+    positional = list(introspect.signature(call).parameters)[: len(args)]
+    for name, value in HOSTILE_VALUES.items():
+        given, options = list(args), dict(keywords)
+        if keyword in positional:
+            given[positional.index(keyword)] = value
+        else:
+            options[keyword] = value
+        try:
+            call(*given, **options)
+        except (TypeError, ValueError) as error:
+            text = str(error)
+            named = (
+                keyword in text
+                or (isinstance(value, str) and value in text)  # a file or name not there
+                or (isinstance(value, dict) and any(f"{key}:" in text for key in value))
+                or "DataFrame" in text  # a frame without the columns, named
+            )
+            assert named, f"{function}({keyword}={name}): {text[:300]}"

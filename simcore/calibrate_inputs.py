@@ -1,0 +1,75 @@
+"""The calibration sources :func:`simcore.calibrate` takes, checked for type before any work.
+
+``table`` must be four integer counts, ``card`` a card's document or file (checked as a card
+file is), ``csv`` a path, ``production`` a path or a DataFrame with ``rater`` and ``label``
+columns; each refusal names the keyword and what to pass (issue 46).
+"""
+
+from simcore.calibration.errors import CalibrationInputError
+from simcore.options import count_value, shown_value
+
+__all__ = ["checked_sources", "is_frame", "table_counts"]
+
+
+def table_counts(table, name="table"):
+    """Return ``table`` as four Python ints ``(caught, missed, flagged, cleared)``.
+
+    Four entries (a tuple, list or 1-D array), each a Python or NumPy integer from 0 to
+    2**53 (:func:`simcore.options.count_value`): a bool, a float (even ``6.0``) or a text
+    is refused, never rounded or parsed.
+
+    Raises
+    ------
+    TypeError
+        Not a sequence of four, or an entry that is not an integer, naming ``table`` and
+        the entry.
+    ValueError
+        A negative entry or one above 2**53.
+    """
+    import numpy as np
+
+    if isinstance(table, np.ndarray) and table.ndim == 1:
+        table = table.tolist()
+    if not isinstance(table, tuple | list) or len(table) != 4:
+        raise TypeError(
+            f"{name}: must be four integer counts (caught, missed, flagged, cleared), as a "
+            f"tuple or list (got {shown_value(table)})"
+        )
+    return tuple(
+        count_value(count, f"{name}: {what}")
+        for count, what in zip(table, ("caught", "missed", "flagged", "cleared"), strict=True)
+    )
+
+
+def checked_sources(table, card, csv, production):
+    """Return ``(table, card, csv, production)`` checked for type before any work.
+
+    ``table`` becomes four ints (:func:`table_counts`), ``card`` the checked card's document
+    (:func:`simcore.instrument.card_file.card_argument`), ``csv`` must be a path and
+    ``production`` a path or a DataFrame with ``rater`` and ``label`` columns.
+    """
+    from simcore.options import path_value
+
+    if table is not None:
+        table = table_counts(table)
+    if card is not None:
+        from simcore.instrument.card_file import card_argument
+
+        card = card_argument(card, "card")
+    csv = path_value(csv, "csv", optional=True)
+    if production is not None and not is_frame(production):
+        production = path_value(production, "production")
+    elif production is not None:
+        missing = [column for column in ("rater", "label") if column not in production.columns]
+        if missing:
+            raise CalibrationInputError(
+                f"production: a DataFrame needs the columns rater and label, one row per item "
+                f"the judge labelled (missing {', '.join(missing)}) (got columns "
+                f"{', '.join(str(column) for column in production.columns) or 'none'})"
+            )
+    return table, card, csv, production
+
+
+def is_frame(value):
+    """Whether ``value`` is a pandas DataFrame (without importing pandas)."""
+    return type(value).__name__ == "DataFrame" and hasattr(value, "columns")
