@@ -8,7 +8,7 @@ SCENARIOS := scenarios
 # --scheduler ADDRESS). An interrupted target resumes where it stopped when run again.
 RUN_FLAGS ?=
 
-.PHONY: install test test-slow lint docs bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage coverage-clustered advise-example advise-calibration advise-calibration-weighted advise-crowd-calibration crowd-forms wellposed transport cards clean
+.PHONY: install test test-slow lint docs bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage coverage-clustered advise-example advise-calibration advise-calibration-weighted advise-crowd-calibration crowd-forms wellposed transport cards hostile clean
 
 install: $(STAMP)
 
@@ -166,6 +166,13 @@ real-strat: $(STAMP)
 	done
 	$(BIN)/simcore tables $(foreach name,$(REAL),results/strat_$(name).zarr) \
 		--agreement-stores results/strat_cebab_stars_alpha.zarr --variants results/real_strat_variants.md
+
+# The hostile corpus (tests/hostile_corpus.py): hostile command lines, Python calls, store
+# damage and file-system faults (a tmpfs and chattr where run as root), each in its own
+# process; prints the counts by class (traceback, wrong accept, hang, user data lost, left
+# behind). A few minutes.
+hostile: $(STAMP)
+	$(BIN)/python tests/hostile_corpus.py --jobs 2
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache docs/_build docs/reference/python/generated docs/examples
