@@ -3,6 +3,7 @@
 import copy
 from pathlib import Path
 
+from simcore.options import plain_number, plain_numbers, shown_value
 from simcore.studies import KINDS, study_for
 from simcore.studies.config import ScenarioError, apply_overrides, read_raw
 from simcore.sweep.run import run_sweep
@@ -15,13 +16,15 @@ def _as_scenario(scenario, sets, trials, seed):
             f"sets: must be a mapping {{'KEY': VALUE}}, as {{'model.n_items': 1000}} "
             f"(got {type(sets).__name__} {sets!r})"
         )
+    _check_scenario_type(scenario)
+    sets, trials, seed = plain_numbers(sets), plain_number(trials), plain_number(seed)
     if isinstance(scenario, str | Path):
         overrides = [f"{key}={value}" for key, value in (sets or {}).items()]
         return load_any(scenario, overrides=overrides, trials=trials, seed=seed)
     if not (sets or trials is not None or seed is not None) and not isinstance(scenario, dict):
         return scenario  # a loaded scenario, unchanged
     if isinstance(scenario, dict):
-        raw, source, base = copy.deepcopy(scenario), "<dict>", None
+        raw, source, base = plain_numbers(copy.deepcopy(scenario)), "<dict>", None
     else:
         raw, source, base = scenario.to_dict(), scenario.source, None
     apply_overrides(raw, [f"{key}={value}" for key, value in (sets or {}).items()], source)
@@ -30,6 +33,27 @@ def _as_scenario(scenario, sets, trials, seed):
     if seed is not None:
         raw["seed"] = seed
     return _validate(raw, source, base)
+
+
+def _check_scenario_type(scenario):
+    """Refuse a ``scenario`` that is neither a file, a mapping nor a loaded scenario.
+
+    Raises
+    ------
+    TypeError
+        ``scenario: must be a scenario file (str or pathlib.Path), a mapping or a loaded
+        scenario (got int 5)``.
+    """
+    if isinstance(scenario, str | Path | dict):
+        if isinstance(scenario, str) and ("\x00" in scenario or not scenario.strip()):
+            raise ScenarioError([f"scenario: must be a file's path (got {scenario!r})"])
+        return
+    if getattr(scenario, "kind", None) in KINDS and hasattr(scenario, "to_dict"):
+        return
+    raise TypeError(
+        f"scenario: must be a scenario file (str or pathlib.Path), a mapping or a scenario "
+        f"from simcore.load_scenario (got {shown_value(scenario)})"
+    )
 
 
 def _validate(raw, source, base):
@@ -48,7 +72,17 @@ def load_any(path, overrides=(), trials=None, seed=None):
     simcore.studies.config.ScenarioError
         Every problem, naming the file, the key and the bad value.
     """
-    raw = read_raw(path, overrides, trials, seed)
+    from simcore.options import path_value
+
+    path_value(path, "path")
+    if not isinstance(overrides, list | tuple) or not all(
+        isinstance(item, str) for item in overrides
+    ):
+        raise TypeError(
+            f"overrides: must be a list of 'KEY=VALUE' texts, as ['model.n_items=1000'] "
+            f"(got {type(overrides).__name__} {overrides!r})"
+        )
+    raw = read_raw(path, overrides, plain_number(trials), plain_number(seed))
     return _validate(raw, str(path), Path(path).parent)
 
 
@@ -107,6 +141,13 @@ def run(
     simcore.sweep.grid.SchedulerError
         No scheduler answers at ``scheduler`` (nothing is written).
     """
+    from simcore.options import path_value
+
+    path_value(out, "out", optional=True)
+    from simcore.sweep.grid import check_parallel
+
+    check_parallel("workers", workers)
+    check_parallel("threads", threads)
     scenario = _as_scenario(scenario, sets, trials, seed)
     return run_sweep(
         scenario,

@@ -11,6 +11,7 @@ JSON ``{judge: {item: label}}`` or an alttest folder's judge file), whose FAIL l
 counted under the same definition.
 """
 
+from simcore.calibrate_inputs import checked_sources, table_counts
 from simcore.calibration.errors import CalibrationInputError
 from simcore.command_options import (
     CALIBRATE_OPTIONS,
@@ -18,10 +19,16 @@ from simcore.command_options import (
     READER_KEYS,
     plan_theta_choice,
 )
-from simcore.options import check_values, did_you_mean
+from simcore.options import check_values, count_value, did_you_mean
 from simcore.results import CommandResult
 
-__all__ = ["calibrate", "calibration_counts", "fail_definition", "production_counts"]
+__all__ = [
+    "calibrate",
+    "calibration_counts",
+    "fail_definition",
+    "production_counts",
+    "table_counts",
+]
 
 METHODS = CALIBRATE_OPTIONS[0].choices
 """``method``: :data:`simcore.calibration.methods.METHODS` and ``all``."""
@@ -60,6 +67,30 @@ def fail_definition(fail_at_most, fail_labels):
     from simcore.instrument.fail_definitions import definition_of
 
     return definition_of(fail_at_most, fail_labels, "calibrate")
+
+
+def _counts(fails, of):
+    """Return ``((fails, "fails"), (of, "of"))``: the production counts with their names."""
+    return (fails, "fails"), (of, "of")
+
+
+def reading_definition(data, production, fail_at_most, fail_labels):
+    """Return the FAIL definition for reading ``data`` or ``production``; None reading neither.
+
+    Raises
+    ------
+    CalibrationInputError
+        Labels to read and no definition: ``production: reading the judge's labels needs a
+        FAIL definition: fail_at_most=X or fail_labels=[...] (got neither)``.
+    """
+    if data is None and production is None:
+        return None
+    if fail_at_most is None and fail_labels is None:
+        raise CalibrationInputError(
+            f"{'data' if data is not None else 'production'}: reading the judge's labels "
+            "needs a FAIL definition: fail_at_most=X or fail_labels=[...] (got neither)"
+        )
+    return fail_definition(fail_at_most, fail_labels)
 
 
 def calibration_counts(data, judge, definition, **roles):
@@ -202,9 +233,13 @@ def calibrate(
         reads; ``roles`` are its ``humans``, ``judges``, ``judges_file``,
         ``group_separator`` and ``columns``.
     table : tuple of int, optional
-        Instead: ``(caught, missed, flagged, cleared)``.
-    card : dict, optional
-        Instead: a judge card's document (``simcore.card(...)["card"]``); its counts.
+        Instead: ``(caught, missed, flagged, cleared)``: four Python or NumPy integers from
+        0 to 2**53 (a bool, a float such as ``6.0`` or a text is refused).
+    card : dict, str or pathlib.Path, optional
+        Instead: a judge card's document (``simcore.card(...).to_dict()["card"]``) or its
+        JSON file, checked key by key as ``simcore calibrate --card`` checks a card file
+        (:func:`simcore.instrument.card_file.check_card`); its counts. The card's expiry and
+        population are checked only by the command line (``--population``).
     csv : str or pathlib.Path, optional
         Instead: a CSV with one row per item and columns ``human`` and ``judge`` holding
         ``fail`` / ``pass``.
@@ -212,10 +247,12 @@ def calibrate(
         The judge, for ``data`` and ``production``.
     fail_at_most, fail_labels : optional
         What FAIL means (exactly one), for ``data`` and ``production``.
-    production : str or pathlib.Path, optional
-        The production stream as a file of the judge's labels.
+    production : str, pathlib.Path or pandas.DataFrame, optional
+        The production stream as a file of the judge's labels (or a long DataFrame with
+        ``rater`` and ``label`` columns).
     fails, of : int, optional
-        Instead: the judge failed ``fails`` of ``of`` production outputs.
+        Instead: the judge failed ``fails`` of ``of`` production outputs (Python or NumPy
+        integers up to 2**53; a bool or a float is refused).
     method : str
         ``lr`` (Rogan-Gladen, Lang-Reiczigel interval), ``naive``, ``ppi``, ``ppi++``,
         ``strat-ppi`` or ``all`` (every method side by side).
@@ -277,9 +314,14 @@ def calibrate(
     ValueError
         No or several calibration sources, no production, counts or options out of range,
         or bad data (naming the file, key and value).
+    TypeError
+        A keyword of the wrong type (``table`` not four integers, ``fails=130.5``,
+        ``card=[1, 2]``), naming the keyword and what to pass.
     """
     plan_only = dict(half_width=half_width, se=se, sp=sp, theta=theta, cluster_size=cluster_size)
     _check_mode(plan, production, {**plan_only, "icc": icc, "plan_theta": plan_theta})
+    table, card, csv, production = checked_sources(table, card, csv, production)
+    fails, of = (None if n is None else count_value(n, name) for n, name in _counts(fails, of))
     sources = (data, table, card, csv)
     if plan:
         shape = None if cluster_size is None and icc is None else (cluster_size, icc)
@@ -296,9 +338,8 @@ def calibrate(
         return clustered_calibration(
             sources, cluster_column, production, (fails, of), method, settings
         )
-    reading = data is not None or production is not None
-    definition = fail_definition(fail_at_most, fail_labels) if reading else None
-    if reading and not judge:
+    definition = reading_definition(data, production, fail_at_most, fail_labels)
+    if definition is not None and not judge:
         raise CalibrationInputError("judge: needed to read the judge's labels (got none)")
     table = _calibration_table(data, table, card, csv, judge, definition, roles)
     if production is not None:
@@ -402,7 +443,7 @@ def _calibration_table(data, table, card, csv, judge, definition, roles):
     if data is not None:
         table = calibration_counts(data, judge, definition, **roles)
     elif card is not None:
-        counts = card["counts"]
+        counts = card["counts"]  # checked by card_argument
         table = (counts["caught"], counts["missed"], counts["flagged"], counts["cleared"])
     elif csv is not None:
         table = read_confusion_csv(csv)

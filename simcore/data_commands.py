@@ -46,7 +46,16 @@ def _options(command, given, options):
             except argparse.ArgumentTypeError as error:
                 raise ValueError(f"{command}: {option.name}: {error}") from None
     check_values(values, options)
+    from simcore.realdata.readers import name_list
+
+    for name in NAME_KEYWORDS:  # checked here, read by the one reader or the command
+        if values.get(name) is not None:
+            name_list(values[name], name)
     return values
+
+
+NAME_KEYWORDS = ("humans", "judges", "raters", "label_order")
+"""Keywords holding rater or label names: a list of texts or one comma-separated text."""
 
 
 def _matrix_document(matrix, shape):
@@ -315,6 +324,8 @@ def card_check(card_path, data, **options):
         estimates and counts, p-value, power, rows needed); table ``rates``.
     """
     from simcore.instrument_api import card_check_result
+    from simcore.options import path_value
 
+    path_value(card_path, "card_path (the card's JSON file)")
     values = _options("card --check", options, declared.DATA_OPTIONS + declared.CHECK_OPTIONS)
     return card_check_result(card_path, data, values)

@@ -35,6 +35,69 @@ def check_bootstrap_fits(source, boot, n_items, per_cell):
     )
 
 
+def check_pair_tables_fit(source, n_judges, n_labels, boot):
+    """Refuse judge-pair ``L x L`` tables that cannot fit in memory or take hours (DataError).
+
+    The cost grows with the square of the label count ``L``
+    (:func:`simcore.instrument.wellposed.pair_table_size`); it is checked before any table
+    is built, against the memory available and :data:`~simcore.realdata.allocation.WORK_LIMIT`.
+    """
+    from simcore.instrument.wellposed import pair_table_size
+    from simcore.realdata.allocation import check_memory, check_work
+
+    need, operations = pair_table_size(n_judges, n_labels, boot)
+    pairs = n_judges * (n_judges - 1) // 2
+    tables = f"{pairs} judge-pair tables of {n_labels:,} x {n_labels:,} labels"
+    advice = "lower --boot (Python: boot), name fewer --judges, or merge labels"
+    got = f"{n_labels:,} distinct labels, {n_judges} judges, boot {boot}"
+    check_memory(need, f"{source}: labels", f"the {tables} of one resample", advice, got)
+    check_work(operations, f"{source}: labels", f"{boot + 1} sets of {tables}", advice, got)
+
+
+CELL_OPERATIONS = 400
+"""Array operations per gathered (replicate, cell) of the ceilings' bootstrap: the gather,
+the sort that ranks or tallies, and the grouped sums (measured: 1,000 replicates of 12,000
+items x 5 humans, 240,000 cells each, take about 90 s)."""
+
+
+def check_ceiling_fits(matrix, measure, boot):
+    """Refuse human ceilings that cannot fit in memory or would take hours (DataError).
+
+    Every replicate gathers the ``c_2`` cells of the human pairs' shared items and twice
+    the ``c`` labelled cells (a rater against the consensus, with and without it), at about
+    :data:`CELL_OPERATIONS` operations a cell. Spearman's rho (``measure`` True) ranks the
+    labels and needs nothing more. Kappa and the chosen coefficients tally every item's
+    ``L`` labels: ``n L`` counts, and two ``c L`` copies (the consensus of each cell's
+    item), 8 bytes each; a chosen coefficient also weighs each cell's votes by an ``L x L``
+    matrix (``c L^2`` operations) and scores ``G`` ``L x L`` tables per replicate, ``G = P +
+    2 K`` (the pairs and twice the humans), where kappa reads ``G L`` counters.
+    """
+    import numpy as np
+
+    from simcore.instrument.grouped_scores import averaged
+    from simcore.model.weighted import Scoring
+    from simcore.realdata.allocation import check_memory, check_work
+
+    humans, n_labels = matrix.n_humans, len(matrix.labels)
+    per_item = (np.asarray(matrix.human_labels) >= 0).sum(axis=1).astype(np.int64)
+    cells = int(per_item.sum())
+    gathered = int((per_item * (per_item - 1) // 2).sum()) + 2 * cells
+    got = f"{n_labels:,} labels, {matrix.n_items:,} items, {humans} humans, boot {boot}"
+    where = f"{matrix.source}: boot"
+    what = f"{boot:,} bootstrap replicates of {gathered:,} cells"
+    check_work((boot + 1) * gathered * CELL_OPERATIONS, where, what, "lower --boot", got)
+    if averaged(measure):
+        return
+    groups = humans * (humans - 1) // 2 + 2 * humans
+    table = n_labels**2 if isinstance(measure, Scoring) else n_labels
+    operations = 4 * cells * table + 8 * (boot + 1) * groups * table
+    what = f"the label tallies of {cells:,} human labels over {n_labels:,} distinct labels"
+    advice = "merge labels, or read fewer items or humans; lower --boot (Python: boot)"
+    where = f"{matrix.source}: labels"
+    check_memory(8 * n_labels * (matrix.n_items + 2 * cells), where, what, advice, got)
+    check_work(operations, where, what, advice, got)
+
+
 def _roles(values):
     return {key: values.get(key) for key in READER_KEYS}
 
@@ -53,6 +116,7 @@ def ceiling_result(data, values):
     scale = matrix_scale(matrix)
     graded = scale.is_rating if values["graded"] is None else values["graded"]
     measure = graded if scoring is None else scoring
+    check_ceiling_fits(matrix, measure, values["boot"])
     scores = None
     if values["judge_scores"]:
         scores = report.read_judge_scores(values["judge_scores"], values["score_column"])
@@ -193,6 +257,7 @@ def wellposed_result(data, values):
     table = load_judge_table(data, name_list(values["judges"]), *reading)
     n_items = len(table.codes)
     check_bootstrap_fits(table.source, values["boot"], n_items, BOOT_BYTES["wellposed"])
+    check_pair_tables_fit(table.source, len(table.judges), len(table.labels), values["boot"])
     _check_criterion(table, values["criterion"])
     scoring = pair_scoring(table, values)
     labels_scale = label_scale(table.labels)
@@ -257,6 +322,9 @@ def card_result(data, values):
         judge=values["judge"],
         **{key: values[key] for key in ("humans", "judges", "judges_file", "columns")},
     )
+    from simcore.instrument.card_ceiling import CEILING_BOOT
+
+    check_ceiling_fits(matrix, label_scale(matrix.labels, matrix.ordinal).is_rating, CEILING_BOOT)
     names = {
         "criterion": values["criterion"],
         "population": values["population"],

@@ -88,7 +88,10 @@ def guarded(function, *args, keeps_cells=False):
     """Return ``function(*args)``; if an interrupt ends it, print one line, return 130 or 143.
 
     While ``function`` runs, SIGINT raises KeyboardInterrupt and SIGTERM raises
-    :class:`Terminated`, each noted first; the previous handlers are restored afterwards
+    :class:`Terminated`, each noted first. A signal whose exception was swallowed (caught by
+    a library, or lost at an import, where CPython would later end the process by SIGINT
+    with no word) still ends the command with its line and status, though ``function``
+    returned. The previous handlers are restored afterwards
     (this is also called in-process, by tests and scripts). A signal that is ignored stays
     ignored, and off the main thread no handler is installed (only the main thread may):
     there an interrupt is still recognised by its chain. Any other exception propagates.
@@ -102,11 +105,15 @@ def guarded(function, *args, keeps_cells=False):
     """
     with _handlers() as reporting:
         try:
-            return function(*args)
+            result = function(*args)
         except BaseException as error:
             if not caused_by_interrupt(error):
                 raise
             signum = _signal_of(error)
+        else:
+            if not _received:
+                return result
+            signum = _received[0]  # its KeyboardInterrupt was swallowed on the way out
         reporting.set()  # a further signal now is ignored, so the line is the last word
         _forget_unhandled_interrupt()
         print(message(signum, keeps_cells), file=sys.stderr, flush=True)

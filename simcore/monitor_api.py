@@ -23,6 +23,7 @@ def monitor(
     alarm_alpha=0.05,
     plot=None,
     expire_card=False,
+    overwrite=False,
     item_column="item",
     date_column="date",
     judge_column="judge",
@@ -53,6 +54,9 @@ def monitor(
         ``card`` is a file made with ``--expires-on-alarm`` (valid until the monitor
         alarms): where an alarm fired, write its date into the card's ``expires`` (the file
         is replaced whole, so a reader sees the old card or the new one).
+    overwrite : bool
+        Replace ``plot`` even when it is not a figure simcore drew (never a symbolic link;
+        :mod:`simcore.output_files`).
     item_column, date_column, judge_column, human_column : str
         The files' column names.
     fail_label, pass_label : str
@@ -71,24 +75,23 @@ def monitor(
     Raises
     ------
     ValueError
-        A bad file, row or option (naming the file, line, column and value).
+        A bad file, row or option (naming the file, line, column and value), a bad card
+        (checked as ``simcore card --check`` reads one), one label for both classes, or
+        ``expire_card`` without ``card``.
+    TypeError
+        A keyword of the wrong type, naming it and what to pass.
     """
     from simcore.instrument.monitor import monitor_report
     from simcore.instrument.monitor_data import monitor_stream
 
     check_values({"confidence": confidence, "alarm_alpha": alarm_alpha}, MONITOR_OPTIONS)
-    if plot is not None:
-        from simcore.sweep.store_files import checked_output_file
-
-        checked_output_file(plot, "plot", kind="figure")  # before any work
+    columns = (item_column, date_column, judge_column, human_column)
+    _check_arguments((production, audit_file, plot), columns, (fail_label, pass_label))
+    _check_card_flags(card, expire_card)
+    _check_outputs(plot, card if expire_card else None, overwrite)  # before any work
     card_document = None if card is None else _card_document(card, expire_card)
     counts = None if card is None else _card_counts(card_document, card)
-    stream = monitor_stream(
-        production,
-        audit_file,
-        (item_column, date_column, judge_column, human_column),
-        (fail_label, pass_label),
-    )
+    stream = monitor_stream(production, audit_file, columns, (fail_label, pass_label))
     document, text = monitor_report(stream, counts, confidence, alarm_alpha)
     if card is not None:
         text += "\n" + _card_expiry(document, card_document, card, expire_card)
@@ -99,19 +102,70 @@ def monitor(
     return CommandResult("monitor", document, text, {"looks": "looks"})
 
 
+def _check_arguments(paths, columns, labels):
+    """Refuse a file, column or label keyword of the wrong type, and one label for both classes.
+
+    ``paths`` are ``(production, audit_file, plot)``, ``columns`` the four column keywords,
+    ``labels`` ``(fail_label, pass_label)``.
+
+    Raises
+    ------
+    TypeError
+        A keyword of the wrong type, naming it and what to pass.
+    ValueError
+        An empty text, or ``fail_label`` and ``pass_label`` equal once stripped and lower-cased
+        (every row would be read as one class).
+    """
+    from simcore.options import path_value, text_value
+
+    production, audit_file, plot = paths
+    path_value(production, "production")
+    path_value(audit_file, "audit_file")
+    path_value(plot, "plot", optional=True)
+    for name, value in zip(COLUMN_KEYWORDS, columns, strict=True):
+        text_value(value, name)
+    fail, passed = (
+        text_value(value, name) for name, value in zip(LABEL_KEYWORDS, labels, strict=True)
+    )
+    if fail.strip().lower() == passed.strip().lower():
+        raise CalibrationInputError(
+            f"fail_label, pass_label: must be two different labels (compared stripped and "
+            f"case-insensitively) (got {fail!r} and {passed!r})"
+        )
+
+
+COLUMN_KEYWORDS = ("item_column", "date_column", "judge_column", "human_column")
+"""The column keywords of :func:`monitor`, in ``monitor_stream``'s order."""
+
+LABEL_KEYWORDS = ("fail_label", "pass_label")
+"""The label keywords of :func:`monitor`."""
+
+
+def _check_card_flags(card, expire_card):
+    """Refuse a non-bool ``expire_card``, and ``expire_card`` without a card to write into."""
+    if not isinstance(expire_card, bool):
+        raise TypeError(
+            f"expire_card: must be True or False (got {type(expire_card).__name__} {expire_card!r})"
+        )
+    if expire_card and card is None:
+        raise CalibrationInputError(
+            "expire_card: writes the first alarm's date into a card file; pass card=FILE "
+            "(a card made with --expires-on-alarm) (got no card)"
+        )
+
+
 def _card_document(card, expire_card):
-    """Return the card's document (read and checked from a file); refuse a bad --expire-card."""
+    """Return the card's document (checked, read from a file); refuse a bad --expire-card."""
     from simcore.instrument.card import ON_ALARM
+    from simcore.instrument.card_file import card_argument
 
     if isinstance(card, dict):
         if expire_card:
             raise CalibrationInputError(
                 "expire_card: needs the card's file to write its expiry into (got a document)"
             )
-        return card
-    from simcore.instrument.card_file import read_card
-
-    document = read_card(card)
+        return card_argument(card, "card")
+    document = card_argument(card, "card")
     if expire_card and document["expires"] != ON_ALARM:
         raise CalibrationInputError(
             f"{card}: expires: --expire-card dates a card made with --expires-on-alarm; this "
@@ -141,20 +195,25 @@ def _card_expiry(document, card_document, source, expire_card):
     return f"card: expires {expires}" if expires else "card: given as a document"
 
 
+def _check_outputs(plot, card, overwrite):
+    """Refuse, before any work, a ``plot`` or a card file (``expire_card``) simcore may not write.
+
+    :func:`simcore.output_files.check_output_file`: never through a symbolic link, and a
+    ``plot`` already there must be a figure simcore drew unless ``overwrite``.
+    """
+    from simcore.output_files import check_output_file
+
+    if plot is not None:
+        check_output_file(plot, "plot", "figure", overwrite=overwrite, remedy="overwrite=True")
+    if card is not None and not isinstance(card, dict):
+        check_output_file(card, "card", "card", overwrite=overwrite, remedy="overwrite=True")
+
+
 def _replace_card(card, path):
     """Write ``card`` over ``path`` whole: a temporary file beside it, then a rename."""
-    import os
-    from pathlib import Path
-
     from simcore.instrument.card_file import write_card
 
-    path = Path(path)
-    temporary = path.with_name(f".{path.name}.monitor-tmp")
-    try:
-        write_card(card, temporary)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    write_card(card, path)
 
 
 def _card_counts(card, source):

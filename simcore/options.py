@@ -20,12 +20,18 @@ __all__ = [
     "Option",
     "check_values",
     "count_number",
+    "count_value",
     "defaults",
     "did_you_mean",
     "finite_number",
     "flag_names",
     "iso_date",
     "label_list",
+    "path_value",
+    "plain_number",
+    "plain_numbers",
+    "shown_value",
+    "text_value",
 ]
 
 LARGEST_COUNT = 2**53
@@ -110,6 +116,8 @@ class Option:
                 return self.range_text() + ("" if bounded else " and finite")
         elif self.type is str and not isinstance(value, str):
             return f"must be a text (got type {type(value).__name__})"
+        elif self.type in (list, tuple) and not _is_name_list(value):
+            return f"must be a list of names (texts) (got type {type(value).__name__})"
         elif self.type not in (object, tuple, list, str) and not isinstance(value, self.type):
             return f"must be a {self.type.__name__} (got type {type(value).__name__})"
         if self.choices is not None and value not in self.choices:
@@ -135,6 +143,16 @@ class Option:
             kwargs["metavar"] = self.metavar
         parse = self.parse or (self.type if self.type in (int, float, str) else str)
         parser.add_argument(self.flag, type=parse, **kwargs)
+
+
+def _is_name_list(value):
+    """Whether ``value`` is a text or a list or tuple of texts and integers (not bools)."""
+    if isinstance(value, str):
+        return True
+    return isinstance(value, list | tuple) and all(
+        isinstance(plain_number(item), str | int) and not isinstance(plain_number(item), bool)
+        for item in value
+    )
 
 
 def label_list(text):
@@ -217,7 +235,8 @@ def check_values(values, options, command_line=False):
     Parameters
     ----------
     values : dict
-        ``{name: value}``; names not declared in ``options`` are not checked here.
+        ``{name: value}``; names not declared in ``options`` are not checked here. A NumPy
+        scalar among them is replaced by its Python number (:func:`plain_number`).
     options : sequence of Option
         The declarations.
     command_line : bool
@@ -231,6 +250,7 @@ def check_values(values, options, command_line=False):
     for option in options:
         if option.name not in values:
             continue
+        values[option.name] = plain_number(values[option.name])
         problem = option.problem(values[option.name])
         if problem:
             name = option.flag if command_line else option.name
@@ -249,3 +269,106 @@ def did_you_mean(word, valid):
     names = [str(name) for name in valid]
     matches = difflib.get_close_matches(str(word), names, n=1, cutoff=0.75)
     return f"; did you mean {matches[0]!r}?" if matches else ""
+
+
+# --------------------------------------------------------------------------- the Python face
+# What the public functions take, checked where they take it: each raises TypeError or
+# ValueError naming the keyword, the expected type and the value given.
+
+
+def shown_value(value):
+    """Return ``value`` as a message shows it: its type and a short repr on one line."""
+    text = " ".join(repr(value).split())
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def plain_number(value):
+    """Return a NumPy scalar (``numpy.int64(5)``, ``numpy.float32(0.5)``) as a Python number.
+
+    Anything else is returned unchanged, so YAML and JSON dumps, ``isinstance(value, int)``
+    checks and messages see plain numbers.
+    """
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        return value.item()
+    return value
+
+
+def plain_numbers(values):
+    """Return ``values`` (a mapping, list or tuple, nested) with :func:`plain_number` applied."""
+    if isinstance(values, dict):
+        return {key: plain_numbers(value) for key, value in values.items()}
+    if isinstance(values, list | tuple):
+        return type(values)(plain_numbers(value) for value in values)
+    return plain_number(values)
+
+
+def count_value(value, name, minimum=0):
+    """Return ``value`` as a Python int: a count of ``minimum`` to :data:`LARGEST_COUNT`.
+
+    A Python or NumPy integer is a count; a bool, a float (even ``6.0``), a text or anything
+    else is not (say ``int(x)`` where a float holds a whole number).
+
+    Raises
+    ------
+    TypeError
+        ``NAME: must be an integer (a Python or NumPy int) (got float 6.0)``.
+    ValueError
+        Below ``minimum`` or above :data:`LARGEST_COUNT` (2**53: beyond it a float64, in
+        which every rate is computed, no longer holds every integer).
+    """
+    import numbers
+
+    value = plain_number(value)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        hint = "; pass int(x)" if isinstance(value, float) and value.is_integer() else ""
+        raise TypeError(
+            f"{name}: must be an integer (a Python or NumPy int){hint} (got {shown_value(value)})"
+        )
+    value = int(value)
+    if value < minimum:
+        raise ValueError(f"{name}: must be an integer >= {minimum} (got {value})")
+    if value > LARGEST_COUNT:
+        raise ValueError(
+            f"{name}: must be at most 2**53 = {LARGEST_COUNT} (beyond it a float64 does not "
+            f"hold every integer) (got {str(value)[:40]})"
+        )
+    return value
+
+
+def path_value(value, name, optional=False):
+    """Return ``value`` when it is a path (``str`` or ``os.PathLike``), else raise TypeError.
+
+    ``optional``: ``None`` is returned unchanged.
+
+    Raises
+    ------
+    TypeError
+        ``NAME: must be a path (str or pathlib.Path) (got dict {...})``.
+    ValueError
+        An empty text, or one holding a NUL character (no file has such a name).
+    """
+    import os
+
+    if value is None and optional:
+        return None
+    if not isinstance(value, str | os.PathLike):
+        raise TypeError(f"{name}: must be a path (str or pathlib.Path) (got {shown_value(value)})")
+    text = os.fspath(value)
+    if not isinstance(text, str) or not text or "\x00" in text:
+        raise ValueError(f"{name}: must be a file's path, not empty and without NUL (got {text!r})")
+    return value
+
+
+def text_value(value, name, optional=False):
+    """Return ``value`` when it is a non-empty text, else raise TypeError or ValueError.
+
+    ``optional``: ``None`` is returned unchanged.
+    """
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: must be a text (str) (got {shown_value(value)})")
+    if not value.strip():
+        raise ValueError(f"{name}: must be a non-empty text (got {value!r})")
+    return value

@@ -44,9 +44,9 @@ ALLOWED = {
 """What each sub-package may import (``studies`` for sweep means the package itself, the
 registry, not its study modules)."""
 
-EVERYWHERE = {"_version", "_lazy", "options", "command_options", "printed_rates"}
+EVERYWHERE = {"_version", "_lazy", "options", "command_options", "printed_rates", "output_files"}
 """Modules every layer may import (the version string, the lazy package faces, the declared
-options, which import nothing heavy)."""
+options, the output policy, which import nothing heavy)."""
 
 
 def imports(path):

@@ -38,7 +38,46 @@ def write_stream(folder, days=40, per_day=100, audits=20, theta=0.3, drop_from=N
     return production, audit
 
 
-CARD = {"counts": {"caught": 430, "missed": 70, "flagged": 50, "cleared": 450}}
+def card_with(caught, missed, flagged, cleared):
+    """A complete judge card's document with these counts (checked as a card file is)."""
+    from simcore.instrument.card import CARD_FORMAT
+
+    def rate(hits, rows):
+        return {"estimate": hits / rows if rows else None, "low": 0.0, "high": 1.0}
+
+    counts = {"caught": caught, "missed": missed, "flagged": flagged, "cleared": cleared}
+    return {
+        "format": CARD_FORMAT,
+        **{"judge": "j", "criterion": "c", "population": "p", "positive_class": "FAIL"},
+        "fail_definition": {"fail_at_most": None, "fail_labels": ["fail"], "text": "FAIL"},
+        "label_set": ["fail", "pass"],
+        "n_tied_excluded": 0,
+        "n": sum(counts.values()),
+        "n_fail": caught + missed,
+        "n_pass": flagged + cleared,
+        "counts": counts,
+        "confidence": 0.95,
+        "tpr": rate(caught, caught + missed),
+        "tnr": rate(cleared, flagged + cleared),
+        "kappa": None,
+        "youden_j": {"estimate": None, "low": None, "high": None, "method": "m"},
+        "parse_coverage": {
+            "share": 1.0,
+            "unparseable": 0,
+            "unparseable_fail_rows_counted_missed": 0,
+            "unparseable_pass_rows_counted_flagged": 0,
+        },
+        "youden_floor": 0.15,
+        "usable_for_rate_correction": True,
+        "reason": "r",
+        "human_ceiling": {"value": None, "reason": None},
+        **{"measured": "2026-01-01", "expires": "2027-01-01", "source": "s"},
+        "group_separator": None,
+        "simcore_version": "0",
+    }
+
+
+CARD = card_with(430, 70, 50, 450)
 
 
 def test_the_report_is_the_sequence_of_the_stream(tmp_path, capsys):
@@ -130,7 +169,7 @@ def test_an_audit_before_its_item_was_judged_is_refused(tmp_path, capsys):
 
 def test_a_card_without_both_classes_is_refused(tmp_path):
     production, audit = write_stream(tmp_path, days=3, per_day=10, audits=3)
-    card = {"counts": {"caught": 0, "missed": 0, "flagged": 5, "cleared": 50}}
+    card = card_with(0, 0, 5, 50)
     with pytest.raises(ValueError, match="needs human-FAIL and human-PASS rows"):
         simcore.monitor(production, audit, card=card)
 

@@ -60,6 +60,7 @@ MEANINGS = {
     "--population": "the population a count or card comes from",
     "--production": "the production stream's file",
     "--card": "a judge card file",
+    "--overwrite": "replace output files that are not simcore's own (never a symbolic link)",
     "--csv": "a CSV table (see KIND_DIFFERS)",
 }
 """Every flag declared by two or more commands, with its one meaning."""

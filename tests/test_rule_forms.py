@@ -118,7 +118,7 @@ def test_the_population_rule_accepts_the_judges_the_study_calls_good():
 
 def crowd_run(tmp_path, form, capsys):
     humans, judges = draw_matrix(300, 60, 2, 2, 0.05, judge_accuracies=[0.6, 0.9], seed=5)
-    folder = write_alttest_folder(humans, judges, tmp_path / "crowd")
+    folder = write_alttest_folder(humans, judges, tmp_path / f"crowd_{form}_data")
     rule = {"kind": "point"} | ({} if form is None else {"form": form})
     raw = {
         "name": f"crowd_{form}",

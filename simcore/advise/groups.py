@@ -6,11 +6,37 @@ them); :func:`write_group_outputs` writes the results into one ``next_round.csv`
 prints them.
 """
 
-import csv
+import re
 from pathlib import Path
 
-from simcore.advise.report_figure import report_figure
-from simcore.advise.report_files import next_round_rows, report_markdown, summary, write_outputs
+from simcore.advise.report_figure import figure_writer
+from simcore.advise.report_files import (
+    OUTPUT_FILES,
+    next_round_rows,
+    report_markdown,
+    rows_writer,
+    summary,
+    write_outputs,
+)
+
+GROUP_FIGURE = re.compile(r"report_\d+\.png")
+"""The figures of a grouped report: ``report_<n>.png``."""
+
+
+def output_files(directory):
+    """Return ``{name: kind}`` of the files ``advise --out directory`` may replace there.
+
+    :data:`~simcore.advise.report_files.OUTPUT_FILES` and every ``report_<n>.png`` already
+    in the folder (a grouped report's figures), for
+    :func:`simcore.output_files.check_output_folder`.
+    """
+    files = dict(OUTPUT_FILES)
+    directory = Path(directory)
+    if directory.is_dir() and not directory.is_symlink():
+        for entry in directory.iterdir():
+            if GROUP_FIGURE.fullmatch(entry.name):
+                files[entry.name] = "figure"
+    return files
 
 
 def write_group_outputs(advices, directory):
@@ -23,24 +49,28 @@ def write_group_outputs(advices, directory):
     """
     if len(advices) == 1:
         return write_outputs(next(iter(advices.values())), directory)
+    from simcore.output_files import write_together
+
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    with (directory / "next_round.csv").open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["human", "item", "design", "group"])
-        for name, advice in advices.items():
-            writer.writerows(row + [name] for row in next_round_rows(advice))
+    rows = [row + [name] for name, advice in advices.items() for row in next_round_rows(advice)]
+    header = ["human", "item", "design", "group"]
     lines = ["# simcore advise, group by group", ""]
     lines.append(
         "Each group is audited on its own items (pass `--pool-groups` to audit them "
         "together): " + ", ".join(f"`{name}`" for name in advices) + "."
     )
+    figures = []
     for number, (name, advice) in enumerate(advices.items(), start=1):
         section = report_markdown(advice).splitlines()[1:]  # without the title
         lines += ["", f"## Group `{name}` (figure report_{number}.png)"]
         lines += ["#" + line if line.startswith("## ") else line for line in section]
-        report_figure(advice, directory / f"report_{number}.png")
-    (directory / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        figures.append((directory / f"report_{number}.png", figure_writer(advice), True))
+    text = "\n".join(lines) + "\n"
+    files = [
+        (directory / "next_round.csv", rows_writer(header, rows), False),
+        (directory / "report.md", lambda stream: stream.write(text), False),
+    ]
+    write_together(files + figures)
     return directory
 
 

@@ -150,7 +150,11 @@ def advise_each_group(
             "together"
         )
     return advise_matrix_groups(
-        matrix, pool_groups=pool_groups, judges=name_list(audit), progress=progress, **options
+        matrix,
+        pool_groups=pool_groups,
+        judges=name_list(audit, "audit"),
+        progress=progress,
+        **options,
     )
 
 

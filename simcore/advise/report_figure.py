@@ -4,15 +4,31 @@ import numpy as np
 
 
 def report_figure(advice, path):
-    """Write the figure of :func:`draw_report` to ``path`` (Agg backend, 110 dpi)."""
+    """Write the figure of :func:`draw_report` to ``path`` as PNG, atomically (Agg, 110 dpi)."""
+    from simcore.output_files import write_atomically
+
+    return write_atomically(path, figure_writer(advice), binary=True)
+
+
+def figure_writer(advice):
+    """Return ``write(stream)``, which draws :func:`draw_report` into ``stream`` as PNG.
+
+    For :func:`simcore.output_files.write_together`: the figure is drawn (Agg backend, 110
+    dpi) when the stream is ready, and closed in pyplot after.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure = draw_report(advice, plt)
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    def write(stream):
+        figure = draw_report(advice, plt)
+        try:
+            figure.savefig(stream, format="png", dpi=110)
+        finally:
+            plt.close(figure)
+
+    return write
 
 
 def report_plot(advice):

@@ -8,7 +8,7 @@ import numpy as np
 
 from simcore.advise.channels import is_one_coin
 from simcore.advise.dense import all_dense, misfit_note, risk_basis, risk_text
-from simcore.advise.report_figure import report_figure
+from simcore.advise.report_figure import figure_writer
 from simcore.advise.report_plan import (
     budget_lines,
     curve_risk,
@@ -44,14 +44,15 @@ def next_round_rows(advice):
     ]
 
 
-def write_next_round(advice, path):
-    """Write ``human,item,design`` rows: the items each secondary is to label next."""
-    rows = next_round_rows(advice)
-    with Path(path).open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["human", "item", "design"])
+def rows_writer(header, rows):
+    """Return ``write(stream)`` writing ``header`` and ``rows`` as CSV (for ``write_together``)."""
+
+    def write(stream):
+        writer = csv.writer(stream)
+        writer.writerow(header)
         writer.writerows(rows)
-    return len(rows)
+
+    return write
 
 
 def report_markdown(advice):
@@ -432,13 +433,34 @@ def _allocation_section(advice):
     ]
 
 
+OUTPUT_FILES = {
+    "report.md": "advise-report",
+    "next_round.csv": "next-round",
+    "report.png": "figure",
+}
+"""The files ``simcore advise --out DIR`` writes, each with its kind
+(:data:`simcore.output_files.KINDS`); a grouped matrix writes ``report_<n>.png`` for the
+figures."""
+
+
 def write_outputs(advice, directory):
-    """Write ``next_round.csv``, ``report.md`` and ``report.png`` into ``directory``."""
+    """Write ``next_round.csv``, ``report.md`` and ``report.png`` into ``directory``.
+
+    The three are written together (:func:`simcore.output_files.write_together`): a failed
+    write replaces none of them and leaves no folder it created.
+    """
+    from simcore.output_files import write_together
+
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    write_next_round(advice, directory / "next_round.csv")
-    (directory / "report.md").write_text(report_markdown(advice) + "\n", encoding="utf-8")
-    report_figure(advice, directory / "report.png")
+    text = report_markdown(advice) + "\n"
+    rows = next_round_rows(advice)
+    write_together(
+        [
+            (directory / "next_round.csv", rows_writer(["human", "item", "design"], rows), False),
+            (directory / "report.md", lambda stream: stream.write(text), False),
+            (directory / "report.png", figure_writer(advice), True),
+        ]
+    )
     return directory
 
 

@@ -13,7 +13,7 @@ from simcore.calibration.statistics import corrected_failure_rate
 
 
 def read_confusion_csv(
-    path, human_column="human", judge_column="judge", fail="fail", passed="pass"
+    path, human_column="human", judge_column="judge", fail="fail", passed="pass", item_column="item"
 ):
     """Count a CSV's rows into ``(fail_caught, fail_missed, pass_flagged, pass_cleared)``.
 
@@ -26,21 +26,26 @@ def read_confusion_csv(
     fail, passed : str
         The two label values (compared after stripping spaces, case-insensitively); the
         positive class is ``fail``.
+    item_column : str
+        The column of the item id, when the file has one: an item given twice with the same
+        labels counts once, with other labels it is refused (:func:`item_rows`).
 
     Returns
     -------
     tuple of int
-        Human-fail rows the judge failed and passed, human-pass rows it failed and passed.
+        Human-fail items the judge failed and passed, human-pass items it failed and passed.
 
     Raises
     ------
     CalibrationInputError
-        A missing file or column, or a label that is neither value (naming row and column).
+        A missing file or column, a row with more or fewer fields than the header, a label
+        that is neither value (naming line and column), or an item whose rows disagree.
     """
     path = Path(path)
     counts = {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0}
     values = {fail.strip().lower(): True, passed.strip().lower(): False}
-    for line, row in csv_rows(path, (human_column, judge_column)):
+    rows = csv_rows(path, (human_column, judge_column))
+    for line, row in item_rows(path, rows, item_column, (human_column, judge_column)):
         labels = []
         for column in (human_column, judge_column):
             value = (row[column] or "").strip().lower()
@@ -73,7 +78,7 @@ def csv_rows(path, columns):
         with open_text(path, encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
             header = reader.fieldnames or []
-            rows = list(enumerate(reader, start=2))
+            rows = [(reader.line_num, row) for row in reader]
     except (*READ_ERRORS, csv.Error) as error:
         why = getattr(error, "strerror", None) or error
         raise CalibrationInputError(f"{path}: cannot read ({why})") from None
@@ -82,7 +87,65 @@ def csv_rows(path, columns):
             raise CalibrationInputError(
                 f"{path}: column {column!r} not found (columns: {', '.join(header) or 'none'})"
             )
+    for line, row in rows:
+        cells = sum(value is not None for key, value in row.items() if key is not None)
+        cells += len(row.get(None) or ())
+        if cells != len(header):
+            raise CalibrationInputError(
+                f"{path}: line {line}: expected {len(header)} fields, as the header has; a "
+                f"field is never dropped or guessed (got {cells})"
+            )
     return rows
+
+
+def item_rows(path, rows, item_column, columns):
+    """Return ``rows`` with each item once: a repeated identical row dropped, a conflict refused.
+
+    As the one annotation reader treats a rater's repeated label
+    (:func:`simcore.realdata.csv_table.numbered_ratings`): a row repeating an earlier row's
+    item with the same ``columns`` (compared stripped, case-insensitively) is the same
+    answer given twice and counts once; with other values it is refused. Without
+    ``item_column`` in the header every row is an item of its own.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file, for messages.
+    rows : list of (int, dict)
+        :func:`csv_rows`' rows.
+    item_column : str
+        The column of the item id.
+    columns : tuple of str
+        The columns whose values must agree between two rows of one item.
+
+    Raises
+    ------
+    CalibrationInputError
+        An empty item id, or an item whose rows disagree (naming both lines and values).
+    """
+    if not rows or item_column not in rows[0][1]:
+        return rows
+    first, kept = {}, []
+    for line, row in rows:
+        item = (row[item_column] or "").strip()
+        if not item:
+            raise CalibrationInputError(
+                f"{path}: line {line}: column {item_column!r}: every row needs an item id (got '')"
+            )
+        values = tuple((row[column] or "").strip().lower() for column in columns)
+        if item not in first:
+            first[item] = (line, values)
+            kept.append((line, row))
+            continue
+        earlier, given = first[item]
+        if given != values:
+            shown = ", ".join(f"{c} {v!r}" for c, v in zip(columns, given, strict=True))
+            got = ", ".join(f"{c} {row[c]!r}" for c in columns)
+            raise CalibrationInputError(
+                f"{path}: line {line}: item {item!r} appears again with other labels (line "
+                f"{earlier} has {shown}); give each item once (got {got})"
+            )
+    return kept
 
 
 def _interval(low, high):

@@ -4,12 +4,14 @@
 item, the human's and the judge's label) into one 2 x 2 table per cluster, and a production
 CSV (one row per item, the judge's label) into each cluster's FAIL count and rows. A cluster
 is every row with the same value in the cluster column; an empty value is an error (an item
-is never put in a cluster by guess).
+is never put in a cluster by guess). With an ``item`` column, an item given twice counts once
+when its rows agree and is refused when they do not
+(:func:`simcore.calibration.command.item_rows`).
 """
 
 import numpy as np
 
-from simcore.calibration.command import csv_rows
+from simcore.calibration.command import csv_rows, item_rows
 from simcore.calibration.errors import CalibrationInputError
 
 
@@ -64,7 +66,8 @@ def read_clustered_calibration(
     values = {fail.strip().lower(): True, passed.strip().lower(): False}
     cells = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}
     tables = {}
-    for line, row in csv_rows(path, (cluster_column, human_column, judge_column)):
+    columns = (cluster_column, human_column, judge_column)
+    for line, row in item_rows(path, csv_rows(path, columns), "item", columns):
         key = _cluster(path, line, row, cluster_column)
         human = _label(path, line, row, human_column, values, fail, passed)
         judge = _label(path, line, row, judge_column, values, fail, passed)
@@ -86,7 +89,8 @@ def read_clustered_production(
     """
     values = {fail.strip().lower(): True, passed.strip().lower(): False}
     counts = {}
-    for line, row in csv_rows(path, (cluster_column, judge_column)):
+    columns = (cluster_column, judge_column)
+    for line, row in item_rows(path, csv_rows(path, columns), "item", columns):
         key = _cluster(path, line, row, cluster_column)
         flagged = _label(path, line, row, judge_column, values, fail, passed)
         pair = counts.setdefault(key, [0, 0])

@@ -8,13 +8,15 @@ arguments, ``--json``) is :mod:`simcore.cli.common`. :func:`main` parses, runs t
 and turns errors into one line and an exit status:
 
 0 on success, 2 on bad input (the message names the file, the key and what was wrong;
-nothing is written), 1 on an internal error, 130 on Ctrl-C and 143 on SIGTERM at any moment,
-with one line (:mod:`simcore.interrupts`; after ``run``, cells already finished stay in the
-store and a re-run resumes). Everything heavy (numba, xarray, zarr, scipy,
-matplotlib, dask) is imported inside the command that needs it, so ``simcore --help`` and a
-mistyped option answer at once.
+nothing is written; also a file system that refuses a write: full, read-only, immutable or
+vanished, :mod:`simcore.output_files`), 1 on an internal error, 130 on Ctrl-C and 143 on
+SIGTERM at any moment, with one line (:mod:`simcore.interrupts`; after ``run``, cells
+already finished stay in the store and a re-run resumes). Everything heavy (numba, xarray,
+zarr, scipy, matplotlib, dask) is imported inside the command that needs it, so
+``simcore --help`` and a mistyped option answer at once.
 """
 
+import errno
 import importlib
 import os
 import sys
@@ -51,6 +53,17 @@ COMMANDS = (
 """The commands, in the order ``simcore --help`` lists them; ``NAME`` is ``cli/NAME_command.py``."""
 
 
+FILE_SYSTEM_FAULTS = frozenset(
+    getattr(errno, name)
+    for name in (
+        *("ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "ENOENT", "ENOTDIR", "EISDIR"),
+        *("EIO", "ENAMETOOLONG", "EBUSY", "ETXTBSY", "ESTALE", "EEXIST", "ENOTEMPTY"),
+    )
+    if hasattr(errno, name)
+)
+"""The errors of the file system that end a command with exit 2 and one line (no traceback)."""
+
+
 def command_module(name):
     """Return the module of command ``name``."""
     return importlib.import_module(f"simcore.cli.{name}_command")
@@ -85,12 +98,16 @@ def parse_arguments(argv=None):
 def _bad_input_errors():
     """Return the exception types that mean bad input (exit 2)."""
     from simcore.calibration.errors import CalibrationInputError
+    from simcore.output_files import OutputError
     from simcore.realdata.annotation import DataError
     from simcore.studies.config import ScenarioError
     from simcore.sweep.grid import SchedulerError
     from simcore.sweep.store import StoreError
 
-    return (ScenarioError, StoreError, SchedulerError, UsageError, DataError, CalibrationInputError)
+    return (
+        *(ScenarioError, StoreError, SchedulerError, UsageError, DataError),
+        *(CalibrationInputError, OutputError),
+    )
 
 
 def main(argv=None):
@@ -115,12 +132,21 @@ def _main(args):
     except BrokenPipeError:  # the reader stopped early (`simcore show S | head`): fine
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except OSError as error:  # the file system refused: full, read-only, immutable, vanished
+        if interrupts.caused_by_interrupt(error) or error.errno not in FILE_SYSTEM_FAULTS:
+            return _internal_error(error)
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"simcore {args.command}: {where}{error.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as error:  # an internal error: say so, with the traceback
-        if interrupts.caused_by_interrupt(error):
-            raise  # Ctrl-C or SIGTERM, surfacing wrapped: interrupts.guarded reports it
-        traceback.print_exc()
-        print(
-            "simcore: internal error (please report it with the traceback above)", file=sys.stderr
-        )
-        return EXIT_INTERNAL
+        return _internal_error(error)
     return EXIT_OK if status is None else status
+
+
+def _internal_error(error):
+    """Print the traceback of an internal error and return 1 (an interrupt is re-raised)."""
+    if interrupts.caused_by_interrupt(error):
+        raise error  # Ctrl-C or SIGTERM, surfacing wrapped: interrupts.guarded reports it
+    traceback.print_exc()
+    print("simcore: internal error (please report it with the traceback above)", file=sys.stderr)
+    return EXIT_INTERNAL

@@ -13,6 +13,7 @@ from simcore.cli.common import (
     UsageError,
     add_data_arguments,
     add_json,
+    add_overwrite,
     add_renamed,
     data_keywords,
     phase_printer,
@@ -61,6 +62,7 @@ def add(commands):
     )
     advise.add_argument("--out", default="advice", help="folder for the report and the CSV")
     advise.add_argument("--quiet", action="store_true", help="no progress, only the summary")
+    add_overwrite(advise, "report.md, next_round.csv and the figures in --out")
     add_json(advise)
 
 
@@ -68,8 +70,8 @@ def run(args):
     """Audit, write the report folder, print the summary (or JSON)."""
     from simcore.advise import python_api as api
     from simcore.advise.advise_options import OPTIONS
-    from simcore.advise.groups import group_summary, write_group_outputs
-    from simcore.sweep.store_files import checked_output_folder
+    from simcore.advise.groups import group_summary, output_files, write_group_outputs
+    from simcore.output_files import check_output_folder
 
     options = {option.name: getattr(args, option.name) for option in OPTIONS}
     try:
@@ -81,7 +83,8 @@ def run(args):
             f"--group-separator: only for an alttest folder; a CSV gives groups in a group "
             f"column (got {args.group_separator!r} with {args.data})"
         )
-    checked_output_folder(args.out, "--out")  # before the minutes of computation
+    files = output_files(args.out)  # before the minutes of computation
+    check_output_folder(args.out, "--out", files, overwrite=args.overwrite)
     keywords = data_keywords(args)
     try:
         advice = api.advise_each_group(

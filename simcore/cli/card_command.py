@@ -11,10 +11,14 @@ from simcore.cli.common import (
     UsageError,
     add_data_arguments,
     add_json,
+    add_overwrite,
     check_flags,
+    checked_outputs,
     data_keywords,
+    json_text,
     print_json,
     subcommand,
+    write_text,
 )
 from simcore.command_options import CARD_OPTIONS, CHECK_OPTIONS
 from simcore.options import iso_date
@@ -53,7 +57,11 @@ def add(commands):
     for option in unique.values():
         exclusive = option.name in ("fail_at_most", "fail_labels")
         option.add_to(fail if exclusive else card)
-    card.add_argument("--out", help="card JSON file to write")
+    card.add_argument(
+        "--out",
+        help="card JSON file to write (with --check: the check's JSON document, as --json prints)",
+    )
+    add_overwrite(card, "--out")
     add_json(card)
 
 
@@ -63,9 +71,12 @@ def run(args):
     from simcore.instrument.card_file import write_card
 
     if args.check:
+        checked_outputs(args, (args.out, "--out", "card-check"))
         options = {option.name: getattr(args, option.name) for option in CHECK_OPTIONS}
         check_flags(options, CHECK_OPTIONS)
         result = data_commands.card_check(args.check, args.data, **data_keywords(args), **options)
+        if args.out:
+            write_text(args.out, json_text(result.to_dict()))
     else:
         missing = [
             f"--{name}"
@@ -74,19 +85,16 @@ def run(args):
         ]
         if missing:
             raise UsageError(f"{', '.join(missing)} required to measure a card (or --check CARD)")
-        from simcore.cli.common import checked_outputs
-
-        checked_outputs((args.out, "--out"))
+        checked_outputs(args, (args.out, "--out", "card"))
         options = {option.name: getattr(args, option.name) for option in CARD_OPTIONS}
         check_flags(options, CARD_OPTIONS)
         result = data_commands.card(args.data, **data_keywords(args), **options)
-    if not args.check:
         path = write_card(result["card"], args.out)
     if args.json:
         print_json(result.to_dict())
         return 0
-    if not args.check:
-        print(f"card: {path}")
+    if args.out:
+        print(f"card: {path}" if not args.check else f"check: {args.out}")
     print(result.to_markdown())
     return 0
 

@@ -9,6 +9,7 @@ A thin layer over :func:`simcore.ceiling`: the text is its ``to_markdown()``, ``
 from simcore.cli.common import (
     add_data_arguments,
     add_json,
+    add_overwrite,
     add_scale_arguments,
     check_flags,
     checked_outputs,
@@ -20,6 +21,10 @@ from simcore.cli.common import (
 from simcore.command_options import CEILING_OPTIONS
 
 NAME = "ceiling"
+
+REPORT_TITLE = "# simcore ceiling"
+"""The line ``--out FILE.md`` opens with, above the printed report: a second run knows the
+file as its own (:mod:`simcore.output_files`)."""
 
 SHARED_FLAGS = (
     "judge_scores",
@@ -69,18 +74,19 @@ def add(commands):
             option.add_to(ceiling)
     ceiling.add_argument("--out", metavar="FILE.md", help="also write the Markdown report")
     ceiling.add_argument("--csv", metavar="FILE", help="also write one CSV row per group")
+    add_overwrite(ceiling, "--out and --csv")
     add_json(ceiling)
 
 
 def run(args):
     """Print the report (or JSON); write ``--out`` and ``--csv`` if asked."""
     import csv
-    from pathlib import Path
 
     from simcore import data_commands
     from simcore.instrument.ceiling_report import CSV_FIELDS
+    from simcore.output_files import write_atomically
 
-    checked_outputs((args.out, "--out"), (args.csv, "--csv"))
+    checked_outputs(args, (args.out, "--out", "ceiling-report"), (args.csv, "--csv", "ceiling-csv"))
     options = {
         name: getattr(args, name)
         for name in (
@@ -96,11 +102,13 @@ def run(args):
     else:
         print(result.to_markdown(), end="")
     if args.out:
-        write_text(args.out, result.to_markdown())
+        write_text(args.out, f"{REPORT_TITLE}\n\n{result.to_markdown()}")
     if args.csv:
-        Path(args.csv).parent.mkdir(parents=True, exist_ok=True)  # as --out: its folder too
-        with open(args.csv, "w", encoding="utf-8", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS, extrasaction="ignore")
+
+        def write_rows(stream):
+            writer = csv.DictWriter(stream, fieldnames=CSV_FIELDS, extrasaction="ignore")
             writer.writeheader()
             writer.writerows(result["groups"])
+
+        write_atomically(args.csv, write_rows)
     return 0

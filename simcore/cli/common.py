@@ -81,9 +81,14 @@ def add_json(parser):
     )
 
 
+def json_text(document):
+    """Return ``document`` as the text of one JSON document (NaN written as null)."""
+    return json.dumps(_finite(document), indent=2, ensure_ascii=False) + "\n"
+
+
 def print_json(document):
     """Print ``document`` as one JSON document (NaN written as null)."""
-    print(json.dumps(_finite(document), indent=2, ensure_ascii=False))
+    print(json_text(document), end="")
 
 
 def print_result(result, as_json):
@@ -215,13 +220,30 @@ def add_scale_arguments(parser, graded_help):
     )
 
 
-def checked_outputs(*pairs):
-    """Check each ``(path, option)`` output file before any computation (UsageError)."""
-    from simcore.sweep.store_files import checked_output_file
+def add_overwrite(parser, what="the output files"):
+    """Add ``--overwrite``: replace ``what`` even when they are not simcore's own.
 
-    for path, option in pairs:
+    Without it, a command replaces only files it recognises as its own earlier output
+    (:mod:`simcore.output_files`); with it, any regular file, but never a symbolic link.
+    """
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help=f"replace {what} even when they are not simcore's own (never through a symbolic link)",
+    )
+
+
+def checked_outputs(args, *outputs):
+    """Check each ``(path, option, kind)`` output file before any work (OutputError, exit 2).
+
+    ``kind`` is one of :data:`simcore.output_files.KINDS`; ``args.overwrite`` lets any
+    regular file be replaced.
+    """
+    from simcore.output_files import check_output_file
+
+    for path, option, kind in outputs:
         if path:
-            checked_output_file(path, option)
+            check_output_file(path, option, kind, overwrite=getattr(args, "overwrite", False))
 
 
 def check_flags(values, options):
@@ -247,8 +269,7 @@ def phase_printer(command):
 
 
 def write_text(path, text):
-    """Write ``text`` to ``path`` (UTF-8), creating its folder."""
-    from pathlib import Path
+    """Write ``text`` to ``path`` (UTF-8) atomically, creating its folder (OutputError)."""
+    from simcore.output_files import write_text as write_atomically
 
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(text, encoding="utf-8")
+    write_atomically(path, text)

@@ -13,6 +13,7 @@ from simcore.cli.common import (
     UsageError,
     add_data_arguments,
     add_json,
+    add_overwrite,
     check_flags,
     checked_outputs,
     data_keywords,
@@ -56,6 +57,7 @@ def add(commands):
     )
     for option in AGREEMENT_OPTIONS:
         option.add_to(inspect)
+    add_overwrite(inspect, "--overlap-csv")
     add_json(inspect)
 
 
@@ -66,7 +68,7 @@ def run(args):
     from simcore.realdata.readers import read_annotations
 
     path = Path(args.data)
-    checked_outputs((args.overlap_csv, "--overlap-csv"))
+    checked_outputs(args, (args.overlap_csv, "--overlap-csv", "overlap-csv"))
     if path.suffix in (".yaml", ".yml"):
         matrix, note = _scenario_matrix(path), ""
     else:

@@ -5,7 +5,14 @@ A thin layer over :func:`simcore.monitor`. The audit sample is ``--audit-file FI
 answers exit 2 naming ``--audit-file``.
 """
 
-from simcore.cli.common import add_json, add_renamed, check_flags, print_result, subcommand
+from simcore.cli.common import (
+    add_json,
+    add_overwrite,
+    add_renamed,
+    check_flags,
+    print_result,
+    subcommand,
+)
 from simcore.command_options import MONITOR_OPTIONS
 
 NAME = "monitor"
@@ -54,6 +61,7 @@ def add(commands):
     for option in MONITOR_OPTIONS:
         option.add_to(monitor)
     monitor.add_argument("--plot", metavar="FILE", help="also plot the rate, band and alarms")
+    add_overwrite(monitor, "--plot")
     for column in ("item", "date", "judge", "human"):
         monitor.add_argument(
             f"--{column}-column", default=column, help=f"the files' {column} column"
@@ -68,10 +76,13 @@ def run(args):
     """Print the monitor's table (or JSON); write ``--plot`` if asked."""
     from simcore.monitor_api import monitor
 
-    if args.plot:
-        from simcore.sweep.store_files import checked_output_file
+    _check_flags(args)
+    from simcore.output_files import check_output_file
 
-        checked_output_file(args.plot, "--plot", kind="figure")
+    if args.plot:
+        check_output_file(args.plot, "--plot", "figure", overwrite=args.overwrite)
+    if args.expire_card and args.card:
+        check_output_file(args.card, "--card", "card", overwrite=args.overwrite)
     options = {option.name: getattr(args, option.name) for option in MONITOR_OPTIONS}
     check_flags(options, MONITOR_OPTIONS)
     result = monitor(
@@ -80,6 +91,7 @@ def run(args):
         card=args.card,
         expire_card=args.expire_card,
         plot=args.plot,
+        overwrite=args.overwrite,
         item_column=args.item_column,
         date_column=args.date_column,
         judge_column=args.judge_column,
@@ -89,3 +101,19 @@ def run(args):
         **options,
     )
     return print_result(result, args.json)
+
+
+def _check_flags(args):
+    """Refuse ``--expire-card`` without ``--card`` and one label for both classes (exit 2)."""
+    from simcore.cli.common import UsageError
+
+    if args.expire_card and not args.card:
+        raise UsageError(
+            "--expire-card: writes the first alarm's date into the --card file; add --card "
+            "FILE (a card made with --expires-on-alarm) (got no --card)"
+        )
+    if args.fail_label.strip().lower() == args.pass_label.strip().lower():
+        raise UsageError(
+            f"--fail-label, --pass-label: must be two different labels (compared stripped and "
+            f"case-insensitively) (got {args.fail_label!r} and {args.pass_label!r})"
+        )

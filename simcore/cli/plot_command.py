@@ -2,13 +2,10 @@
 
 from pathlib import Path
 
-from simcore.cli.common import UsageError, subcommand
+from simcore.cli.common import UsageError, add_overwrite, subcommand
 from simcore.cli.show_command import open_finished
 
 NAME = "plot"
-
-FIGURE_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".tif", ".tiff", ".eps", ".webp")
-"""File types ``simcore plot`` writes (matplotlib's, by suffix)."""
 
 
 def add(commands):
@@ -32,6 +29,7 @@ def add(commands):
         help="draw this variable instead of the scenario's plot.variables "
         "(e.g. false_approval_rate)",
     )
+    add_overwrite(plot, "the figure file")
 
 
 def default_figures(store, cube):
@@ -50,20 +48,15 @@ def default_figures(store, cube):
 
 def run(args):
     """Draw the figure and print where it went, with the store's state in its metadata."""
+    from simcore.output_files import check_output_file
     from simcore.studies import study_for
     from simcore.studies.figure_stamp import STORE_ATTR
     from simcore.studies.protocol import CubeError
-    from simcore.sweep.store_files import checked_output_file
 
     cube = open_finished(args.store)
     out = args.out or default_figures(args.store, cube)[0]
-    if Path(out).suffix.lower() not in FIGURE_SUFFIXES:
-        raise UsageError(
-            f"--out {out}: a figure file ends in one of {', '.join(FIGURE_SUFFIXES)} "
-            f"(got {Path(out).suffix or 'no suffix'})"
-        )
     option = "--out" if args.out else f"{args.store}: output.figure"
-    checked_output_file(out, option, kind="figure")
+    check_output_file(out, option, "figure", overwrite=args.overwrite)  # suffix, link, owner
     cube.attrs[STORE_ATTR] = str(args.store)  # the figure records the store's state
     try:
         study_for(cube.attrs.get("kind")).plot(cube, out, args.variable)

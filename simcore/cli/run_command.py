@@ -37,7 +37,12 @@ def add(commands):
     where.add_argument(
         "--workers", type=int, metavar="N", help="run on a local cluster of N worker processes"
     )
-    run.add_argument("--overwrite", action="store_true", help="replace whatever the store holds")
+    run.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace whatever the store holds, and the scenario's output.table and "
+        "output.csv even when they are not simcore's own (never through a symbolic link)",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress, no table")
 
 
@@ -62,14 +67,15 @@ def checked_paths(args, scenario):
     inside the working folder (``--out`` may point anywhere); ``output.table`` and
     ``output.csv`` may replace only simcore's own tables, never a folder.
     """
-    from simcore.sweep.store_files import checked_output_file, inside_working_folder
+    from simcore.output_files import check_output_file
+    from simcore.sweep.store_files import inside_working_folder
 
-    for key, value in (
-        ("output.table", scenario.output.table),
-        ("output.csv", scenario.output.csv),
+    for key, value, kind in (
+        ("output.table", scenario.output.table, "planning-table"),
+        ("output.csv", scenario.output.csv, "planning-csv"),
     ):
         if value:
-            checked_output_file(value, f"{args.scenario}: {key}", kind=key.split(".")[1])
+            check_output_file(value, f"{args.scenario}: {key}", kind, overwrite=args.overwrite)
     if args.out:
         return Path(args.out)
     out = default_store(scenario, args.scenario)
@@ -94,9 +100,12 @@ def run(args):
     from simcore.cli.plot_command import default_figures
     from simcore.studies import study_of
     from simcore.studies.figure_stamp import stale_figures
+    from simcore.sweep.grid import check_parallel
 
-    if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers: must be >= 1 (got {args.workers})")
+    try:
+        check_parallel("workers", args.workers, "--workers")
+    except ValueError as error:
+        raise UsageError(str(error)) from None
     scenario = api.load_any(args.scenario, overrides=args.sets, trials=args.trials, seed=args.seed)
     out = checked_paths(args, scenario)
     cube = api.run(

@@ -1,11 +1,20 @@
 """``simcore tables STORE ...``: P's Tables 3 and 2 over finished real-data stores."""
 
-from pathlib import Path
-
-from simcore.cli.common import UsageError, add_renamed, subcommand
+from simcore.cli.common import (
+    UsageError,
+    add_overwrite,
+    add_renamed,
+    checked_outputs,
+    subcommand,
+    write_text,
+)
 from simcore.cli.show_command import open_finished
 
 NAME = "tables"
+
+OUTPUTS = ("table3", "table2", "variants", "scorings")
+"""The options naming a Markdown file ``tables`` writes (each opens with ``# Real matrices``
+or ``# Which reading of P's Strat?``, so a second run recognises it)."""
 
 
 def add(commands):
@@ -52,6 +61,7 @@ def add(commands):
         help="with --variants: stores whose CeBaB stars agreement (e.g. scored with "
         "krippendorff_alpha) fills the agreement columns instead of the rates' stores",
     )
+    add_overwrite(tables, "the Markdown files")
     add_renamed(
         tables,
         "--agreement",
@@ -76,6 +86,10 @@ def run(args):
     from simcore.studies.real_paper import composition_table, variants_report
     from simcore.studies.real_tables import table2, table3
 
+    checked_outputs(
+        args,
+        *((getattr(args, name), f"--{name}", "tables") for name in OUTPUTS),
+    )
     cubes = real_cubes(args.stores)
     outputs = []
     if args.scorings:
@@ -97,7 +111,6 @@ def run(args):
     for text, out in outputs:
         print(text)
         if out:
-            Path(out).parent.mkdir(parents=True, exist_ok=True)
-            Path(out).write_text(text)
+            write_text(out, text)
             print(f"table: {out}\n")
     return 0

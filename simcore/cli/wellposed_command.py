@@ -7,6 +7,7 @@ the input are ignored, so a judge-only file works.
 
 from simcore.cli.common import (
     add_json,
+    add_overwrite,
     add_scale_arguments,
     check_flags,
     checked_outputs,
@@ -46,6 +47,7 @@ def add(commands):
     )
     wellposed.add_argument("--out", metavar="FILE.md", help="also write the table as Markdown")
     wellposed.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
+    add_overwrite(wellposed, "--out and --csv")
     add_json(wellposed)
 
 
@@ -54,7 +56,9 @@ def run(args):
     from simcore import data_commands
     from simcore.instrument.wellposed_report import write_csv
 
-    checked_outputs((args.out, "--out"), (args.csv, "--csv"))
+    checked_outputs(
+        args, (args.out, "--out", "wellposed-report"), (args.csv, "--csv", "wellposed-csv")
+    )
     options = {option.name: getattr(args, option.name) for option in WELLPOSED_OPTIONS}
     check_flags(options, WELLPOSED_OPTIONS)
     result = data_commands.wellposed(args.data, **options)

@@ -3,7 +3,8 @@
 :func:`write_card` writes a card (:func:`simcore.instrument.card.measure_card`) as JSON;
 :func:`read_card` reads it and checks every key (type, range, the counts adding up, the
 rates matching the counts, the dates), raising :class:`CardError` with one
-``FILE: key: what is wrong (got VALUE)`` line per problem. :func:`card_calibration_table`
+``FILE: key: what is wrong (got VALUE)`` line per problem; :func:`check_card` is the same
+check of a card passed as a mapping. :func:`card_calibration_table`
 is ``simcore calibrate --card``: the card's four counts, refused when the card has expired
 or was measured on another population unless the caller accepts the transport.
 """
@@ -16,6 +17,7 @@ from pathlib import Path
 from simcore.calibration.errors import CalibrationInputError
 from simcore.instrument.card import CARD_FORMAT, ON_ALARM, expiry_text
 from simcore.instrument.fail_definitions import FailDefinition
+from simcore.options import LARGEST_COUNT, plain_numbers, shown_value
 from simcore.realdata.annotation import got_text
 from simcore.realdata.files import FileProblem, json_value, missing_path
 
@@ -29,11 +31,15 @@ class CardError(CalibrationInputError):
 
 
 def write_card(card, path):
-    """Write ``card`` to ``path`` as indented JSON (parent folders created); return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
-    return path
+    """Write ``card`` to ``path`` as indented JSON, atomically; return the path.
+
+    The file is written to a temporary name beside ``path`` and renamed
+    (:func:`simcore.output_files.write_text`, parent folders created): a failed write
+    leaves the earlier card as it was and raises :class:`simcore.output_files.OutputError`.
+    """
+    from simcore.output_files import write_text
+
+    return write_text(path, json.dumps(card, indent=2) + "\n")
 
 
 # --------------------------------------------------------------------------- checkers
@@ -46,6 +52,8 @@ def _text(value):
 
 def _count(value):
     ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    if ok and value > LARGEST_COUNT:
+        return f"must be at most 2**53 = {LARGEST_COUNT}, a count a float64 holds exactly"
     return None if ok else "must be a non-negative integer"
 
 
@@ -239,7 +247,8 @@ def read_card(path):
     ------
     CardError
         Listing every problem as ``FILE: key: what is wrong (got VALUE)``: an unreadable
-        file or invalid JSON, a missing or unknown key, a value of the wrong type or range,
+        file or invalid JSON, a key named twice in one mapping, a missing or unknown key, a
+        value of the wrong type or range (a count above 2**53 included),
         counts that do not add up to ``n``, ``n_fail``, ``n_pass``, a rate that does not
         match its counts, an expiry before the measurement, both or neither FAIL definition.
     """
@@ -254,6 +263,67 @@ def read_card(path):
         card = json_value(text)
     except FileProblem as error:
         raise CardError([f"{source}: {error}"]) from None
+    repeated = _repeated_key(text)
+    if repeated:
+        raise CardError([f"{source}: {repeated}"])
+    return check_card(card, source)
+
+
+class _RepeatedKey(Exception):
+    """A JSON object names one key twice (raised while parsing)."""
+
+
+def _unique_pairs(pairs):
+    """``object_pairs_hook`` of :func:`json.loads`: the object, refusing a key named twice."""
+    seen = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _RepeatedKey(key)
+        seen[key] = value
+    return seen
+
+
+def _repeated_key(text):
+    """Return the problem of a JSON object naming a key twice in ``text`` ("" when none).
+
+    A repeated key would let the second value win silently (``json.loads`` keeps the last),
+    so a card whose ``judge`` or counts appear twice is refused, naming the key.
+    """
+    try:
+        json.loads(text, object_pairs_hook=_unique_pairs)
+    except _RepeatedKey as error:
+        key = error.args[0]
+        return f"{key}: appears twice in one mapping; a card names each key once (got {key!r})"
+    except ValueError:  # already read once by json_value; no second opinion needed
+        return ""
+    return ""
+
+
+def check_card(card, source="card"):
+    """Return ``card`` (a card's document) after checking every key, as :func:`read_card` does.
+
+    One check for every way a card arrives: read from a file (:func:`read_card`) or passed
+    as a mapping to :func:`simcore.calibrate` or :func:`simcore.monitor` (``card=``).
+    NumPy numbers in a mapping are taken as the Python numbers they hold.
+
+    Parameters
+    ----------
+    card : dict
+        The card's document (``simcore.card(...).to_dict()["card"]``).
+    source : str
+        What the messages name: the file, or the keyword.
+
+    Returns
+    -------
+    dict
+        The card, with NumPy numbers as Python numbers.
+
+    Raises
+    ------
+    CardError
+        Every problem, as :func:`read_card` lists them.
+    """
+    card = plain_numbers(card) if isinstance(card, dict) else card
     problems = []
     _check_mapping(card, CARD_KEYS, "", source, problems)
     if not problems:
@@ -261,6 +331,37 @@ def read_card(path):
     if problems:
         raise CardError(problems)
     return card
+
+
+def card_argument(card, name="card"):
+    """Return the checked card a Python function was given as ``name``: a mapping or a file.
+
+    A mapping (the card's document, ``simcore.card(...).to_dict()["card"]``) is checked by
+    :func:`check_card`, a ``str`` or ``pathlib.Path`` is read by :func:`read_card`; the
+    messages start with ``name``. The card's expiry and population are not checked here
+    (``simcore calibrate --card`` checks them against ``--population``).
+
+    Raises
+    ------
+    TypeError
+        Anything else: ``card: must be a card's document (dict) or its file (str or
+        pathlib.Path) (got list [1, 2])``.
+    CardError
+        A bad card (every problem, each line starting with ``name``).
+    """
+    import os
+
+    if isinstance(card, dict):
+        return check_card(card, name)
+    if not isinstance(card, str | os.PathLike) or isinstance(os.fspath(card), bytes):
+        raise TypeError(
+            f"{name}: must be a card's document (a dict, simcore.card(...).to_dict()['card']) "
+            f"or its JSON file (str or pathlib.Path) (got {shown_value(card)})"
+        )
+    try:
+        return read_card(card)
+    except CardError as error:
+        raise CardError([f"{name}: {problem}" for problem in error.problems]) from None
 
 
 def card_definition(card):

@@ -128,8 +128,13 @@ def read_judge_scores(path, score_column="spearman"):
     file = Path(path)
     if not file.is_file():
         raise DataError([missing_path(file, "judge_scores")])
-    with open(file, encoding="utf-8-sig", newline="") as handle:
-        rows = list(csv.DictReader(handle))
+    from simcore.realdata.files import READ_ERRORS, open_text
+
+    try:
+        with open_text(file, encoding="utf-8-sig") as handle:
+            rows = list(csv.DictReader(handle))
+    except (*READ_ERRORS, csv.Error) as error:
+        raise DataError([f"{file}: unreadable: {error} (got {str(file)!r})"]) from None
     header = list(rows[0]) if rows else []
     judge_column = next((c for c in JUDGE_COLUMNS if c in header), None)
     group_column = next((c for c in GROUP_COLUMNS if c in header), None)

@@ -6,13 +6,13 @@ here only, so the monitor's numbers never need it.
 """
 
 import datetime
-from pathlib import Path
 
 
 def plot_monitor(document, path):
     """Write the plot of a monitor ``document`` (:func:`simcore.instrument.monitor.monitor_report`).
 
-    The file format follows ``path``'s suffix (``.png``, ``.pdf``, ``.svg``).
+    The file format follows ``path``'s suffix (``.png``, ``.pdf``, ``.svg``); the file is
+    written to a temporary name and renamed (:func:`simcore.output_files.save_figure`).
     """
     import matplotlib
 
@@ -48,7 +48,10 @@ def plot_monitor(document, path):
     axes.set_ylim(0, 1)
     axes.legend(loc="upper right", fontsize="small")
     figure.autofmt_xdate()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path)
-    plt.close(figure)
+    from simcore.output_files import save_figure
+
+    try:
+        save_figure(figure, path)  # atomically, in the format of the suffix
+    finally:
+        plt.close(figure)
     return path

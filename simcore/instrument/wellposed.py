@@ -118,6 +118,26 @@ def pair_tables(codes, weights, n_labels, cells=None):
     return out
 
 
+TABLE_COPIES = 3
+"""Float64 ``(P, b, L, L)`` arrays alive at once while a block of tables is scored."""
+
+TABLE_PASSES = 8
+"""Array operations per table entry: the product that fills it and the passes that score it."""
+
+
+def pair_table_size(n_judges, n_labels, n_boot):
+    """Return ``(bytes, operations)`` of scoring ``n_boot + 1`` sets of pair tables.
+
+    Every resample (and the data) fills and scores one ``L x L`` table per judge pair, so
+    the work is ``(B + 1) P L^2`` table entries times :data:`TABLE_PASSES`, with
+    ``P = R (R - 1) / 2``; a block holds at least one resample's ``P`` tables, so the
+    memory is at least :data:`TABLE_COPIES` float64 copies of ``P L^2`` entries.
+    """
+    entries = n_judges * (n_judges - 1) // 2 * n_labels**2
+    block = max(1, CELLS_PER_BLOCK // max(entries, 1))
+    return 8 * TABLE_COPIES * block * entries, (n_boot + 1) * entries * TABLE_PASSES
+
+
 def table_kappa(tables):
     """Return Cohen's kappa of each ``L x L`` table (last two axes).
 
@@ -237,8 +257,9 @@ def bootstrap_means(codes, graded, indices, min_overlap=DEFAULT_MIN_OVERLAP, sco
     Resample ``b`` is ``codes[indices[b]]``; its mean is the plain mean over the pairs that
     share at least ``min_overlap`` items in the data and in the resample and whose agreement
     is defined (NaN when there is none), as ``pairwise_agreement`` computes it. Resamples are
-    scored in blocks of at most ``CELLS_PER_BLOCK`` (resample, item) weights; ``scoring``
-    chooses the pair statistic (:func:`table_agreement`).
+    scored in blocks of at most ``CELLS_PER_BLOCK`` (resample, item) weights or table
+    entries (at least one resample); ``scoring`` chooses the pair statistic
+    (:func:`table_agreement`). :func:`pair_table_size` estimates the cost beforehand.
     """
     codes = _codes(codes)
     n_items = codes.shape[0]
@@ -246,7 +267,7 @@ def bootstrap_means(codes, graded, indices, min_overlap=DEFAULT_MIN_OVERLAP, sco
     indices = np.atleast_2d(np.asarray(indices, dtype=np.int64))
     cells = pair_cells(codes, n_labels)
     counted_pairs = np.array([indicator.nnz for indicator in cells]) >= min_overlap
-    block = max(1, CELLS_PER_BLOCK // max(n_items, 1))
+    block = max(1, CELLS_PER_BLOCK // max(n_items, len(cells) * n_labels**2, 1))
     means = []
     for start in range(0, indices.shape[0], block):
         weights = resample_weights(indices[start : start + block], n_items)

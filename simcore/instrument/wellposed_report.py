@@ -75,27 +75,44 @@ def agreement_rows(agreements, judges, seed):
 def write_study(program, out, text, rows):
     """Write a study's ``PREFIX.md`` (``text``) and ``PREFIX.csv`` (``rows``), print ``text``.
 
-    Returns the exit status: 0, or 1 (after naming the file on stderr) when ``out`` cannot
-    be written.
+    Both are written together, atomically (:func:`simcore.output_files.write_together`);
+    never through a symbolic link. Returns the exit status: 0, or 2 (after one line naming
+    the file on stderr) when ``out`` cannot be written.
     """
+    from simcore.output_files import OutputError, check_output_file, write_together
+
     out = Path(out)
+    markdown, table = out.with_suffix(".md"), out.with_suffix(".csv")
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".md").write_text(text, encoding="utf-8")
-        write_csv(rows, out.with_suffix(".csv"))
-    except OSError as error:
-        print(f"{program}: cannot write {out}: {error}", file=sys.stderr)
-        return 1
+        check_output_file(markdown, "--out", "data", overwrite=True)
+        check_output_file(table, "--out", "data", overwrite=True)
+        write_together(
+            [
+                (markdown, lambda stream: stream.write(text), False),
+                (table, rows_writer(rows), False),
+            ]
+        )
+    except OutputError as error:
+        print(f"{program}: {error}", file=sys.stderr)
+        return 2
     print(text)
     return 0
 
 
-def write_csv(rows, path):
-    """Write dict rows to ``path`` (columns: the union of the rows' keys, first-seen order)."""
+def rows_writer(rows):
+    """Return ``write(stream)`` writing dict ``rows`` as CSV (columns: the union of the keys)."""
     columns = list(dict.fromkeys(key for row in rows for key in row))
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns)
+
+    def write(stream):
+        writer = csv.DictWriter(stream, fieldnames=columns)
         writer.writeheader()
         writer.writerows(rows)
+
+    return write
+
+
+def write_csv(rows, path):
+    """Write dict rows to ``path`` atomically (columns: the union of the rows' keys)."""
+    from simcore.output_files import write_atomically
+
+    return write_atomically(path, rows_writer(rows))

@@ -12,7 +12,6 @@ cheap as ``L = 2``. Both are sums over items, taken over blocks of consecutive i
 
 import csv
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from scipy import sparse
@@ -165,14 +164,17 @@ def write_overlap_csv(matrix, path):
 
     The header is ``human`` then every human in primary-layer order; row ``k`` holds the
     items that human ``k`` labelled together with each human (the diagonal: its own items).
-    Rows are written one at a time from the sparse counts.
+    Rows are written one at a time from the sparse counts, to a temporary file renamed
+    onto ``path`` (:func:`simcore.output_files.write_atomically`).
     """
+    from simcore.output_files import write_atomically
+
     overlaps = pair_overlaps(matrix)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)  # as every output file: its folder too
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+
+    def write(stream):
+        writer = csv.writer(stream)
         writer.writerow(["human", *matrix.humans])
         for k, name in enumerate(matrix.humans):
             writer.writerow([name, *overlaps.getrow(k).toarray().ravel().tolist()])
-    return path
+
+    return write_atomically(path, write)

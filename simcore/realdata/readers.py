@@ -278,16 +278,17 @@ def read_annotations(
     DataError
         Every problem, each naming the file (or ``DataFrame``), the key and the value.
     """
+    _check_keywords(judges_file, group_separator, columns, labels)
     if label_order is not None:
         if labels is not None:
             raise DataError(
                 [f"{source}: label_order: declares the labels; give it or labels, not both"]
             )
-        labels, ordinal = name_list(label_order), True
+        labels, ordinal = name_list(label_order, "label_order"), True
     reader = reader_for(source, columns)
     keywords = {
-        "humans": name_list(humans),
-        "judges": name_list(judges),
+        "humans": name_list(humans, "humans"),
+        "judges": name_list(judges, "judges"),
         "judges_file": judges_file,
         "group_separator": group_separator,
         "columns": columns,
@@ -325,16 +326,56 @@ def read_annotations(
     return matrix
 
 
-def name_list(names):
+def name_list(names, keyword="names"):
     """Return a list of rater names stripped of spaces; a comma-separated text is split.
 
     ``None`` or an empty text is no list (None), so ``--judges ""`` means no judges given.
+    A name is a text or an integer (a rater id read from a DataFrame); NumPy scalars are
+    taken as the Python values they hold.
+
+    Raises
+    ------
+    TypeError
+        ``names`` neither None, a text nor a list or tuple of names (naming ``keyword``).
     """
+    from simcore.options import plain_number, shown_value
+
     if names is None or isinstance(names, str) and not names.strip():
         return None
     if isinstance(names, str):
         names = names.split(",")
+    if not isinstance(names, list | tuple) or not all(
+        isinstance(plain_number(name), str | int) and not isinstance(plain_number(name), bool)
+        for name in names
+    ):
+        raise TypeError(
+            f"{keyword}: must be a list of names (texts) or one comma-separated text "
+            f"(got {shown_value(names)})"
+        )
+    names = [plain_number(name) for name in names]
     return [name.strip() if isinstance(name, str) else name for name in names]
+
+
+def _check_keywords(judges_file, group_separator, columns, labels):
+    """Refuse a reader keyword of the wrong type before reading, naming it (TypeError)."""
+    import os
+
+    from simcore.options import shown_value
+
+    problem = None
+    if judges_file is not None and not isinstance(judges_file, str | os.PathLike):
+        problem = "judges_file", "a path (str or pathlib.Path)", judges_file
+    elif group_separator is not None and not isinstance(group_separator, str):
+        problem = "group_separator", "a text", group_separator
+    elif columns is not None and not (
+        isinstance(columns, dict) and all(isinstance(v, str) for v in columns.values())
+    ):
+        problem = "columns", "a mapping of role to column name, as {'item': 'id'}", columns
+    elif labels is not None and (isinstance(labels, str) or not isinstance(labels, list | tuple)):
+        problem = "labels", "a list of labels", labels
+    if problem:
+        name, expected, value = problem
+        raise TypeError(f"{name}: must be {expected} (got {shown_value(value)})")
 
 
 def read_judge_labels(source, judge):
@@ -351,6 +392,15 @@ def read_judge_labels(source, judge):
     problems = []
     if _is_frame(source):
         frame = source
+        missing = [column for column in ("rater", "label") if column not in frame.columns]
+        if missing:
+            raise DataError(
+                [
+                    f"DataFrame: production: needs the columns rater and label, one row per "
+                    f"item the judge labelled (missing {', '.join(missing)}) "
+                    f"(got columns {got_text([str(name) for name in frame.columns])})"
+                ]
+            )
         raters = {}
         for rater, label in zip(frame["rater"].astype(str), frame["label"], strict=True):
             raters.setdefault(rater.strip(), []).append(str(label).strip())

@@ -13,6 +13,7 @@ can be measured and tested at realistic sizes without shipping anyone's data.
 
 import csv
 import gzip
+import io
 import json
 from pathlib import Path
 
@@ -128,28 +129,47 @@ def long_frame(humans, judges):
     return pd.DataFrame(list(long_rows(humans, judges)), columns=["item", "rater", "label"])
 
 
-def write_long_csv(humans, judges, path, groups=None):
+def write_long_csv(humans, judges, path, groups=None, overwrite=False):
     """Write raters as a long ``item,rater,label[,group]`` CSV (gzip when ``path`` ends .gz).
 
-    ``groups`` maps item id to group name; with it, the file has a ``group`` column.
+    ``groups`` maps item id to group name; with it, the file has a ``group`` column. The
+    file is written atomically; an existing file (it may be the user's data) is replaced
+    only with ``overwrite``, and never through a symbolic link.
     """
+    from simcore.output_files import check_output_file, write_atomically
+
     path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "wt", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["item", "rater", "label"] + (["group"] if groups else []))
-        for item, rater, label in long_rows(humans, judges):
-            writer.writerow([item, rater, label] + ([groups[item]] if groups else []))
-    return path
+    check_output_file(path, "path", "data", overwrite=overwrite, remedy="overwrite=True")
+
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    writer.writerow(["item", "rater", "label"] + (["group"] if groups else []))
+    for item, rater, label in long_rows(humans, judges):
+        writer.writerow([item, rater, label] + ([groups[item]] if groups else []))
+    data = text.getvalue().encode("utf-8")
+    data = gzip.compress(data, mtime=0) if path.suffix == ".gz" else data
+
+    return write_atomically(path, lambda stream: stream.write(data), binary=True)
 
 
-def write_alttest_folder(humans, judges, folder):
-    """Write raters as the ``alttest`` JSON pair in ``folder`` (created); return it."""
+def write_alttest_folder(humans, judges, folder, overwrite=False):
+    """Write raters as the ``alttest`` JSON pair in ``folder`` (created); return it.
+
+    Both files are written together, atomically; existing ones are replaced only with
+    ``overwrite`` (never through a symbolic link, nor into a linked folder).
+    """
+    from simcore.output_files import check_output_folder, write_together
+
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "human_annotations.json").write_text(json.dumps(humans), encoding="utf-8")
-    (folder / "llm_annotations.json").write_text(json.dumps(judges), encoding="utf-8")
+    names = {"human_annotations.json": humans, "llm_annotations.json": judges}
+    files = dict.fromkeys(names, "data")
+    check_output_folder(folder, "folder", files, overwrite=overwrite, remedy="overwrite=True")
+    write_together([(folder / name, _json_writer(raters), False) for name, raters in names.items()])
     return folder
+
+
+def _json_writer(document):
+    return lambda stream: stream.write(json.dumps(document))
 
 
 DATA_SHAPES = ("dense_panel", "sparse_panel", "crowd", "concentrated", "slots")

@@ -18,9 +18,10 @@ import yaml
 
 from simcore.model.generative import Skew
 from simcore.model.weighted import LEVELS, WEIGHTS
-from simcore.options import did_you_mean
+from simcore.options import LARGEST_COUNT, did_you_mean, plain_numbers
 from simcore.realdata.rule_forms import FORMS, MIN_ITEMS
 from simcore.studies.rule_section import RULE_COEFFICIENTS
+from simcore.studies.scenario_names import check_name, check_path_text
 
 RULE_KINDS = ("point", "alt_test", "interval")
 
@@ -43,7 +44,10 @@ class ScenarioError(ValueError):
 def _field(default, kind, description, **limits):
     """Declare a config field once: default, kind of value, limits and description.
 
-    ``kind`` is one of ``int``, ``float``, ``str``, ``probability`` (a float in (0, 1]),
+    ``kind`` is one of ``int`` (at most 2**53 unless ``unbounded``), ``float``, ``str``,
+    ``name`` (a text that becomes a file name,
+    :func:`simcore.studies.scenario_names.name_problem`), ``path`` (a text
+    without control characters), ``probability`` (a float in (0, 1]),
     ``probabilities`` (one probability or a list of them), ``weights`` (null or a list of
     positive floats), ``interval`` (null or ``[low, high]`` in [0, 1]), ``text``.
     ``limits`` may give ``minimum``, ``maximum``, ``exclusive_minimum``, ``choices``,
@@ -58,12 +62,11 @@ def _field(default, kind, description, **limits):
 def _describe(value):
     if isinstance(value, str):
         return repr(value)
-    return (
-        yaml.safe_dump(value, default_flow_style=True, width=10**6)
-        .strip()
-        .removesuffix("\n...")
-        .removesuffix(" ...")
-    )
+    try:
+        text = yaml.safe_dump(plain_numbers(value), default_flow_style=True, width=10**6)
+    except yaml.YAMLError:  # not a YAML value (an object passed from Python): its repr
+        return f"{type(value).__name__} {value!r}"[:200]
+    return text.strip().removesuffix("\n...").removesuffix(" ...")
 
 
 def _is_number(value):
@@ -85,6 +88,8 @@ def _check_number(value, meta, integer):
         return None, f"must be > {meta['exclusive_minimum']}"
     if "maximum" in meta and value > meta["maximum"]:
         return None, f"must be <= {meta['maximum']}"
+    if integer and not meta.get("unbounded") and value > LARGEST_COUNT:
+        return None, f"must be <= 2**53 = {LARGEST_COUNT}, the largest count a float64 holds"
     return value, None
 
 
@@ -177,6 +182,8 @@ _CHECKS = {
     "text": lambda value, meta: (
         (value, None) if isinstance(value, str) else (None, "must be a string")
     ),
+    "name": check_name,
+    "path": check_path_text,
     "probabilities": _check_probabilities,
     "weights": _check_weights,
     "bool": _check_bool,
@@ -197,7 +204,7 @@ def _convert(value, meta):
         return None, "must be given (null is not allowed)"
     if meta["kind"] not in _CHECKS:  # a programming error, not bad input
         raise TypeError(f"unknown field kind {meta['kind']!r}")
-    return _CHECKS[meta["kind"]](value, meta)
+    return _CHECKS[meta["kind"]](plain_numbers(value), meta)
 
 
 def _check_matrices(value):
@@ -298,10 +305,10 @@ class RuleConfig:
 class OutputConfig:
     """Where a run's store and figure go (relative to the working directory)."""
 
-    store: str | None = _field(None, "text", "zarr store path", optional=True)
-    figure: str | None = _field(None, "text", "figure path", optional=True)
-    table: str | None = _field(None, "text", "planning table (Markdown) path", optional=True)
-    csv: str | None = _field(None, "text", "planning table (CSV) path", optional=True)
+    store: str | None = _field(None, "path", "zarr store path", optional=True)
+    figure: str | None = _field(None, "path", "figure path", optional=True)
+    table: str | None = _field(None, "path", "planning table (Markdown) path", optional=True)
+    csv: str | None = _field(None, "path", "planning table (CSV) path", optional=True)
 
 
 def _parse_section(raw, cls, path, problems, source):

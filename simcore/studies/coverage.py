@@ -32,6 +32,7 @@ from simcore.studies.config import (
     unknown_keys,
 )
 from simcore.studies.protocol import CubeError, describe_sweep
+from simcore.studies.scenario_names import scenario_name_problems
 
 SWEPT = ("n_cal", "judge_strength", "theta", "n_production")
 """The cube's dimensions, in order."""
@@ -59,18 +60,35 @@ SCALARS = {
         2000,
         {"kind": "int", "minimum": 1, "maximum": MAX_TRIALS, "description": "trials per cell"},
     ),
-    "seed": (0, {"kind": "int", "minimum": 0, "description": "root seed"}),
+    "seed": (0, {"kind": "int", "minimum": 0, "unbounded": True, "description": "root seed"}),
 }
 """Top-level scalars of a coverage scenario: ``key -> (default, declaration)``."""
 
+LARGEST_SIZE = 10**7
+"""The largest ``n_cal`` and ``n_production``: a cell's draws read a table of log-factorials
+up to the larger of the two (8 bytes each, 80 MB at this size, per worker)."""
+
 SWEEP_KEYS = {
-    "n_cal": ({"kind": "int", "minimum": 1, "description": "calibration sample sizes"}, "sizes"),
+    "n_cal": (
+        {
+            "kind": "int",
+            "minimum": 1,
+            "maximum": LARGEST_SIZE,
+            "description": "calibration sample sizes",
+        },
+        "sizes",
+    ),
     "theta": (
         {"kind": "probability", "description": "true failure rates of the production stream"},
         "failure rates in (0, 1]",
     ),
     "n_production": (
-        {"kind": "int", "minimum": 1, "description": "production stream sizes"},
+        {
+            "kind": "int",
+            "minimum": 1,
+            "maximum": LARGEST_SIZE,
+            "description": "production stream sizes",
+        },
         "sizes",
     ),
 }
@@ -213,6 +231,7 @@ def coverage_scenario_from_dict(raw, source):
         Naming the file, the key and the bad value.
     """
     problems = unknown_keys(raw, _TOP_KEYS, "a coverage scenario", source)
+    problems += scenario_name_problems(raw, source)
     judges = _parse_judges(raw.get("judges"), problems, source)
     sweep = raw.get("sweep")
     if not isinstance(sweep, dict) or set(sweep) - {"n_cal", "theta", "n_production"}:

@@ -6,8 +6,6 @@ per-region advice of :mod:`simcore.studies.coverage_advice`; the figure draws ev
 coverage and width against the calibration size.
 """
 
-from pathlib import Path
-
 import numpy as np
 
 from simcore.printed_rates import rate_text
@@ -119,6 +117,9 @@ def plot_coverage(cube, out):
         fontsize=10,
     )
     figure.tight_layout()
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=110, metadata=figure_metadata(cube, out))
-    plt.close(figure)
+    from simcore.output_files import save_figure
+
+    try:
+        save_figure(figure, out, dpi=110, metadata=figure_metadata(cube, out))
+    finally:
+        plt.close(figure)

@@ -171,8 +171,12 @@ def _scalar(axis, panel, variable, spec):
 
 def _save(figure, out, cube):
     """Write ``figure`` to ``out`` with the state of the store ``cube`` came from."""
-    figure.savefig(out, dpi=110, metadata=figure_metadata(cube, out))
-    _pyplot().close(figure)
+    from simcore.output_files import save_figure
+
+    try:
+        save_figure(figure, out, dpi=110, metadata=figure_metadata(cube, out))
+    finally:
+        _pyplot().close(figure)
     return out
 
 

@@ -36,6 +36,7 @@ from simcore.model.recipes import (  # noqa: F401  (re-exported for the planning
     symmetric_recipe_variance,
     z_two_sided,
 )
+from simcore.output_files import write_together
 from simcore.studies.synthetic_cell import synthetic_weighting
 
 
@@ -305,7 +306,11 @@ def _recipe_text(recipe, corpus):
 
 
 def write_plan_table(cube, markdown=None, csv=None):
-    """Write the planning table as Markdown and/or CSV; return the Markdown text."""
+    """Write the planning table as Markdown and/or CSV; return the Markdown text.
+
+    Both files are written together and atomically
+    (:func:`simcore.output_files.write_together`): a failed write replaces neither.
+    """
     rows = plan_rows(cube)
     attrs = cube["min_items"].attrs
     header = ["margin", "p_judge", "side", "simulated_m", "recipe_m", "ratio"]
@@ -326,15 +331,17 @@ def write_plan_table(cube, markdown=None, csv=None):
     ]
     lines += ["| " + " | ".join(row[key] for key in header) + " |" for row in rows]
     text = "\n".join(lines) + "\n"
-    if markdown:
-        with open(markdown, "w") as handle:
-            handle.write(text)
-    if csv:
-        with open(csv, "w") as handle:
-            handle.write(",".join(header) + "\n")
-            for row in rows:
-                handle.write(",".join(row[key] for key in header) + "\n")
+    table = "".join(",".join(row[key] for key in header) + "\n" for row in rows)
+    table = ",".join(header) + "\n" + table
+    files = [(markdown, text), (csv, table)]
+    write_together(  # both or neither, each atomically
+        [(path, _text_writer(content), False) for path, content in files if path]
+    )
     return text
+
+
+def _text_writer(text):
+    return lambda stream: stream.write(text)
 
 
 def ranking_recipe(cell, alpha=0.05):

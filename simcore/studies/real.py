@@ -39,6 +39,7 @@ from simcore.studies.config import (
 )
 from simcore.studies.real_forms import group_form
 from simcore.studies.rule_section import rule_dict, weighting_problems
+from simcore.studies.scenario_names import scenario_name_problems
 
 DEFAULT_COVERAGES = (0.05, 0.10, 0.25, 0.50)
 PUBLISHED = ("none", "paper")
@@ -60,7 +61,7 @@ SCALARS = {
         300,
         {"kind": "int", "minimum": 1, "maximum": MAX_TRIALS, "description": "thinnings per cell"},
     ),
-    "seed": (0, {"kind": "int", "minimum": 0, "description": "root seed"}),
+    "seed": (0, {"kind": "int", "minimum": 0, "unbounded": True, "description": "root seed"}),
     "published": (
         "none",
         {
@@ -139,6 +140,7 @@ def real_scenario_from_dict(raw, source, base=None):
         Naming the file, the key and the bad value.
     """
     problems = unknown_keys(raw, _TOP_KEYS, "a real-data scenario", source)
+    problems += scenario_name_problems(raw, source)
     rule = _parse_section(raw.get("rule"), RuleConfig, "rule", problems, source)
     output = _parse_section(raw.get("output"), OutputConfig, "output", problems, source)
     scalars = {}
@@ -304,8 +306,7 @@ class RealStudy:
         for name in spec["variables"]:
             if name not in pooled:
                 raise CubeError(f"--variable: the cube has no variable {name!r}")
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        plot_cube(pooled, out, spec)
+        plot_cube(pooled, out, spec)  # written atomically, its folder created
 
     def write_outputs(self, scenario, cube):
         """Write nothing further (``simcore tables`` writes the paper's tables)."""

@@ -10,7 +10,6 @@ and the planning table are in :mod:`simcore.studies.synthetic_cube` and
 """
 
 import itertools
-from pathlib import Path
 
 import yaml
 
@@ -78,8 +77,7 @@ class SyntheticStudy:
         for name in spec.get("variables", []):
             if name not in cube:
                 raise CubeError(f"--variable: the cube has no variable {name!r}")
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        figures.plot_cube(cube, out, spec)
+        figures.plot_cube(cube, out, spec)  # written atomically, its folder created
 
     def write_outputs(self, scenario, cube):
         """Write a planning scenario's table (Markdown and CSV); return the paths written."""
@@ -88,9 +86,7 @@ class SyntheticStudy:
         from simcore.studies.planning_table import write_plan_table
 
         paths = [path for path in (scenario.output.table, scenario.output.csv) if path]
-        for path in paths:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        if paths:
+        if paths:  # written atomically, their folders created
             write_plan_table(cube, scenario.output.table, scenario.output.csv)
         return paths
 

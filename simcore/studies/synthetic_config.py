@@ -11,6 +11,7 @@ import dataclasses
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,7 +76,7 @@ class PlanningConfig:
 class RunConfig:
     """The scenario's top-level scalars."""
 
-    name: str | None = _field(None, "text", "scenario name", optional=True)
+    name: str | None = _field(None, "name", "scenario name", optional=True)
     description: str | None = _field(None, "text", "what the scenario reproduces", optional=True)
     kind: str = _field(
         "synthetic", "str", "scenario kind (a real-data scenario says real)", choices=("synthetic",)
@@ -100,7 +101,7 @@ class RunConfig:
         choices=STREAMS,
     )
     trials: int = _field(2000, "int", "trials per cell", minimum=1, maximum=MAX_TRIALS)
-    seed: int = _field(0, "int", "root seed", minimum=0)
+    seed: int = _field(0, "int", "root seed", minimum=0, unbounded=True)
 
 
 @dataclass(frozen=True)
@@ -406,6 +407,20 @@ class Scenario:
             keys = {kind: (kind, *(index[k] for k in where)) for kind, where in reads.items()}
             yield _resolve_cell(self, index, coords, resolved, keys)
 
+    def cells_at(self, indices):
+        """Yield the :class:`Cell` at each index tuple of ``indices`` (as :meth:`cells`)."""
+        names = [name for name, _ in self.sweep]
+        reads = {
+            kind: [k for k, name in enumerate(names) if SWEEPABLE[name][0] == kind]
+            for kind in ("model", "design", "rule")
+        }
+        reads["model"] += [k for k, name in enumerate(names) if name == "epsilon"]
+        resolved = {}
+        for index in indices:
+            coords = {name: values[i] for (name, values), i in zip(self.sweep, index, strict=True)}
+            keys = {kind: (kind, *(index[k] for k in where)) for kind, where in reads.items()}
+            yield _resolve_cell(self, tuple(index), coords, resolved, keys)
+
     def model_sizes(self):
         """Return the distinct ``(n_items, n_humans, n_labels)`` of the sweep's cells.
 
@@ -416,6 +431,37 @@ class Scenario:
         swept = dict(self.sweep)
         axes = [swept.get(name, [getattr(self.model, name)]) for name in names]
         return sorted(set(itertools.product(*axes)))
+
+
+CROSS_CHECK_CELLS = 100_000
+"""Sweeps of up to this many cells have every cell's cross-field checks run; a larger one
+has them run on a sample (:func:`cells_to_check`), so that ``validate`` answers in seconds."""
+
+
+def cells_to_check(scenario):
+    """Return the cells whose cross-field problems are checked (a scenario's validation).
+
+    Every cell of a sweep of at most :data:`CROSS_CHECK_CELLS`; of a larger one, every value
+    of every axis with the other axes at their first, middle and last value, and every pair
+    of values of two axes (the others at their first value) while that stays in the bound.
+    """
+    shape = scenario.shape
+    if math.prod(int(size) for size in shape) <= CROSS_CHECK_CELLS:
+        return scenario.cells()
+    picks = (lambda size: 0, lambda size: size // 2, lambda size: size - 1)
+    bases = {tuple(pick(size) for size in shape) for pick in picks}
+    indices = set(bases)
+    for axis, size in enumerate(shape):
+        for value, base in itertools.product(range(size), bases):
+            indices.add(base[:axis] + (value,) + base[axis + 1 :])
+    for first, second in itertools.combinations(range(len(shape)), 2):
+        if shape[first] * shape[second] + len(indices) > CROSS_CHECK_CELLS:
+            continue
+        for a, b in itertools.product(range(shape[first]), range(shape[second])):
+            index = [0] * len(shape)
+            index[first], index[second] = a, b
+            indices.add(tuple(index))
+    return scenario.cells_at(sorted(indices))
 
 
 def _resolve_cell(scenario, index, coords, resolved=None, keys=None):

@@ -35,6 +35,7 @@ from simcore.studies.synthetic_config import (
     RunConfig,
     Scenario,
     _field_meta,
+    cells_to_check,
 )
 
 
@@ -413,7 +414,7 @@ def _cross_field_problems(scenario, problems, source):
             bad.add(f"{section}.{field_name}" if section else field_name)
     first_per_key = {}
     checked = set()  # cells of the same sections share their problems: check the first
-    for cell in scenario.cells():
+    for cell in cells_to_check(scenario):
         sections = (id(cell.model), id(cell.design), id(cell.rule), cell.reference, cell.engine)
         if sections in checked:
             continue

@@ -15,8 +15,6 @@ __all__ = [
     "SchedulerError",
     "StoreError",
     "check_fits",
-    "checked_output_file",
-    "checked_output_folder",
     "damaged_cells",
     "read_attrs",
     "run_sweep",
@@ -29,6 +27,5 @@ __getattr__, __dir__ = attach(
         "memory": ("check_fits",),
         "run": ("run_sweep",),
         "store": ("StoreError", "damaged_cells", "read_attrs"),
-        "store_files": ("checked_output_file", "checked_output_folder"),
     },
 )

@@ -84,6 +84,38 @@ def _check_address(scheduler):
         ) from None
 
 
+PARALLEL_PER_CORE = 4
+"""``workers`` and ``threads`` may each be at most this many times the machine's cores."""
+
+
+def most_parallel():
+    """Return the most ``workers`` (or ``threads``) a run takes.
+
+    :data:`PARALLEL_PER_CORE` times ``os.cpu_count()``.
+    """
+    return PARALLEL_PER_CORE * max(1, os.cpu_count() or 1)
+
+
+def check_parallel(name, value, flag=None):
+    """Refuse ``workers`` or ``threads`` that is not an integer from 1 to :func:`most_parallel`.
+
+    ``None`` passes (the default). Raises ``TypeError`` for a value that is not an integer
+    (``bool`` included) and ``ValueError`` below 1 or above the bound, naming ``flag`` (the
+    option, as ``--workers``) when given, else ``name``.
+    """
+    if value is None:
+        return
+    key, most = flag or name, most_parallel()
+    cores = max(1, os.cpu_count() or 1)
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{key}: must be an integer from 1 to {most} (got {value!r})")
+    if not 1 <= int(value) <= most:
+        raise ValueError(
+            f"{key}: must be an integer from 1 to {most} ({PARALLEL_PER_CORE} per core of "
+            f"this machine's {cores}) (got {int(value)})"
+        )
+
+
 @contextlib.contextmanager
 def connect(workers=None, scheduler=None, threads=None):
     """Open the dask client for a run; yield a :class:`Connection`.
@@ -107,6 +139,8 @@ def connect(workers=None, scheduler=None, threads=None):
     SchedulerError
         When no scheduler answers at ``scheduler`` within :data:`CONNECT_TIMEOUT`.
     """
+    check_parallel("workers", workers)
+    check_parallel("threads", threads)
     if workers is None and scheduler is None:
         yield Connection(None, threads)
         return

@@ -15,9 +15,10 @@ import numpy as np
 
 from simcore.engine.warm import first_use_note, prepare
 from simcore.studies import study_of
-from simcore.sweep import grid, store
+from simcore.sweep import grid, store, store_meta
 from simcore.sweep.cell_writer import CellWriter
 from simcore.sweep.memory import check_fits
+from simcore.sweep.store_check import cells_summary
 from simcore.sweep.store_trials import check_finished_trials
 
 
@@ -45,6 +46,8 @@ def run_sweep(
         The cube: counts, derived rates, and provenance attributes.
     """
     if out is not None:
+        if any((Path(out) / name).is_file() for name in (".zgroup", ".zattrs")):
+            store_meta.read_root(out)  # a store whose root metadata is damaged: named
         store.checked_destination(out)  # before any work: a bad --out costs nothing
         check_finished_trials(out, scenario, overwrite)  # a store is never shrunk
     study = study_of(scenario)
@@ -80,27 +83,38 @@ def run_sweep(
                 out, scenario, context, layout, cells, connection, progress, overwrite, derive
             )
         except OSError as error:
-            if not store.full_disk(error):
-                raise
+            if store.full_disk(error):
+                raise store.StoreError(
+                    f"{out}: no space left on its device ({error.strerror}); free some space "
+                    "and run the same command again to finish the store"
+                ) from None
+            where = error.filename2 or error.filename or "the store"
             raise store.StoreError(
-                f"{out}: no space left on its device ({error.strerror}); free some space and "
-                "run the same command again to finish the store"
+                f"{out}: cannot write {where} ({error.strerror or error}); fix or remove it "
+                "and run the same command again"
             ) from None
 
 
 def _run_into(out, scenario, context, layout, cells, connection, progress, overwrite, derive):
     """Run the cells not yet in the store ``out`` into it, under its lock; finalise it."""
     with store.writer_lock(out) as lock:
-        done, damaged = store.prepare(out, scenario, overwrite=overwrite, layout=layout)
-        for index in damaged:
+
+        def report(line):
+            print(f"simcore: {out}: repaired: {line}", file=sys.stderr)
+
+        done, damaged = store.prepare(
+            out, scenario, overwrite=overwrite, layout=layout, report=report
+        )
+        if damaged:
             print(
-                f"simcore: {out}: cell {index} is damaged (missing, unreadable or edited "
-                "chunks); recomputing it",
+                f"simcore: {out}: {cells_summary(damaged, layout.dims, store.sweep_values(layout))}"
+                " (missing, unreadable, edited or foreign chunks); recomputing them",
                 file=sys.stderr,
             )
         starts = _first_trials(layout.shape, done, scenario.trials)
         todo = (cell for cell in cells if cell.index in starts)
-        writer = CellWriter(out, layout, check=lock.check)
+        identity = store.scenario_identity(scenario, layout)
+        writer = CellWriter(out, layout, identity, check=lock.check)
         cells_run = grid.execute(scenario, context, todo, connection, progress, starts)
         try:
             for index, counts in cells_run:

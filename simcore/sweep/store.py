@@ -17,13 +17,13 @@ its rates, writes them, sets ``complete`` and consolidates the metadata, so that
 
 import datetime
 import errno
-import itertools
 from pathlib import Path
 
 import numpy as np
 import xarray as xr
 import zarr
 
+from simcore.sweep import store_meta
 from simcore.sweep.store_check import (
     CHECKSUM_VERSION,
     cell_checksum,
@@ -34,6 +34,8 @@ from simcore.sweep.store_check import (
     load_checked,
     packing_attr,
     packing_of,
+    read_chunks,
+    run_identity,
     sealed,
     unpack,
 )
@@ -60,11 +62,13 @@ __all__ = [
     "finalize",
     "finished_cube",
     "full_disk",
+    "layout_sizes",
     "pack_counts",
     "packed_widths",
     "prepare",
     "put_cell",
     "read_attrs",
+    "scenario_identity",
     "sealed",
     "store_chunks",
     "StoreError",
@@ -75,6 +79,22 @@ __all__ = [
 RUN_VARIABLES = ["cell_ints", "cell_floats", "cell_checksum", "cell_complete"]
 """What a store holds while its run is under way: each cell's counts packed in two rows,
 a checksum and a completion flag."""
+
+RUN_VARIABLE_ATTRS = {
+    "cell_ints": {
+        "long_name": "a cell's integer counts, packed (unpacked into the named "
+        "variables when the run finishes)",
+        "units": "1",
+    },
+    "cell_floats": {"long_name": "a cell's float sums, packed", "units": "1"},
+    "cell_checksum": {
+        "long_name": "checksum of the run, the cell's coordinates and its stored counts "
+        "(detects damaged chunks and chunks of other runs)",
+        "units": "1",
+    },
+    "cell_complete": {"long_name": "cell finished and written", "units": "1"},
+}
+"""Each run variable's attributes."""
 
 CHUNK_BYTES = 2**20
 """About how many bytes of packed rows one chunk holds: the cells of a block of the grid
@@ -134,33 +154,32 @@ def store_chunks(layout):
 def _run_variables(layout):
     dims, shape = layout.dims, layout.shape
     n_ints, n_floats = packed_widths(layout)
-    return {
-        "cell_ints": xr.Variable(
-            (*dims, "packed_int"),
-            np.zeros((*shape, n_ints), np.int64),
-            {
-                "long_name": "a cell's integer counts, packed (unpacked into the named "
-                "variables when the run finishes)",
-                "units": "1",
-            },
-        ),
-        "cell_floats": xr.Variable(
-            (*dims, "packed_float"),
-            np.zeros((*shape, n_floats)),
-            {"long_name": "a cell's float sums, packed", "units": "1"},
-        ),
-        "cell_checksum": xr.Variable(
-            dims,
-            np.zeros(shape, np.int64),
-            {
-                "long_name": "checksum of the cell's stored counts (detects damaged chunks)",
-                "units": "1",
-            },
-        ),
-        "cell_complete": xr.Variable(
-            dims, np.zeros(shape, bool), {"long_name": "cell finished and written", "units": "1"}
-        ),
+    values = {
+        "cell_ints": ((*dims, "packed_int"), np.zeros((*shape, n_ints), np.int64)),
+        "cell_floats": ((*dims, "packed_float"), np.zeros((*shape, n_floats))),
+        "cell_checksum": (dims, np.zeros(shape, np.int64)),
+        "cell_complete": (dims, np.zeros(shape, bool)),
     }
+    return {
+        name: xr.Variable(*values[name], dict(RUN_VARIABLE_ATTRS[name])) for name in RUN_VARIABLES
+    }
+
+
+def layout_sizes(layout):
+    """Return ``{dim: size}`` of every dimension a store of ``layout`` has."""
+    sizes = dict(zip(layout.dims, layout.shape, strict=True))
+    for variable in layout.variables:
+        sizes.update(zip(variable.extra_dims, variable.shape, strict=False))
+    for coord in layout.coords.values():
+        sizes.update(coord.sizes)
+    n_ints, n_floats = packed_widths(layout)
+    return {**sizes, "packed_int": n_ints, "packed_float": n_floats}
+
+
+def scenario_identity(scenario, layout):
+    """Return :func:`~simcore.sweep.store_check.run_identity` of a run of ``scenario``."""
+    attrs = {"scenario_hash": scenario.content_hash(), "root_seed": int(scenario.seed)}
+    return run_identity({**attrs, **layout.attrs})
 
 
 def empty_cube(scenario, layout):
@@ -242,11 +261,12 @@ def put_cell(cube, layout, index, counts, values=None):
     run = {name: cube.variables[name].values for name in RUN_VARIABLES}
     run["cell_ints"][index] = ints
     run["cell_floats"][index] = floats
-    run["cell_checksum"][index] = cell_checksum(ints, floats, cell_label_at(layout, index, values))
+    label = cell_label_at(layout, index, values)
+    run["cell_checksum"][index] = cell_checksum(ints, floats, label, run_identity(cube.attrs))
     run["cell_complete"][index] = True
 
 
-def prepare(path, scenario, overwrite=False, layout=None):
+def prepare(path, scenario, overwrite=False, layout=None, report=None):
     """Make ``path`` ready for ``scenario``; return the trials already done per cell.
 
     A missing store is created (in a temporary folder, then renamed, so that no
@@ -266,6 +286,9 @@ def prepare(path, scenario, overwrite=False, layout=None):
         Replace whatever ``path`` holds.
     layout : simcore.studies.protocol.Layout, optional
         The cube's layout (by default asked of the scenario's study).
+    report : callable, optional
+        ``report(line)`` is told each repair of the store's own files and attributes
+        (:func:`simcore.sweep.store_meta.repair`), before its cells are checked.
 
     Returns
     -------
@@ -291,15 +314,22 @@ def prepare(path, scenario, overwrite=False, layout=None):
         path.rmdir()  # an empty folder is no store: create the store in its place
     if path.exists():
         attrs = read_attrs(path)
-        same = _same_run(attrs, scenario, layout)
+        same = store_meta.same_run(attrs, scenario, layout)
         if not same and not overwrite:
             raise StoreError(
-                f"{path}: holds {_what(attrs, scenario)} ({attrs.get('title') if attrs else '-'}); "
+                f"{path}: holds {store_meta.what_is_there(attrs, scenario, layout)} "
+                f"({attrs.get('title') if attrs else '-'}); "
                 "use --overwrite to replace it or --out for another store"
             )
         if same and not overwrite:
             check_version(path, attrs)
-            done, damaged = _verified_cells(path, layout, bool(attrs.get("complete")))
+            for note in store_meta.repair(
+                path, scenario, layout, store_meta.derived_attrs(scenario, layout)
+            ):
+                (report or (lambda line: None))(note)
+            identity = scenario_identity(scenario, layout)
+            finished = bool(attrs.get("complete"))
+            done, damaged = _verified_cells(path, layout, finished, identity)
             refuse_fewer_trials(path, done, scenario.trials)  # never shrink: touch nothing
             if len(done) < int(np.prod(layout.shape, dtype=np.int64)) or any(
                 trials != scenario.trials for trials in done.values()
@@ -312,84 +342,47 @@ def prepare(path, scenario, overwrite=False, layout=None):
     return {}, []
 
 
-def _what(attrs, scenario):
-    """Say what a store that cannot be resumed holds."""
-    if not attrs or "scenario_hash" not in attrs:
-        return "something that is not a simcore store"
-    if attrs["scenario_hash"] == scenario.content_hash():
-        return "a run of this scenario on other inputs (its data changed)"
-    return "a store of a different scenario"
-
-
-def _same_run(attrs, scenario, layout):
-    """Whether stored ``attrs`` are of this scenario (same hash) on the same inputs.
-
-    The study's layout attributes (e.g. a real matrix's SHA-256) must match too, so a
-    store is never resumed over data that changed under the same path.
-    """
-    if attrs is None or attrs.get("scenario_hash") != scenario.content_hash():
-        return False
-    return all(attrs.get(key) == value for key, value in layout.attrs.items())
-
-
-def _read_checked(array, fill):
-    """Return ``(values, readable)`` of a run variable: chunks that cannot be read are ``fill``.
-
-    The array is read whole; if that fails (a damaged chunk) it is read a chunk at a time,
-    and ``readable`` (over the cells) is False on the chunks that fail.
-    """
-    try:
-        return np.asarray(array[...]), np.ones(array.shape, bool)
-    except Exception:  # damaged somewhere: read chunk by chunk
-        pass
-    values = np.full(array.shape, fill, array.dtype)
-    readable = np.ones(array.shape, bool)
-    grid = [range(0, size, chunk) for size, chunk in zip(array.shape, array.chunks, strict=True)]
-    for starts in itertools.product(*grid):
-        region = tuple(
-            slice(start, start + chunk) for start, chunk in zip(starts, array.chunks, strict=True)
-        )
-        try:
-            values[region] = array[region]
-        except Exception:  # a chunk that cannot be read or decoded
-            readable[region] = False
-    return values, readable
-
-
-def _verified_cells(path, layout, finished=False):
+def _verified_cells(path, layout, finished, identity):
     """Complete cells whose stored counts match their checksum, and the damaged ones.
 
     The run variables are read whole; if that fails (a damaged chunk) they are read chunk
     by chunk, so that only the cells a damaged chunk spoils are recomputed (a cell whose
-    completion flag cannot be read is not complete). The checksum covers the cell's
-    coordinates as the scenario gives them. A ``finished`` store's named variables are
-    checked too (:func:`~simcore.sweep.store_check.cell_problems`).
+    completion flag cannot be read is not complete). The checksum covers the run
+    (``identity``: :func:`scenario_identity`) and the cell's coordinates as the scenario
+    gives them. A ``finished`` store's named variables are checked too
+    (:func:`~simcore.sweep.store_check.cell_problems`).
     """
     group = zarr.open_group(str(path), mode="r", use_consolidated=False)
-    complete, _ = _read_checked(group["cell_complete"], False)
-    checksums, sums_read = _read_checked(group["cell_checksum"], 0)
-    ints, ints_read = _read_checked(group["cell_ints"], 0)
-    floats, floats_read = _read_checked(group["cell_floats"], 0)
-    fresh = cell_checksums(ints, floats, layout.dims, sweep_values(layout))
+    complete, _ = read_chunks(group["cell_complete"], False)
+    checksums, sums_read = read_chunks(group["cell_checksum"], 0)
+    ints, ints_read = read_chunks(group["cell_ints"], 0)
+    floats, floats_read = read_chunks(group["cell_floats"], 0)
+    fresh = cell_checksums(ints, floats, layout.dims, sweep_values(layout), identity)
     readable = sums_read & ints_read.all(axis=-1) & floats_read.all(axis=-1)
     good = complete & readable & (fresh == checksums)
     done = {tuple(int(i) for i in index): int(ints[tuple(index)][0]) for index in np.argwhere(good)}
     damaged = [tuple(int(i) for i in index) for index in np.argwhere(complete & ~good)]
-    for index in _finished_problems(path, done) if finished else ():
-        del done[index]
-        damaged.append(index)
-    return done, damaged
+    if finished:
+        damaged += [tuple(int(i) for i in index) for index in np.argwhere(~complete)]
+        for index in _finished_problems(path, done, identity):
+            del done[index]
+            damaged.append(index)
+    return done, sorted(damaged)
 
 
-def _finished_problems(path, done):
-    """Return the cells of ``done`` whose named variables fail their checks (all: unreadable)."""
+def _finished_problems(path, done, identity):
+    """Return the cells of ``done`` whose named variables fail their checks.
+
+    Every cell when the metadata cannot be read (a rerun repairs it first: see
+    :func:`prepare`); the cells an unreadable chunk holds.
+    """
     try:
-        cube, unreadable = load_checked(path)
-        problems = cell_problems(cube)
+        cube, spoiled = load_checked(path)
+        problems = cell_problems(cube, identity=identity)
     except Exception:  # metadata that cannot be read: every cell's results are suspect
         return sorted(done)
-    if unreadable:
-        return sorted(done)
+    for mask in spoiled.values():
+        problems.update({tuple(int(i) for i in index): "" for index in np.argwhere(mask)})
     return [index for index in sorted(problems) if index in done]
 
 
@@ -451,7 +444,9 @@ def finalize(path, scenario, layout, derive):
     if not complete.all():
         raise RuntimeError(f"{path}: finalize called with unfinished cells")
     cube = empty_cube(scenario, layout)
-    cube.attrs.update(dict(group.attrs))
+    cube.attrs.update(
+        {**dict(group.attrs), **store_meta.derived_attrs(scenario, layout), **layout.attrs}
+    )
     for name in RUN_VARIABLES:
         cube[name].values[...] = np.asarray(group[name][...])
     cube = sealed(derive(finished_cube(cube, layout)))
@@ -468,9 +463,9 @@ def finalize(path, scenario, layout, derive):
     group.attrs.update(
         {
             **{key: value for key, value in cube.attrs.items() if key not in group.attrs},
+            **store_meta.derived_attrs(scenario, layout),
             "complete": 1,
             "trials": int(scenario.trials),
-            "scenario": scenario.to_yaml(),
             "finished": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         }
     )

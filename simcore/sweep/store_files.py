@@ -17,6 +17,8 @@ from pathlib import Path
 
 import zarr
 
+from simcore.output_files import OutputError, fault_message, writable_problem
+
 
 class StoreError(ValueError):
     """A store that cannot be used for this run (bad input: exit status 2)."""
@@ -87,8 +89,14 @@ def _take(lock, path, me):
             f"{path}: another simcore run ({owner or 'unknown'}) is writing "
             f"this store; wait for it or remove {lock} if it is gone"
         ) from None
-    with os.fdopen(handle, "w") as stream:
-        stream.write(me)
+    except OSError as error:  # /proc, a read-only or immutable folder
+        raise OutputError(fault_message(lock, error)) from None
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write(me)
+    except OSError as error:  # a full disk: no empty lock is left behind
+        lock.unlink(missing_ok=True)
+        raise OutputError(fault_message(lock, error)) from None
     return True
 
 
@@ -105,7 +113,10 @@ def writer_lock(path):
         When another live process holds the lock, or the lock is a symbolic link.
     """
     lock = Path(path).with_name(Path(path).name + ".lock")
-    lock.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OutputError(fault_message(lock, error)) from None
     me = f"{os.uname().nodename} {os.getpid()}"
     if not _take(lock, path, me) and not _take(lock, path, me):
         raise StoreError(f"{path}: could not take its lock {lock}; run the command again")
@@ -134,15 +145,12 @@ def is_store(path):
 
 
 def _writable_folder(folder):
-    """Return why the nearest existing folder at or above ``folder`` cannot be written, or None."""
-    folder = Path(folder)
-    while not folder.exists():
-        folder = folder.parent
-    if not folder.is_dir():
-        return f"{folder} is a file, not a folder"
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return f"{folder} is not writable"
-    return None
+    """Return why the nearest existing folder at or above ``folder`` cannot be written, or None.
+
+    A probe file is created there and removed (:func:`simcore.output_files.writable_problem`):
+    permission bits do not tell a read-only or immutable file system, or ``/proc``.
+    """
+    return writable_problem(folder)
 
 
 def checked_destination(path):
@@ -156,8 +164,8 @@ def checked_destination(path):
     given = Path(path)
     if given.is_symlink():
         raise StoreError(
-            f"{given}: is a symbolic link; simcore never writes a store through one; give "
-            "the real path with --out"
+            f"{given}: is a symbolic link; simcore never writes a store through one, even "
+            "with --overwrite; give the real path with --out"
         )
     path = given.resolve()
     if not given.name or path == Path.cwd() or path == Path(path.anchor):
@@ -180,55 +188,9 @@ def checked_destination(path):
     return given
 
 
-_OUTPUT_KINDS = {
-    "table": ("planning table", lambda head: head.startswith(b"# Planning table:")),
-    "csv": (
-        "planning table (CSV)",
-        lambda head: head.startswith(b"margin,p_judge,side,simulated_m,recipe_m,ratio\n"),
-    ),
-    "figure": ("figure", lambda head: b"matplotlib" in head.lower()),
-}
-"""What simcore's own output files of each kind look like (figures: drawn by matplotlib)."""
-
-
-def checked_output_file(path, option, kind=None):
-    """Raise :class:`StoreError` unless the file ``path`` can be written (before any work).
-
-    With ``kind`` (``"table"``, ``"csv"`` or ``"figure"``), a file already there must be
-    simcore's output of that kind: anything else is never overwritten.
-    """
-    given = Path(path)
-    if given.is_symlink():
-        raise StoreError(f"{option} {given}: is a symbolic link; simcore never writes through one")
-    if given.exists() and given.is_dir():
-        raise StoreError(f"{option} {given}: is a folder, not a file")
-    problem = _writable_folder(given.resolve().parent)
-    if problem:
-        raise StoreError(f"{option} {given}: cannot be written ({problem})")
-    if kind and given.exists():
-        what, looks_right = _OUTPUT_KINDS[kind]
-        with open(given, "rb") as stream:
-            head = stream.read(16 << 20)
-        if not looks_right(head):
-            raise StoreError(
-                f"{option} {given}: exists and is not a {what} simcore wrote; simcore never "
-                "overwrites it; move it away or choose another path"
-            )
-
-
 def inside_working_folder(path):
     """Whether ``path`` (relative to the working folder, or absolute) lies inside it."""
     return Path(path).resolve().is_relative_to(Path.cwd().resolve())
-
-
-def checked_output_folder(path, option):
-    """Raise :class:`StoreError` unless the folder ``path`` can be created or written."""
-    given = Path(path)
-    if given.exists() and not given.is_dir():
-        raise StoreError(f"{option} {given}: is a file, not a folder")
-    problem = _writable_folder(given.resolve())
-    if problem:
-        raise StoreError(f"{option} {given}: cannot be written ({problem})")
 
 
 _CHUNK = re.compile(r"\d+(\.\d+)*")
@@ -325,5 +287,9 @@ def create_store(path, cube, encoding):
     temporary = path.with_name(f".{path.name}.creating-{os.getpid()}")
     if temporary.exists():
         shutil.rmtree(temporary)
-    cube.to_zarr(str(temporary), mode="w", encoding=encoding, consolidated=False, zarr_format=2)
-    os.replace(temporary, path)
+    try:
+        cube.to_zarr(str(temporary), mode="w", encoding=encoding, consolidated=False, zarr_format=2)
+        os.replace(temporary, path)
+    except BaseException:  # a full disk, an interrupt: no half-created store is left
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
