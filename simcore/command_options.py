@@ -48,6 +48,14 @@ READER_KEYS = tuple(option.name for option in DATA_OPTIONS)
 """The one reader's keyword names (``humans``, ``judges``, ``judges_file``, ...)."""
 
 BOOT = Option("boot", "--boot", int, 1000, "bootstrap replicates over items", low=0)
+CEILING_BOOT = Option(
+    "boot",
+    "--boot",
+    int,
+    1000,
+    "bootstrap replicates over items (a judge's position is read against their interval)",
+    low=1,
+)
 SEED_2026 = Option("seed", "--seed", int, 2026, "bootstrap root seed", low=0)
 LEVEL = Option(
     "level",
@@ -115,7 +123,7 @@ CEILING_OPTIONS = (
     PAIR_COEFFICIENT,
     LEVEL,
     WEIGHTS,
-    BOOT,
+    CEILING_BOOT,
     SEED_2026,
     Option(
         "min_shared",

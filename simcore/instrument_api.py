@@ -117,6 +117,9 @@ def ceiling_result(data, values):
     graded = scale.is_rating if values["graded"] is None else values["graded"]
     measure = graded if scoring is None else scoring
     check_ceiling_fits(matrix, measure, values["boot"])
+    if scale.is_rating and isinstance(measure, bool):
+        # the judges' positions are also read under the other scoring (scale_scorings)
+        check_ceiling_fits(matrix, not measure, values["boot"])
     scores = None
     if values["judge_scores"]:
         scores = report.read_judge_scores(values["judge_scores"], values["score_column"])

@@ -30,6 +30,7 @@ __all__ = [
     "check_output_file",
     "check_output_folder",
     "is_own_output",
+    "linked_folder",
     "save_figure",
     "write_atomically",
     "write_bytes",
@@ -167,6 +168,35 @@ def _nearest_existing(folder):
     return folder
 
 
+def linked_folder(path):
+    """Return the first folder in ``path`` as given that is a symbolic link, or None.
+
+    Every folder the path names is checked, from its first component to its parent (a
+    relative path from the working folder; the working folder itself and the folders above
+    it are the user's choice of where to run, not part of the path). A folder reached
+    through a link may lie anywhere, so simcore writes into it only when given the real
+    path (``os.path.realpath``).
+    """
+    given = Path(path)
+    folder = Path(given.anchor)
+    for part in given.parent.parts[1 if given.anchor else 0 :]:
+        folder = folder / part
+        if part not in (".", "..") and os.path.islink(folder):
+            return folder
+    return None
+
+
+def _link_problem(path, remedy):
+    """Return why ``path`` is refused for a symbolic link in its folders (a phrase), or None."""
+    link = linked_folder(path)
+    if link is None:
+        return None
+    return (
+        f"lies in {link}, a symbolic link to a folder; simcore never writes through one, even "
+        f"with {remedy}; give the real path {os.path.realpath(path)}"
+    )
+
+
 def writable_problem(folder):
     """Return why a file cannot be created in ``folder`` (or the folders it needs), or None.
 
@@ -192,6 +222,9 @@ def writable_problem(folder):
 
 def _file_problem(path, kind, overwrite, remedy):
     """Return why the file ``path`` may not be written (a phrase), or None."""
+    linked = _link_problem(path, remedy)
+    if linked is not None:
+        return linked
     if os.path.islink(path):
         return (
             f"is a symbolic link; simcore never writes through one, even with {remedy}; "
@@ -280,6 +313,9 @@ def check_output_folder(path, option, files, overwrite=False, remedy="--overwrit
     that is simcore's output of its kind (with ``overwrite``: any regular file).
     """
     given = Path(path)
+    linked = _link_problem(given, remedy)
+    if linked is not None:
+        raise OutputError(f"{option} {given}: {linked}")
     if os.path.islink(given):
         raise OutputError(
             f"{option} {given}: is a symbolic link; simcore never writes through one, even "

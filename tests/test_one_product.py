@@ -221,7 +221,7 @@ def test_a_table_read_without_roles_says_every_rater_is_a_human(formats):
     assert simcore.inspect(data).to_dict()["judges"] == []
     assert simcore.inspect(data, judges=JUDGES)["roles_note"] == ""
     assert simcore.inspect(formats["alttest"][0])["roles_note"] == ""
-    assert note in simcore.ceiling(data, boot=0).to_markdown()
+    assert note in simcore.ceiling(data, boot=1).to_markdown()
 
 
 def test_a_judge_named_by_card_must_be_one_of_the_judges(formats, capsys, tmp_path):

@@ -165,7 +165,12 @@ def refused(capsys, argv):
 # --------------------------------------------------------------------------- the user's files
 
 
-TARGETS = ("a user file", "a link out of the folder", "a file in a linked folder")
+TARGETS = (
+    "a user file",
+    "a link out of the folder",
+    "a file in a linked folder",
+    "a new file in a linked folder",
+)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -176,13 +181,18 @@ def test_no_writer_replaces_the_users_files_or_writes_through_a_link(place, caps
         "a user file": "notes.md",
         "a link out of the folder": "link.md",
         "a file in a linked folder": "linkdir/target.md",
+        "a new file in a linked folder": "linkdir/new.md",
     }[target]
     if name in FIGURES:  # a figure with the user's bytes in it
         shutil.copy(place / "notes.md", place / "notes.png")
         shutil.copy(elsewhere / "target.md", elsewhere / "target.png")
         (place / "link.png").symlink_to(elsewhere / "target.png")
     if name == "advise --out":
-        out = {"a user file": "userdir", "a link out of the folder": "linkdir"}.get(target)
+        out = {
+            "a user file": "userdir",
+            "a link out of the folder": "linkdir",
+            "a new file in a linked folder": "linkdir/advice",
+        }.get(target)
         if out is None:
             (elsewhere / "report.md").write_text("mine\n")
             (place / "advice").symlink_to(elsewhere, target_is_directory=True)
@@ -199,6 +209,14 @@ def test_no_writer_replaces_the_users_files_or_writes_through_a_link(place, caps
     line = refused(capsys, argv)
     assert str(out) in line and "--overwrite" in line, line
     assert state(place, elsewhere) == before  # the user's bytes, and nothing left behind
+
+
+def test_a_store_is_never_written_through_a_linked_folder(place, capsys):
+    elsewhere = place.parent / f"{place.name}-elsewhere"
+    before = state(place, elsewhere)
+    line = refused(capsys, ["run", "plan.yaml", "--out", "linkdir/p.zarr", "--quiet"])
+    assert "linkdir, a symbolic link to a folder" in line and str(elsewhere) in line, line
+    assert state(place, elsewhere) == before
 
 
 def test_simcores_own_outputs_are_replaced_on_a_second_run(place, capsys):
@@ -244,7 +262,7 @@ PYTHON_WRITERS = {
 }
 
 
-@pytest.mark.parametrize("target", ["notes.md", "link.md"])
+@pytest.mark.parametrize("target", ["notes.md", "link.md", "linkdir/new.md"])
 @pytest.mark.parametrize("name", PYTHON_WRITERS)
 def test_no_python_function_replaces_the_users_files(place, name, target):
     elsewhere = place.parent / f"{place.name}-elsewhere"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import zarr
 
-from simcore.output_files import OutputError, fault_message, writable_problem
+from simcore.output_files import OutputError, fault_message, linked_folder, writable_problem
 
 
 class StoreError(ValueError):
@@ -166,6 +166,12 @@ def checked_destination(path):
         raise StoreError(
             f"{given}: is a symbolic link; simcore never writes a store through one, even "
             "with --overwrite; give the real path with --out"
+        )
+    link = linked_folder(given)
+    if link is not None:
+        raise StoreError(
+            f"{given}: lies in {link}, a symbolic link to a folder; simcore never writes a store "
+            f"through one, even with --overwrite; give the real path {os.path.realpath(given)}"
         )
     path = given.resolve()
     if not given.name or path == Path.cwd() or path == Path(path.anchor):
