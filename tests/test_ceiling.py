@@ -306,7 +306,7 @@ def test_ceiling_command_on_newsroom_with_the_published_judges(tmp_path, capsys)
         ),
         (["--criterion", "Style"], ["criterion: no such group", "'Style'", "Fluency"]),
         (["--judge-scores", "JUDGES", "--score-column", "tau"], ["missing score column 'tau'"]),
-        (["--boot", "-1"], ["--boot: must be >= 0 (got -1)"]),
+        (["--boot", "0"], ["--boot: must be >= 1 (got 0)"]),
     ],
     ids=["column", "criterion", "score-column", "boot"],
 )
