@@ -8,7 +8,7 @@ columns; each refusal names the keyword and what to pass (issue 46).
 from simcore.calibration.errors import CalibrationInputError
 from simcore.options import count_value, shown_value
 
-__all__ = ["checked_sources", "is_frame", "table_counts"]
+__all__ = ["checked_sources", "table_counts"]
 
 
 def table_counts(table, name="table"):
@@ -49,6 +49,7 @@ def checked_sources(table, card, csv, production):
     ``production`` a path or a DataFrame with ``rater`` and ``label`` columns.
     """
     from simcore.options import path_value
+    from simcore.realdata.readers import is_frame, production_frame_problem
 
     if table is not None:
         table = table_counts(table)
@@ -59,17 +60,6 @@ def checked_sources(table, card, csv, production):
     csv = path_value(csv, "csv", optional=True)
     if production is not None and not is_frame(production):
         production = path_value(production, "production")
-    elif production is not None:
-        missing = [column for column in ("rater", "label") if column not in production.columns]
-        if missing:
-            raise CalibrationInputError(
-                f"production: a DataFrame needs the columns rater and label, one row per item "
-                f"the judge labelled (missing {', '.join(missing)}) (got columns "
-                f"{', '.join(str(column) for column in production.columns) or 'none'})"
-            )
+    elif production is not None and production_frame_problem(production):
+        raise CalibrationInputError(production_frame_problem(production))
     return table, card, csv, production
-
-
-def is_frame(value):
-    """Whether ``value`` is a pandas DataFrame (without importing pandas)."""
-    return type(value).__name__ == "DataFrame" and hasattr(value, "columns")

@@ -44,7 +44,16 @@ from simcore.realdata.files import (
     read_json,
 )
 
-__all__ = ["READERS", "Reader", "name_list", "read_annotations", "read_judge_labels", "reader_for"]
+__all__ = [
+    "READERS",
+    "Reader",
+    "is_frame",
+    "name_list",
+    "production_frame_problem",
+    "read_annotations",
+    "read_judge_labels",
+    "reader_for",
+]
 
 
 @dataclass(frozen=True)
@@ -72,10 +81,26 @@ class Reader:
     read: Any
 
 
-def _is_frame(source, columns=None):
+def is_frame(source, columns=None):
     """Whether ``source`` is a pandas DataFrame (pandas is not imported to find out)."""
     pandas = sys.modules.get("pandas")
     return pandas is not None and isinstance(source, pandas.DataFrame)
+
+
+def production_frame_problem(frame):
+    """Return why the DataFrame ``frame`` is not a judge's production table (a line), or None.
+
+    A production table has the columns ``rater`` and ``label``, one row per item the judge
+    labelled.
+    """
+    missing = [column for column in ("rater", "label") if column not in frame.columns]
+    if not missing:
+        return None
+    got = got_text([str(name) for name in frame.columns])
+    return (
+        "production: a DataFrame needs the columns rater and label, one row per item the "
+        f"judge labelled (missing {', '.join(missing)}) (got columns {got})"
+    )
 
 
 def _is_path(source):
@@ -164,7 +189,7 @@ def _read_wide(source, humans=None, judges=None, judges_file=None, ordinal=False
 
 READERS = (
     Reader(
-        "dataframe", "a pandas DataFrame item, rater, label[, group]", False, _is_frame, _read_frame
+        "dataframe", "a pandas DataFrame item, rater, label[, group]", False, is_frame, _read_frame
     ),
     Reader(
         "alttest",
@@ -390,17 +415,11 @@ def read_judge_labels(source, judge):
     from simcore.realdata.loaders import JUDGE_FILE
 
     problems = []
-    if _is_frame(source):
+    if is_frame(source):
         frame = source
-        missing = [column for column in ("rater", "label") if column not in frame.columns]
-        if missing:
-            raise DataError(
-                [
-                    f"DataFrame: production: needs the columns rater and label, one row per "
-                    f"item the judge labelled (missing {', '.join(missing)}) "
-                    f"(got columns {got_text([str(name) for name in frame.columns])})"
-                ]
-            )
+        problem = production_frame_problem(frame)
+        if problem:
+            raise DataError([problem])
         raters = {}
         for rater, label in zip(frame["rater"].astype(str), frame["label"], strict=True):
             raters.setdefault(rater.strip(), []).append(str(label).strip())
