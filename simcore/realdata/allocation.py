@@ -44,13 +44,7 @@ def available_bytes():
     left under the address-space limit (``resource.getrlimit(RLIMIT_AS)``, when one is set)
     after what this process already maps (``VmSize`` of ``/proc/self/status``).
     """
-    available = None
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                available = int(line.split()[1]) * 1024
-    except OSError:
-        pass
+    available = _proc_bytes("/proc/meminfo", "MemAvailable:")
     if available is None:
         available = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
     room = address_space_room()
@@ -70,14 +64,16 @@ def address_space_room():
         return None
     if limit == resource.RLIM_INFINITY or limit < 0:
         return None
-    mapped = 0
+    return max(0, limit - (_proc_bytes("/proc/self/status", "VmSize:") or 0))
+
+
+def _proc_bytes(path, key):
+    """Return the ``key: N kB`` line of the ``/proc`` file ``path`` in bytes, or None."""
     try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmSize:"):
-                mapped = int(line.split()[1]) * 1024
+        lines = Path(path).read_text().splitlines()
     except OSError:
-        pass
-    return max(0, limit - mapped)
+        return None
+    return next((int(line.split()[1]) * 1024 for line in lines if line.startswith(key)), None)
 
 
 def gib_text(size):
