@@ -232,16 +232,42 @@ sys.exit(interrupts.guarded(command))
 """
 
 
-def test_python_m_exits_130_after_an_interrupt_inside_exec(tmp_path):
-    """Not killed by SIGINT at exit (status -2), as CPython would after exec's interrupt."""
-    (tmp_path / "interrupted_in_exec.py").write_text(INTERRUPTED_IN_EXEC)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run(
-        [sys.executable, "-m", "interrupted_in_exec"],
-        cwd=tmp_path,
-        env=env,
+def run_module(folder, name, source):
+    """Run ``source`` as ``python -m name`` in ``folder``; return the finished process."""
+    (folder / f"{name}.py").write_text(source)
+    return subprocess.run(
+        [sys.executable, "-m", name],
+        cwd=folder,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
         capture_output=True,
         text=True,
         timeout=60,
     )
+
+
+def test_python_m_exits_130_after_an_interrupt_inside_exec(tmp_path):
+    """Not killed by SIGINT at exit (status -2), as CPython would after exec's interrupt."""
+    done = run_module(tmp_path, "interrupted_in_exec", INTERRUPTED_IN_EXEC)
+    assert (done.returncode, done.stderr) == (130, "simcore: interrupted\n")
+
+
+SWALLOWED = """
+import signal, sys
+from simcore import interrupts
+
+def command():  # a library catches the interrupt and goes on; exec leaves CPython's flag set
+    try:
+        exec("import signal; signal.raise_signal(signal.SIGINT); sum(range(10))")
+    except KeyboardInterrupt:
+        pass
+    print("result")
+    return 0
+
+sys.exit(interrupts.guarded(command))
+"""
+
+
+def test_a_swallowed_interrupt_still_exits_130_with_its_line(tmp_path):
+    """Not 0 with the interrupt lost, nor killed by SIGINT at exit (-2) with no word."""
+    done = run_module(tmp_path, "swallowed", SWALLOWED)
     assert (done.returncode, done.stderr) == (130, "simcore: interrupted\n")

@@ -316,38 +316,3 @@ def test_wrong_types_name_the_keyword(call, named):
 
 
 # --------------------------------------------------------------------------- late interrupt
-
-SWALLOWED = """
-import signal, sys
-from simcore import interrupts
-
-def command():  # a library catches the interrupt and goes on; exec leaves CPython's flag set
-    try:
-        exec("import signal; signal.raise_signal(signal.SIGINT); sum(range(10))")
-    except KeyboardInterrupt:
-        pass
-    print("result")
-    return 0
-
-sys.exit(interrupts.guarded(command))
-"""
-
-
-def test_a_swallowed_interrupt_still_exits_130_with_its_line(tmp_path):
-    """Not 0 with the interrupt lost, nor killed by SIGINT at exit (-2) with no word."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    (tmp_path / "swallowed.py").write_text(SWALLOWED)
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    done = subprocess.run(
-        [sys.executable, "-m", "swallowed"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert (done.returncode, done.stderr) == (130, "simcore: interrupted\n")
