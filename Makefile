@@ -71,20 +71,20 @@ coverage: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/coverage.yaml $(RUN_FLAGS)
 	$(BIN)/simcore plot results/coverage.zarr
 	$(BIN)/simcore show results/coverage.zarr > results/coverage.md
-	$(BIN)/python -m simcore.experiments.real_check --data ../shared/data/alttest/summeval --out results/coverage_real.md
+	$(BIN)/python -m experiments.real_check --data ../shared/data/alttest/summeval --out results/coverage_real.md
 
 # simcore advise round trip on SummEval: thin to 5%, advise, label the proposal from the
 # withheld expert labels, advise again; then, on each of the four dimensions, reveal every
 # design's proposal over 30 thinnings: predicted vs realised risk per design
 # (results/advise_example/README.md, about 24 CPU-minutes).
 advise-example: $(STAMP)
-	$(BIN)/python -m simcore.experiments.advise_example --data ../shared/data/alttest/summeval --out results/advise_example
+	$(BIN)/python -m experiments.advise_example --data ../shared/data/alttest/summeval --out results/advise_example
 
 # Is advise's risk calibrated? Thin every shared real matrix, compare advise's risk with how
 # often the thinned verdict differs from the full one (results/advise_calibration.md, .png, .csv).
 CALIBRATION_REPLICATES ?= 4
 advise-calibration: $(STAMP)
-	$(BIN)/python -m simcore.experiments.advise_calibration --data ../shared/data/alttest \
+	$(BIN)/python -m experiments.advise_calibration --data ../shared/data/alttest \
 		--out results/advise_calibration --replicates $(CALIBRATION_REPLICATES) --workers 2
 
 # The same check under the weighted coefficients a rating scale takes, on the rating-scale
@@ -93,12 +93,12 @@ CALIBRATION_SCORINGS := krippendorff_alpha:ordinal:identity cohen_kappa:nominal:
 # The coverage study's clustered scenarios: independent-item against cluster-robust
 # intervals (results/clustered-coverage.md; about a minute).
 coverage-clustered: $(STAMP)
-	$(BIN)/python -m simcore.experiments.clustered_coverage_study --out results/clustered-coverage
+	$(BIN)/python -m experiments.clustered_coverage_study --out results/clustered-coverage
 
 advise-calibration-weighted: $(STAMP)
 	for scoring in $(CALIBRATION_SCORINGS); do \
 		set -- $$(echo $$scoring | tr : ' '); \
-		$(BIN)/python -m simcore.experiments.advise_calibration --data ../shared/data/alttest \
+		$(BIN)/python -m experiments.advise_calibration --data ../shared/data/alttest \
 			--out results/advise_calibration_$${1}_$$([ $$2 = nominal ] && echo $$3 || echo $$2) \
 			--replicates $(CALIBRATION_REPLICATES) --workers 2 \
 			--matrices cebab_stars summeval_coherence summeval_consistency summeval_fluency \
@@ -108,29 +108,29 @@ advise-calibration-weighted: $(STAMP)
 # The same check on synthetic crowds and sparse panels whose dense labels are known
 # (results/advise_crowd_calibration.md, .csv).
 advise-crowd-calibration: $(STAMP)
-	$(BIN)/python -m simcore.experiments.advise_crowd_calibration --out results/advise_crowd_calibration
+	$(BIN)/python -m experiments.advise_crowd_calibration --out results/advise_crowd_calibration
 
 # The rule's forms on synthetic crowds, truth known, against a dense panel of the same items
 # (results/crowd_forms.md), and in the real-data protocol (results/crowd_forms_real/README.md).
 crowd-forms: $(STAMP)
-	$(BIN)/python -m simcore.experiments.crowd_forms --out results/crowd_forms
-	$(BIN)/python -m simcore.experiments.crowd_forms_real --out results/crowd_forms_real
+	$(BIN)/python -m experiments.crowd_forms --out results/crowd_forms
+	$(BIN)/python -m experiments.crowd_forms_real --out results/crowd_forms_real
 
 # Is the question well posed? Judge agreement on unlabelled items beside the best judge's
 # calibration, per criterion of SummEval and CeBaB aspects (results/wellposed.md, .csv).
 wellposed: $(STAMP)
-	$(BIN)/python -m simcore.experiments.wellposed_study --data ../shared/data/alttest --out results/wellposed
+	$(BIN)/python -m experiments.wellposed_study --data ../shared/data/alttest --out results/wellposed
 
 # A judge's card measured on one criterion, applied to another's stream: coverage of the
 # corrected rate's interval, transported against same population (results/transport.md, .csv).
 transport: $(STAMP)
-	$(BIN)/python -m simcore.experiments.transport_study --data ../shared/data/alttest --out results/transport
+	$(BIN)/python -m experiments.transport_study --data ../shared/data/alttest --out results/transport
 
 # A judge card per judge and criterion of the shipped data (results/cards/*.json) and their
 # summary (results/cards/README.md); the fixed date makes the folder reproducible.
 CARDS_DATE ?= 2026-12-01
 cards: $(STAMP)
-	$(BIN)/python -m simcore.experiments.card_folder --data ../shared/data/alttest \
+	$(BIN)/python -m experiments.card_folder --data ../shared/data/alttest \
 		--out results/cards --date $(CARDS_DATE)
 
 # The sparse-overlap paper's composition for Table 3: one matrix per data set, SummEval's dimensions pooled (PAPER).

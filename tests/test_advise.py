@@ -224,7 +224,7 @@ def test_bad_advise_input_exits_2(tmp_path, capsys, extra, message):
 
 @pytest.mark.skipif(not SUMMEVAL.is_dir(), reason="../shared/data/alttest/summeval is absent")
 def test_summeval_round_trip_lowers_the_risk_and_reveals_every_design(tmp_path):
-    from simcore.experiments.advise_example import round_trip
+    from experiments.advise_example import round_trip
 
     result = round_trip(
         SUMMEVAL, tmp_path, trials=300, seed=2026, replicates=1, design_dimensions=("coherence",)

@@ -8,14 +8,9 @@ import pytest
 from scenario_files import REPO
 from scipy import stats
 
-from simcore.advise.interval_risk import (
-    comparison_pass_probability,
-    normal_approximation_risk,
-    poisson_binomial,
-)
-from simcore.experiments.advise_calibration import StudyOptions, main, run_study, run_task
-from simcore.experiments.advise_calibration_report import write_report
-from simcore.experiments.advise_calibration_scores import (
+from experiments.advise_calibration import StudyOptions, main, run_study, run_task
+from experiments.advise_calibration_report import write_report
+from experiments.advise_calibration_scores import (
     bin_index,
     brier_difference,
     brier_score,
@@ -23,6 +18,11 @@ from simcore.experiments.advise_calibration_scores import (
     gross_miscalibration,
     leave_one_group_out_share,
     reliability_bins,
+)
+from simcore.advise.interval_risk import (
+    comparison_pass_probability,
+    normal_approximation_risk,
+    poisson_binomial,
 )
 
 DATA = REPO.parent / "shared" / "data" / "alttest"
@@ -226,8 +226,8 @@ def test_a_data_folder_without_the_matrices_exits_2_naming_it(tmp_path, capsys):
 
 @needs_data
 def test_a_weighted_study_scores_every_verdict_by_its_coefficient():
+    from experiments.advise_calibration import load_matrix, point_decisions
     from simcore.advise.scoring import advise_scoring
-    from simcore.experiments.advise_calibration import load_matrix, point_decisions
 
     scoring = ("krippendorff_alpha", "ordinal", "identity")
     options = StudyOptions(str(DATA), trials=20, seed=3, n_boot=2, scoring=scoring)

@@ -6,6 +6,11 @@ import numpy as np
 import pytest
 
 import simcore
+from experiments.advise_crowd_calibration import (
+    StudyOptions,
+    knife_edge_accuracy,
+    run_study,
+)
 from simcore.advise import dense as dense_module
 from simcore.advise.anchored import (
     Shrinkage,
@@ -17,11 +22,6 @@ from simcore.advise.anchored import (
 from simcore.advise.interval_risk import normal_approximation_risk
 from simcore.advise.risk import Channels, model_changes, posterior_risk
 from simcore.advise.risk_draws import draw_matrices
-from simcore.experiments.advise_crowd_calibration import (
-    StudyOptions,
-    knife_edge_accuracy,
-    run_study,
-)
 from simcore.model.generative import symmetric_confusion
 from simcore.realdata.shapes import draw_matrix, draw_shape, long_frame, shape_mask
 
@@ -192,7 +192,7 @@ def test_a_small_crowd_study_is_calibrated_in_the_large():
 
 @pytest.mark.slow
 def test_the_crowd_study_keeps_every_full_bin_within_two_ses():
-    from simcore.experiments.advise_calibration_report import score_cases
+    from experiments.advise_calibration_report import score_cases
 
     cases = run_study(StudyOptions(), replicates=20, workers=2)
     scores = score_cases(cases)

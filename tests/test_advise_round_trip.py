@@ -6,15 +6,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore.advise.advice import advise
-from simcore.advise.next_round import extend_mask
-from simcore.advise.verdict import comparison_intervals, verdicts
-from simcore.experiments.advise_round_trip import (
+from experiments.advise_round_trip import (
     design_check,
     design_table_markdown,
     load_dimension,
     thin_matrix,
 )
+from simcore.advise.advice import advise
+from simcore.advise.next_round import extend_mask
+from simcore.advise.verdict import comparison_intervals, verdicts
 from simcore.model.designs import DESIGNS
 
 REPO = Path(__file__).resolve().parents[1]

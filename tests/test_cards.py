@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from experiments.card_folder import write_card_folder
 from simcore.cli import main
-from simcore.experiments.card_folder import write_card_folder
 from simcore.instrument.card import (
     cohen_kappa,
     count_outcomes,

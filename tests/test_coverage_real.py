@@ -7,8 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore.calibration.statistics import DEFAULT_YOUDEN_FLOOR
-from simcore.experiments.real_check import (
+from experiments.real_check import (
     POOLED,
     TABLE_HEADER,
     binarised_pairs,
@@ -19,6 +18,7 @@ from simcore.experiments.real_check import (
     main,
     real_coverage_table,
 )
+from simcore.calibration.statistics import DEFAULT_YOUDEN_FLOOR
 from simcore.realdata.matrix import DataError
 
 # Same location as tests/test_realdata_loading.py: the shared data sits next to the repo.

@@ -4,8 +4,8 @@ engine and model sit at the bottom; realdata and calibration use them; instrumen
 calibration; studies use everything below; sweep sees the studies only through
 ``simcore.studies`` (the registry) and ``simcore.studies.protocol`` (and the engine, for
 numba's threads); advise uses the measuring layers; planning uses the studies and
-calibration. On top, experiments may import every sub-package, and the top-level modules
-(cli, api, report, testing) anything; nothing in simcore imports experiments.
+calibration. On top, the top-level modules (cli, api, report, testing) may import anything;
+nothing in simcore imports the research scripts in the repository's ``experiments/``.
 
 Beside the doors: no module imports an underscore name from another package; only engine/
 imports numba; the modules' module-level imports form no cycle; every sub-package has a face
@@ -25,9 +25,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "simcore"
 
 PACKAGES_BELOW_THE_TOP = (
     *("engine", "model", "realdata", "calibration", "instrument", "studies", "advise"),
-    *("sweep", "planning", "experiments"),
+    *("sweep", "planning"),
 )
-"""simcore's sub-packages; experiments may import all of them (not cli or api, its peers)."""
+"""simcore's sub-packages."""
 
 ALLOWED = {
     "engine": {"engine"},
@@ -39,7 +39,6 @@ ALLOWED = {
     "sweep": {"engine", "sweep", "studies.protocol", "studies"},
     "advise": {"engine", "model", "realdata", "calibration", "instrument", "advise"},
     "planning": {"engine", "model", "realdata", "calibration", "instrument", "studies", "planning"},
-    "experiments": set(PACKAGES_BELOW_THE_TOP),
 }
 """What each sub-package may import (``studies`` for sweep means the package itself, the
 registry, not its study modules)."""
@@ -175,8 +174,8 @@ def imports_from_outside(path, target, home):
 
 
 def imports_of_experiments(path):
-    """Every import of :mod:`simcore.experiments` by a module outside it."""
-    return imports_from_outside(path, "simcore.experiments", "experiments")
+    """Every import of the repository's research scripts (``experiments``) by simcore."""
+    return imports_from_outside(path, "experiments", None)
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -186,16 +185,12 @@ def test_nothing_in_simcore_imports_the_experiments(path):
 
 def test_the_checker_sees_an_import_of_the_experiments():
     probe = PACKAGE / "_probe_experiments_for_test.py"
-    probe.write_text(
-        '"""Probe."""\n\n\ndef main():\n    from simcore.experiments import real_check\n'
-    )
+    probe.write_text('"""Probe."""\n\n\ndef main():\n    from experiments import real_check\n')
     try:
         found = imports_of_experiments(probe)
     finally:
         probe.unlink()
-    assert found == [
-        "simcore/_probe_experiments_for_test.py:5 imports simcore.experiments.real_check"
-    ]
+    assert found == ["simcore/_probe_experiments_for_test.py:5 imports experiments"]
 
 
 def module_name(path):

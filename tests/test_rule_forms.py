@@ -7,9 +7,9 @@ import pytest
 import xarray as xr
 from scenario_files import write_scenario
 
+from experiments import crowd_forms
 from simcore.cli import main
 from simcore.engine import kernels
-from simcore.experiments import crowd_forms
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT
 from simcore.realdata import rule_forms
 from simcore.realdata.rule_forms import RuleForm, resolve_form
@@ -90,7 +90,7 @@ def test_the_raters_form_is_the_kernel_and_pooling_a_panel_without_thin_humans_c
 def test_auto_keeps_false_approval_near_a_dense_panels_of_the_same_items(
     shape, coverage, trials, chosen
 ):
-    # Truth known (simcore.experiments.crowd_forms): the shape, thinned to ``coverage``,
+    # Truth known (experiments.crowd_forms): the shape, thinned to ``coverage``,
     # against a dense panel with as many labels per item on the same items, thinned alike.
     assert crowd_forms.auto_form(shape_mask(shape, seed=11)).form == chosen
     forms = {label: crowd_forms.FORMS[label] for label in ("dense panel", "raters", "auto")}

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from experiments.wellposed_study import exact_spearman
+from experiments.wellposed_study import main as study_main
 from simcore.cli import main
-from simcore.experiments.wellposed_study import exact_spearman
-from simcore.experiments.wellposed_study import main as study_main
 from simcore.instrument.ceiling import _pair_table, is_graded, pairwise_agreement
 from simcore.instrument.grouped_scores import code_count, mean_of_defined, replicate_scores
 from simcore.instrument.wellposed import (

@@ -10,7 +10,7 @@ budget comparison (recommendation, worded by report_plan), the files written
 (report_files, report_figure, groups), and the Python API (python_api, with the
 DataFrames in and out in frames). Under a crowd's rule form the audit runs on the virtual
 raters of :mod:`simcore.realdata.rule_forms`. The SummEval round trip and the calibration study of
-advise's risk are experiments (:mod:`simcore.experiments`).
+advise's risk are experiments (the repository's ``experiments/``).
 
 This package module is itself callable: ``simcore.advise(data, humans=..., judges=...,
 **options)`` is :func:`simcore.advise.python_api.advise`. A plain function ``simcore.advise``

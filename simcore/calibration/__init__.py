@@ -6,7 +6,7 @@ rule (correction), the prediction-powered family (ppi, methods, method_report), 
 cluster-robust intervals (clustered, clustered_report, item_csv), the monitor's
 anytime-valid confidence sequence (confidence_sequence) and drift alarm (drift_alarm), the
 ``simcore calibrate`` report (command) and the real-data coverage check's pairs and splits
-(real_pairs, real_splits, real_ppi, which :mod:`simcore.experiments.real_check` runs). Their
+(real_pairs, real_splits, real_ppi, which ``experiments/real_check.py`` runs). Their
 numba twins for the coverage study are engine kernels (:mod:`simcore.engine.interval_twins`,
 :mod:`simcore.engine.ppi_twins`), re-exported by statistics. Statistics only: the judge as
 an instrument (cards, ceilings, transport, well-posedness) is :mod:`simcore.instrument`,

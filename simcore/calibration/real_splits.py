@@ -4,7 +4,7 @@
 calibration table and stream, builds the corrected failure rate's intervals and checks them
 against the expert's fail rate on the stream; :func:`real_coverage_table` does this for every
 judge and calibration size (and, if asked, every dimension), one row each, seeded as the
-module docstring of :mod:`simcore.experiments.real_check` says. The steps in between
+module docstring of ``experiments/real_check.py`` says. The steps in between
 (:func:`split_counts`, :func:`split_results`, :func:`share_with_se`, :func:`full_rates`) are
 public because the transport check (:mod:`simcore.instrument.transport`) and the
 well-posedness study reuse them.

@@ -15,7 +15,7 @@ pooled counts as if the items were independent
 (:func:`~simcore.calibration.statistics.corrected_rates`) and with the cluster-robust
 intervals (:func:`~simcore.calibration.clustered.clustered_rates`). The study is NumPy
 (the clustered intervals have no kernel twin); ``make coverage-clustered`` runs
-:data:`SCENARIOS` (``python -m simcore.experiments.clustered_coverage_study``).
+:data:`SCENARIOS` (``python -m experiments.clustered_coverage_study``).
 """
 
 import math

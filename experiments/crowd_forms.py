@@ -1,6 +1,6 @@
 """The rule's forms on crowds, truth known: false approval against a dense panel of the same items.
 
-``python -m simcore.experiments.crowd_forms --out results/crowd_forms`` (``make
+``python -m experiments.crowd_forms --out results/crowd_forms`` (``make
 crowd-forms``) draws, per trial, a matrix in a shape of :func:`simcore.realdata.shapes.
 shape_mask` (``crowd``: 150 humans on 400 items, each item to each human with probability
 0.02, two at least; ``concentrated``: 60 humans on 300 items, two items labelled by all of
@@ -170,7 +170,7 @@ def main(argv=None):
     out.write_text(
         f"# The rule's forms on synthetic crowds ({args.trials} trials per coverage, "
         f"seed {args.seed})\n\nFA ± SE / FR / WDR / inconclusive, in percent "
-        "(`python -m simcore.experiments.crowd_forms`).\n\n" + text + "\n"
+        "(`python -m experiments.crowd_forms`).\n\n" + text + "\n"
     )
     print(text)
 

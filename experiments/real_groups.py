@@ -1,7 +1,7 @@
 """A shipped data set's groups as binary FAIL flags: the human majority truth and each judge.
 
-Shared by the transport study (:mod:`simcore.experiments.transport_study`) and the
-well-posedness study (:mod:`simcore.experiments.wellposed_study`). The FAIL definition and
+Shared by the transport study (:mod:`experiments.transport_study`) and the
+well-posedness study (:mod:`experiments.wellposed_study`). The FAIL definition and
 the group separator of each data set are those of
 :data:`simcore.instrument.fail_definitions.SHIPPED_CARD_SPECS`; the truth of an item is the
 majority of its humans' binarised labels

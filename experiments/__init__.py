@@ -1,6 +1,6 @@
 """The published studies ``make`` runs: research scripts, each with its own ``main()``.
 
-Run one as ``python -m simcore.experiments.NAME``; nothing in simcore imports this package.
+Run one as ``python -m experiments.NAME``; nothing in simcore imports this package.
 
 - ``real_check`` (``make coverage``): coverage of the corrected failure rate's intervals on
   SummEval's real judges, with its Markdown report (``real_report``);

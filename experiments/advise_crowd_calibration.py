@@ -1,6 +1,6 @@
 """Is advise's risk calibrated on crowds? The study on synthetic matrices with a known truth.
 
-The shipped matrices (:mod:`simcore.experiments.advise_calibration`) have a few humans each
+The shipped matrices (:mod:`experiments.advise_calibration`) have a few humans each
 on many items; a crowd has many humans each on a few items, so every leave-one-out
 comparison rests on a handful of items. Here the truth is known: the symmetric-channel
 generator (:func:`simcore.realdata.shapes.draw_matrix`) gives *every* human's label on every
@@ -21,7 +21,7 @@ density, about 8 items each; ``sparse_panel``, 6 humans on 500 items at 30%). Pe
    item (the convention advise's risk itself uses).
 
 The cases are scored as the shipped study's
-(:func:`simcore.experiments.advise_calibration_report.score_cases`: reliability bins with
+(:func:`experiments.advise_calibration_report.score_cases`: reliability bins with
 Wilson intervals, Brier scores against the leave-one-shape-out constant and the normal
 approximation); ``--out STEM`` writes ``STEM.md`` and ``STEM.csv``.
 """
@@ -38,16 +38,16 @@ from pathlib import Path
 
 import numpy as np
 
-from simcore.advise.advice import audit_judges
-from simcore.experiments.advise_calibration import RULE, point_decisions
-from simcore.experiments.advise_calibration_report import (
+from experiments.advise_calibration import RULE, point_decisions
+from experiments.advise_calibration_report import (
     bins_table,
     brier_lines,
     per_matrix_lines,
     score_cases,
     write_cases,
 )
-from simcore.experiments.advise_calibration_scores import MIN_BIN_CASES
+from experiments.advise_calibration_scores import MIN_BIN_CASES
+from simcore.advise.advice import audit_judges
 from simcore.realdata.annotation import AnnotationMatrix
 from simcore.realdata.shapes import draw_matrix, shape_mask
 
@@ -226,7 +226,7 @@ def report_text(cases, scores, settings):
 def main(argv=None):
     """Run the study from the command line, write ``STEM.md`` and ``STEM.csv``; return 0."""
     parser = argparse.ArgumentParser(
-        prog="python -m simcore.experiments.advise_crowd_calibration",
+        prog="python -m experiments.advise_crowd_calibration",
         description=__doc__.splitlines()[0],
     )
     parser.add_argument("--out", default="results/advise_crowd_calibration", help="output stem")

@@ -19,7 +19,7 @@ Then Spearman's rank correlation of each agreement column with ``best_kappa`` an
 ``best_youden`` across all groups and within each data set, with the exact two-sided
 permutation p-value (every ordering enumerated; :func:`exact_spearman`).
 
-Run ``python -m simcore.experiments.wellposed_study --data ALTTEST_FOLDER --out PREFIX``
+Run ``python -m experiments.wellposed_study --data ALTTEST_FOLDER --out PREFIX``
 (writes ``PREFIX.md`` and ``PREFIX.csv``); ``make wellposed`` does it.
 """
 
@@ -32,8 +32,8 @@ from itertools import permutations
 import numpy as np
 from scipy import stats
 
+from experiments.real_groups import group_flags, load_dataset
 from simcore.calibration.real_splits import full_rates
-from simcore.experiments.real_groups import group_flags, load_dataset
 from simcore.instrument.card import cohen_kappa, count_outcomes
 from simcore.instrument.ceiling import is_graded, pairwise_agreement
 from simcore.instrument.fail_definitions import label_fail_flags
@@ -216,7 +216,7 @@ def study_markdown(rows, correlations, n_boot, seed, seconds):
 def main(argv=None):
     """Run the study from the command line; 0 on success, 2 on bad input, 1 if unwritable."""
     parser = argparse.ArgumentParser(
-        prog="python -m simcore.experiments.wellposed_study",
+        prog="python -m experiments.wellposed_study",
         description="Judge agreement on unlabelled items against the best judge's calibration.",
     )
     parser.add_argument("--data", required=True, help="folder holding the alttest data sets")

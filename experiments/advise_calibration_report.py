@@ -1,8 +1,8 @@
 """The calibration study's outputs: ``STEM.csv`` (the cases), ``STEM.md`` and ``STEM.png``.
 
-:func:`score_cases` pools the cases of :mod:`simcore.experiments.advise_calibration` into the
+:func:`score_cases` pools the cases of :mod:`experiments.advise_calibration` into the
 reliability table and the three Brier scores
-(:mod:`simcore.experiments.advise_calibration_scores`); :func:`write_report` writes them.
+(:mod:`experiments.advise_calibration_scores`); :func:`write_report` writes them.
 """
 
 import csv
@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.experiments.advise_calibration_scores import (
+from experiments.advise_calibration_scores import (
     MIN_BIN_CASES,
     brier_difference,
     brier_score,

@@ -21,7 +21,7 @@ dense, and every simulated matrix of the risk score the comparisons by that coef
 (:data:`RATING_SCALES`) take one.
 
 Tasks run on ``--workers`` processes (:mod:`concurrent.futures`); the cases come back in task
-order. :mod:`simcore.experiments.advise_calibration_report` scores them and writes the report.
+order. :mod:`experiments.advise_calibration_report` scores them and writes the report.
 """
 
 import argparse
@@ -36,11 +36,11 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.advise_calibration_report import write_report
 from simcore.advise.advice import audit_judges
 from simcore.advise.scoring import NOMINAL, advise_scoring
 from simcore.advise.verdict import verdicts
 from simcore.command_options import COEFFICIENT_CHOICES
-from simcore.experiments.advise_calibration_report import write_report
 from simcore.model.weighted import LEVELS, WEIGHTS, misplaced_message, scoring_name
 from simcore.realdata.matrix import DataError
 from simcore.realdata.readers import read_annotations
@@ -261,7 +261,7 @@ def scoring_problems(args):
 def parse_arguments(argv):
     """Parse and validate the command line; exit 2 with a message on bad input."""
     parser = argparse.ArgumentParser(
-        prog="python -m simcore.experiments.advise_calibration", description=__doc__.splitlines()[0]
+        prog="python -m experiments.advise_calibration", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--data", required=True, help="the alttest folder (../shared/data/alttest)")
     parser.add_argument(

@@ -1,6 +1,6 @@
 """The coverage study's clustered scenarios, as a Markdown table.
 
-Run ``python -m simcore.experiments.clustered_coverage_study --out PREFIX`` (writes ``PREFIX.md``
+Run ``python -m experiments.clustered_coverage_study --out PREFIX`` (writes ``PREFIX.md``
 and ``PREFIX.csv``; ``--trials``, default 2000); ``make coverage-clustered`` does it. The
 scenarios and the simulation are :mod:`simcore.studies.clustered_coverage`.
 """
@@ -41,7 +41,7 @@ def study_markdown(rows, trials, seconds):
 def main(argv=None):
     """Run the study from the command line; 0 on success, 2 on bad input, 1 if unwritable."""
     parser = argparse.ArgumentParser(
-        prog="python -m simcore.experiments.clustered_coverage_study",
+        prog="python -m experiments.clustered_coverage_study",
         description="Coverage of independent and cluster-robust intervals on clustered items.",
     )
     parser.add_argument("--out", required=True, help="output prefix: writes PREFIX.md, .csv")

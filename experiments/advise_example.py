@@ -11,7 +11,7 @@ SummEval's experts labelled every summary, so the dense verdict is known. The ex
    round, and compares it with the prediction;
 5. checks the budget comparison's choice of design: over ``replicates`` thinnings, every
    design's proposal is revealed and the realised share of wrong verdicts (against the
-   dense matrix) set beside the predicted risk (:mod:`simcore.experiments.advise_round_trip`).
+   dense matrix) set beside the predicted risk (:mod:`experiments.advise_round_trip`).
 
 Everything is written under the output folder: the matrices as CSV (``round0.csv``,
 ``round1.csv``), each round's report, and ``README.md`` with the comparison and the
@@ -26,11 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simcore.advise.advice import advise
-from simcore.advise.anchored import judge_anchor
-from simcore.advise.report_files import write_outputs
-from simcore.advise.risk import monte_carlo_se, posterior_risk
-from simcore.experiments.advise_round_trip import (
+from experiments.advise_round_trip import (
     design_check,
     design_table_markdown,
     load_dimension,
@@ -38,6 +34,10 @@ from simcore.experiments.advise_round_trip import (
     reveal,
     thin_matrix,
 )
+from simcore.advise.advice import advise
+from simcore.advise.anchored import judge_anchor
+from simcore.advise.report_files import write_outputs
+from simcore.advise.risk import monte_carlo_se, posterior_risk
 from simcore.realdata.matrix import DataError
 
 DEFAULT_JUDGES = ("gpt-4o", "llama-31", "gpt-4o-mini")
@@ -85,7 +85,7 @@ def round_trip(
     size), ``realised`` (advise's risk now on the matrix after the round, refitted), each
     with its Monte Carlo SE, ``z`` = (realised - predicted) / combined Monte Carlo SE, and
     the sparse and dense decisions. ``designs`` is the check of the budget comparison over
-    ``replicates`` thinnings (:func:`simcore.experiments.advise_round_trip.design_check`;
+    ``replicates`` thinnings (:func:`experiments.advise_round_trip.design_check`;
     replicate 0 is this round trip's, at ``seed``): every design's proposal revealed;
     ``other_designs`` the same check on each other dimension of ``design_dimensions``.
     """

@@ -8,7 +8,7 @@ under ``--data``, every judge on every criterion gets a card
 and why, each card's numbers, and each criterion's human ceiling. The ceiling is computed
 once per criterion and shared by its judges' cards.
 
-Run as ``python -m simcore.experiments.card_folder --data ../shared/data/alttest --out
+Run as ``python -m experiments.card_folder --data ../shared/data/alttest --out
 results/cards --date 2026-12-01``.
 """
 

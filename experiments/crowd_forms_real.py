@@ -1,6 +1,6 @@
 """The rule's forms in the real-data protocol on synthetic crowds and a dense panel of their items.
 
-``python -m simcore.experiments.crowd_forms_real --out results/crowd_forms_real`` writes,
+``python -m experiments.crowd_forms_real --out results/crowd_forms_real`` writes,
 for each matrix seed, a crowd (:func:`simcore.realdata.shapes.shape_mask` ``crowd``: 150
 humans on 400 items) and a dense panel of three humans on the same items and truth
 (:func:`simcore.realdata.shapes.draw_matrix` with the same seed draws the same truth), both
@@ -9,7 +9,7 @@ and runs ``kind: real`` on each under every form (``bernoulli`` thinning). The p
 scores each thinned decision against the full matrix's decision under the same form, so a
 form whose full-matrix verdicts are wrong can look stable; the table therefore also shows
 whether the full-matrix verdicts match the population rule's (the judges at 0.60 and 0.65
-rejected, the others accepted: :func:`simcore.experiments.crowd_forms.should_accept`).
+rejected, the others accepted: :func:`experiments.crowd_forms.should_accept`).
 """
 
 import argparse
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simcore.experiments.crowd_forms import HUMAN_ACCURACY, JUDGE_ACCURACIES, should_accept
+from experiments.crowd_forms import HUMAN_ACCURACY, JUDGE_ACCURACIES, should_accept
 from simcore.realdata.shapes import draw_matrix, shape_mask, write_long_csv
 from simcore.studies import study_for
 from simcore.sweep.run import run_sweep
@@ -136,7 +136,7 @@ def main(argv=None):
         f"# The rule's forms in the real-data protocol ({args.trials} trials per cell, matrix "
         f"seeds {args.seeds})\n\nFR / FA / WDR / inconclusive in percent, means over the "
         "judges of each full-matrix class and the matrices "
-        "(`python -m simcore.experiments.crowd_forms_real`).\n\n" + text + "\n"
+        "(`python -m experiments.crowd_forms_real`).\n\n" + text + "\n"
     )
     print(text)
 

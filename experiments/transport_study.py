@@ -5,11 +5,11 @@ every judge and calibration size, :func:`simcore.instrument.transport.transport_
 checks the Lang-Reiczigel interval of the corrected failure rate when the judge's card is
 measured on group ``A`` and applied to group ``B``'s stream, against the same card measured
 on ``B`` itself. Truth is the human majority of the binarised labels
-(:mod:`simcore.experiments.real_groups`). The Markdown report summarises coverage per data
+(:mod:`experiments.real_groups`). The Markdown report summarises coverage per data
 set and calibration size, by the size of the transport bias, and per group pair; the CSV
 holds every row.
 
-Run ``python -m simcore.experiments.transport_study --data ALTTEST_FOLDER --out PREFIX``
+Run ``python -m experiments.transport_study --data ALTTEST_FOLDER --out PREFIX``
 (writes ``PREFIX.md`` and ``PREFIX.csv``); ``make transport`` does it.
 """
 
@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
+from experiments.real_groups import group_flags, load_dataset
 from simcore.calibration.statistics import youden_j
-from simcore.experiments.real_groups import group_flags, load_dataset
 from simcore.instrument.transport import (
     DEFAULT_N_CALS,
     DEFAULT_SEED,
@@ -175,7 +175,7 @@ def study_markdown(rows, n_splits, seed, seconds):
 def main(argv=None):
     """Run the study from the command line; 0 on success, 2 on bad input, 1 if unwritable."""
     parser = argparse.ArgumentParser(
-        prog="python -m simcore.experiments.transport_study",
+        prog="python -m experiments.transport_study",
         description="Coverage of the corrected failure rate when a judge's card is transported.",
     )
     parser.add_argument("--data", required=True, help="folder holding the alttest data sets")

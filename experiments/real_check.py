@@ -29,11 +29,11 @@ calibration size ``n_cal`` use ``numpy.random.default_rng(SeedSequence([seed, j,
 per-dimension rows add the dimension's position (from 1, in sorted order) as a fourth
 entry. A row can thus be reproduced alone, whatever other rows are run.
 
-Run it as ``python -m simcore.experiments.real_check --data PATH --out REPORT.md``.
+Run it as ``python -m experiments.real_check --data PATH --out REPORT.md``.
 
 The work is split by step: :mod:`~simcore.calibration.real_pairs` reads and binarises the
 data, :mod:`~simcore.calibration.real_splits` draws the splits and computes the rows,
-:mod:`~simcore.experiments.real_report` writes the Markdown report; this module runs them and
+:mod:`~experiments.real_report` writes the Markdown report; this module runs them and
 is the command line. Every name in ``__all__`` is importable from here.
 """
 
@@ -41,7 +41,13 @@ import argparse
 import sys
 from pathlib import Path
 
-# Re-exported: callers import these names from simcore.experiments.real_check.
+from experiments.real_report import (  # noqa: F401
+    DIMENSION_SEED_NOTE,
+    TABLE_HEADER,
+    coverage_markdown,
+)
+
+# Re-exported: callers import these names from experiments.real_check.
 from simcore.calibration.real_pairs import (
     DEFAULT_EXPERT,
     DEFAULT_FAIL_AT_MOST,
@@ -60,11 +66,6 @@ from simcore.calibration.real_splits import (
     real_coverage_table,
 )
 from simcore.calibration.statistics import DEFAULT_YOUDEN_FLOOR
-from simcore.experiments.real_report import (  # noqa: F401
-    DIMENSION_SEED_NOTE,
-    TABLE_HEADER,
-    coverage_markdown,
-)
 
 __all__ = [
     "DEFAULT_EXPERT",
@@ -153,7 +154,7 @@ def main(argv=None):
         to stderr), 1 when the report cannot be written.
     """
     parser = argparse.ArgumentParser(
-        prog="python -m simcore.experiments.real_check",
+        prog="python -m experiments.real_check",
         description="Coverage of the LR and naive corrected-failure-rate intervals on real "
         "LLM judges (SummEval, an expert's labels as truth).",
     )
@@ -182,12 +183,12 @@ def main(argv=None):
             by_dimension=args.by_dimension,
         )
     except ValueError as error:  # DataError is a ValueError
-        print(f"simcore.experiments.real_check: {error}", file=sys.stderr)
+        print(f"experiments.real_check: {error}", file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"simcore.experiments.real_check: cannot write {args.out}: {error}", file=sys.stderr)
+        print(f"experiments.real_check: cannot write {args.out}: {error}", file=sys.stderr)
         return 1
-    print(f"simcore.experiments.real_check: wrote {len(rows)} rows to {args.out}")
+    print(f"experiments.real_check: wrote {len(rows)} rows to {args.out}")
     return 0
 
 
