@@ -4,7 +4,7 @@ For every (n, K, L, design) of the grid below, microseconds per trial of the ``i
 and, where it draws the cell exactly, the ``counts`` engine, on one numba thread (medians of
 3 repetitions after a warm-up; p_human = p_judge = 0.85, rho 0.05 or m = 0.05 n, eps 0.05,
 every output, dense reference), beside the engine ``auto`` takes
-(:attr:`~simcore.studies.synthetic_config.Cell.kernel_engine`). Prints a markdown table and
+(:attr:`~simcore.studies.synthetic.config.Cell.kernel_engine`). Prints a markdown table and
 writes the ``cost_model`` section of ``benchmarks/results.json``. The machine is shared and
 noisy: read the table as a cost model (how cost grows with n, K, L), not as absolute times.
 """
@@ -17,8 +17,8 @@ import numba
 
 from results import save_section
 from simcore.studies.engine_choice import counts_engine_applies
-from simcore.studies.synthetic_cell import simulate_cell
-from simcore.studies.synthetic_scenario import scenario_from_dict
+from simcore.studies.synthetic.cell import simulate_cell
+from simcore.studies.synthetic.scenario import scenario_from_dict
 
 REPEATS = 3
 DESIGNS = ("bernoulli", "exact_m", "strat", "seq_refined")

@@ -31,8 +31,8 @@ from baseline import wrong_decisions
 
 import simcore
 from results import save_section
-from simcore.studies.synthetic_cell import simulate_cell
-from simcore.studies.synthetic_scenario import scenario_from_dict
+from simcore.studies.synthetic.cell import simulate_cell
+from simcore.studies.synthetic.scenario import scenario_from_dict
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -102,8 +102,8 @@ def engine_rate(
 COMPILE = (
     "import time\n"
     "start = time.perf_counter()\n"
-    "from simcore.studies.synthetic_cell import simulate_cell\n"
-    "from simcore.studies.synthetic_scenario import scenario_from_dict\n"
+    "from simcore.studies.synthetic.cell import simulate_cell\n"
+    "from simcore.studies.synthetic.scenario import scenario_from_dict\n"
     "import sys\n"
     "for engine in sys.argv[1:]:\n"
     "    raw = {'model': {'n_items': 100}, 'design': {'kind': 'bernoulli', 'rho': 0.1},"

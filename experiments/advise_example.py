@@ -36,8 +36,8 @@ from experiments.advise_round_trip import (
 )
 from simcore.advise.advice import advise
 from simcore.advise.anchored import judge_anchor
-from simcore.advise.report_files import write_outputs
-from simcore.advise.risk import monte_carlo_se, posterior_risk
+from simcore.advise.report.files import write_outputs
+from simcore.advise.risk.posterior import monte_carlo_se, posterior_risk
 from simcore.realdata.matrix import DataError
 
 DEFAULT_JUDGES = ("gpt-4o", "llama-31", "gpt-4o-mini")
@@ -147,7 +147,7 @@ def predicted_risks(before, matrix, judges, trials, seed, epsilon):
 
     Each value is ``(risk, Monte Carlo SE)``: ``matrix`` (round 0) plus a proposal at the
     design and size ``before`` chose, simulated under the bootstrap refits of each judge's
-    fitted model (:func:`simcore.advise.risk.posterior_risk`).
+    fitted model (:func:`simcore.advise.risk.posterior.posterior_risk`).
     """
     human_labels = np.asarray(matrix.human_labels, dtype=np.int64)
     available = human_labels >= 0

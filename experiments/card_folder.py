@@ -19,15 +19,15 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from simcore.instrument.card import (
+from simcore.instrument.card.ceiling import population_ceiling
+from simcore.instrument.card.file import write_card
+from simcore.instrument.card.measure import (
     card_text,
     human_label_set,
     interval_text,
     measure_card,
     usability,
 )
-from simcore.instrument.card_ceiling import population_ceiling
-from simcore.instrument.card_file import write_card
 from simcore.instrument.fail_definitions import SHIPPED_CARD_SPECS, criterion_matrix
 from simcore.realdata.annotation import DataError
 
@@ -68,9 +68,9 @@ def spec_cards(spec, folder, date):
 
 
 def flag_reason(card):
-    """Return why a card is flagged, as :func:`~simcore.instrument.card.usability`'s category.
+    """Return why a card is flagged, as the category of ``usability``.
 
-    None when the card is usable.
+    None when the card is usable (:func:`~simcore.instrument.card.measure.usability`).
     """
     j = card["youden_j"]
     verdict = usability(

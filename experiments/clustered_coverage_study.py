@@ -2,15 +2,15 @@
 
 Run ``python -m experiments.clustered_coverage_study --out PREFIX`` (writes ``PREFIX.md``
 and ``PREFIX.csv``; ``--trials``, default 2000); ``make coverage-clustered`` does it. The
-scenarios and the simulation are :mod:`simcore.studies.clustered_coverage`.
+scenarios and the simulation are :mod:`simcore.studies.coverage.clustered`.
 """
 
 import argparse
 import sys
 import time
 
-from simcore.instrument.wellposed_report import write_study
-from simcore.studies.clustered_coverage import SCENARIOS, SEED, coverage_rows
+from simcore.instrument.wellposed.report import write_study
+from simcore.studies.coverage.clustered import SCENARIOS, SEED, coverage_rows
 
 
 def study_markdown(rows, trials, seconds):

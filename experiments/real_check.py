@@ -31,8 +31,8 @@ entry. A row can thus be reproduced alone, whatever other rows are run.
 
 Run it as ``python -m experiments.real_check --data PATH --out REPORT.md``.
 
-The work is split by step: :mod:`~simcore.calibration.real_pairs` reads and binarises the
-data, :mod:`~simcore.calibration.real_splits` draws the splits and computes the rows,
+The work is split by step: :mod:`~simcore.calibration.real.pairs` reads and binarises the
+data, :mod:`~simcore.calibration.real.splits` draws the splits and computes the rows,
 :mod:`~experiments.real_report` writes the Markdown report; this module runs them and
 is the command line. Every name in ``__all__`` is importable from here.
 """
@@ -48,7 +48,7 @@ from experiments.real_report import (  # noqa: F401
 )
 
 # Re-exported: callers import these names from experiments.real_check.
-from simcore.calibration.real_pairs import (
+from simcore.calibration.real.pairs import (
     DEFAULT_EXPERT,
     DEFAULT_FAIL_AT_MOST,
     DIMENSION_SEPARATOR,
@@ -57,7 +57,7 @@ from simcore.calibration.real_pairs import (
     binarised_pairs,
     item_dimension,
 )
-from simcore.calibration.real_splits import (
+from simcore.calibration.real.splits import (
     DEFAULT_N_CALS,
     DEFAULT_SEED,
     DEFAULT_SPLITS,

@@ -1,7 +1,7 @@
 """The Markdown report of the real-data coverage check.
 
 :func:`coverage_markdown` turns the rows of
-:func:`~simcore.calibration.real_splits.real_coverage_table` into a report: what was done, the
+:func:`~simcore.calibration.real.splits.real_coverage_table` into a report: what was done, the
 table, where the LR and naive intervals under-cover, and the rows whose coverage rests on no
 or few corrected splits or on a judge below the Youden floor.
 """
@@ -10,8 +10,8 @@ import math
 
 import numpy as np
 
-from simcore.calibration.real_pairs import POOLED
-from simcore.calibration.real_ppi import ppi_table_lines
+from simcore.calibration.real.pairs import POOLED
+from simcore.calibration.real.ppi import ppi_table_lines
 from simcore.calibration.statistics import DEFAULT_YOUDEN_FLOOR
 from simcore.realdata.loaders import HUMAN_FILE, JUDGE_FILE
 

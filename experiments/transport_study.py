@@ -29,7 +29,7 @@ from simcore.instrument.transport import (
     MIN_STREAM,
     transport_table,
 )
-from simcore.instrument.wellposed_report import write_study
+from simcore.instrument.wellposed.report import write_study
 
 STUDY_DATASETS = ("summeval", "cebab_aspects")
 """Data sets whose groups are criteria of the same items."""

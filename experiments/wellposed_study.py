@@ -2,7 +2,7 @@
 
 For every group (criterion) of the shipped data sets in :data:`STUDY_DATASETS` this study
 puts the judges' agreement with one another, measured without any human label
-(:func:`simcore.instrument.wellposed.judge_agreement`), beside how well the best judge
+(:func:`simcore.instrument.wellposed.agreement.judge_agreement`), beside how well the best judge
 matches the humans once they have labelled:
 
 * ``agreement_all``: mean pairwise agreement of all judges on the raw labels (Spearman for
@@ -33,12 +33,12 @@ import numpy as np
 from scipy import stats
 
 from experiments.real_groups import group_flags, load_dataset
-from simcore.calibration.real_splits import full_rates
-from simcore.instrument.card import cohen_kappa, count_outcomes
-from simcore.instrument.ceiling import is_graded, pairwise_agreement
+from simcore.calibration.real.splits import full_rates
+from simcore.instrument.card.measure import cohen_kappa, count_outcomes
+from simcore.instrument.ceiling.human_ceilings import is_graded, pairwise_agreement
 from simcore.instrument.fail_definitions import label_fail_flags
-from simcore.instrument.wellposed import DEFAULT_BOOT, DEFAULT_SEED, group_agreements
-from simcore.instrument.wellposed_report import write_study
+from simcore.instrument.wellposed.agreement import DEFAULT_BOOT, DEFAULT_SEED, group_agreements
+from simcore.instrument.wellposed.report import write_study
 
 STUDY_DATASETS = ("summeval", "cebab_aspects")
 """The shipped data sets of the study (each has four criteria as groups)."""

@@ -5,7 +5,7 @@ item CSV (``csv``: a human and a judge column), or annotation data in any format
 reader (``data``, with the ``judge`` and a FAIL definition; several humans on an item are
 resolved by majority vote of their FAIL/PASS labels, a tie leaves the item out, and a judge
 answer outside the humans' labels is an error: a miss on a FAIL row, a false flag on a PASS
-row, :func:`simcore.instrument.card.judge_outcomes`). The production stream comes as counts
+row, :func:`simcore.instrument.card.measure.judge_outcomes`). The production stream comes as counts
 (``fails`` of ``of``) or as a file of the judge's labels (``production``: a long CSV, a
 JSON ``{judge: {item: label}}`` or an alttest folder's judge file), whose FAIL labels are
 counted under the same definition.
@@ -99,7 +99,7 @@ def calibration_counts(data, judge, definition, **roles):
     ``data`` is any input of the one reader (``roles``: its ``humans``, ``judges``,
     ``judges_file``, ``group_separator``, ``columns``); a long table must name its judges.
     """
-    from simcore.instrument.card import count_outcomes, human_label_set, judge_outcomes
+    from simcore.instrument.card.measure import count_outcomes, human_label_set, judge_outcomes
     from simcore.realdata.readers import read_annotations, reader_for
 
     roles = {key: value for key, value in roles.items() if value is not None}
@@ -224,7 +224,7 @@ def calibrate(
 
     With ``plan=True`` (``simcore calibrate --plan``) it plans instead: how many calibration
     labels each method needs for an interval of ``half_width``
-    (:func:`simcore.planning.calibration_labels.plan_result`).
+    (:func:`simcore.planning.calibration.labels.plan_result`).
 
     Parameters
     ----------
@@ -238,7 +238,7 @@ def calibrate(
     card : dict, str or pathlib.Path, optional
         Instead: a judge card's document (``simcore.card(...).to_dict()["card"]``) or its
         JSON file, checked key by key as ``simcore calibrate --card`` checks a card file
-        (:func:`simcore.instrument.card_file.check_card`); its counts. The card's expiry and
+        (:func:`simcore.instrument.card.file.check_card`); its counts. The card's expiry and
         population are checked only by the command line (``--population``).
     csv : str or pathlib.Path, optional
         Instead: a CSV with one row per item and columns ``human`` and ``judge`` holding
@@ -379,11 +379,11 @@ def _plan(pilot, settings, choice):
     """Return ``calibrate(plan=True)``'s result: the pilot's counts, if any, then the plan.
 
     ``pilot`` is ``(data, table, card, csv, judge, fail_at_most, fail_labels, roles)``,
-    ``settings`` :func:`simcore.planning.calibration_labels.plan_result`'s other positional
+    ``settings`` :func:`simcore.planning.calibration.labels.plan_result`'s other positional
     arguments, ``choice`` ``(plan_theta, method)``: the failure rate planned for, and the
     method whose reported estimate ``reported`` means.
     """
-    from simcore.planning.calibration_labels import plan_result
+    from simcore.planning.calibration.labels import plan_result
 
     data, table, card, csv, judge, fail_at_most, fail_labels, roles = pilot
     _refuse_unknown(roles)

@@ -1,12 +1,13 @@
 """The calibration sources :func:`simcore.calibrate` takes, checked for type before any work.
 
-``table`` must be four integer counts, ``card`` a card's document or file (checked as a card
-file is), ``csv`` a path, ``production`` a path or a DataFrame with ``rater`` and ``label``
-columns; each refusal names the keyword and what to pass (issue 46).
+``table`` must be four integer counts or a
+:class:`~simcore.calibration.table.CalibrationTable`, ``card`` a card's document or file
+(checked as a card file is), ``csv`` a path, ``production`` a path or a DataFrame with
+``rater`` and ``label`` columns; each refusal names the keyword and what to pass (issue 46).
 """
 
 from simcore.calibration.errors import CalibrationInputError
-from simcore.options import count_value, shown_value
+from simcore.calibration.table import CalibrationTable
 
 __all__ = ["checked_sources", "table_counts"]
 
@@ -14,38 +15,28 @@ __all__ = ["checked_sources", "table_counts"]
 def table_counts(table, name="table"):
     """Return ``table`` as four Python ints ``(caught, missed, flagged, cleared)``.
 
-    Four entries (a tuple, list or 1-D array), each a Python or NumPy integer from 0 to
-    2**53 (:func:`simcore.options.count_value`): a bool, a float (even ``6.0``) or a text
-    is refused, never rounded or parsed.
+    A :class:`~simcore.calibration.table.CalibrationTable`, or four entries (a tuple, list or
+    1-D array), each a Python or NumPy integer from 0 to 2**53
+    (:func:`simcore.options.count_value`): a bool, a float (even ``6.0``) or a text is
+    refused, never rounded or parsed. The one check is the table's
+    (:meth:`~simcore.calibration.table.CalibrationTable.from_counts`).
 
     Raises
     ------
     TypeError
-        Not a sequence of four, or an entry that is not an integer, naming ``table`` and
-        the entry.
+        Not a table nor a sequence of four, or an entry that is not an integer, naming
+        ``table`` and the entry.
     ValueError
         A negative entry or one above 2**53.
     """
-    import numpy as np
-
-    if isinstance(table, np.ndarray) and table.ndim == 1:
-        table = table.tolist()
-    if not isinstance(table, tuple | list) or len(table) != 4:
-        raise TypeError(
-            f"{name}: must be four integer counts (caught, missed, flagged, cleared), as a "
-            f"tuple or list (got {shown_value(table)})"
-        )
-    return tuple(
-        count_value(count, f"{name}: {what}")
-        for count, what in zip(table, ("caught", "missed", "flagged", "cleared"), strict=True)
-    )
+    return CalibrationTable.from_counts(table, name).as_tuple()
 
 
 def checked_sources(table, card, csv, production):
     """Return ``(table, card, csv, production)`` checked for type before any work.
 
     ``table`` becomes four ints (:func:`table_counts`), ``card`` the checked card's document
-    (:func:`simcore.instrument.card_file.card_argument`), ``csv`` must be a path and
+    (:func:`simcore.instrument.card.file.card_argument`), ``csv`` must be a path and
     ``production`` a path or a DataFrame with ``rater`` and ``label`` columns.
     """
     from simcore.options import path_value
@@ -54,7 +45,7 @@ def checked_sources(table, card, csv, production):
     if table is not None:
         table = table_counts(table)
     if card is not None:
-        from simcore.instrument.card_file import card_argument
+        from simcore.instrument.card.file import card_argument
 
         card = card_argument(card, "card")
     csv = path_value(csv, "csv", optional=True)

@@ -39,10 +39,10 @@ def check_pair_tables_fit(source, n_judges, n_labels, boot):
     """Refuse judge-pair ``L x L`` tables that cannot fit in memory or take hours (DataError).
 
     The cost grows with the square of the label count ``L``
-    (:func:`simcore.instrument.wellposed.pair_table_size`); it is checked before any table
+    (:func:`simcore.instrument.wellposed.agreement.pair_table_size`); it is checked before any table
     is built, against the memory available and :data:`~simcore.realdata.allocation.WORK_LIMIT`.
     """
-    from simcore.instrument.wellposed import pair_table_size
+    from simcore.instrument.wellposed.agreement import pair_table_size
     from simcore.realdata.allocation import check_memory, check_work
 
     need, operations = pair_table_size(n_judges, n_labels, boot)
@@ -104,8 +104,8 @@ def _roles(values):
 
 def ceiling_result(data, values):
     """Return ``simcore ceiling``'s result."""
-    from simcore.instrument import ceiling_report as report
     from simcore.instrument import scale_scorings
+    from simcore.instrument.ceiling import report
     from simcore.realdata.data_shape import data_shape
     from simcore.realdata.label_scale import matrix_scale
     from simcore.realdata.readers import read_annotations
@@ -250,9 +250,9 @@ def _check_criterion(table, criterion):
 def wellposed_result(data, values):
     """Return ``simcore wellposed``'s result."""
     from simcore.instrument.scale_scorings import scoring_words
-    from simcore.instrument.wellposed import group_agreements
-    from simcore.instrument.wellposed_data import load_judge_table
-    from simcore.instrument.wellposed_report import agreement_lines, agreement_rows
+    from simcore.instrument.wellposed.agreement import group_agreements
+    from simcore.instrument.wellposed.data import load_judge_table
+    from simcore.instrument.wellposed.report import agreement_lines, agreement_rows
     from simcore.realdata.label_scale import label_scale, scale_line
     from simcore.realdata.readers import name_list
 
@@ -305,7 +305,7 @@ def wellposed_result(data, values):
 def card_result(data, values):
     """Return ``simcore card``'s result: the measured card (not written anywhere)."""
     from simcore.calibration.errors import CalibrationInputError
-    from simcore.instrument.card import card_text, load_criterion, measure_card
+    from simcore.instrument.card.measure import card_text, load_criterion, measure_card
     from simcore.instrument.fail_definitions import definition_of
     from simcore.realdata.label_scale import label_scale, scale_line
 
@@ -325,7 +325,7 @@ def card_result(data, values):
         judge=values["judge"],
         **{key: values[key] for key in ("humans", "judges", "judges_file", "columns")},
     )
-    from simcore.instrument.card_ceiling import CEILING_BOOT
+    from simcore.instrument.card.ceiling import CEILING_BOOT
 
     check_ceiling_fits(matrix, label_scale(matrix.labels, matrix.ordinal).is_rating, CEILING_BOOT)
     names = {
@@ -370,9 +370,9 @@ def _check_expiry(measured, days):
 
 def card_check_result(card_path, data, values):
     """Return ``simcore card --check``'s result."""
-    from simcore.instrument.card import count_outcomes, judge_outcomes, load_criterion
-    from simcore.instrument.card_check import transport_check
-    from simcore.instrument.card_file import card_definition, read_card
+    from simcore.instrument.card.check import transport_check
+    from simcore.instrument.card.file import card_definition, read_card
+    from simcore.instrument.card.measure import count_outcomes, judge_outcomes, load_criterion
 
     card = read_card(card_path)
     separator = (

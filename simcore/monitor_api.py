@@ -1,8 +1,8 @@
 """``simcore.monitor``: the judge in production, watched over time, as a result.
 
 The production stream and the audit sample are dated per-item CSVs
-(:mod:`simcore.instrument.monitor_data`); the report is
-:func:`simcore.instrument.monitor.monitor_report`: the corrected failure rate with an
+(:mod:`simcore.instrument.monitor.data`); the report is
+:func:`simcore.instrument.monitor.timeline.monitor_report`: the corrected failure rate with an
 anytime-valid confidence sequence, and with a judge card a drift alarm on its TPR and TNR.
 """
 
@@ -81,8 +81,8 @@ def monitor(
     TypeError
         A keyword of the wrong type, naming it and what to pass.
     """
-    from simcore.instrument.monitor import monitor_report
-    from simcore.instrument.monitor_data import monitor_stream
+    from simcore.instrument.monitor.data import monitor_stream
+    from simcore.instrument.monitor.timeline import monitor_report
 
     check_values({"confidence": confidence, "alarm_alpha": alarm_alpha}, MONITOR_OPTIONS)
     columns = (item_column, date_column, judge_column, human_column)
@@ -96,7 +96,7 @@ def monitor(
     if card is not None:
         text += "\n" + _card_expiry(document, card_document, card, expire_card)
     if plot is not None:
-        from simcore.instrument.monitor_plot import plot_monitor
+        from simcore.instrument.monitor.plot import plot_monitor
 
         plot_monitor(document, plot)
     return CommandResult("monitor", document, text, {"looks": "looks"})
@@ -156,8 +156,8 @@ def _check_card_flags(card, expire_card):
 
 def _card_document(card, expire_card):
     """Return the card's document (checked, read from a file); refuse a bad --expire-card."""
-    from simcore.instrument.card import ON_ALARM
-    from simcore.instrument.card_file import card_argument
+    from simcore.instrument.card.file import card_argument
+    from simcore.instrument.card.measure import ON_ALARM
 
     if isinstance(card, dict):
         if expire_card:
@@ -176,7 +176,7 @@ def _card_document(card, expire_card):
 
 def _card_expiry(document, card_document, source, expire_card):
     """Record the card's expiry after this run (written with ``expire_card``); its line."""
-    from simcore.instrument.card import ON_ALARM
+    from simcore.instrument.card.measure import ON_ALARM
 
     alarm = document["alarm"]
     firsts = [day for day in (alarm["first_tpr_alarm"], alarm["first_tnr_alarm"]) if day]
@@ -211,7 +211,7 @@ def _check_outputs(plot, card, overwrite):
 
 def _replace_card(card, path):
     """Write ``card`` over ``path`` whole: a temporary file beside it, then a rename."""
-    from simcore.instrument.card_file import write_card
+    from simcore.instrument.card.file import write_card
 
     write_card(card, path)
 

@@ -3,7 +3,7 @@
 import numpy as np
 import xarray as xr
 
-from simcore.studies.synthetic_cell import COUNT_NAMES
+from simcore.studies.synthetic.cell import COUNT_NAMES
 
 __all__ = ["assert_counts_consistent", "assert_cubes_identical"]
 

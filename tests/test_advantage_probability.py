@@ -15,10 +15,10 @@ from simcore.model.alt_test_reference import alternative_annotator_test, by_reje
 from simcore.realdata.matrix import load_alttest
 from simcore.studies.config import RuleConfig, ScenarioError
 from simcore.studies.protocol import add_counts
-from simcore.studies.real import STUDY
-from simcore.studies.real_alt_test import check_scale
-from simcore.studies.real_tables import summary
-from simcore.studies.synthetic_cell import rule_parameters
+from simcore.studies.real.alt_test import check_scale
+from simcore.studies.real.study import STUDY
+from simcore.studies.real.tables import summary
+from simcore.studies.synthetic.cell import rule_parameters
 
 DATA = REPO.parent / "shared" / "data" / "alttest"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data/alttest is absent")

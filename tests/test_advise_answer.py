@@ -17,9 +17,9 @@ from simcore.advise.recommendation import (
     needed_range,
     recommend,
 )
-from simcore.advise.report_files import report_markdown, summary
-from simcore.advise.report_plan import recommendation_text, tie_sentence
-from simcore.advise.risk import RiskCurve
+from simcore.advise.report.files import report_markdown, summary
+from simcore.advise.report.plan import recommendation_text, tie_sentence
+from simcore.advise.risk.posterior import RiskCurve
 from simcore.cli import main
 from simcore.printed_rates import share_text
 from simcore.realdata.shapes import draw_shape, write_long_csv

@@ -207,7 +207,7 @@ def test_the_package_is_callable_and_import_simcore_stays_light():
         "heavy = [m for m in ('numba', 'xarray', 'pandas', 'matplotlib') if m in sys.modules]\n"
         "assert callable(simcore.advise) and not heavy, heavy\n"
         # importing a submodule sets simcore.advise again: still the callable package
-        "import simcore.advise.report_files\n"
+        "import simcore.advise.report.files\n"
         "assert callable(simcore.advise)\n"
         "from simcore.advise.advice import advise\n"
         "from simcore.advise.python_api import advise as api_advise\n"

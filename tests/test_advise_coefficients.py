@@ -9,7 +9,7 @@ import pytest
 import simcore
 from simcore.advise.anchored import simulated_differences
 from simcore.advise.recipe import recipe
-from simcore.advise.risk import simulate_risk
+from simcore.advise.risk.posterior import simulate_risk
 from simcore.advise.scoring import score_differences
 from simcore.advise.verdict import comparison_intervals
 from simcore.cli import main

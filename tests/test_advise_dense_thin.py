@@ -20,8 +20,8 @@ from simcore.advise.anchored import (
     simulated_differences,
 )
 from simcore.advise.interval_risk import normal_approximation_risk
-from simcore.advise.risk import Channels, model_changes, posterior_risk
-from simcore.advise.risk_draws import draw_matrices
+from simcore.advise.risk.draws import draw_matrices
+from simcore.advise.risk.posterior import Channels, model_changes, posterior_risk
 from simcore.model.generative import symmetric_confusion
 from simcore.realdata.shapes import draw_matrix, draw_shape, long_frame, shape_mask
 
@@ -55,7 +55,7 @@ def test_a_dense_matrix_has_risk_exactly_0_and_nothing_is_simulated(monkeypatch)
 
 
 def test_a_dense_matrix_says_why_in_the_summary_the_report_and_the_json(dense_advice):
-    from simcore.advise.report_files import summary
+    from simcore.advise.report.files import summary
 
     document = dense_advice.to_dict()
     for name in ("judge0", "judge1"):

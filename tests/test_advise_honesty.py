@@ -13,10 +13,10 @@ from simcore.advise.dense import risk_text
 from simcore.advise.next_round import extend_mask
 from simcore.advise.python_api import load_matrix
 from simcore.advise.recommendation import Reach, choose_design, recommend
-from simcore.advise.report_files import report_markdown, summary
-from simcore.advise.report_plan import curve_risk, risk_share, tie_sentence
-from simcore.advise.risk import RiskCurve, monte_carlo_se
-from simcore.advise.risk_ceiling import CLEAR_SES, clear_drop
+from simcore.advise.report.files import report_markdown, summary
+from simcore.advise.report.plan import curve_risk, risk_share, tie_sentence
+from simcore.advise.risk.ceiling import CLEAR_SES, clear_drop
+from simcore.advise.risk.posterior import RiskCurve, monte_carlo_se
 from simcore.advise.suspects import below_chance, pivotal_humans
 from simcore.cli import main
 

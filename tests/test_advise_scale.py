@@ -11,7 +11,7 @@ import pytest
 from simcore.advise import channels
 from simcore.advise.advice import advise
 from simcore.advise.models import bootstrap_refits, choose_model
-from simcore.advise.report_files import summary, write_outputs
+from simcore.advise.report.files import summary, write_outputs
 from simcore.realdata.matrix import load_csv
 from simcore.realdata.shapes import draw_matrix, write_long_csv
 

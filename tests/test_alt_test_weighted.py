@@ -10,7 +10,7 @@ from scenario_files import REPO
 from test_advise_coefficients import ratings_frame
 
 import simcore
-from simcore.advise.risk import _decisions
+from simcore.advise.risk.posterior import _decisions
 from simcore.advise.verdict import DECISIONS, alt_test_item_terms, verdicts
 from simcore.cli import main
 from simcore.engine import kernels

@@ -11,7 +11,7 @@ from simcore.advise.anchored import (
     point_decisions,
     simulated_differences,
 )
-from simcore.advise.risk import Channels, _decisions, posterior_risk
+from simcore.advise.risk.posterior import Channels, _decisions, posterior_risk
 from simcore.advise.verdict import comparison_intervals, verdicts
 from simcore.model.generative import symmetric_confusion
 from simcore.model.rule import decide

@@ -1,7 +1,7 @@
 """Clustered items and the other rules on the bitset engine, against the items engine.
 
 The bitset engine draws a clustered cell's masks cluster by cluster and each cluster's
-labels with its own shifted thresholds (:mod:`simcore.engine.bitset_clusters`). These
+labels with its own shifted thresholds (:mod:`simcore.engine.bitset.clusters`). These
 tests check the layout (every cluster its size, each secondary's items per cluster with the
 design's law), the law of the per-cluster agreement counts against the items engine's
 draws (two-sample chi-square: the clusters' shared difficulty shows there), that the
@@ -23,13 +23,13 @@ from test_bitset_engine import (
 from test_bitset_verdicts import alt_test_oracle, interval_oracle
 
 from simcore.engine import draws
-from simcore.engine.bitset import draw_bitsets, simulate_bitset
-from simcore.engine.bitset_draws import planes_model
+from simcore.engine.bitset.draws import planes_model
+from simcore.engine.bitset.trials import draw_bitsets, simulate_bitset
 from simcore.engine.layout import BERNOULLI, EXACT_M, SHARED_PANEL
 from simcore.model.generative import rater_confusions
 from simcore.studies.config import RuleConfig, ScenarioError
-from simcore.studies.synthetic_cell import TrialOutputs, rule_parameters
-from simcore.studies.synthetic_scenario import scenario_from_dict
+from simcore.studies.synthetic.cell import TrialOutputs, rule_parameters
+from simcore.studies.synthetic.scenario import scenario_from_dict
 
 N_ITEMS, N_HUMANS, N_CLUSTERS, SPREAD = 62, 4, 5, 0.25
 

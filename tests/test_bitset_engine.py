@@ -1,6 +1,6 @@
 """The bitset engine: exact against the NumPy rule, exact samplers, in law the items engine.
 
-The bitset engine (:mod:`simcore.engine.bitset`) holds a trial's labels and masks as
+The bitset engine (:mod:`simcore.engine.bitset.trials`) holds a trial's labels and masks as
 bitsets and forms the point rule's counts by popcounts. These tests decide the same
 matrices with it and with the NumPy rule (:func:`simcore.model.rule.count_passes`) and
 require identical passes, counters and pool scores, over every label count, coefficient
@@ -16,17 +16,18 @@ from engine_agreement import RATES, proportion_mismatches
 from scipy import stats
 
 import simcore
-from simcore.engine import bitwords, kernels
-from simcore.engine.bitset import draw_bitsets, evaluate_bitsets, simulate_bitset
-from simcore.engine.bitset_draws import planes_model, symmetric_accuracies, word_count
+from simcore.engine import kernels
+from simcore.engine.bitset import words as bitwords
+from simcore.engine.bitset.draws import planes_model, symmetric_accuracies, word_count
+from simcore.engine.bitset.trials import draw_bitsets, evaluate_bitsets, simulate_bitset
 from simcore.engine.coefficients import COEFFICIENTS, coefficient_code, score_table
 from simcore.engine.layout import BERNOULLI, EXACT_M, SHARED_PANEL
 from simcore.engine.rng import trial_keys
 from simcore.model.generative import rater_confusions
 from simcore.model.rule import comparison_tables, count_passes
 from simcore.studies.config import RuleConfig
-from simcore.studies.synthetic_cell import TrialOutputs, rule_parameters
-from simcore.studies.synthetic_scenario import scenario_from_dict
+from simcore.studies.synthetic.cell import TrialOutputs, rule_parameters
+from simcore.studies.synthetic.scenario import scenario_from_dict
 
 CHI_SQUARE_LEVEL = 1e-4
 """A fixed-seed chi-square test fails below this p-value (no false alarm at this seed)."""
@@ -526,7 +527,7 @@ def test_show_says_which_engine_drew_the_cells():
         "trials": 50,
         "sweep": {"engine": ["bitset", "items"]},
     }
-    from simcore.studies.synthetic_report import engine_line
+    from simcore.studies.synthetic.report import engine_line
 
     mixed = engine_line(simcore.run(raw))
     assert mixed == "engines: bitset in 1, items in 1 of 2 cells (streams: bitset 1, items 1)"

@@ -1,6 +1,6 @@
 """The interval verdict and the alternative annotator test on the bitset engine.
 
-Decided from bitsets (:mod:`simcore.engine.bitset_verdicts`) they must equal, exactly, the
+Decided from bitsets (:mod:`simcore.engine.bitset.verdicts`) they must equal, exactly, the
 NumPy references on the same matrices: the alternative annotator test of
 :mod:`simcore.model.alt_test_reference` and the interval verdict's per-item sums computed
 here with NumPy, over every label count, with few items (ties everywhere), partial words,
@@ -20,14 +20,14 @@ from test_bitset_engine import (
 )
 
 from simcore.engine import kernels
-from simcore.engine.bitset import draw_bitsets, evaluate_bitsets, simulate_bitset
-from simcore.engine.bitset_draws import planes_model
-from simcore.engine.bitset_verdicts import slice_count
+from simcore.engine.bitset.draws import planes_model
+from simcore.engine.bitset.trials import draw_bitsets, evaluate_bitsets, simulate_bitset
+from simcore.engine.bitset.verdicts import slice_count
 from simcore.engine.interval import EXTRA_ITEMS_CAP
 from simcore.engine.layout import TIE_TOLERANCE
 from simcore.model.alt_test_reference import alternative_annotator_test
 from simcore.studies.config import RuleConfig
-from simcore.studies.synthetic_cell import TrialOutputs, rule_parameters
+from simcore.studies.synthetic.cell import TrialOutputs, rule_parameters
 
 CASES = [
     # n_items, n_humans, n_judges, coverage

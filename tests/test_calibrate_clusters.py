@@ -9,8 +9,8 @@ import pytest
 import simcore
 from simcore.calibration.clustered import clustered_rates
 from simcore.cli import main
-from simcore.planning.calibration_clusters import design_effect, plan_clusters
-from simcore.studies.clustered_coverage import ClusteredScenario, scenario_coverage
+from simcore.planning.calibration.clusters import design_effect, plan_clusters
+from simcore.studies.coverage.clustered import ClusteredScenario, scenario_coverage
 
 CALIBRATION = [  # (cluster, human, judge)
     *[("a", "fail", "fail")] * 3,

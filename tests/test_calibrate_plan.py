@@ -7,7 +7,7 @@ import pytest
 
 from simcore.cli import main
 from simcore.engine.interval_twins import INTERVAL_METHODS, method_coverage_trials
-from simcore.planning import calibration_labels as planner
+from simcore.planning.calibration import labels as planner
 
 Z95 = 1.959963984540054
 

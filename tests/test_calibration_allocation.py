@@ -11,7 +11,7 @@ import pytest
 import simcore
 from simcore.calibration.statistics import rogan_gladen
 from simcore.cli import main
-from simcore.planning import calibration_allocation as allocation
+from simcore.planning.calibration import allocation
 
 Z95 = 1.959963984540054
 

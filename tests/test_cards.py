@@ -9,21 +9,21 @@ import pytest
 
 from experiments.card_folder import write_card_folder
 from simcore.cli import main
-from simcore.instrument.card import (
-    cohen_kappa,
-    count_outcomes,
-    judge_outcomes,
-    measure_card,
-    youden_interval,
-)
-from simcore.instrument.card_check import (
+from simcore.instrument.card.check import (
     check_rate,
     drop_power,
     rows_needed,
     transport_check,
     two_proportion_test,
 )
-from simcore.instrument.card_file import CardError, read_card, write_card
+from simcore.instrument.card.file import CardError, read_card, write_card
+from simcore.instrument.card.measure import (
+    cohen_kappa,
+    count_outcomes,
+    judge_outcomes,
+    measure_card,
+    youden_interval,
+)
 from simcore.instrument.fail_definitions import (
     SHIPPED_CARD_SPECS,
     FailDefinition,

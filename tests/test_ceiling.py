@@ -1,4 +1,4 @@
-"""Human ceilings (simcore.instrument.ceiling): exact values against SciPy/NumPy oracles."""
+"""Human ceilings (instrument/ceiling): exact values against SciPy/NumPy oracles."""
 
 import tracemalloc
 from pathlib import Path
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.stats import rankdata, spearmanr
 
-from simcore.instrument.ceiling import (
+from simcore.instrument.ceiling.human_ceilings import (
     agreement_with_consensus,
     consensus,
     human_ceilings,
@@ -15,7 +15,7 @@ from simcore.instrument.ceiling import (
     raters_per_item,
     symmetric_ceiling,
 )
-from simcore.instrument.ceiling_position import judge_position, position_reading
+from simcore.instrument.ceiling.position import judge_position, position_reading
 from simcore.instrument.grouped_scores import grouped_average_ranks
 
 REPO = Path(__file__).resolve().parent.parent
@@ -416,7 +416,7 @@ def test_the_docs_newsroom_table_is_what_the_command_prints(capsys):
 def test_the_command_line_defaults_are_the_modules():
     # the parsers keep literals (no NumPy at parse time); they must equal the constants
     from simcore.cli import parse_arguments
-    from simcore.instrument.ceiling import DEFAULT_BOOT, DEFAULT_SEED
+    from simcore.instrument.ceiling.human_ceilings import DEFAULT_BOOT, DEFAULT_SEED
 
     for command in ("ceiling", "wellposed"):
         args = parse_arguments([command, "data.csv"])

@@ -9,7 +9,7 @@ from pair_references import VALUES, reference
 
 import simcore
 from simcore.cli import main
-from simcore.instrument.ceiling import consensus, human_ceilings, pairwise_agreement
+from simcore.instrument.ceiling.human_ceilings import consensus, human_ceilings, pairwise_agreement
 from simcore.model.weighted import scoring_of
 
 

@@ -5,14 +5,14 @@ import pytest
 from scipy.stats import spearmanr
 
 import simcore
-from simcore.instrument.ceiling import _pair_table, human_ceilings, symmetric_ceiling
-from simcore.instrument.ceiling_evidence import (
+from simcore.instrument.ceiling.evidence import (
     MIN_SHARED,
     consensus_size,
     heavy_items,
     item_weights,
 )
-from simcore.instrument.ceiling_shapes import dense_reliability, gold_items_mask, graded_codes
+from simcore.instrument.ceiling.human_ceilings import _pair_table, human_ceilings, symmetric_ceiling
+from simcore.instrument.ceiling.shapes import dense_reliability, gold_items_mask, graded_codes
 from simcore.instrument.grouped_scores import replicate_weighted_means
 
 Z = 1.959963984540054

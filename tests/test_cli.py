@@ -10,8 +10,8 @@ import zarr
 from scenario_files import FIG2, variant, write_scenario
 
 from simcore.cli import main
-from simcore.studies.synthetic_cell import COUNT_NAMES
-from simcore.studies.synthetic_scenario import load_scenario
+from simcore.studies.synthetic.cell import COUNT_NAMES
+from simcore.studies.synthetic.scenario import load_scenario
 from simcore.sweep import grid
 
 TINY = {

@@ -9,7 +9,7 @@ import pytest
 from simcore.calibration.clustered import clustered_rates
 from simcore.calibration.methods import METHODS
 from simcore.calibration.statistics import corrected_rates
-from simcore.studies.clustered_coverage import ClusteredScenario, scenario_coverage
+from simcore.studies.coverage.clustered import ClusteredScenario, scenario_coverage
 
 
 def item_clusters(table):

@@ -21,8 +21,8 @@ from simcore.engine.kernels import BERNOULLI, EXACT_M, SHARED_PANEL
 from simcore.engine.rng import trial_keys
 from simcore.model.generative import rater_confusions
 from simcore.studies.config import ScenarioError
-from simcore.studies.synthetic_cell import counts_engine_arguments, rule_parameters
-from simcore.studies.synthetic_scenario import scenario_from_dict
+from simcore.studies.synthetic.cell import counts_engine_arguments, rule_parameters
+from simcore.studies.synthetic.scenario import scenario_from_dict
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 DESIGN_CODES = {"bernoulli": BERNOULLI, "exact_m": EXACT_M, "shared_panel": SHARED_PANEL}

@@ -178,8 +178,8 @@ def test_ppi_plus_plus_undercovers_the_streams_rate_when_lambda_is_small(easy_co
 
 
 def test_the_report_compares_the_methods_and_advises_per_region(easy_corner):
-    from simcore.studies.coverage_advice import advise
-    from simcore.studies.coverage_report import summary
+    from simcore.studies.coverage.advice import advise
+    from simcore.studies.coverage.report import summary
 
     advice = advise(easy_corner)
     assert [(a.band, a.judge, a.theta) for a in advice] == [

@@ -10,7 +10,7 @@ from test_long_sweeps import scenario
 import simcore
 from simcore.cli import main
 from simcore.studies import study_of
-from simcore.studies.synthetic_scenario import scenario_from_dict
+from simcore.studies.synthetic.scenario import scenario_from_dict
 from simcore.sweep import estimate, store
 
 

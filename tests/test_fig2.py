@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 import simcore
-from simcore.studies.synthetic_report import published_values
+from simcore.studies.synthetic.report import published_values
 
 PAPER_TRIALS = 300
 ROUNDING = 0.005  # the paper prints whole percentages

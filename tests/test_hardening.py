@@ -378,7 +378,7 @@ def test_the_report_figure_legend_names_the_verdict_colours():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from simcore.advise.report_figure import _draw_intervals
+    from simcore.advise.report.figure import _draw_intervals
 
     comparison = {"items": 5, "d": 0.1, "low": 0.0, "high": 0.2, "verdict": "clears"}
     advice = SimpleNamespace(

@@ -23,7 +23,7 @@ import zarr
 import simcore
 from simcore import interrupts
 from simcore.cli import main
-from simcore.studies.synthetic_cell import COUNT_NAMES
+from simcore.studies.synthetic.cell import COUNT_NAMES
 from simcore.sweep.store_files import read_attrs
 
 REPO = Path(__file__).resolve().parent.parent

@@ -14,7 +14,7 @@ from simcore.model.generative import (
 )
 from simcore.model.rule import comparison_tables, count_passes
 from simcore.studies.config import RuleConfig
-from simcore.studies.synthetic_cell import TrialOutputs, rule_parameters
+from simcore.studies.synthetic.cell import TrialOutputs, rule_parameters
 
 SHAPES = [
     # n_items, n_humans, n_labels, p_judge list, design, rho, m

@@ -9,12 +9,13 @@ nothing in simcore imports the research scripts in the repository's ``experiment
 
 Beside the doors: no module imports an underscore name from another package; only engine/
 imports numba; the modules' module-level imports form no cycle; every sub-package has a face
-(``__all__``) whose names resolve; no two modules share a file name; every module opens with
-a docstring and stays small. Each checker has a probe test showing that it can fail.
+(``__all__``) whose names resolve; every module opens with
+a docstring. How long a module or a function grows is judgement; ruff's complexity and
+argument-count rules (C901, PLR0913 in pyproject.toml) flag the functions to split or to
+give a value object. Each checker has a probe test showing that it can fail.
 """
 
 import ast
-import collections
 import functools
 import importlib
 from pathlib import Path
@@ -240,7 +241,7 @@ def test_the_checker_sees_a_private_import():
     probe.write_text(
         "from simcore.realdata.annotation import DataError, _hidden\n"
         "from simcore.engine._jit import jit\n"
-        "from simcore.advise.risk import _own_package\n"  # same package: allowed
+        "from simcore.advise.risk.posterior import _own_package\n"  # same package: allowed
         "from simcore._version import __version__\n"  # everywhere, and a dunder
     )
     try:
@@ -374,58 +375,6 @@ def test_the_checker_sees_a_package_without_a_face():
         probe.unlink()
 
 
-def basename_clashes(paths):
-    """``{file name: paths}`` of the module file names (``__init__.py`` aside) used twice."""
-    where = collections.defaultdict(list)
-    for path in paths:
-        if path.name != "__init__.py":
-            where[path.name].append(str(_relative(path)))
-    return {name: sorted(found) for name, found in where.items() if len(found) > 1}
-
-
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_no_two_modules_share_a_file_name(path):
-    assert basename_clashes(SOURCES).get(path.name) is None
-
-
-def test_the_checker_sees_two_modules_with_one_name():
-    probes = [PACKAGE / package / "_probe_twin_for_test.py" for package in ("model", "advise")]
-    for probe in probes:
-        probe.write_text('"""Probe."""\n')
-    try:
-        found = basename_clashes([*SOURCES, *probes])
-    finally:
-        for probe in probes:
-            probe.unlink()
-    assert found == {
-        "_probe_twin_for_test.py": [
-            "simcore/advise/_probe_twin_for_test.py",
-            "simcore/model/_probe_twin_for_test.py",
-        ]
-    }
-
-
-MAX_MODULE_LINES = 520
-"""Modules stay under about 500 lines."""
-MAX_FUNCTION_LINES = 60
-"""Functions stay under about 60 lines, their docstring not counted."""
-
-
-def function_lengths(tree):
-    """Yield ``(name, lines)`` of every function in ``tree``, docstrings left out."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            lines = node.end_lineno - node.lineno + 1
-            if ast.get_docstring(node, clean=False) is not None:
-                lines -= node.body[0].end_lineno - node.body[0].lineno + 1
-            yield node.name, lines
-
-
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_every_module_opens_with_a_docstring_and_stays_small(path):
-    text = path.read_text()
-    tree = ast.parse(text)
-    assert ast.get_docstring(tree), f"{path} has no module docstring"
-    assert len(text.splitlines()) <= MAX_MODULE_LINES
-    long = {name: lines for name, lines in function_lengths(tree) if lines > MAX_FUNCTION_LINES}
-    assert long == {}
+def test_every_module_opens_with_a_docstring(path):
+    assert ast.get_docstring(ast.parse(path.read_text())), f"{path} has no module docstring"

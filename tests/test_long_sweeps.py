@@ -15,7 +15,7 @@ import zarr
 
 import simcore
 from simcore.cli import main
-from simcore.studies.synthetic_scenario import scenario_from_dict
+from simcore.studies.synthetic.scenario import scenario_from_dict
 from simcore.sweep import store
 from simcore.testing import assert_cubes_identical
 

@@ -147,7 +147,7 @@ def test_evaluate_masks_on_a_small_label_space_equals_the_numpy_oracle(coefficie
 
 
 def test_the_real_memory_estimate_does_not_refuse_a_large_label_space():
-    from simcore.studies.real_cells import GroupMatrix, RealContext, memory_need
+    from simcore.studies.real.cells import GroupMatrix, RealContext, memory_need
 
     n, humans, judges, n_labels = 1000, 50, 4, 4400
     group = GroupMatrix(

@@ -15,7 +15,7 @@ from simcore.model.generative import rater_confusions
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, count_passes, leave_one_out
 from simcore.realdata.shapes import draw_matrix, write_alttest_folder
 from simcore.studies.config import RuleConfig, ScenarioError
-from simcore.studies.synthetic_cell import TrialOutputs, rule_parameters
+from simcore.studies.synthetic.cell import TrialOutputs, rule_parameters
 
 MISSING = -1
 

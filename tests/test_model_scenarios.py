@@ -9,7 +9,7 @@ from simcore.model.designs import DESIGNS
 from simcore.model.generative import Skew
 from simcore.studies.config import ScenarioError
 from simcore.studies.figures import plot_cube
-from simcore.studies.synthetic_scenario import load_scenario, scenario_from_dict
+from simcore.studies.synthetic.scenario import load_scenario, scenario_from_dict
 from simcore.testing import assert_counts_consistent, assert_cubes_identical
 
 BASE = {

@@ -10,7 +10,7 @@ import pytest
 import simcore
 from simcore.calibration.confidence_sequence import failure_rate_sequence
 from simcore.cli import main
-from simcore.instrument.monitor_data import monitor_stream
+from simcore.instrument.monitor.data import monitor_stream
 
 
 def day_text(day):
@@ -40,7 +40,7 @@ def write_stream(folder, days=40, per_day=100, audits=20, theta=0.3, drop_from=N
 
 def card_with(caught, missed, flagged, cleared):
     """A complete judge card's document with these counts (checked as a card file is)."""
-    from simcore.instrument.card import CARD_FORMAT
+    from simcore.instrument.card.measure import CARD_FORMAT
 
     def rate(hits, rows):
         return {"estimate": hits / rows if rows else None, "low": 0.0, "high": 1.0}

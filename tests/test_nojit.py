@@ -40,7 +40,9 @@ BITSET_SCRIPT = textwrap.dedent("""
     import warnings
     import numpy as np
     warnings.simplefilter("ignore", RuntimeWarning)  # uint64 wrap-around in NumPy scalars
-    from simcore.engine import bitset, bitset_draws, rng
+    from simcore.engine import rng
+    from simcore.engine.bitset import draws as bitset_draws
+    from simcore.engine.bitset import trials as bitset
     from simcore.model.generative import rater_confusions
     keys = rng.trial_keys(np.random.SeedSequence(4, spawn_key=(2,)), 0, 5)
     for n_labels, offsets, coefficient in [(2, True, 0), (3, False, 1), (5, False, 3)]:

@@ -25,7 +25,7 @@ from simcore.studies.planning_table import (
     wilson_bounds,
     write_plan_table,
 )
-from simcore.studies.synthetic_scenario import scenario_from_dict
+from simcore.studies.synthetic.scenario import scenario_from_dict
 
 PLANNING = REPO / "scenarios" / "planning.yaml"
 

@@ -7,7 +7,7 @@ import pytest
 
 from simcore.advise import channels
 from simcore.advise.models import bootstrap_refits
-from simcore.advise.risk import (
+from simcore.advise.risk.posterior import (
     RISK_SE_TARGET,
     Channels,
     adaptive_risk_now,

@@ -15,9 +15,9 @@ import yaml
 import simcore
 from simcore.cli import main
 from simcore.studies.config import read_raw
-from simcore.studies.real_tables import counted, mean_text
-from simcore.studies.real_tables import summary as real_summary
-from simcore.studies.synthetic_report import grid_table, long_table
+from simcore.studies.real.tables import counted, mean_text
+from simcore.studies.real.tables import summary as real_summary
+from simcore.studies.synthetic.report import grid_table, long_table
 
 TINY = {
     "name": "tiny",
@@ -136,8 +136,8 @@ def test_a_set_of_data_or_rule_turns_the_papers_numbers_off(tmp_path):
 
 
 def test_coverage_tables_print_few_misses_as_their_exact_interval():
-    from simcore.calibration.real_ppi import COMPARED, ppi_table_lines
-    from simcore.studies.coverage_report import summary as coverage_summary
+    from simcore.calibration.real.ppi import COMPARED, ppi_table_lines
+    from simcore.studies.coverage.report import summary as coverage_summary
 
     raw = {
         "name": "cov",

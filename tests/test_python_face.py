@@ -16,7 +16,7 @@ import yaml
 
 import simcore
 from simcore.cli import main
-from simcore.instrument.card_file import CardError, check_card, read_card
+from simcore.instrument.card.file import CardError, check_card, read_card
 from simcore.options import LARGEST_COUNT, count_value, plain_numbers
 
 TABLE = (10, 2, 3, 80)

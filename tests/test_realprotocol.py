@@ -12,7 +12,7 @@ from simcore.model.generative import rater_confusions
 from simcore.realdata.matrix import AnnotationMatrix, load_alttest
 from simcore.realdata.thinning import primary_layer, thin
 from simcore.studies.config import OutputConfig, RuleConfig, ScenarioError
-from simcore.studies.real import RealScenario, evaluate_group
+from simcore.studies.real.study import RealScenario, evaluate_group
 
 DATA = REPO.parent / "shared" / "data" / "alttest"
 MISSING = -1

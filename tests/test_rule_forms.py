@@ -239,8 +239,8 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 @pytest.mark.parametrize("name", ["real_summeval", "real_wax", "real_cebab_stars", "strat_wax"])
 def test_the_published_real_scenarios_keep_the_published_rule_in_every_group(name):
     from simcore.studies.config import read_raw
-    from simcore.studies.real import load_matrix, real_scenario_from_dict
-    from simcore.studies.real_forms import group_form
+    from simcore.studies.real.forms import group_form
+    from simcore.studies.real.study import load_matrix, real_scenario_from_dict
 
     path = SCENARIOS / f"{name}.yaml"
     scenario = real_scenario_from_dict(read_raw(path), str(path), path.parent)

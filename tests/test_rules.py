@@ -14,8 +14,8 @@ from simcore.engine.stats_kernels import (
 )
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, decide_counts
 from simcore.studies.config import ScenarioError
-from simcore.studies.synthetic_cell import discordant_pairs
-from simcore.studies.synthetic_scenario import scenario_from_dict
+from simcore.studies.synthetic.cell import discordant_pairs
+from simcore.studies.synthetic.scenario import scenario_from_dict
 
 # --------------------------------------------------------------------------- statistics
 

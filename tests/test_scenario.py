@@ -6,7 +6,7 @@ import yaml
 from scenario_files import DELETE, FIG2, variant, write_scenario
 
 from simcore.studies.config import ScenarioError
-from simcore.studies.synthetic_scenario import load_scenario, scenario_from_dict
+from simcore.studies.synthetic.scenario import load_scenario, scenario_from_dict
 
 BASE = {
     "name": "tiny",

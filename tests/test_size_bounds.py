@@ -173,7 +173,7 @@ def test_a_billion_cell_sweep_is_refused_before_the_work(tmp_path, capsys, comma
 
 
 def test_cross_field_checks_of_a_long_sweep_read_a_bounded_sample(tmp_path):
-    from simcore.studies.synthetic_config import CROSS_CHECK_CELLS, cells_to_check
+    from simcore.studies.synthetic.config import CROSS_CHECK_CELLS, cells_to_check
 
     scenario = simcore.load_scenario(billion_cells(tmp_path))
     cells = list(cells_to_check(scenario))

@@ -10,9 +10,9 @@ import pytest
 
 from simcore.engine import kernels
 from simcore.studies.config import ScenarioError
-from simcore.studies.synthetic_cell import count_outcomes, simulate_cell
-from simcore.studies.synthetic_config import OUTPUTS
-from simcore.studies.synthetic_scenario import scenario_from_dict
+from simcore.studies.synthetic.cell import count_outcomes, simulate_cell
+from simcore.studies.synthetic.config import OUTPUTS
+from simcore.studies.synthetic.scenario import scenario_from_dict
 
 DESIGNS = ("bernoulli", "exact_m", "shared_panel", "strat", "seq_refined", "seq_coverage")
 RULES = ("point", "alt_test", "interval")

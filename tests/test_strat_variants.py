@@ -9,14 +9,14 @@ from simcore.realdata.matrix import AnnotationMatrix, load_data
 from simcore.realdata.strat_variants import VARIANTS, capped_allocation
 from simcore.realdata.thinning import REAL_DESIGNS, primary_layer, thin
 from simcore.studies.config import OutputConfig, RuleConfig, ScenarioError
-from simcore.studies.real import RealScenario, evaluate_group, real_scenario_from_dict
-from simcore.studies.real_cells import real_context
-from simcore.studies.real_paper import (
+from simcore.studies.real.cells import real_context
+from simcore.studies.real.paper import (
     class_counts,
     composition_table,
     variant_rows,
     variants_report,
 )
+from simcore.studies.real.study import RealScenario, evaluate_group, real_scenario_from_dict
 
 DATA = REPO.parent / "shared" / "data" / "alttest"
 
@@ -230,7 +230,7 @@ PINNED_TOTALS = [10, 12, 2]
 
 
 def test_the_cube_attrs_define_every_design_swept():
-    from simcore.studies.real import STUDY
+    from simcore.studies.real.study import STUDY
 
     designs = ("strat", "strat_panel", "strat_corpus_m")
     context = real_context(scenario(designs), small_matrix())

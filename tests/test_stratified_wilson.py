@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from simcore.calibration.statistics import corrected_failure_rate, stratified_ppi
-from simcore.planning.calibration_allocation import stratum_rates
+from simcore.planning.calibration.allocation import stratum_rates
 
 Z95 = 1.959963984540054
 

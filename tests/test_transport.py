@@ -9,7 +9,7 @@ import pytest
 
 from experiments.transport_study import main as study_main
 from experiments.transport_study import study_rows
-from simcore.calibration.real_splits import coverage_splits
+from simcore.calibration.real.splits import coverage_splits
 from simcore.instrument.transport import (
     group_splits,
     split_key,

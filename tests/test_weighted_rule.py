@@ -32,10 +32,10 @@ from simcore.engine.weighted_scores import weighted_score, weighting_of
 from simcore.model import weighted
 from simcore.model.generative import adjacent_confusion, prevalence_vector, rater_confusions
 from simcore.model.rule import comparison_tables
-from simcore.studies import synthetic_cell
 from simcore.studies.config import RuleConfig, ScenarioError
-from simcore.studies.synthetic_cell import TrialOutputs, rule_parameters
-from simcore.studies.synthetic_scenario import scenario_from_dict
+from simcore.studies.synthetic import cell as synthetic_cell
+from simcore.studies.synthetic.cell import TrialOutputs, rule_parameters
+from simcore.studies.synthetic.scenario import scenario_from_dict
 
 WEIGHTINGS = [
     ("krippendorff_alpha", "ordinal", "identity"),

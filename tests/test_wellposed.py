@@ -12,16 +12,16 @@ from scipy import stats
 from experiments.wellposed_study import exact_spearman
 from experiments.wellposed_study import main as study_main
 from simcore.cli import main
-from simcore.instrument.ceiling import _pair_table, is_graded, pairwise_agreement
+from simcore.instrument.ceiling.human_ceilings import _pair_table, is_graded, pairwise_agreement
 from simcore.instrument.grouped_scores import code_count, mean_of_defined, replicate_scores
-from simcore.instrument.wellposed import (
+from simcore.instrument.wellposed.agreement import (
     bootstrap_means,
     group_agreements,
     judge_agreement,
     pair_tables,
     table_agreement,
 )
-from simcore.instrument.wellposed_data import load_judge_table
+from simcore.instrument.wellposed.data import load_judge_table
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "alttest"
 SUMMEVAL = DATA / "summeval"

@@ -11,7 +11,7 @@ from pair_references import VALUES, reference
 
 import simcore
 from simcore.cli import main
-from simcore.instrument.wellposed import bootstrap_means, judge_agreement
+from simcore.instrument.wellposed.agreement import bootstrap_means, judge_agreement
 from simcore.model.weighted import scoring_of
 
 

@@ -49,8 +49,8 @@ __getattr__, __dir__ = attach(
         "groups": ("group_summary", "write_group_outputs"),
         "next_round": ("extend_mask",),
         "python_api": ("python_api",),
-        "report_files": ("write_outputs",),
-        "risk": ("monte_carlo_se", "posterior_risk"),
+        "report.files": ("write_outputs",),
+        "risk.posterior": ("monte_carlo_se", "posterior_risk"),
         "verdict": ("verdicts",),
     },
 )

@@ -7,21 +7,21 @@ Four steps, joined by :func:`advise`; the first two audit the matrix as it is
    comparison ``d_k`` with its item-cluster confidence interval and the pairs behind it,
    omega, the effective K (comparisons with at least two items), the point rule's decision
    and the interval verdict (docs/explanation/rule.md).
-2. **How much to trust it** (:mod:`simcore.advise.risk`): the synthetic model fitted to the
-   humans and each judge (:func:`fit_judge_model`, Dawid-Skene) draws fresh matrices with
-   the data's own overlap structure, and the rule is run on each one on the sparse matrix
-   and on the dense one (every human labels every item). The risk is the share of draws
-   whose sparse verdict differs from the dense one; each run of draws comes from its own
-   bootstrap refit, so the fit's uncertainty is inside it (its SE is Monte Carlo only).
-   Under the point rule the simulated comparisons are anchored at the observed ones
-   (:mod:`simcore.advise.anchored`): the model says how far they move, the data where.
-3. **What to label next** (:func:`simcore.advise.risk.risk_curve`): the same risk when each
-   secondary labels ``extra`` more items chosen by a design
-   (:func:`simcore.advise.next_round.extend_mask`), over a grid of ``extra``; the smallest
-   grid value whose risk is under the target, beside the Gaussian certification recipe
-   from the fitted model (docs/howto/plan.md); with a budget, the risk of spending it under each
-   design; one recommendation read from them (:mod:`simcore.advise.recommendation`).
-4. **The allocation** (:func:`simcore.advise.report_files.write_outputs`): ``next_round.csv``
+2. **How much to trust it** (:mod:`simcore.advise.risk.posterior`): the synthetic model fitted to
+   the humans and each judge (:func:`fit_judge_model`, Dawid-Skene) draws fresh matrices with the
+   data's own overlap structure, and the rule is run on each one on the sparse matrix and on the
+   dense one (every human labels every item). The risk is the share of draws whose sparse verdict
+   differs from the dense one; each run of draws comes from its own bootstrap refit, so the fit's
+   uncertainty is inside it (its SE is Monte Carlo only). Under the point rule the simulated
+   comparisons are anchored at the observed ones (:mod:`simcore.advise.anchored`): the model says
+   how far they move, the data where.
+3. **What to label next** (:func:`simcore.advise.risk.posterior.risk_curve`): the same risk when
+   each secondary labels ``extra`` more items chosen by a design
+   (:func:`simcore.advise.next_round.extend_mask`), over a grid of ``extra``; the smallest grid
+   value whose risk is under the target, beside the Gaussian certification recipe from the fitted
+   model (docs/howto/plan.md); with a budget, the risk of spending it under each design; one
+   recommendation read from them (:mod:`simcore.advise.recommendation`).
+4. **The allocation** (:func:`simcore.advise.report.files.write_outputs`): ``next_round.csv``
    (for each secondary, the items to label next), ``report.md`` and ``report.png``.
 """
 
@@ -44,8 +44,8 @@ from simcore.advise.recommendation import (  # noqa: F401  (budget_* and Reach r
     recommend,
     recommended_extra,
 )
-from simcore.advise.report_plan import recommendation_text
-from simcore.advise.risk import RISK_SE_TARGET
+from simcore.advise.report.plan import recommendation_text
+from simcore.advise.risk.posterior import RISK_SE_TARGET
 from simcore.advise.scoring import advise_scoring, coefficient_label
 from simcore.advise.scoring_check import attach_scoring_check
 from simcore.advise.verdict import (
@@ -100,7 +100,7 @@ def fit_judge_model(matrix, judge, n_boot=30, seed=0, model="auto"):
     latent label, which attenuates it (the likelihood must include every rater fitted).
     The ``n_boot`` bootstrap refits give the errors; the risk draws its matrices from them
     and from more refits of the same bootstrap when it needs them
-    (:func:`simcore.advise.risk.adaptive_risk_now`), so nothing is fitted twice.
+    (:func:`simcore.advise.risk.posterior.adaptive_risk_now`), so nothing is fitted twice.
     """
     fit, errors, rater_names, bootstrap = fit_matrix(
         matrix, judges=[judge], n_boot=n_boot, seed=seed, model=model, with_refits=True
@@ -112,7 +112,7 @@ def fit_judge_model(matrix, judge, n_boot=30, seed=0, model="auto"):
 
 @dataclass
 class Advice(AdviceView):
-    """Everything :func:`advise` found; :func:`simcore.advise.report_files.write_outputs` writes it.
+    """Everything :func:`advise` found; :func:`simcore.advise.report.files.write_outputs` writes it.
 
     ``recommendation`` is the one answer (labels to buy, where, how sure;
     :class:`simcore.advise.recommendation.Recommendation`); ``recommended_extra``,
@@ -184,7 +184,7 @@ class Audit(NamedTuple):
     models : dict
         :class:`JudgeModel` per judge.
     risks : dict
-        :class:`simcore.advise.risk.JudgeRisk` per judge.
+        :class:`simcore.advise.risk.posterior.JudgeRisk` per judge.
     """
 
     judges: tuple
@@ -234,10 +234,10 @@ def audit_judges(
     ``design`` and ``grid`` are the risk curves' (the grid is capped by
     :func:`curve_grid`); ``n_boot`` and ``model`` go to
     :func:`fit_judge_model`; ``target`` shortens the curves
-    (:func:`simcore.advise.risk.risk_curve`); ``scale`` is the alternative annotator
+    (:func:`simcore.advise.risk.posterior.risk_curve`); ``scale`` is the alternative annotator
     test's per-item score (``numeric``: the label values,
     :func:`simcore.advise.verdict.numeric_label_values`); ``risk_se`` the Monte Carlo SE
-    the risk now is drawn to (:func:`simcore.advise.risk.adaptive_risk_now`); on a dense
+    the risk now is drawn to (:func:`simcore.advise.risk.posterior.adaptive_risk_now`); on a dense
     matrix the risk now is 0 without simulation (:func:`simcore.advise.dense.audit_risks`).
     """
     human_labels = np.asarray(matrix.human_labels, dtype=np.int64)

@@ -14,7 +14,7 @@ a sentence (:func:`risk_text`).
 
 from simcore.advise.anchored import judge_anchor
 from simcore.advise.recipe import recipe
-from simcore.advise.risk import JudgeRisk, RiskCurve, judge_risk
+from simcore.advise.risk.posterior import JudgeRisk, RiskCurve, judge_risk
 from simcore.printed_rates import share_text
 
 DENSE_REASON = "dense: every human labels every item, so the verdict is the dense verdict"
@@ -27,13 +27,15 @@ def is_dense(available):
 
 
 def dense_risk(model, available, judge_name, design, epsilon, scoring=None):
-    """Return the :class:`simcore.advise.risk.JudgeRisk` of a dense matrix: 0, not simulated.
+    """Return the judge's risk on a dense matrix: 0, not simulated.
+
+    A :class:`simcore.advise.risk.posterior.JudgeRisk`.
 
     The risk now is ``0`` with SE ``0`` (the sparse matrix is the dense one, so
     ``P(sparse verdict != dense verdict) = 0`` exactly); the curve is its one point at
     0 extra items with 0 simulated matrices (a dense matrix has no item left to label,
     :func:`simcore.advise.advice.curve_grid`); the recipe is the fitted model's
-    (:func:`simcore.advise.risk.recipe`), and the refits are those already fitted.
+    (:func:`simcore.advise.risk.posterior.recipe`), and the refits are those already fitted.
     """
     curve = RiskCurve(judge_name, design, extra=[0], wrong=[0], trials=[0])
     binding = recipe(model.fit.raters, model.fit.prevalence, available, 0, epsilon, scoring=scoring)
@@ -119,13 +121,13 @@ def audit_risks(
     """Return ``{judge: JudgeRisk}``: each audited judge's risks (steps 2-3 of the audit).
 
     On a dense matrix (:func:`is_dense`) each is :func:`dense_risk`, nothing simulated;
-    otherwise :func:`simcore.advise.risk.judge_risk`, anchored at the judge's observed
+    otherwise :func:`simcore.advise.risk.posterior.judge_risk`, anchored at the judge's observed
     comparisons (:func:`simcore.advise.anchored.judge_anchor`), the proposals shared by
     every judge. ``models`` and ``verdict_rows`` are per judge, in the same order;
     ``say`` is called as each judge starts.
     """
     dense = is_dense(available)
-    pools = {}  # proposals shared by every judge (simcore.advise.risk.simulate_risk)
+    pools = {}  # proposals shared by every judge (simcore.advise.risk.posterior.simulate_risk)
     risks = {}
     for number, (name, row) in enumerate(zip(models, verdict_rows, strict=True), start=1):
         if dense:

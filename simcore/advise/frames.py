@@ -11,7 +11,7 @@ import math
 
 import pandas as pd
 
-from simcore.advise.report_files import next_round_rows
+from simcore.advise.report.files import next_round_rows
 
 # --------------------------------------------------------------------------- out
 

@@ -9,8 +9,8 @@ prints them.
 import re
 from pathlib import Path
 
-from simcore.advise.report_figure import figure_writer
-from simcore.advise.report_files import (
+from simcore.advise.report.figure import figure_writer
+from simcore.advise.report.files import (
     OUTPUT_FILES,
     next_round_rows,
     report_markdown,
@@ -26,7 +26,7 @@ GROUP_FIGURE = re.compile(r"report_\d+\.png")
 def output_files(directory):
     """Return ``{name: kind}`` of the files ``advise --out directory`` may replace there.
 
-    :data:`~simcore.advise.report_files.OUTPUT_FILES` and every ``report_<n>.png`` already
+    :data:`~simcore.advise.report.files.OUTPUT_FILES` and every ``report_<n>.png`` already
     in the folder (a grouped report's figures), for
     :func:`simcore.output_files.check_output_folder`.
     """

@@ -5,7 +5,7 @@ confusion matrix per rater) and one-coin (:func:`simcore.advise.one_coin.fit_one
 accuracy per rater); ``auto`` picks by the size of the label set (:func:`choose_model`).
 The bootstrap resamples items and refits from the full fit's posterior
 (:func:`bootstrap_refits`, :class:`Bootstrap`); the refits are also the models the risk
-draws its matrices from (:func:`simcore.advise.risk.simulate_risk`), so no model is fitted
+draws its matrices from (:func:`simcore.advise.risk.posterior.simulate_risk`), so no model is fitted
 twice.
 """
 

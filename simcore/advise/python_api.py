@@ -159,7 +159,8 @@ def advise_each_group(
 
 
 SIMULATED_BATCH = 100
-"""Trials the risk simulation draws at once (:func:`simcore.advise.risk.simulate_risk`)."""
+"""Trials the risk simulation draws at once
+(:func:`simcore.advise.risk.posterior.simulate_risk`)."""
 
 SIMULATED_LABELS = 2 * 10**10
 """The most labels one risk curve point may simulate (trials x items x raters): minutes."""

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from simcore.advise import channels
-from simcore.advise.risk_draws import judge_raters
+from simcore.advise.risk.draws import judge_raters
 from simcore.model.recipes import certification_items, delta_recipe, joint_law
 
 RECIPE_MAX_LABELS = 10

@@ -43,8 +43,8 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore.advise.anchored import judge_anchor
-from simcore.advise.risk import labels_everything, monte_carlo_se, posterior_risk
-from simcore.advise.risk_ceiling import best_row, clear_drop, raise_reason, worst_now
+from simcore.advise.risk.ceiling import best_row, clear_drop, raise_reason, worst_now
+from simcore.advise.risk.posterior import labels_everything, monte_carlo_se, posterior_risk
 from simcore.calibration.statistics import wilson_interval
 from simcore.model.designs import DESIGNS
 
@@ -75,7 +75,7 @@ def recommended_extra(curves, target):
     """Return the fewest grid items per secondary bringing every curve under ``target``.
 
     ``max_j needed_j``, with ``needed_j`` the first grid size whose estimated risk is at
-    most the target (:meth:`simcore.advise.risk.RiskCurve.needed`); a curve whose risk now
+    most the target (:meth:`simcore.advise.risk.posterior.RiskCurve.needed`); a curve whose risk now
     is under the target needs 0. -1 when some curve stays above the target over the grid.
     """
     needed = [curve.needed(target)[0] for curve in curves]
@@ -333,7 +333,7 @@ class Recommendation(NamedTuple):
         ``raises_risk``: why no round of the budget's size is recommended; empty otherwise.
     text : str
         The recommendation in words
-        (:func:`simcore.advise.report_plan.recommendation_text`).
+        (:func:`simcore.advise.report.plan.recommendation_text`).
     """
 
     kind: str

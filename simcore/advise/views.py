@@ -80,7 +80,7 @@ class AdviceView:
         (:func:`simcore.advise.scoring_check.scoring_document`); ``recommendation`` is the one
         answer (:meth:`simcore.advise.recommendation.Recommendation.to_dict`, its
         ``text`` included), first; ``details`` the three "how many" figures, each with the sentence
-        saying what it bounds (:func:`simcore.advise.report_plan.details_document`);
+        saying what it bounds (:func:`simcore.advise.report.plan.details_document`);
         ``shape`` is the matrix's shape
         (:meth:`simcore.realdata.data_shape.DataShape.to_dict`); each table is the list of
         rows of the DataFrame of the same name (``risk`` is ``risk_table``), NaN where a
@@ -102,7 +102,7 @@ class AdviceView:
         }
         document = {}
         if self.recommendation is not None:
-            from simcore.advise.report_plan import details_document
+            from simcore.advise.report.plan import details_document
 
             document["recommendation"] = self.recommendation.to_dict()
             document["details"] = details_document(self)
@@ -119,7 +119,7 @@ class AdviceView:
 
     def to_markdown(self):
         """Return the text of ``report.md`` for this advice (one group's, for a group)."""
-        from simcore.advise.report_files import report_markdown
+        from simcore.advise.report.files import report_markdown
 
         return report_markdown(self) + "\n"
 
@@ -132,7 +132,7 @@ class AdviceView:
 
         It is displayed as a notebook cell's value; ``figure.savefig(path)`` writes it.
         """
-        from simcore.advise.report_figure import report_plot
+        from simcore.advise.report.figure import report_plot
 
         return report_plot(self)
 

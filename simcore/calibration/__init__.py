@@ -1,6 +1,7 @@
 """Judge calibration statistics: rates, corrected failure rates and their intervals.
 
-TPR/TNR with Wilson intervals, Rogan-Gladen with the naive and Lang-Reiczigel intervals
+The judge's 2 x 2 calibration table as a validated value object (table), TPR/TNR with
+Wilson intervals, Rogan-Gladen with the naive and Lang-Reiczigel intervals
 (statistics, on the checks and formulas of formulas), the corrected rate and its refusal
 rule (correction), the prediction-powered family (ppi, methods, method_report), their
 cluster-robust intervals (clustered, clustered_report, item_csv), the monitor's
@@ -21,6 +22,7 @@ from simcore._lazy import attach
 __all__ = [
     "BinarisedPair",
     "CalibrationInputError",
+    "CalibrationTable",
     "DEFAULT_EXPERT",
     "DEFAULT_FAIL_AT_MOST",
     "DEFAULT_N_CALS",
@@ -74,7 +76,7 @@ __getattr__, __dir__ = attach(
         "drift_alarm": ("drift_alarm", "mixture_detector", "mixture_e_process"),
         "errors": ("CalibrationInputError",),
         "method_report": ("format_method_report",),
-        "real_pairs": (
+        "real.pairs": (
             "BinarisedPair",
             "DEFAULT_EXPERT",
             "DEFAULT_FAIL_AT_MOST",
@@ -83,8 +85,8 @@ __getattr__, __dir__ = attach(
             "binarised_pairs",
             "item_dimension",
         ),
-        "real_ppi": ("ppi_table_lines",),
-        "real_splits": (
+        "real.ppi": ("ppi_table_lines",),
+        "real.splits": (
             "DEFAULT_N_CALS",
             "DEFAULT_SEED",
             "DEFAULT_SPLITS",
@@ -108,5 +110,6 @@ __getattr__, __dir__ = attach(
             "wilson_interval",
             "youden_j",
         ),
+        "table": ("CalibrationTable",),
     },
 )

@@ -68,7 +68,7 @@ def add(commands):
 def run(args):
     """Measure (default) or check (``--check``) a card; print the summary or JSON."""
     from simcore import data_commands
-    from simcore.instrument.card_file import write_card
+    from simcore.instrument.card.file import write_card
 
     if args.check:
         checked_outputs(args, (args.out, "--out", "card-check"))
@@ -121,7 +121,7 @@ def calibrate_card_table(args):
     import sys
 
     from simcore.calibration.errors import CalibrationInputError
-    from simcore.instrument.card_file import card_calibration_table
+    from simcore.instrument.card.file import card_calibration_table
 
     if not args.population:
         raise CalibrationInputError(

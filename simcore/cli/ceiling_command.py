@@ -83,7 +83,7 @@ def run(args):
     import csv
 
     from simcore import data_commands
-    from simcore.instrument.ceiling_report import CSV_FIELDS
+    from simcore.instrument.ceiling.report import CSV_FIELDS
     from simcore.output_files import write_atomically
 
     checked_outputs(args, (args.out, "--out", "ceiling-report"), (args.csv, "--csv", "ceiling-csv"))

@@ -83,8 +83,8 @@ def real_cubes(paths):
 
 def run(args):
     """Print the tables and write the files asked for."""
-    from simcore.studies.real_paper import composition_table, variants_report
-    from simcore.studies.real_tables import table2, table3
+    from simcore.studies.real.paper import composition_table, variants_report
+    from simcore.studies.real.tables import table2, table3
 
     checked_outputs(
         args,
@@ -93,7 +93,7 @@ def run(args):
     cubes = real_cubes(args.stores)
     outputs = []
     if args.scorings:
-        from simcore.studies.real_scorings import scorings_table
+        from simcore.studies.real.scorings import scorings_table
 
         outputs.append((scorings_table(cubes), args.scorings))
     if args.variants:

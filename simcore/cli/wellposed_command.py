@@ -54,7 +54,7 @@ def add(commands):
 def run(args):
     """Print the table (or JSON); write ``--out`` and ``--csv`` if asked."""
     from simcore import data_commands
-    from simcore.instrument.wellposed_report import write_csv
+    from simcore.instrument.wellposed.report import write_csv
 
     checked_outputs(
         args, (args.out, "--out", "wellposed-report"), (args.csv, "--csv", "wellposed-csv")

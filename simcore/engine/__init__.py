@@ -60,8 +60,8 @@ __getattr__, __dir__ = attach(
     __name__,
     {
         "alt_test": ("alt_test_masks",),
-        "bitset": ("BITSET_STREAMS", "simulate_bitset"),
-        "bitset_draws": ("planes_model", "symmetric_accuracies"),
+        "bitset.trials": ("BITSET_STREAMS", "simulate_bitset"),
+        "bitset.draws": ("planes_model", "symmetric_accuracies"),
         "coefficients": ("COEFFICIENTS", "coefficient_code", "score_table"),
         "counts": ("simulate_counts",),
         "interval_twins": (

@@ -18,7 +18,7 @@ Each coverage trial draws from its own stream seeded by its key
 
 These are calibration's kernels, kept in the engine with every numba kernel:
 :mod:`simcore.calibration.statistics` re-exports the scalar twins and :func:`coverage_trials`,
-the coverage study (:mod:`simcore.studies.coverage_cells`) and ``calibrate --plan`` call
+the coverage study (:mod:`simcore.studies.coverage.cells`) and ``calibrate --plan`` call
 :func:`method_coverage_trials`, and the NumPy functions the docstrings below name
 (:func:`wilson_interval`, :func:`corrected_failure_rate`, ...) are statistics'. The PPI twins
 are :mod:`simcore.engine.ppi_twins`.

@@ -15,7 +15,7 @@ production (``w_k > 0``) has no calibration rows (``n_k = 0``).
 Kept in the engine with every numba kernel; the NumPy estimators they twin are
 :mod:`simcore.calibration.ppi`'s, and the coverage kernels of
 :mod:`simcore.engine.interval_twins` and the real-data check's PPI intervals
-(:mod:`simcore.calibration.real_ppi`) call them.
+(:mod:`simcore.calibration.real.ppi`) call them.
 """
 
 import math

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 KERNELS = {
-    "bitset": ("simcore.engine.bitset", "_simulate_part"),
+    "bitset": ("simcore.engine.bitset.trials", "_simulate_part"),
     "counts": ("simcore.engine.counts", "simulate_counts"),
     "items": ("simcore.engine.kernels", "simulate"),
 }
@@ -125,17 +125,17 @@ def prepare(engines):
     """Compile the cold kernels of ``engines`` before the first cell, on two cores if there are.
 
     The bitset engine compiles in two parts at once: its decision in a second process while
-    this one compiles its draws (:func:`simcore.engine.bitset.warm`), both into numba's
+    this one compiles its draws (:func:`simcore.engine.bitset.trials.warm`), both into numba's
     cache, from which the rest of the engine then loads them (about 20 s on two cores
     rather than 35). On one core, or if the second process fails, everything compiles
     here on first use as before; the compiled code is the same either way.
     """
     if "bitset" not in set(engines) or is_compiled("bitset") or (os.cpu_count() or 1) < 2:
         return
-    from simcore.engine import bitset
+    from simcore.engine.bitset import trials as bitset
 
     helper = subprocess.Popen(
-        [sys.executable, "-c", "from simcore.engine.bitset import warm; warm('decision')"],
+        [sys.executable, "-c", "from simcore.engine.bitset.trials import warm; warm('decision')"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

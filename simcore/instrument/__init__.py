@@ -59,7 +59,7 @@ __all__ = [
 __getattr__, __dir__ = attach(
     __name__,
     {
-        "card": (
+        "card.measure": (
             "card_text",
             "cohen_kappa",
             "count_outcomes",
@@ -70,11 +70,11 @@ __getattr__, __dir__ = attach(
             "measure_card",
             "usability",
         ),
-        "card_ceiling": ("population_ceiling",),
-        "card_check": ("transport_check",),
-        "card_file": ("card_calibration_table", "card_definition", "read_card", "write_card"),
-        "ceiling": ("is_graded", "pairwise_agreement"),
-        "ceiling_report": ("ceiling_report",),
+        "card.ceiling": ("population_ceiling",),
+        "card.check": ("transport_check",),
+        "card.file": ("card_calibration_table", "card_definition", "read_card", "write_card"),
+        "ceiling.human_ceilings": ("is_graded", "pairwise_agreement"),
+        "ceiling.report": ("ceiling_report",),
         "fail_definitions": (
             "FailDefinition",
             "SHIPPED_CARD_SPECS",
@@ -83,8 +83,8 @@ __getattr__, __dir__ = attach(
             "label_fail_flags",
         ),
         "transport": ("DEFAULT_N_CALS", "DEFAULT_SPLITS", "MIN_STREAM", "transport_table"),
-        "wellposed": ("DEFAULT_BOOT", "group_agreements", "judge_agreement"),
-        "wellposed_data": ("load_judge_table",),
-        "wellposed_report": ("agreement_lines", "agreement_rows", "write_csv", "write_study"),
+        "wellposed.agreement": ("DEFAULT_BOOT", "group_agreements", "judge_agreement"),
+        "wellposed.data": ("load_judge_table",),
+        "wellposed.report": ("agreement_lines", "agreement_rows", "write_csv", "write_study"),
     },
 )

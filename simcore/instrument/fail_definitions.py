@@ -1,10 +1,10 @@
 """What FAIL means on a criterion: a score threshold or a set of labels, and the human truth.
 
-A judge card (:mod:`simcore.instrument.card`) measures a judge's TPR and TNR with FAIL as the
-positive class, so every criterion needs a binary FAIL definition. :class:`FailDefinition`
-holds one: ``fail_at_most`` (a numeric label at most this is FAIL) or ``fail_labels`` (these
-label texts are FAIL), exactly one of them set. :func:`binary_truth` turns an annotation
-matrix's human labels into one truth per item by majority vote of the binarised labels.
+A judge card (:mod:`simcore.instrument.card.measure`) measures a judge's TPR and TNR with FAIL as
+the positive class, so every criterion needs a binary FAIL definition. :class:`FailDefinition` holds
+one: ``fail_at_most`` (a numeric label at most this is FAIL) or ``fail_labels`` (these label texts
+are FAIL), exactly one of them set. :func:`binary_truth` turns an annotation matrix's human labels
+into one truth per item by majority vote of the binarised labels.
 :data:`SHIPPED_CARD_SPECS` names the FAIL definition of every shipped ``alttest`` data set.
 """
 
@@ -221,7 +221,7 @@ SHIPPED_CARD_SPECS = (
 """The shipped ``alttest`` data sets whose criteria have a binary FAIL definition.
 
 SummEval: 1-5 expert scores per dimension, FAIL = score <= 3 (as in
-:mod:`simcore.calibration.real_pairs`); CEBaB stars: 1-5 stars, FAIL = stars <= 2 (item ids
+:mod:`simcore.calibration.real.pairs`); CEBaB stars: 1-5 stars, FAIL = stars <= 2 (item ids
 end ``__stars``, so the one group is ``stars``); CEBaB aspects: Negative / Positive / unknown
 per aspect, FAIL = Negative; WAX: one relation label per word pair, FAIL = ``"Action"``
 (:data:`WAX_FAIL_LABEL`). The lesion data set is left out: it has no binary criterion.

@@ -1,10 +1,10 @@
 """Spearman's rho and Cohen's kappa of many small samples at once, and item-bootstrap gathers.
 
-The human ceilings (:mod:`~simcore.instrument.ceiling`) score many samples: one per rater
-pair, or one per rater against a consensus, and again in every bootstrap replicate. Each
-sample is a *group* of cells ``(x, y)``; a flat table of cells with a group id per cell is
-scored in one pass of sorting and :func:`numpy.bincount`, so the work and the memory grow
-with the number of observed cells, never with ``raters x raters x items``.
+The human ceilings (:mod:`~simcore.instrument.ceiling.human_ceilings`) score many samples: one per
+rater pair, or one per rater against a consensus, and again in every bootstrap replicate. Each
+sample is a *group* of cells ``(x, y)``; a flat table of cells with a group id per cell is scored in
+one pass of sorting and :func:`numpy.bincount`, so the work and the memory grow with the number of
+observed cells, never with ``raters x raters x items``.
 
 A :class:`CellTable` holds the cells of the original items, sorted by item; a bootstrap
 replicate that draws items with replacement is the concatenation of the drawn items' cells

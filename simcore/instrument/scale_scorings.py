@@ -9,7 +9,7 @@ only under one scoring; :func:`position_check` measures it both ways and
 chosen ``--coefficient`` is the user's one scoring.
 """
 
-from simcore.instrument.ceiling_report import group_ceilings, statistic_name
+from simcore.instrument.ceiling.report import group_ceilings, statistic_name
 from simcore.realdata.label_scale import scale_line
 
 
@@ -33,7 +33,7 @@ def position_check(matrix, graded, results, **options):
     results : list of GroupCeiling
         The ceilings under ``graded``.
     **options
-        :func:`~simcore.instrument.ceiling_report.group_ceilings`'s ``groups``,
+        :func:`~simcore.instrument.ceiling.report.group_ceilings`'s ``groups``,
         ``judge_scores``, ``n_boot``, ``seed``, ``min_shared``.
 
     Returns

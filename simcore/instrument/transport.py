@@ -4,10 +4,10 @@ A judge card (Se, Sp measured against human truth on a calibration set) is valid
 population the calibration set was drawn from. Users often measure it once, on one
 criterion or one slice, and apply the Lang-Reiczigel corrected failure rate
 (:func:`simcore.calibration.statistics.corrected_failure_rate`) to another. This module
-measures what that costs, with the machinery of :mod:`simcore.calibration.real_splits`:
+measures what that costs, with the machinery of :mod:`simcore.calibration.real.splits`:
 
 1. Each group ``g`` (with ``n_g`` items that have a truth) gets ``n_splits`` random splits
-   per calibration size ``n_cal`` (:func:`~simcore.calibration.real_splits.draw_splits`):
+   per calibration size ``n_cal`` (:func:`~simcore.calibration.real.splits.draw_splits`):
    a calibration set of ``n_cal`` items and a stream of the other ``n_g - n_cal``.
 2. *Same population*: the card of ``B``'s calibration set corrects ``B``'s stream.
 3. *Transported*: the card of ``A``'s calibration set (split ``s`` of ``A``) corrects
@@ -29,7 +29,7 @@ import zlib
 
 import numpy as np
 
-from simcore.calibration.real_splits import (
+from simcore.calibration.real.splits import (
     draw_splits,
     full_rates,
     share_with_se,
@@ -87,7 +87,7 @@ def transport_splits(
     Returns
     -------
     transported, same : dict of str to numpy.ndarray
-        Per-split arrays of :func:`simcore.calibration.real_splits.coverage_splits`
+        Per-split arrays of :func:`simcore.calibration.real.splits.coverage_splits`
         (``covered_lr``, ``width_lr``, ``refused``, ``estimate``, ...): the card of the
         source's calibration set, and of the target's own, on the target's stream.
     """

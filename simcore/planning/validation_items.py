@@ -4,7 +4,7 @@ The question is a scenario with one judge at a given margin (or accuracy), a des
 target wrong-decision rate and a confidence level; the answer is an adaptive simulation
 (:func:`simcore.studies.planning_table.search_items`) against the ``population`` reference,
 beside the Gaussian recipe. ``simcore calibrate --plan``'s question, how many calibration
-labels, is :mod:`simcore.planning.calibration_labels`.
+labels, is :mod:`simcore.planning.calibration.labels`.
 """
 
 from dataclasses import dataclass
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from simcore.model.weighted import is_weighted
 from simcore.studies.config import ScenarioError
 from simcore.studies.planning_table import RateProbe, recipe_for_cell, search_items
-from simcore.studies.synthetic_cell import count_outcomes, simulate_cell
-from simcore.studies.synthetic_scenario import scenario_from_dict
+from simcore.studies.synthetic.cell import count_outcomes, simulate_cell
+from simcore.studies.synthetic.scenario import scenario_from_dict
 
 
 @dataclass(frozen=True)
@@ -211,7 +211,7 @@ def check_plan_size(cell, trials):
     """Refuse a question whose probes cannot fit in memory or would simulate for hours.
 
     The memory is the synthetic cell's kernel scratch on every numba thread
-    (:func:`simcore.studies.synthetic_memory.cell_bytes`) plus ``trials`` trials' outputs;
+    (:func:`simcore.studies.synthetic.memory.cell_bytes`) plus ``trials`` trials' outputs;
     the work is the labels one probe of ``trials`` trials draws, at most :data:`PLAN_LABELS`.
 
     Raises
@@ -221,7 +221,7 @@ def check_plan_size(cell, trials):
     """
     from simcore.engine.threads import thread_count
     from simcore.realdata.allocation import available_bytes, gib_text
-    from simcore.studies.synthetic_memory import cell_bytes
+    from simcore.studies.synthetic.memory import cell_bytes
 
     model = cell.model
     n, humans = model.n_items, model.n_humans

@@ -21,9 +21,9 @@ __all__ = [
 ]
 
 KINDS = {
-    "synthetic": "simcore.studies.synthetic",
-    "real": "simcore.studies.real",
-    "coverage": "simcore.studies.coverage",
+    "synthetic": "simcore.studies.synthetic.study",
+    "real": "simcore.studies.real.study",
+    "coverage": "simcore.studies.coverage.study",
 }
 """``kind:`` value -> the module whose ``STUDY`` implements it."""
 

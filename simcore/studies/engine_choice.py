@@ -1,10 +1,10 @@
 """Which engines can draw a synthetic cell: the counts engine's and the bitset engine's reach.
 
-``engine: auto`` (:attr:`simcore.studies.synthetic_config.Cell.kernel_engine`) and the
+``engine: auto`` (:attr:`simcore.studies.synthetic.config.Cell.kernel_engine`) and the
 refusal of ``engine: counts`` or ``engine: bitset`` on a cell they cannot draw read these.
 """
 
-from simcore.engine.bitset_clusters import CLUSTER_WORDS_LIMIT, class_words
+from simcore.engine.bitset.clusters import CLUSTER_WORDS_LIMIT, class_words
 from simcore.model.weighted import is_weighted
 
 COUNTS_ENGINE_DESIGNS = ("bernoulli", "exact_m", "shared_panel")
@@ -52,7 +52,7 @@ def bitset_engine_applies(cell):
     coefficient (a weighted one reads every pair table, :func:`weighted`) under a design that treats
     items alike apart from their cluster (:data:`COUNTS_ENGINE_DESIGNS`), with at most
     :data:`BITSET_MAX_LABELS` labels; clustered items when their lane classes
-    ``G L ceil(n / 64)`` fit in :data:`~simcore.engine.bitset_clusters.CLUSTER_WORDS_LIMIT`
+    ``G L ceil(n / 64)`` fit in :data:`~simcore.engine.bitset.clusters.CLUSTER_WORDS_LIMIT`
     words.
     """
     model = cell.model

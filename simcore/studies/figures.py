@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from simcore.studies.figure_stamp import figure_metadata
-from simcore.studies.synthetic_cube import RATE_ATTRS
-from simcore.studies.synthetic_report import published_values
+from simcore.studies.synthetic.cube import RATE_ATTRS
+from simcore.studies.synthetic.report import published_values
 
 
 def _pyplot():

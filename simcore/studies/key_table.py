@@ -10,8 +10,10 @@ import dataclasses
 from dataclasses import dataclass
 
 from simcore.realdata.data_block import DATA_KEY_MEANINGS
-from simcore.studies import coverage, real, synthetic_config
 from simcore.studies.config import OutputConfig, RuleConfig, _describe
+from simcore.studies.coverage import study as coverage
+from simcore.studies.real import study as real
+from simcore.studies.synthetic import config as synthetic_config
 
 __all__ = ["ScenarioKey", "scenario_keys"]
 

@@ -14,7 +14,7 @@ Two answers side by side:
 and the ranking recipe ``m_rank = ceil(2 z_{1 - alpha/(J-1)}^2 sigma0^2 / Delta_min^2)``,
 which assumes equal variances and no covariance between the judges' scores.
 
-This is the synthetic study's planning table (:mod:`simcore.studies.synthetic` and its
+This is the synthetic study's planning table (:mod:`simcore.studies.synthetic.study` and its
 cube, report and figures use it); ``simcore plan`` asks it one team's question
 (:mod:`simcore.planning.validation_items`).
 """
@@ -37,7 +37,7 @@ from simcore.model.recipes import (  # noqa: F401  (re-exported for the planning
     z_two_sided,
 )
 from simcore.output_files import write_together
-from simcore.studies.synthetic_cell import synthetic_weighting
+from simcore.studies.synthetic.cell import synthetic_weighting
 
 
 def min_items_staying_below(m_values, rates, target):
@@ -351,7 +351,7 @@ def ranking_recipe(cell, alpha=0.05):
     the mean per-item variance ``A (1 - A)`` of a judge's agreement ``A`` with the primary.
     ``m_rank`` is -1 when two judges tie.
     """
-    from simcore.studies.synthetic_cell import population_ranking
+    from simcore.studies.synthetic.cell import population_ranking
 
     model = cell.model
     pairs = pair_tables(cell.confusions(), prevalence_vector(model.prevalence, model.n_labels))
