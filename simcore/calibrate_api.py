@@ -13,6 +13,7 @@ counted under the same definition.
 
 from simcore.calibrate_inputs import checked_sources, table_counts
 from simcore.calibration.errors import CalibrationInputError
+from simcore.calibration.method_report import method_rows
 from simcore.command_options import (
     CALIBRATE_OPTIONS,
     PLAN_THETA,
@@ -176,21 +177,6 @@ def _document(table, fails, n, result, rates):
     }
     document["methods"] = method_rows(rates)
     return document
-
-
-def method_rows(rates):
-    """Return the ``methods`` rows of a calibrate document, one per :class:`MethodRate`."""
-    return [
-        {
-            "method": rate.method,
-            "corrected": bool(rate.corrected),
-            "estimate": _number(rate.estimate),
-            "low": _number(rate.low),
-            "high": _number(rate.high),
-            "refusal": str(rate.refusal),
-        }
-        for rate in rates
-    ]
 
 
 def calibrate(

@@ -8,8 +8,8 @@ the calibrate report with cluster-robust intervals
 (:func:`simcore.calibration.clustered.clustered_rates`).
 """
 
-from simcore.calibrate_api import method_rows
 from simcore.calibration.errors import CalibrationInputError
+from simcore.calibration.method_report import method_rows
 from simcore.results import CommandResult
 
 

@@ -129,7 +129,7 @@ def inspect(data, **options):
         ``groups``.
     """
     roles = _options("inspect", options, declared.DATA_OPTIONS)
-    from simcore.realdata.readers import read_annotations
+    from simcore.realdata.readers import read_annotations, roles_note
 
     return inspect_matrix(read_annotations(data, **roles), roles_note(data, roles))
 
@@ -180,23 +180,6 @@ def agreement(data, coefficient="krippendorff_alpha", **options):
     settings = {option.name: values[option.name] for option in agreement_options}
     document = agreement_document(read_annotations(data, **reader), settings)
     return CommandResult("agreement", document, agreement_text(document))
-
-
-def roles_note(data, roles):
-    """Return the line saying every rater was read as a human, or "" where roles are known.
-
-    A long or wide table or a DataFrame does not say which raters are judges; read without
-    ``judges``, ``humans`` or ``judges_file`` its raters are all humans, and the output says so.
-    """
-    from simcore.realdata.readers import reader_for
-
-    given = any(roles.get(key) for key in ("humans", "judges", "judges_file"))
-    if given or reader_for(data, roles.get("columns")).declares_roles:
-        return ""
-    return (
-        "roles: the input does not say which raters are judges, so every rater is read as a "
-        "human (name the judges with --judges)"
-    )
 
 
 def inspect_matrix(matrix, note=""):

@@ -138,7 +138,7 @@ def ceiling_result(data, values):
     rows = [plain_row(row) for row in report.csv_rows(results)]
     for row, result in zip(rows, results, strict=True):
         row["judges"] = [plain_row(judge._asdict()) for judge in result.judges]
-    from simcore.data_commands import roles_note
+    from simcore.realdata.readers import roles_note
 
     note = roles_note(data, _roles(values))
     shape = data_shape(matrix)

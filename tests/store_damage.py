@@ -15,7 +15,7 @@ import numpy as np
 import yaml
 
 import simcore
-from simcore.sweep import store
+from simcore.sweep import store_layout
 
 P_JUDGE = [0.9, 0.8, 0.75, 0.7]
 RHO = [0.05, 0.1, 0.2]
@@ -46,7 +46,7 @@ def build_stores(folder, monkeypatch):
     path.write_text(yaml.safe_dump(raw_scenario(), sort_keys=False))
     outs = []
     with monkeypatch.context() as patched:
-        patched.setattr(store, "CHUNK_BYTES", 2 * 8 * 31)  # two packed rows per chunk
+        patched.setattr(store_layout, "CHUNK_BYTES", 2 * 8 * 31)  # two packed rows per chunk
         for name, raw in (
             ("base", raw_scenario()),
             ("seed", raw_scenario(seed=9)),

@@ -9,7 +9,7 @@ from scenario_files import REPO
 import simcore
 from simcore.advise.verdict import alt_test_verdict, numeric_label_values, verdicts
 from simcore.cli import main
-from simcore.engine import kernels
+from simcore.engine import alt_test as engine_alt_test
 from simcore.engine.alt_test import alt_test_masks
 from simcore.model.alt_test_reference import alternative_annotator_test, by_rejections
 from simcore.realdata.matrix import load_alttest
@@ -130,7 +130,7 @@ def test_the_kernel_matches_numpy(seed, numeric):
     assert tested[0] == result.n_tested
     np.testing.assert_array_equal(wins[0], result.wins)
     np.testing.assert_allclose(advantage[0], result.advantage_probability, rtol=0, atol=1e-12)
-    _, _, skipped, pvalues = kernels.alternative_annotator_test(
+    _, _, skipped, pvalues = engine_alt_test.alternative_annotator_test(
         labels, masks[0], humans.shape[1], 0.15, 2, 20, 0.1, numeric
     )
     np.testing.assert_array_equal(skipped == 0, result.tested)

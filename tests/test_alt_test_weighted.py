@@ -13,7 +13,7 @@ import simcore
 from simcore.advise.risk.posterior import _decisions
 from simcore.advise.verdict import DECISIONS, alt_test_item_terms, verdicts
 from simcore.cli import main
-from simcore.engine import kernels
+from simcore.engine import alt_test as engine_alt_test
 from simcore.model.alt_test_reference import alternative_annotator_test, item_scores
 from simcore.model.weighted import agreement_weights, scoring_of
 from simcore.realdata.matrix import load_alttest
@@ -103,7 +103,7 @@ def test_the_weighted_scale_and_only_it_takes_weights():
 
 def kernel_result(humans, judges, scale, terms):
     labels = np.concatenate([np.maximum(humans, 0), judges], axis=1).astype(np.int16)
-    wins, tested, skipped, pvalues = kernels.alternative_annotator_test(
+    wins, tested, skipped, pvalues = engine_alt_test.alternative_annotator_test(
         labels, humans >= 0, humans.shape[1], 0.1, 2, 30, 0.05, scale == "numeric", terms
     )
     return wins, tested, skipped, pvalues

@@ -16,7 +16,7 @@ from engine_agreement import RATES, proportion_mismatches
 from scipy import stats
 
 import simcore
-from simcore.engine import kernels
+from simcore.engine import layout as engine_layout
 from simcore.engine.bitset import words as bitwords
 from simcore.engine.bitset.draws import planes_model, symmetric_accuracies, word_count
 from simcore.engine.bitset.trials import draw_bitsets, evaluate_bitsets, simulate_bitset
@@ -97,19 +97,22 @@ def assert_equals_oracle(outputs, labels, mask, n_labels, rule_config):
     np.testing.assert_array_equal(outputs.against, sparse.n_tested[:, None] - sparse.n_pass)
     np.testing.assert_array_equal(outputs.reference_tested, dense.n_tested)
     counters = outputs.counters
-    np.testing.assert_array_equal(counters[:, kernels.EMPTY], sparse.n_empty)
-    np.testing.assert_array_equal(counters[:, kernels.THIN], sparse.n_thin)
-    np.testing.assert_array_equal(counters[:, kernels.DEGENERATE], sparse.n_degenerate)
-    np.testing.assert_array_equal(counters[:, kernels.DEGENERATE_DENSE], dense.n_degenerate)
+    np.testing.assert_array_equal(counters[:, engine_layout.EMPTY], sparse.n_empty)
+    np.testing.assert_array_equal(counters[:, engine_layout.THIN], sparse.n_thin)
+    np.testing.assert_array_equal(counters[:, engine_layout.DEGENERATE], sparse.n_degenerate)
+    np.testing.assert_array_equal(counters[:, engine_layout.DEGENERATE_DENSE], dense.n_degenerate)
     code = coefficient_code(rule_config.coefficient)
-    for column, pool_mask in ((kernels.POOL_SPARSE, mask), (kernels.POOL_DENSE, ~(mask & ~mask))):
+    for column, pool_mask in (
+        (engine_layout.POOL_SPARSE, mask),
+        (engine_layout.POOL_DENSE, ~(mask & ~mask)),
+    ):
         _, _, pool = comparison_tables(labels, pool_mask, n_humans, n_labels)
         expected = score_table(pool, code)[0]
         np.testing.assert_allclose(outputs.values[:, column], expected, rtol=0, atol=1e-12)
     secondaries = mask[:, :, 1:]
     np.testing.assert_allclose(outputs.coverage, secondaries.mean(axis=1))
     shared = (secondaries.any(axis=2) == secondaries.all(axis=2)).all(axis=1)
-    np.testing.assert_array_equal(counters[:, kernels.SHARED], shared)
+    np.testing.assert_array_equal(counters[:, engine_layout.SHARED], shared)
     if labels.shape[-1] - n_humans > 1:
         for side, side_mask in ((0, mask), (1, np.ones_like(mask))):
             expected = oracle_ranking(

@@ -19,7 +19,7 @@ from test_bitset_engine import (
     to_bitsets,
 )
 
-from simcore.engine import kernels
+from simcore.engine import layout as engine_layout
 from simcore.engine.bitset.draws import planes_model
 from simcore.engine.bitset.trials import draw_bitsets, evaluate_bitsets, simulate_bitset
 from simcore.engine.bitset.verdicts import slice_count
@@ -153,8 +153,10 @@ def test_interval_verdict_on_bitsets_equals_the_numpy_verdict(n_labels):
                 outputs = TrialOutputs(*evaluate_bitsets(planes, masks, n_items, not offsets, rule))
                 np.testing.assert_array_equal(outputs.favour, clears)
                 np.testing.assert_array_equal(outputs.against, fails)
-                np.testing.assert_array_equal(outputs.counters[:, kernels.UNDECIDED], undecided)
-                np.testing.assert_array_equal(outputs.values[:, kernels.EXTRA_ITEMS], extra)
+                np.testing.assert_array_equal(
+                    outputs.counters[:, engine_layout.UNDECIDED], undecided
+                )
+                np.testing.assert_array_equal(outputs.values[:, engine_layout.EXTRA_ITEMS], extra)
 
 
 def test_interval_ties_clear_the_bar_and_a_broken_tie_rule_would_show():
@@ -197,4 +199,4 @@ def test_simulate_decides_the_verdicts_of_what_it_draws(design, kind):
         )
         np.testing.assert_array_equal(outputs.favour, clears)
         np.testing.assert_array_equal(outputs.against, fails)
-        np.testing.assert_array_equal(outputs.counters[:, kernels.UNDECIDED], undecided)
+        np.testing.assert_array_equal(outputs.counters[:, engine_layout.UNDECIDED], undecided)

@@ -17,7 +17,7 @@ from engine_agreement import RATES, proportion_mismatches, rate_mismatches
 
 import simcore
 from simcore.engine.counts import PER_ITEM_LIMIT, draw_counts, simulate_counts
-from simcore.engine.kernels import BERNOULLI, EXACT_M, SHARED_PANEL
+from simcore.engine.layout import BERNOULLI, EXACT_M, SHARED_PANEL
 from simcore.engine.rng import trial_keys
 from simcore.model.generative import rater_confusions
 from simcore.studies.config import ScenarioError

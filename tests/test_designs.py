@@ -1,6 +1,6 @@
 """Property tier: the overlap designs drawn by the kernels (docs/explanation/designs.md).
 
-Labels are given (``kernels.draw_masks``), so each property is checked against a plain
+Labels are given (``engine_draws.draw_masks``), so each property is checked against a plain
 reading of the design's definition: counts per secondary, proportional allocation over the
 strata each secondary sees, what the sequential designs may read, coverage order, uniformity,
 and determinism of the streams.
@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from simcore.engine import kernels, rng
+from simcore.engine import draws as engine_draws
+from simcore.engine import rng
 from simcore.model.designs import design_code
 
 STRATIFIED = ("strat", "seq_refined", "seq_coverage")
@@ -52,7 +53,7 @@ def trial_keys(seed, start, stop):
 
 def draw_masks(keys, labels, n_humans, n_labels, design, m):
     labels = np.ascontiguousarray(labels, dtype=np.int16)
-    return kernels.draw_masks(keys, labels, n_humans, n_labels, design_code(design), m)
+    return engine_draws.draw_masks(keys, labels, n_humans, n_labels, design_code(design), m)
 
 
 def draw_case_masks(case, design):

@@ -11,7 +11,7 @@ import simcore
 from simcore.cli import main
 from simcore.studies import study_of
 from simcore.studies.synthetic.scenario import scenario_from_dict
-from simcore.sweep import estimate, store
+from simcore.sweep import estimate, store_layout
 
 
 def raw(p_judge=(0.9, 0.7, 0.6), rho=(0.1, 0.3), trials=40):
@@ -61,11 +61,11 @@ def test_the_store_estimate_is_near_the_store_a_run_writes(tmp_path):
 
 
 def test_a_million_cells_are_a_few_hundred_chunks_not_a_million():
-    chunks = store.cell_chunks((1000, 1000), row_bytes=8 * 30)  # rows of 30 counts
+    chunks = store_layout.cell_chunks((1000, 1000), row_bytes=8 * 30)  # rows of 30 counts
     assert chunks == (4, 1000)  # whole trailing rows: 4,000 cells of 240 bytes, ~1 MiB
-    assert store.cell_chunks((3, 10_000), 8 * 30) == (1, 4369)
-    assert store.cell_chunks((40, 50), 8 * 30) == (40, 50)
-    assert store.cell_chunks((7,), 8 * 30, chunk_bytes=1) == (1,)
+    assert store_layout.cell_chunks((3, 10_000), 8 * 30) == (1, 4369)
+    assert store_layout.cell_chunks((40, 50), 8 * 30) == (40, 50)
+    assert store_layout.cell_chunks((7,), 8 * 30, chunk_bytes=1) == (1,)
 
 
 def test_validate_says_the_expected_time_and_store_size(tmp_path, capsys):

@@ -3,7 +3,10 @@
 import numpy as np
 import pytest
 
+from simcore.engine import draws as engine_draws
 from simcore.engine import kernels, rng
+from simcore.engine import layout as engine_layout
+from simcore.engine import point_rule as engine_point_rule
 from simcore.engine.coefficients import COEFFICIENTS, coefficient_code, score_table
 from simcore.model.designs import DESIGNS, design_code, sample_mask
 from simcore.model.generative import (
@@ -49,13 +52,13 @@ def assert_kernel_matches_oracle(
     dense = count_passes(labels, np.ones_like(mask), n_humans, epsilon, coefficient, n_labels)
     np.testing.assert_array_equal(passes[:, 0], sparse.n_pass)
     np.testing.assert_array_equal(passes[:, 1], dense.n_pass)
-    np.testing.assert_array_equal(counters[:, kernels.EMPTY], sparse.n_empty)
-    np.testing.assert_array_equal(counters[:, kernels.DEGENERATE], sparse.n_degenerate)
-    np.testing.assert_array_equal(counters[:, kernels.DEGENERATE_DENSE], dense.n_degenerate)
+    np.testing.assert_array_equal(counters[:, engine_layout.EMPTY], sparse.n_empty)
+    np.testing.assert_array_equal(counters[:, engine_layout.DEGENERATE], sparse.n_degenerate)
+    np.testing.assert_array_equal(counters[:, engine_layout.DEGENERATE_DENSE], dense.n_degenerate)
     code = coefficient_code(coefficient)
     for column, pool_mask in (
-        (kernels.POOL_SPARSE, mask),
-        (kernels.POOL_DENSE, np.ones_like(mask)),
+        (engine_layout.POOL_SPARSE, mask),
+        (engine_layout.POOL_DENSE, np.ones_like(mask)),
     ):
         _, _, pool = comparison_tables(labels, pool_mask, n_humans, n_labels)
         np.testing.assert_allclose(
@@ -69,7 +72,7 @@ def assert_kernel_matches_oracle(
 def test_kernel_rule_equals_numpy_rule_on_numpy_draws(shape, epsilon, coefficient):
     n_humans, n_labels = shape[1], shape[2]
     labels, mask = numpy_draws(shape)
-    passes, counters, values = kernels.evaluate(
+    passes, counters, values = engine_point_rule.evaluate(
         labels, mask, n_humans, n_labels, epsilon, coefficient_code(coefficient)
     )
     assert_kernel_matches_oracle(
@@ -98,7 +101,7 @@ def simulate_and_draw(
     model = (n_items, n_humans, confusion, cdf, n_clusters, spread, design_code(design), rho, m)
     rule = rule_parameters(RuleConfig(coefficient=coefficient, epsilon=0.05))
     outputs = TrialOutputs(*kernels.simulate(trial_keys, *model, rule))
-    labels, mask = kernels.draw(trial_keys, *model)
+    labels, mask = engine_draws.draw(trial_keys, *model)
     return outputs, labels, mask
 
 
@@ -138,9 +141,9 @@ def test_simulate_decides_what_it_draws(design, coefficient):
         ],
         axis=0,
     )
-    np.testing.assert_allclose(values[:, kernels.PAIRWISE_OVERLAP], overlap)
+    np.testing.assert_allclose(values[:, engine_layout.PAIRWISE_OVERLAP], overlap)
     shared = (secondaries == secondaries[:, :, :1]).all(axis=(1, 2))
-    np.testing.assert_array_equal(counters[:, kernels.SHARED], shared)
+    np.testing.assert_array_equal(counters[:, engine_layout.SHARED], shared)
     if design != "bernoulli":
         np.testing.assert_array_equal(secondaries.sum(axis=1), m)
     if design == "shared_panel":

@@ -8,11 +8,11 @@ calibration. On top, the top-level modules (cli, api, report, testing) may impor
 nothing in simcore imports the research scripts in the repository's ``experiments/``.
 
 Beside the doors: no module imports an underscore name from another package; only engine/
-imports numba; the modules' module-level imports form no cycle; every sub-package has a face
-(``__all__``) whose names resolve; every module opens with
-a docstring. How long a module or a function grows is judgement; ruff's complexity and
-argument-count rules (C901, PLR0913 in pyproject.toml) flag the functions to split or to
-give a value object. Each checker has a probe test showing that it can fail.
+imports numba; the modules' imports (those inside functions too) form no cycle; every sub-package
+has a face (``__all__``) whose names resolve; every module opens with a docstring. How long a module
+or a function grows is judgement; ruff's complexity and argument-count rules (C901, PLR0913 in
+pyproject.toml) flag the functions to split or to give a value object. Each checker has a probe test
+showing that it can fail.
 """
 
 import ast
@@ -278,11 +278,14 @@ def test_the_checker_sees_numba_outside_the_engine():
 
 
 def import_graph(paths):
-    """``{module: modules it imports at module level}`` among the simcore modules of ``paths``."""
+    """``{module: modules it imports}`` among the simcore modules of ``paths``.
+
+    Imports inside functions count: a cycle closed by a function-level import is still a
+    cycle, only hidden until the function runs.
+    """
     names = {module_name(path) for path in paths}
     return {
-        module_name(path): {module for _, module, _, top in imports(path) if top} & names
-        for path in paths
+        module_name(path): {module for _, module, _, _ in imports(path)} & names for path in paths
     }
 
 
@@ -328,7 +331,7 @@ def test_the_checker_sees_an_import_cycle():
         "import simcore.engine._probe_cycle_b_for_test\n\n\n"
         "def later():\n    import simcore.engine._probe_cycle_c_for_test\n",
         "from simcore.engine import _probe_cycle_a_for_test\n",
-        "from simcore.engine._probe_cycle_a_for_test import later\n",  # a imports c lazily
+        "from simcore.engine._probe_cycle_a_for_test import later\n",  # a imports c in later()
     ]
     for probe, text in zip(probes, texts, strict=True):
         probe.write_text(text)
@@ -338,7 +341,11 @@ def test_the_checker_sees_an_import_cycle():
         for probe in probes:
             probe.unlink()
     assert found == [
-        ["simcore.engine._probe_cycle_a_for_test", "simcore.engine._probe_cycle_b_for_test"]
+        [
+            "simcore.engine._probe_cycle_a_for_test",
+            "simcore.engine._probe_cycle_b_for_test",
+            "simcore.engine._probe_cycle_c_for_test",
+        ]
     ]
 
 

@@ -16,7 +16,7 @@ import zarr
 import simcore
 from simcore.cli import main
 from simcore.studies.synthetic.scenario import scenario_from_dict
-from simcore.sweep import store
+from simcore.sweep import store, store_layout
 from simcore.testing import assert_cubes_identical
 
 
@@ -54,7 +54,7 @@ def test_more_trials_extend_the_store_to_a_fresh_runs_numbers(tmp_path):
 
 
 def test_damaged_and_missing_chunks_are_recomputed(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(store, "CHUNK_BYTES", 1)  # one cell per chunk: damage names cells
+    monkeypatch.setattr(store_layout, "CHUNK_BYTES", 1)  # one cell per chunk: damage names cells
     out = tmp_path / "cube.zarr"
     original = simcore.run(scenario(), out=out)
     (out / "cell_ints" / "1.0.0").unlink()  # a missing chunk (reads as zeros)
@@ -68,7 +68,7 @@ def test_damaged_and_missing_chunks_are_recomputed(tmp_path, capsys, monkeypatch
 
 
 def test_a_damaged_block_of_cells_is_recomputed_and_the_rest_kept(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(store, "CHUNK_BYTES", 2 * 8 * 31)  # rows of 2 cells (31 counts)
+    monkeypatch.setattr(store_layout, "CHUNK_BYTES", 2 * 8 * 31)  # rows of 2 cells (31 counts)
     out = tmp_path / "cube.zarr"
     original = simcore.run(scenario(), out=out)
     assert zarr.open_group(str(out))["cell_ints"].chunks[:2] == (1, 2)

@@ -4,7 +4,9 @@ import krippendorff
 import numpy as np
 import pytest
 
-from simcore.engine import decide, kernels, point_rule
+from simcore.engine import decide, point_rule
+from simcore.engine import layout as engine_layout
+from simcore.engine import point_rule as engine_point_rule
 from simcore.engine.coefficients import (
     COEFFICIENTS,
     KRIPPENDORFF_ALPHA,
@@ -107,7 +109,7 @@ def test_a_label_space_of_5000_labels_runs_in_memory_linear_in_l():
     labels, available = crowd_arrays(300, n_humans, n_judges, n_labels, 0.1)
     thinned = available & (np.random.default_rng(1).random(available.shape) < 0.5)
     masks = np.stack([available, thinned])
-    passes, counters, pool, ranking, tested = kernels.evaluate_masks(
+    passes, counters, pool, ranking, tested = engine_point_rule.evaluate_masks(
         labels, masks, n_humans, n_labels, 0.05, 0, 0
     )
     assert passes.shape == (2, n_judges) and tested.tolist() == [n_humans, n_humans]
@@ -129,7 +131,7 @@ def test_evaluate_masks_on_a_small_label_space_equals_the_numpy_oracle(coefficie
     generator = np.random.default_rng(2)
     masks = available & (generator.random((40, *available.shape)) < 0.5)
     code = COEFFICIENTS.index(coefficient)
-    passes, counters, _, _, tested = kernels.evaluate_masks(
+    passes, counters, _, _, tested = engine_point_rule.evaluate_masks(
         labels, masks, n_humans, n_labels, 0.05, code, 0
     )
     oracle = count_passes(
@@ -141,8 +143,8 @@ def test_evaluate_masks_on_a_small_label_space_equals_the_numpy_oracle(coefficie
         n_labels,
     )
     np.testing.assert_array_equal(passes, oracle.n_pass)
-    np.testing.assert_array_equal(counters[:, kernels.EMPTY], oracle.n_empty)
-    np.testing.assert_array_equal(counters[:, kernels.DEGENERATE], oracle.n_degenerate)
+    np.testing.assert_array_equal(counters[:, engine_layout.EMPTY], oracle.n_empty)
+    np.testing.assert_array_equal(counters[:, engine_layout.DEGENERATE], oracle.n_degenerate)
     np.testing.assert_array_equal(tested, oracle.n_tested)
 
 

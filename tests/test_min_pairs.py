@@ -8,7 +8,10 @@ from scenario_files import FIG2, variant, write_scenario
 
 import simcore
 from simcore.cli import main
+from simcore.engine import draws as engine_draws
 from simcore.engine import kernels, rng
+from simcore.engine import layout as engine_layout
+from simcore.engine import point_rule as engine_point_rule
 from simcore.engine.coefficients import COEFFICIENTS, coefficient_code
 from simcore.model.designs import design_code
 from simcore.model.generative import rater_confusions
@@ -39,7 +42,7 @@ def crowd_with_one_pair():
 
 def kernel_decision(humans, judge, min_pairs, tau=0.5):
     labels = np.concatenate([np.maximum(humans, 0), judge[:, None]], axis=1).astype(np.int16)
-    passes, counters, _, _, tested = kernels.evaluate_masks(
+    passes, counters, _, _, tested = engine_point_rule.evaluate_masks(
         labels, (humans >= 0)[None], humans.shape[1], 2, 0.05, 0, min_pairs
     )
     return passes[0, 0], tested[0], counters[0]
@@ -54,9 +57,19 @@ def test_empty_comparisons_pass_by_default_and_are_left_out_with_min_pairs():
     assert strict.tested == 0 and not strict.passes.any()
     assert strict.decision.tolist() == [INCONCLUSIVE] and not strict.accept[0]
     n_pass, tested, counters = kernel_decision(humans, judge, 0)
-    assert (n_pass, tested, counters[kernels.EMPTY], counters[kernels.THIN]) == (4, 4, 4, 0)
+    assert (n_pass, tested, counters[engine_layout.EMPTY], counters[engine_layout.THIN]) == (
+        4,
+        4,
+        4,
+        0,
+    )
     n_pass, tested, counters = kernel_decision(humans, judge, 1)
-    assert (n_pass, tested, counters[kernels.EMPTY], counters[kernels.THIN]) == (0, 0, 4, 4)
+    assert (n_pass, tested, counters[engine_layout.EMPTY], counters[engine_layout.THIN]) == (
+        0,
+        0,
+        4,
+        4,
+    )
 
 
 def test_leaving_out_the_empty_comparisons_turns_a_tie_into_a_rejection():
@@ -85,12 +98,12 @@ def test_kernel_equals_oracle_with_min_pairs(min_pairs, coefficient):
     n_humans, n_labels = 5, 3
     for seed in range(3):
         labels, mask = random_case(seed)
-        passes, counters, _ = kernels.evaluate(
+        passes, counters, _ = engine_point_rule.evaluate(
             labels, mask, n_humans, n_labels, 0.05, coefficient_code(coefficient), min_pairs
         )
         for side, side_mask, thin in (
-            (0, mask, kernels.THIN),
-            (1, np.ones_like(mask), kernels.THIN_DENSE),
+            (0, mask, engine_layout.THIN),
+            (1, np.ones_like(mask), engine_layout.THIN_DENSE),
         ):
             oracle = count_passes(
                 labels, side_mask, n_humans, 0.05, coefficient, n_labels, min_pairs
@@ -98,9 +111,9 @@ def test_kernel_equals_oracle_with_min_pairs(min_pairs, coefficient):
             np.testing.assert_array_equal(passes[:, side], oracle.n_pass)
             np.testing.assert_array_equal(n_humans - counters[:, thin], oracle.n_tested)
         sparse = count_passes(labels, mask, n_humans, 0.05, coefficient, n_labels, min_pairs)
-        np.testing.assert_array_equal(counters[:, kernels.EMPTY], sparse.n_empty)
-        np.testing.assert_array_equal(counters[:, kernels.THIN], sparse.n_thin)
-        np.testing.assert_array_equal(counters[:, kernels.DEGENERATE], sparse.n_degenerate)
+        np.testing.assert_array_equal(counters[:, engine_layout.EMPTY], sparse.n_empty)
+        np.testing.assert_array_equal(counters[:, engine_layout.THIN], sparse.n_thin)
+        np.testing.assert_array_equal(counters[:, engine_layout.DEGENERATE], sparse.n_degenerate)
         if min_pairs == 5:
             assert sparse.n_thin.sum() > 0 and (sparse.n_tested > 0).any()
 
@@ -114,7 +127,7 @@ def test_simulation_reports_the_comparisons_made(min_pairs):
     model += (design_code("bernoulli"), 0.25, 0)
     rule = rule_parameters(RuleConfig(min_pairs=min_pairs))
     outputs = TrialOutputs(*kernels.simulate(trial_keys, *model, rule))
-    labels, mask = kernels.draw(trial_keys, *model)
+    labels, mask = engine_draws.draw(trial_keys, *model)
     sparse = count_passes(labels, mask, n_humans, 0.05, "observed", n_labels, min_pairs)
     dense = count_passes(
         labels, np.ones_like(mask), n_humans, 0.05, "observed", n_labels, min_pairs

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from simcore.engine import kernels, rng
+from simcore.engine import draws as engine_draws
+from simcore.engine import rng
 from simcore.model.generative import (
     pair_agreement,
     pair_tables,
@@ -32,7 +33,9 @@ def draw(
     cdf[-1] = 1.0
     if confusion is None:
         confusion = np.stack([symmetric_confusion(p, len(prevalence)) for p in accuracies])
-    return kernels.draw(keys, n_items, n_humans, confusion, cdf, n_clusters, spread, design, rho, m)
+    return engine_draws.draw(
+        keys, n_items, n_humans, confusion, cdf, n_clusters, spread, design, rho, m
+    )
 
 
 def within(estimate, truth, n, sigma=4.0):

@@ -9,7 +9,7 @@ SCRIPT = textwrap.dedent("""
     import warnings
     import numpy as np
     warnings.simplefilter("ignore", RuntimeWarning)  # uint64 wrap-around in NumPy scalars
-    from simcore.engine import kernels, rng
+    from simcore.engine import kernels, layout, rng
     keys = rng.trial_keys(np.random.SeedSequence(1, spawn_key=(2,)), 0, 6)
     from simcore.model.generative import rater_confusions
     confusion = rater_confusions(3, 3, 0.85, 0.7)
@@ -23,7 +23,7 @@ SCRIPT = textwrap.dedent("""
             rule = np.array(
                 [kind, 0.05, coefficient, 1.96, 2, 3, 0.05, design % 2, min_pairs, skip]
             )
-            assert len(rule) == kernels.N_RULE  # compiled code would read past its end
+            assert len(rule) == layout.N_RULE  # compiled code would read past its end
             out = kernels.simulate(keys, 12, 3, confusion, cdf, 2, 0.1, design, 0.3, 4, rule)
             print(design, kind, coefficient, *(o.ravel().tolist() for o in out))
             if kind == 0:  # the same coefficient weighted: quadratic weights (alpha: ordinal)

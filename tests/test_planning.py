@@ -9,7 +9,8 @@ from scipy import stats
 
 import simcore
 from simcore.cli import main
-from simcore.engine import kernels, rng
+from simcore.engine import draws as engine_draws
+from simcore.engine import rng
 from simcore.model.generative import prevalence_vector, rater_confusions
 from simcore.planning import validation_items as plan
 from simcore.studies.config import ScenarioError
@@ -56,7 +57,7 @@ def test_recipe_variance_equals_the_variance_measured_on_simulated_items(
     cdf = np.cumsum(prevalence_vector(prevalence, n_labels))
     cdf[-1] = 1.0
     keys = rng.trial_keys(np.random.SeedSequence(17, spawn_key=(n_labels,)), 0, 200)
-    labels, _ = kernels.draw(keys, 500, 2, confusion, cdf, 1, 0.0, 0, 0.5, 0)
+    labels, _ = engine_draws.draw(keys, 500, 2, confusion, cdf, 1, 0.0, 0, 0.5, 0)
     difference = (
         (labels[..., 2] == labels[..., 0]).astype(float) - (labels[..., 1] == labels[..., 0])
     ).ravel()

@@ -6,7 +6,8 @@ from scenario_files import REPO, variant
 
 import simcore
 from simcore.cli import main
-from simcore.engine import kernels, rng
+from simcore.engine import draws as engine_draws
+from simcore.engine import rng
 from simcore.model.designs import DESIGNS, design_code
 from simcore.model.generative import rater_confusions
 from simcore.realdata.matrix import AnnotationMatrix, load_alttest
@@ -124,7 +125,7 @@ def test_a_dense_synthetic_matrix_gives_the_engines_wrong_decision_rate():
     n_items, n_humans, p_judge, coverage = 120, 4, 0.72, 0.25
     confusion = rater_confusions(n_humans, 2, 0.85, p_judge)
     keys = rng.trial_keys(np.random.SeedSequence(8), 0, 400)
-    labels, _ = kernels.draw(
+    labels, _ = engine_draws.draw(
         keys,
         n_items,
         n_humans,

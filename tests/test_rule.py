@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from simcore.engine import kernels
+from simcore.engine import layout as engine_layout
+from simcore.engine import point_rule as engine_point_rule
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, leave_one_out
 
 MISSING = -1
@@ -16,10 +17,10 @@ def kernel_passes(humans, judges, epsilon):
     labels = np.concatenate([np.maximum(humans, 0), judges], axis=1).astype(np.int16)[None]
     mask = (humans >= 0)[None]
     n_labels = int(labels.max()) + 1
-    passes, counters, _ = kernels.evaluate(
+    passes, counters, _ = engine_point_rule.evaluate(
         labels, mask, humans.shape[1], max(n_labels, 2), epsilon, 0
     )
-    return passes[0, 0], int(counters[0, kernels.EMPTY])
+    return passes[0, 0], int(counters[0, engine_layout.EMPTY])
 
 
 def test_two_two_tie_accepts_at_half():

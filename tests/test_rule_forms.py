@@ -9,10 +9,10 @@ from scenario_files import write_scenario
 
 from experiments import crowd_forms
 from simcore.cli import main
-from simcore.engine import kernels
+from simcore.engine import point_rule as engine_point_rule
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT
 from simcore.realdata import rule_forms
-from simcore.realdata.rule_forms import RuleForm, resolve_form
+from simcore.realdata.form_choice import CROWD_MIN_COMPARISONS, RuleForm, resolve_form
 from simcore.realdata.shapes import draw_matrix, shape_mask, write_alttest_folder
 
 T, F = True, False
@@ -45,7 +45,7 @@ def test_thin_humans_pool_into_disjoint_virtual_raters_until_they_share_enough()
 
 def test_auto_pools_a_crowd_and_keeps_every_human_a_rater_elsewhere():
     assert resolve_form("auto", "crowd") == RuleForm(
-        "pooled", 0, rule_forms.CROWD_MIN_COMPARISONS, "auto: chosen for a crowd"
+        "pooled", 0, CROWD_MIN_COMPARISONS, "auto: chosen for a crowd"
     )
     for kind in ("dense panel", "sparse panel"):
         assert resolve_form("auto", kind)[:3] == ("raters", 0, 1)
@@ -74,7 +74,7 @@ def test_the_raters_form_is_the_kernel_and_pooling_a_panel_without_thin_humans_c
     seed,
 ):
     labels, masks = random_panel(seed)
-    direct = kernels.evaluate_masks(labels, masks, 5, 3, 0.05, 0, 0)
+    direct = engine_point_rule.evaluate_masks(labels, masks, 5, 3, 0.05, 0, 0)
     for form in ("raters", "pooled"):
         through = rule_forms.evaluate_form(
             labels, masks, 5, 3, 0.05, 0, RuleForm(form, 0, 1, "given"), 2

@@ -6,7 +6,7 @@ from scenario_files import variant
 from scipy import stats
 
 import simcore
-from simcore.engine import kernels
+from simcore.engine import alt_test as engine_alt_test
 from simcore.engine.stats_kernels import (
     benjamini_yekutieli_rejections,
     one_sided_t_pvalue,
@@ -105,7 +105,7 @@ def direct_alt_test(labels, mask, epsilon, min_items, level):
 
 def test_alt_test_on_a_hand_built_matrix():
     labels, mask = hand_alt_test_matrix()
-    wins, tested, skipped, pvalues = kernels.alternative_annotator_test(
+    wins, tested, skipped, pvalues = engine_alt_test.alternative_annotator_test(
         labels, mask, 4, 0.1, 2, 30, 0.05, False
     )
     expected = direct_alt_test(labels, mask, 0.1, 30, 0.05)

@@ -8,7 +8,7 @@ bit-identical, for every rule kind, design and engine, from the same seeds.
 import numpy as np
 import pytest
 
-from simcore.engine import kernels
+from simcore.engine import layout as engine_layout
 from simcore.studies.config import ScenarioError
 from simcore.studies.synthetic.cell import count_outcomes, simulate_cell
 from simcore.studies.synthetic.config import OUTPUTS
@@ -17,8 +17,8 @@ from simcore.studies.synthetic.scenario import scenario_from_dict
 DESIGNS = ("bernoulli", "exact_m", "shared_panel", "strat", "seq_refined", "seq_coverage")
 RULES = ("point", "alt_test", "interval")
 
-OVERLAP_COUNTERS = (kernels.SHARED,)
-AGREEMENT_COUNTERS = (kernels.POOL_UNDEFINED, kernels.POOL_UNDEFINED_DENSE)
+OVERLAP_COUNTERS = (engine_layout.SHARED,)
+AGREEMENT_COUNTERS = (engine_layout.POOL_UNDEFINED, engine_layout.POOL_UNDEFINED_DENSE)
 
 
 def make_cell(design, rule, outputs, engine="auto", clusters=False):
@@ -43,8 +43,8 @@ def make_cell(design, rule, outputs, engine="auto", clusters=False):
 
 def shared_columns(outputs, requested):
     """The arrays (by name) that a cell asking for ``requested`` computes."""
-    counters = list(range(kernels.N_COUNTERS))
-    values = [kernels.EXTRA_ITEMS]
+    counters = list(range(engine_layout.N_COUNTERS))
+    values = [engine_layout.EXTRA_ITEMS]
     arrays = {
         name: getattr(outputs, name)
         for name in ("favour", "against", "tested", "reference_favour", "reference_tested")
@@ -52,11 +52,11 @@ def shared_columns(outputs, requested):
     arrays["skipped"] = outputs.skipped
     if "overlap" in requested:
         arrays["coverage"] = outputs.coverage
-        values.append(kernels.PAIRWISE_OVERLAP)
+        values.append(engine_layout.PAIRWISE_OVERLAP)
     else:
         counters = [c for c in counters if c not in OVERLAP_COUNTERS]
     if "agreement" in requested:
-        values += [kernels.POOL_SPARSE, kernels.POOL_DENSE]
+        values += [engine_layout.POOL_SPARSE, engine_layout.POOL_DENSE]
     else:
         counters = [c for c in counters if c not in AGREEMENT_COUNTERS]
     if "ranking" in requested:
@@ -156,10 +156,10 @@ def test_overlap_statistics_match_the_pairwise_count(n_humans):
         weights = rng.integers(0, 5, rows).astype(np.int64)
         weights[0] += 1
         coverage = np.zeros(n_humans - 1)
-        values = np.zeros(kernels.N_VALUES)
-        counters = np.zeros(kernels.N_COUNTERS, dtype=np.int32)
+        values = np.zeros(engine_layout.N_VALUES)
+        counters = np.zeros(engine_layout.N_COUNTERS, dtype=np.int32)
         _overlap_statistics(mask, weights, coverage, values, counters)
         expected_coverage, overlap, shared = overlap_reference(mask, weights)
         np.testing.assert_array_equal(coverage, expected_coverage)
-        np.testing.assert_array_equal(values[kernels.PAIRWISE_OVERLAP], overlap)
-        assert counters[kernels.SHARED] == shared
+        np.testing.assert_array_equal(values[engine_layout.PAIRWISE_OVERLAP], overlap)
+        assert counters[engine_layout.SHARED] == shared

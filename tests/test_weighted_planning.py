@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from simcore.cli import main
-from simcore.engine import kernels
+from simcore.engine import draws as engine_draws
 from simcore.engine.layout import BERNOULLI
 from simcore.engine.rng import trial_keys
 from simcore.model.generative import prevalence_vector, rater_confusions
@@ -55,7 +55,7 @@ def test_the_delta_method_variance_matches_simulated_items(coefficient, level, w
     cdf = np.cumsum(prevalence)
     cdf[-1] = 1.0
     keys = trial_keys(np.random.SeedSequence(23, spawn_key=(len(coefficient),)), 0, n_trials)
-    labels, _ = kernels.draw(keys, n_items, 2, confusions, cdf, 1, 0.0, BERNOULLI, 1.0, 0)
+    labels, _ = engine_draws.draw(keys, n_items, 2, confusions, cdf, 1, 0.0, BERNOULLI, 1.0, 0)
     labels = labels.astype(np.int64)
     weighting = rule_weighting(coefficient, np.arange(n_labels, dtype=float), level, weights)
     judge = table_scores(

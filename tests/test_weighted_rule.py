@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 
 import simcore
-from simcore.engine import kernels
+from simcore.engine import draws as engine_draws
 from simcore.engine.coefficients import COEFFICIENTS, coefficient_code, table_score
 from simcore.engine.decide import decide_rows, rule_scratch, trial_outputs
 from simcore.engine.layout import (
@@ -354,7 +354,9 @@ def test_adjacent_channel_draws_pass_a_chi_square_check():
     cdf = np.cumsum(prevalence_vector(None, n_labels))
     cdf[-1] = 1.0
     keys = trial_keys(np.random.SeedSequence(9, spawn_key=(1, 2, 3, 4)), 0, trials)
-    labels, _ = kernels.draw(keys, n_items, n_humans, confusion, cdf, 1, 0.0, BERNOULLI, 1.0, 0)
+    labels, _ = engine_draws.draw(
+        keys, n_items, n_humans, confusion, cdf, 1, 0.0, BERNOULLI, 1.0, 0
+    )
     # the judge against human 0 (accuracy 0.6): the joint law of the two reports
     joint = np.einsum("y,ya,yb->ab", np.full(n_labels, 1 / n_labels), confusion[0], confusion[2])
     observed = np.zeros((n_labels, n_labels))

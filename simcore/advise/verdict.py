@@ -15,7 +15,7 @@ from scipy import stats
 
 from simcore.advise.interval_risk import normal_approximation_risk
 from simcore.advise.scoring import scored_comparison
-from simcore.engine import kernels
+from simcore.engine import alt_test as engine_alt_test
 from simcore.model.alt_test_reference import alternative_annotator_test
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, decide, decide_counts
 
@@ -210,7 +210,7 @@ def alt_test_decisions(labels, mask, n_humans, epsilon, tau, terms=None):
     full = np.ones(mask.shape[1:], dtype=bool)
     for t in range(n_trials):
         for out, this_mask in ((sparse, mask[t]), (dense, full)):
-            wins, tested, _, _ = kernels.alternative_annotator_test(
+            wins, tested, _, _ = engine_alt_test.alternative_annotator_test(
                 labels[t], this_mask, n_humans, epsilon, 2, 30, 0.05, numeric, pair_terms
             )
             out[t] = decide_counts(

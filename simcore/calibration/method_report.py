@@ -72,3 +72,23 @@ def format_method_report(
     lines.append("estimates and intervals clipped to [0, 1]; assumptions:")
     lines += [f"  {rate.method:<12} {ASSUMPTIONS[rate.method]}" for rate in rates]
     return "\n".join(lines)
+
+
+def _number(value):
+    value = float(value)
+    return value if value == value else None
+
+
+def method_rows(rates):
+    """Return the ``methods`` rows of a calibrate document, one per :class:`MethodRate`."""
+    return [
+        {
+            "method": rate.method,
+            "corrected": bool(rate.corrected),
+            "estimate": _number(rate.estimate),
+            "low": _number(rate.low),
+            "high": _number(rate.high),
+            "refusal": str(rate.refusal),
+        }
+        for rate in rates
+    ]

@@ -65,7 +65,7 @@ def run(args):
     """Describe the matrix (text or JSON); write the overlap table if asked."""
     from simcore import data_commands
     from simcore.realdata.describe import write_overlap_csv
-    from simcore.realdata.readers import read_annotations
+    from simcore.realdata.readers import read_annotations, roles_note
 
     path = Path(args.data)
     checked_outputs(args, (args.overlap_csv, "--overlap-csv", "overlap-csv"))
@@ -74,7 +74,7 @@ def run(args):
     else:
         keywords = data_keywords(args)
         matrix = read_annotations(path, **keywords)
-        note = data_commands.roles_note(path, keywords)
+        note = roles_note(path, keywords)
     result = data_commands.inspect_matrix(matrix, note)
     document, text = result.to_dict(), result.to_markdown()
     settings = {option.name: getattr(args, option.name) for option in AGREEMENT_OPTIONS}

@@ -40,7 +40,7 @@ def open_finished(path):
 
     See ``simcore verify`` (:mod:`simcore.cli.verify_command`) for the checks.
     """
-    from simcore.sweep.store_check import checked_store
+    from simcore.sweep.store_meta import checked_store
 
     cube, problems = checked_store(path)
     if problems:

@@ -12,110 +12,19 @@ scratch once and writes only its own trials' slots.
 The codes and array layouts (:mod:`simcore.engine.layout`), the draws, and the rules
 (:mod:`simcore.engine.point_rule`, :mod:`simcore.engine.alt_test`,
 :mod:`simcore.engine.interval`, :mod:`simcore.engine.decide`) live in their own modules.
-Their public names are importable from here as well, as ``kernels.draw``,
-``kernels.evaluate_masks``, ``kernels.N_RULE`` and so on.
 """
 
 import numpy as np
 from numba import prange
 
 from simcore.engine._jit import jit
-from simcore.engine.alt_test import alternative_annotator_test
 from simcore.engine.decide import decide_rows, rule_scratch, trial_outputs
-from simcore.engine.draws import cluster_cdfs, design_scratch, draw, draw_masks, draw_trial
-from simcore.engine.interval import EXTRA_ITEMS_CAP
+from simcore.engine.draws import cluster_cdfs, design_scratch, draw_trial
 from simcore.engine.layout import (
-    ALT_TEST,
-    BERNOULLI,
-    DEGENERATE,
-    DEGENERATE_DENSE,
-    EMPTY,
-    EXACT_M,
-    EXTRA_ITEMS,
-    INTERVAL,
-    N_COUNTERS,
-    N_RULE,
-    N_VALUES,
-    PAIRWISE_OVERLAP,
-    POINT,
-    POOL_DENSE,
-    POOL_SPARSE,
-    POOL_UNDEFINED,
-    POOL_UNDEFINED_DENSE,
-    RULE_COEFFICIENT,
-    RULE_EPSILON,
-    RULE_KIND,
-    RULE_MIN_HUMANS,
-    RULE_MIN_ITEMS,
-    RULE_MIN_PAIRS,
-    RULE_NUMERIC,
-    RULE_Q,
-    RULE_Z,
-    SCORE_TOLERANCE,
-    SEQ_COVERAGE,
-    SEQ_REFINED,
-    SHARED,
-    SHARED_PANEL,
-    STRAT,
-    THIN,
-    THIN_DENSE,
-    TIE_TOLERANCE,
     TRIAL_CHUNK,
-    UNDECIDED,
 )
-from simcore.engine.point_rule import evaluate, evaluate_masks
 
-__all__ = [
-    "ALT_TEST",
-    "BERNOULLI",
-    "DEGENERATE",
-    "DEGENERATE_DENSE",
-    "EMPTY",
-    "EXACT_M",
-    "EXTRA_ITEMS",
-    "EXTRA_ITEMS_CAP",
-    "INTERVAL",
-    "MAX_MERGED_CATEGORIES",
-    "N_COUNTERS",
-    "N_RULE",
-    "N_VALUES",
-    "PAIRWISE_OVERLAP",
-    "POINT",
-    "POOL_DENSE",
-    "POOL_SPARSE",
-    "POOL_UNDEFINED",
-    "POOL_UNDEFINED_DENSE",
-    "RULE_COEFFICIENT",
-    "RULE_EPSILON",
-    "RULE_KIND",
-    "RULE_MIN_HUMANS",
-    "RULE_MIN_ITEMS",
-    "RULE_MIN_PAIRS",
-    "RULE_NUMERIC",
-    "RULE_Q",
-    "RULE_Z",
-    "SCORE_TOLERANCE",
-    "SEQ_COVERAGE",
-    "SEQ_REFINED",
-    "SHARED",
-    "SHARED_PANEL",
-    "STRAT",
-    "THIN",
-    "THIN_DENSE",
-    "TIE_TOLERANCE",
-    "TRIAL_CHUNK",
-    "UNDECIDED",
-    "alternative_annotator_test",
-    "decide_rows",
-    "draw",
-    "draw_masks",
-    "evaluate",
-    "evaluate_masks",
-    "merge_rows",
-    "rule_scratch",
-    "simulate",
-    "trial_outputs",
-]
+__all__ = ["MAX_MERGED_CATEGORIES", "merge_rows", "simulate"]
 
 MAX_MERGED_CATEGORIES = 1 << 16
 """Most (label pattern x mask pattern) categories for which a trial's items are merged."""

@@ -8,10 +8,14 @@ minute for a hang. The estimates are the cold compile times ``make bench`` measu
 cores (docs/benchmarks.md).
 """
 
+import functools
+import hashlib
 import importlib
 import os
+import platform
 import subprocess
 import sys
+from pathlib import Path
 
 KERNELS = {
     "bitset": ("simcore.engine.bitset.trials", "_simulate_part"),
@@ -47,14 +51,15 @@ VARIANT_PARTS = {
 
 
 def is_compiled(engine):
-    """Return whether ``engine``'s kernel is compiled in this process or in numba's cache.
+    """Return whether ``engine``'s kernel is compiled in this process or was compiled before.
 
     ``engine`` is a key of :data:`COMPILE_SECONDS`: an engine, or a variant
     ``ENGINE:PARTS``, compiled when a signature whose last arguments are None (or left
-    out) exactly where the variant lacks a part (:data:`VARIANT_PARTS`) is loaded or in the
-    cache index
-    numba keeps beside the module (``__pycache__``). When the index cannot be read the
-    kernel is taken as not compiled (the note then errs on the side of saying so). With
+    out) exactly where the variant lacks a part (:data:`VARIANT_PARTS`) is loaded in this
+    process (numba's public ``signatures``), or when a run of this engine source has left
+    its stamp (:func:`record_compiled`): numba then finds the kernel in its on-disk cache.
+    Nothing private of numba is read, so a cache emptied by hand still has its stamp and
+    the note is not printed; the kernel then compiles as on first use. With
     ``NUMBA_DISABLE_JIT=1`` nothing compiles, so every kernel counts as compiled.
     """
     name, _, parts = engine.partition(":")
@@ -66,13 +71,58 @@ def is_compiled(engine):
     wanted = _variant_pattern(name, parts)
     if any(_matches(signature, wanted) for signature in signatures):
         return True
+    return _stamp(engine).exists()
+
+
+_RECORDED = set()
+"""The variants this process has stamped (each is written once)."""
+
+
+def record_compiled(engine):
+    """Leave the stamp of ``engine``'s kernel once it is compiled in this process.
+
+    Called after a cell ran on the kernel (numba has then written it to its cache). A
+    stamp that cannot be written (a read-only install) is skipped: the note of
+    :func:`first_use_note` then errs on the side of saying the kernel compiles.
+    """
+    if engine in _RECORDED or not is_compiled_here(engine):
+        return
+    _RECORDED.add(engine)
+    stamp = _stamp(engine)
     try:
-        cache_file = dispatcher._cache._cache_file
-        if wanted is None:
-            return os.path.exists(cache_file._index_path)
-        return any(_matches(key[0], wanted) for key in cache_file._load_index())
-    except Exception:  # another numba, or an index it cannot read: no way to tell
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.touch()
+    except OSError:
+        pass
+
+
+def is_compiled_here(engine):
+    """Return whether ``engine``'s kernel variant is loaded in this process."""
+    name, _, parts = engine.partition(":")
+    module, function = KERNELS[name]
+    signatures = getattr(getattr(importlib.import_module(module), function), "signatures", None)
+    if signatures is None:
         return False
+    wanted = _variant_pattern(name, parts)
+    return any(_matches(signature, wanted) for signature in signatures)
+
+
+def _stamp(engine):
+    """Return the stamp file of ``engine``'s kernel compiled from this source and numba."""
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    base = Path(folder) / "simcore" if folder else Path(__file__).parent / "__pycache__"
+    return base / f"compiled-{engine.replace(':', '-').replace(',', '-')}-{_fingerprint()}"
+
+
+@functools.cache
+def _fingerprint():
+    """Return a hash of the engine's sources, numba's and Python's versions, the machine."""
+    from simcore.engine.threads import numba_version
+
+    digest = hashlib.sha256(f"{numba_version()} {sys.version} {platform.machine()}".encode())
+    for path in sorted(Path(__file__).parent.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def _variant_pattern(name, parts):

@@ -31,7 +31,6 @@ __all__ = [
     "card_calibration_table",
     "card_definition",
     "card_text",
-    "ceiling_report",
     "cohen_kappa",
     "count_outcomes",
     "criterion_matrix",
@@ -74,7 +73,6 @@ __getattr__, __dir__ = attach(
         "card.check": ("transport_check",),
         "card.file": ("card_calibration_table", "card_definition", "read_card", "write_card"),
         "ceiling.human_ceilings": ("is_graded", "pairwise_agreement"),
-        "ceiling.report": ("ceiling_report",),
         "fail_definitions": (
             "FailDefinition",
             "SHIPPED_CARD_SPECS",

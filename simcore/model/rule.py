@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore.engine.coefficients import coefficient_code, score_table
-from simcore.engine.kernels import SCORE_TOLERANCE, TIE_TOLERANCE
+from simcore.engine.layout import SCORE_TOLERANCE, TIE_TOLERANCE
 from simcore.model.weighted import table_scores
 
 REJECT, ACCEPT, INCONCLUSIVE = 0, 1, 2

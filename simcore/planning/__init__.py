@@ -19,5 +19,5 @@ from simcore._lazy import attach
 __all__ = ["plan_result", "validation_items"]
 
 __getattr__, __dir__ = attach(
-    __name__, {"calibration_labels": ("plan_result",), "validation_items": ("validation_items",)}
+    __name__, {"calibration.labels": ("plan_result",), "validation_items": ("validation_items",)}
 )

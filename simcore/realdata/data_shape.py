@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simcore.realdata.form_choice import resolve_form
+
 CROWD_HUMANS = 20
 """At least this many humans, each on a small share of the items, make a crowd."""
 
@@ -100,9 +102,7 @@ class DataShape:
         return "\n".join(lines)
 
     def auto_form(self):
-        """Return the rule form ``auto`` picks on this shape (:func:`.rule_forms.resolve_form`)."""
-        from simcore.realdata.rule_forms import resolve_form
-
+        """Return the rule form ``auto`` picks on this shape (:func:`.form_choice.resolve_form`)."""
         return resolve_form("auto", self.kind, concentrated=self.concentrated)
 
     def to_dict(self):

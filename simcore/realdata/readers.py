@@ -48,6 +48,7 @@ __all__ = [
     "READERS",
     "Reader",
     "is_frame",
+    "roles_note",
     "name_list",
     "production_frame_problem",
     "read_annotations",
@@ -459,3 +460,18 @@ def read_judge_labels(source, judge):
             problems or [f"{name}: judge: no labels of this judge (got {got_text(judge)})"]
         )
     return labels_of[judge]
+
+
+def roles_note(data, roles):
+    """Return the line saying every rater was read as a human, or "" where roles are known.
+
+    A long or wide table or a DataFrame does not say which raters are judges; read without
+    ``judges``, ``humans`` or ``judges_file`` its raters are all humans, and the output says so.
+    """
+    given = any(roles.get(key) for key in ("humans", "judges", "judges_file"))
+    if given or reader_for(data, roles.get("columns")).declares_roles:
+        return ""
+    return (
+        "roles: the input does not say which raters are judges, so every rater is read as a "
+        "human (name the judges with --judges)"
+    )

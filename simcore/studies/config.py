@@ -19,7 +19,7 @@ import yaml
 from simcore.model.generative import Skew
 from simcore.model.weighted import LEVELS, WEIGHTS
 from simcore.options import LARGEST_COUNT, did_you_mean, plain_numbers
-from simcore.realdata.rule_forms import FORMS, MIN_ITEMS
+from simcore.realdata.form_choice import FORMS, MIN_ITEMS
 from simcore.studies.rule_section import RULE_COEFFICIENTS
 from simcore.studies.scenario_names import check_name, check_path_text
 

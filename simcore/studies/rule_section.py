@@ -13,7 +13,7 @@ import dataclasses
 
 from simcore.engine.coefficients import COEFFICIENTS
 from simcore.model.weighted import WEIGHTED_COEFFICIENTS, is_weighted, misplaced_weighting
-from simcore.realdata.rule_forms import MIN_ITEMS
+from simcore.realdata.form_choice import MIN_ITEMS
 
 RULE_COEFFICIENTS = (*COEFFICIENTS, "gwet_ac2")
 """The rule's coefficients: the nominal ones and Gwet's AC2 (AC1 with ``rule.weights``)."""

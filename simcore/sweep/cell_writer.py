@@ -10,13 +10,9 @@ import time
 import numpy as np
 import zarr
 
-from simcore.sweep.store import (
-    RUN_VARIABLES,
-    cell_label_at,
-    pack_counts,
-    sweep_values,
-)
+from simcore.sweep.store import cell_label_at, pack_counts, sweep_values
 from simcore.sweep.store_check import cell_checksum
+from simcore.sweep.store_layout import RUN_VARIABLES
 
 __all__ = ["FLUSH_SECONDS", "SLOW_CELL_SECONDS", "CellWriter"]
 

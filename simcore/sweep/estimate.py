@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simcore.sweep.grid import run_task
-from simcore.sweep.store import cell_chunks, packed_widths
+from simcore.sweep.store_layout import cell_chunks, packed_widths
 
 PROBE_SECONDS = 0.2
 """How long the longest timed call of a probed cell runs (at most ``trials`` trials)."""

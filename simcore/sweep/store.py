@@ -49,12 +49,15 @@ from simcore.sweep.store_files import (
     remove_store,
     writer_lock,
 )
+from simcore.sweep.store_layout import (
+    RUN_VARIABLE_ATTRS,
+    RUN_VARIABLES,
+    packed_widths,
+    store_chunks,
+)
 from simcore.sweep.store_trials import refuse_fewer_trials
 
 __all__ = [
-    "CHUNK_BYTES",
-    "RUN_VARIABLES",
-    "cell_chunks",
     "cell_label_at",
     "checked_destination",
     "damaged_cells",
@@ -62,43 +65,16 @@ __all__ = [
     "finalize",
     "finished_cube",
     "full_disk",
-    "layout_sizes",
     "pack_counts",
-    "packed_widths",
     "prepare",
     "put_cell",
     "read_attrs",
     "scenario_identity",
     "sealed",
-    "store_chunks",
     "StoreError",
     "sweep_values",
     "writer_lock",
 ]
-
-RUN_VARIABLES = ["cell_ints", "cell_floats", "cell_checksum", "cell_complete"]
-"""What a store holds while its run is under way: each cell's counts packed in two rows,
-a checksum and a completion flag."""
-
-RUN_VARIABLE_ATTRS = {
-    "cell_ints": {
-        "long_name": "a cell's integer counts, packed (unpacked into the named "
-        "variables when the run finishes)",
-        "units": "1",
-    },
-    "cell_floats": {"long_name": "a cell's float sums, packed", "units": "1"},
-    "cell_checksum": {
-        "long_name": "checksum of the run, the cell's coordinates and its stored counts "
-        "(detects damaged chunks and chunks of other runs)",
-        "units": "1",
-    },
-    "cell_complete": {"long_name": "cell finished and written", "units": "1"},
-}
-"""Each run variable's attributes."""
-
-CHUNK_BYTES = 2**20
-"""About how many bytes of packed rows one chunk holds: the cells of a block of the grid
-whose wider packed row (integers or floats) fills this many bytes, one cell at least."""
 
 
 def _versions():
@@ -120,37 +96,6 @@ def _blank(variable, shape):
     return np.full(shape, np.nan)
 
 
-def packed_widths(layout):
-    """Packed row widths ``(ints, floats)`` of one cell."""
-    widths = [0, 0]
-    for variable in layout.variables:
-        widths[0 if variable.integer else 1] += int(np.prod(variable.shape, dtype=np.int64))
-    return widths
-
-
-def cell_chunks(shape, row_bytes, chunk_bytes=None):
-    """Return the chunk of the grid ``shape``: a block of about ``chunk_bytes / row_bytes`` cells.
-
-    The block takes whole trailing dimensions first (C order, the order cells are listed
-    in), so a chunk is a run of consecutive cells: with ``c = chunk_bytes // row_bytes``,
-    the last dimension contributes ``min(size, c)`` cells, the one before it
-    ``min(size, c // that)``, and so on (at least 1 each).
-    """
-    budget = max(1, (CHUNK_BYTES if chunk_bytes is None else chunk_bytes) // max(1, row_bytes))
-    chunks = []
-    for size in reversed(shape):
-        take = max(1, min(int(size), budget))
-        chunks.append(take)
-        budget = max(1, budget // take) if take == size else 1
-    return tuple(reversed(chunks))
-
-
-def store_chunks(layout):
-    """Return ``{sweep dim: chunk size}`` of a new store of ``layout`` (:func:`cell_chunks`)."""
-    row_bytes = 8 * max(packed_widths(layout))
-    return dict(zip(layout.dims, cell_chunks(layout.shape, row_bytes), strict=True))
-
-
 def _run_variables(layout):
     dims, shape = layout.dims, layout.shape
     n_ints, n_floats = packed_widths(layout)
@@ -163,17 +108,6 @@ def _run_variables(layout):
     return {
         name: xr.Variable(*values[name], dict(RUN_VARIABLE_ATTRS[name])) for name in RUN_VARIABLES
     }
-
-
-def layout_sizes(layout):
-    """Return ``{dim: size}`` of every dimension a store of ``layout`` has."""
-    sizes = dict(zip(layout.dims, layout.shape, strict=True))
-    for variable in layout.variables:
-        sizes.update(zip(variable.extra_dims, variable.shape, strict=False))
-    for coord in layout.coords.values():
-        sizes.update(coord.sizes)
-    n_ints, n_floats = packed_widths(layout)
-    return {**sizes, "packed_int": n_ints, "packed_float": n_floats}
 
 
 def scenario_identity(scenario, layout):

@@ -444,16 +444,6 @@ def check_version(path, attrs):
         )
 
 
-def checked_store(path, unfinished=False):
-    """Open a store and check it; return ``(cube, {index: problem})`` of its damaged cells.
-
-    See :func:`simcore.sweep.store_meta.checked_store`.
-    """
-    from simcore.sweep.store_meta import checked_store as checked
-
-    return checked(path, unfinished)
-
-
 def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 

@@ -35,6 +35,7 @@ from simcore.sweep.store_check import (
     run_identity,
 )
 from simcore.sweep.store_files import StoreError, remove_arrays
+from simcore.sweep.store_layout import RUN_VARIABLE_ATTRS, layout_sizes
 
 __all__ = [
     "array_metadata",
@@ -365,8 +366,6 @@ def repair(path, scenario, layout, expected):
     """
     import zarr
 
-    from simcore.sweep.store import layout_sizes
-
     notes = []
     group = zarr.open_group(str(path), mode="r+", use_consolidated=False)
     stored = dict(group.attrs)
@@ -398,8 +397,6 @@ def _rewrite(file, data):
 
 def _rebuilt(path, arrays, broken, sizes, cell_dims):
     """Rebuild the run variables among ``broken`` from a readable sibling; remove the rest."""
-    from simcore.sweep.store import RUN_VARIABLE_ATTRS
-
     notes = []
     sibling = next(
         (arrays[n] for n in RUN_DTYPES if n not in broken and isinstance(arrays.get(n), tuple)),

@@ -40,7 +40,8 @@ from simcore.advise.risk.draws import (
 from simcore.advise.scoring import score_differences
 from simcore.advise.verdict import alt_test_decisions
 from simcore.calibration.statistics import wilson_interval
-from simcore.engine import kernels
+from simcore.engine import layout as engine_layout
+from simcore.engine import point_rule as engine_point_rule
 from simcore.engine.coefficients import coefficient_code
 from simcore.model.rule import decide
 
@@ -65,11 +66,11 @@ def _decisions(
         full = np.ones((1, *mask.shape[1:]), dtype=np.bool_)
         differences = (score_differences(labels, m, n_humans, scoring) for m in (mask, full))
         return tuple(point_decisions(*d, epsilon, tau, min_pairs) for d in differences)
-    passes, counters, _ = kernels.evaluate(
+    passes, counters, _ = engine_point_rule.evaluate(
         labels, mask, n_humans, n_labels, epsilon, coefficient_code("observed"), min_pairs
     )
-    sparse_tested = n_humans - counters[:, kernels.THIN]
-    dense_tested = n_humans - counters[:, kernels.THIN_DENSE]
+    sparse_tested = n_humans - counters[:, engine_layout.THIN]
+    dense_tested = n_humans - counters[:, engine_layout.THIN_DENSE]
     return (
         decide(passes[:, 0, 0], n_humans, tau, tested=sparse_tested),
         decide(passes[:, 1, 0], n_humans, tau, tested=dense_tested),

@@ -16,12 +16,12 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 
-from simcore.engine import kernels
+from simcore.engine import layout as engine_layout
 from simcore.engine.point_rule import margins_bytes
 from simcore.engine.rng import stable_key
 from simcore.engine.weighted_rule import weighted_bytes
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT
-from simcore.realdata.rule_forms import RuleForm
+from simcore.realdata.form_choice import RuleForm
 from simcore.realdata.thinning import thin
 from simcore.studies.protocol import CellSpec, Layout, Variable, add_counts, quantize
 from simcore.studies.real import alt_test as real_alt_test
@@ -119,7 +119,7 @@ def group_matrix(scenario, matrix):
     judge_class = np.where(
         full_omega >= PASS_OMEGA, 2, np.where(full_omega < REJECT_OMEGA, 0, 1)
     ).astype(np.int8)
-    defined = counters[0, kernels.POOL_UNDEFINED] == 0
+    defined = counters[0, engine_layout.POOL_UNDEFINED] == 0
     full_decision = decide_in_form(rule, group, full_pass[None], tested[:1])[0]
     return group._replace(
         full_omega=full_omega,
@@ -312,10 +312,10 @@ def count_block(scenario, group, masks):
     passes, counters, pool, ranking, tested = evaluate(rule, group, masks)
     counts = {
         "n_trials": np.int64(len(masks)),
-        "n_empty_comparisons": counters[:, kernels.EMPTY].sum(),
-        "n_thin_comparisons": counters[:, kernels.THIN].sum(),
+        "n_empty_comparisons": counters[:, engine_layout.EMPTY].sum(),
+        "n_thin_comparisons": counters[:, engine_layout.THIN].sum(),
         "n_tested": tested.astype(np.int64).sum(),
-        "n_comparisons": (tested + counters[:, kernels.THIN]).astype(np.int64).sum(),
+        "n_comparisons": (tested + counters[:, engine_layout.THIN]).astype(np.int64).sum(),
     }
     if rule.kind == "alt_test":
         decision, ranking, unranked, extra = real_alt_test.alt_test_block(rule, group, masks)
@@ -324,7 +324,7 @@ def count_block(scenario, group, masks):
         decision = decide_in_form(rule, group, passes, tested)
         unranked = np.zeros(len(masks), dtype=bool)
     counts.update(decision_counts(group, decision, ranking, unranked))
-    defined = (counters[:, kernels.POOL_UNDEFINED] == 0) & np.isfinite(group.full_agreement)
+    defined = (counters[:, engine_layout.POOL_UNDEFINED] == 0) & np.isfinite(group.full_agreement)
     counts.update(agreement_counts(group, pool[defined]))
     return {
         name: np.asarray(value, np.float64 if name.startswith("sum_") else np.int64)

@@ -11,7 +11,7 @@ Judges are then ranked by their scores on their own panels. The point rule only.
 
 import numpy as np
 
-from simcore.engine import kernels
+from simcore.engine import layout as engine_layout
 from simcore.engine.coefficients import coefficient_code
 from simcore.engine.rng import stable_key
 from simcore.realdata.rule_forms import evaluate_form, form_decisions
@@ -70,14 +70,14 @@ def count_judge_block(scenario, group, coords, start, stop):
     decision = form_decisions(np.stack(passes, axis=1), tested, rule.tau, group.form)
     counts = {
         "n_trials": np.int64(stop - start),
-        "n_empty_comparisons": counters[:, kernels.EMPTY].sum(),
-        "n_thin_comparisons": counters[:, kernels.THIN].sum(),
+        "n_empty_comparisons": counters[:, engine_layout.EMPTY].sum(),
+        "n_thin_comparisons": counters[:, engine_layout.THIN].sum(),
         "n_tested": first_tested.astype(np.int64).sum(),
-        "n_comparisons": (first_tested + counters[:, kernels.THIN]).astype(np.int64).sum(),
+        "n_comparisons": (first_tested + counters[:, engine_layout.THIN]).astype(np.int64).sum(),
     }
     unranked = np.zeros(stop - start, dtype=bool)
     counts.update(decision_counts(group, decision, np.stack(ranking, axis=1), unranked))
-    defined = (counters[:, kernels.POOL_UNDEFINED] == 0) & np.isfinite(group.full_agreement)
+    defined = (counters[:, engine_layout.POOL_UNDEFINED] == 0) & np.isfinite(group.full_agreement)
     counts.update(agreement_counts(group, pool[defined]))
     return {
         name: np.asarray(value, np.float64 if name.startswith("sum_") else np.int64)

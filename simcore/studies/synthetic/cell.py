@@ -9,6 +9,7 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore.engine import kernels
+from simcore.engine import layout as engine_layout
 from simcore.engine.bitset.draws import planes_model, symmetric_accuracies
 from simcore.engine.bitset.trials import simulate_bitset
 from simcore.engine.coefficients import coefficient_code
@@ -21,6 +22,7 @@ from simcore.engine.layout import (
 )
 from simcore.engine.rng import trial_keys
 from simcore.engine.threads import set_threads
+from simcore.engine.warm import record_compiled
 from simcore.model import weighted
 from simcore.model.designs import design_code, pair_weights
 from simcore.model.generative import pair_tables, prevalence_vector
@@ -139,26 +141,26 @@ def kernel_arguments(cell):
 
 
 def rule_parameters(rule, outputs=OUTPUTS):
-    """Return the kernel's rule array (:data:`simcore.engine.kernels.N_RULE` entries).
+    """Return the kernel's rule array (:data:`simcore.engine.engine_layout.N_RULE` entries).
 
     ``outputs`` (a subset of :data:`~simcore.studies.synthetic.config.OUTPUTS`) sets the
     ``RULE_SKIP`` bits of those left out, which the kernels then do not compute. Only the
     interval rule reads ``RULE_Z`` (the two-sided normal quantile of ``rule.confidence``);
     it stays 0 for the other rules, which spares them scipy's 0.45 s import.
     """
-    parameters = np.zeros(kernels.N_RULE)
-    parameters[kernels.RULE_KIND] = ("point", "alt_test", "interval").index(rule.kind)
-    parameters[kernels.RULE_EPSILON] = rule.epsilon
-    parameters[kernels.RULE_COEFFICIENT] = coefficient_code(rule.coefficient)
+    parameters = np.zeros(engine_layout.N_RULE)
+    parameters[engine_layout.RULE_KIND] = ("point", "alt_test", "interval").index(rule.kind)
+    parameters[engine_layout.RULE_EPSILON] = rule.epsilon
+    parameters[engine_layout.RULE_COEFFICIENT] = coefficient_code(rule.coefficient)
     if rule.kind == "interval":
         from scipy import stats
 
-        parameters[kernels.RULE_Z] = stats.norm.ppf(0.5 + rule.confidence / 2)
-    parameters[kernels.RULE_MIN_HUMANS] = rule.min_humans_per_item
-    parameters[kernels.RULE_MIN_ITEMS] = rule.min_items_per_human
-    parameters[kernels.RULE_Q] = rule.q
-    parameters[kernels.RULE_NUMERIC] = 1.0 if rule.scale == "numeric" else 0.0
-    parameters[kernels.RULE_MIN_PAIRS] = rule.min_pairs
+        parameters[engine_layout.RULE_Z] = stats.norm.ppf(0.5 + rule.confidence / 2)
+    parameters[engine_layout.RULE_MIN_HUMANS] = rule.min_humans_per_item
+    parameters[engine_layout.RULE_MIN_ITEMS] = rule.min_items_per_human
+    parameters[engine_layout.RULE_Q] = rule.q
+    parameters[engine_layout.RULE_NUMERIC] = 1.0 if rule.scale == "numeric" else 0.0
+    parameters[engine_layout.RULE_MIN_PAIRS] = rule.min_pairs
     parameters[RULE_SKIP] = sum(bit for name, bit in SKIP_BITS.items() if name not in outputs)
     return parameters
 
@@ -277,12 +279,14 @@ def simulate_cell(cell, root_seed, start, stop):
     rule = rule_parameters(cell.rule, cell.outputs)
     if cell.kernel_engine == "bitset":
         arguments = bitset_engine_arguments(cell)
-        return TrialOutputs(*simulate_bitset(keys, *arguments, rule, bitset_clusters(cell)))
-    weighting = kernel_weighting(cell)
-    if cell.kernel_engine == "counts":
+        outputs = simulate_bitset(keys, *arguments, rule, bitset_clusters(cell))
+    elif cell.kernel_engine == "counts":
         arguments = counts_engine_arguments(cell)
-        return TrialOutputs(*simulate_counts(keys, *arguments, rule, weighting))
-    return TrialOutputs(*kernels.simulate(keys, *kernel_arguments(cell), rule, weighting))
+        outputs = simulate_counts(keys, *arguments, rule, kernel_weighting(cell))
+    else:
+        outputs = kernels.simulate(keys, *kernel_arguments(cell), rule, kernel_weighting(cell))
+    record_compiled(cell.kernel_variant)
+    return TrialOutputs(*outputs)
 
 
 def count_outcomes(cell, outputs):
@@ -367,16 +371,16 @@ def _decision_counts(cell, outputs):
 
 def _agreement_defined(outputs):
     counters = outputs.counters
-    return (counters[:, kernels.POOL_UNDEFINED] == 0) & (
-        counters[:, kernels.POOL_UNDEFINED_DENSE] == 0
+    return (counters[:, engine_layout.POOL_UNDEFINED] == 0) & (
+        counters[:, engine_layout.POOL_UNDEFINED_DENSE] == 0
     )
 
 
 def _agreement_error(outputs):
     """Quantised sparse and dense pool agreement, and their difference, where defined."""
     defined = _agreement_defined(outputs)
-    estimate = quantize(outputs.values[defined, kernels.POOL_SPARSE])
-    truth = quantize(outputs.values[defined, kernels.POOL_DENSE])
+    estimate = quantize(outputs.values[defined, engine_layout.POOL_SPARSE])
+    truth = quantize(outputs.values[defined, engine_layout.POOL_DENSE])
     return estimate, truth, estimate - truth
 
 
@@ -389,14 +393,14 @@ def _trial_counts(cell, outputs):
         "n_trials": n_trials,
         "n_trials_counts_engine": n_trials if cell.kernel_engine == "counts" else 0,
         "n_trials_bitset_engine": n_trials if cell.kernel_engine == "bitset" else 0,
-        "n_empty_comparisons": counters[:, kernels.EMPTY].sum(),
-        "n_degenerate_scores": counters[:, kernels.DEGENERATE].sum(),
-        "n_shared_panel": counters[:, kernels.SHARED].sum(),
+        "n_empty_comparisons": counters[:, engine_layout.EMPTY].sum(),
+        "n_degenerate_scores": counters[:, engine_layout.DEGENERATE].sum(),
+        "n_shared_panel": counters[:, engine_layout.SHARED].sum(),
         "n_agreement_defined": 0,
         "n_agreement_reliable": 0,
         "n_tested": outputs.tested.astype(np.int64).sum(),
         "n_untestable": (outputs.tested == 0).sum(),
-        "n_undecided_comparisons": counters[:, kernels.UNDECIDED].sum(),
+        "n_undecided_comparisons": counters[:, engine_layout.UNDECIDED].sum(),
         "n_top1_wrong": 0,
         "n_top1_wrong_population": 0,
         "n_rank_discordant": 0,
@@ -419,7 +423,7 @@ def _agreement_sums(cell, outputs):
     """Float sums per cell, of quantised per-trial values (exact over blocks of trials)."""
     values = outputs.values
     estimate, truth, error = _agreement_error(outputs)
-    overlap = quantize(values[:, kernels.PAIRWISE_OVERLAP], OVERLAP_QUANTUM)
+    overlap = quantize(values[:, engine_layout.PAIRWISE_OVERLAP], OVERLAP_QUANTUM)
     sums = {
         "sum_pairwise_overlap": overlap.sum() if cell.model.n_humans > 2 else np.nan,
         "sum_agreement_estimate": estimate.sum(),
@@ -427,7 +431,7 @@ def _agreement_sums(cell, outputs):
         "sum_agreement_reference": truth.sum(),
         "sum_agreement_error": error.sum(),
         "sum_agreement_error_sq": quantize(error**2).sum(),
-        "sum_extra_items": np.ceil(values[:, kernels.EXTRA_ITEMS]).sum(),
+        "sum_extra_items": np.ceil(values[:, engine_layout.EXTRA_ITEMS]).sum(),
     }
     left_out = {"agreement": "sum_agreement", "overlap": "sum_pairwise_overlap"}
     for output, prefix in left_out.items():
