@@ -28,6 +28,7 @@ test-slow: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 # The docs site into docs/_build/html (ignored); warnings (broken links, missing references,
 # public names without a docstring, a page loading a script or stylesheet from the network:

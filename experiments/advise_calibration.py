@@ -8,16 +8,16 @@ coverage and replicate, a *task*:
    label is kept with probability ``coverage``), seeded from ``(seed, matrix, coverage,
    replicate)`` (:func:`task_seed`), so nothing depends on the number of workers;
 2. runs advise's audit on the thinned matrix for every judge
-   (:func:`simcore.advise.advice.audit_judges`, grid ``[0]``, no target: only the risk now)
+   (:func:`simcore.advisor.advice.audit_judges`, grid ``[0]``, no target: only the risk now)
    and reads each judge's risk ``audit.risks[judge].now``;
 3. records, per judge, that risk beside whether the thinned verdict (the point rule,
    eps 0.05, tau 0.5) differs from the verdict on the matrix as given, and the normal
    baseline's risk: the thinned verdict's ``interval_risk``
-   (:func:`simcore.advise.interval_risk.normal_approximation_risk`).
+   (:func:`simcore.advisor.interval_risk.normal_approximation_risk`).
 
 With ``--coefficient`` (and ``--level`` or ``--weights``) every verdict, the thinned and the
 dense, and every simulated matrix of the risk score the comparisons by that coefficient
-(:func:`simcore.advise.scoring.advise_scoring`); only the rating-scale matrices
+(:func:`simcore.advisor.scoring.advise_scoring`); only the rating-scale matrices
 (:data:`RATING_SCALES`) take one.
 
 Tasks run on ``--workers`` processes (:mod:`concurrent.futures`); the cases come back in task
@@ -37,9 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from experiments.advise_calibration_report import write_report
-from simcore.advise.advice import audit_judges
-from simcore.advise.scoring import NOMINAL, advise_scoring
-from simcore.advise.verdict import verdicts
+from simcore.advisor.advice import audit_judges
+from simcore.advisor.scoring import NOMINAL, advise_scoring
+from simcore.advisor.verdict import verdicts
 from simcore.command_options import COEFFICIENT_CHOICES
 from simcore.model.weighted import LEVELS, WEIGHTS, misplaced_message, scoring_name
 from simcore.realdata.matrix import DataError

@@ -10,7 +10,7 @@ turns arrays of cases into
 - Brier scores (:func:`brier_score`) of the risk and of two baselines: a constant risk fitted
   leave-one-matrix-out (:func:`leave_one_group_out_share`) and a normal approximation from the
   verdict's own comparison intervals
-  (:func:`simcore.advise.interval_risk.normal_approximation_risk`);
+  (:func:`simcore.advisor.interval_risk.normal_approximation_risk`);
 - a pooled check that fails on gross miscalibration (:func:`gross_miscalibration`).
 """
 

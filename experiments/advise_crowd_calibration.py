@@ -14,7 +14,7 @@ density, about 8 items each; ``sparse_panel``, 6 humans on 500 items at 30%). Pe
    :data:`JUDGES` judges with accuracies uniform within :data:`JUDGE_SPREAD` of the
    knife-edge accuracy (:func:`knife_edge_accuracy`: the one whose expected comparison
    sits on the bar, ``d + eps = 0``), so the verdicts range from sure to knife-edge;
-2. advise's audit runs on the sparse matrix (:func:`simcore.advise.advice.audit_judges`,
+2. advise's audit runs on the sparse matrix (:func:`simcore.advisor.advice.audit_judges`,
    grid ``[0]``: the risk now only) and its risk is read per judge;
 3. a case is *wrong* when the point rule's decision (eps 0.05, tau 0.5) on the sparse
    matrix differs from the dense verdict, the same rule on every human's label of every
@@ -47,7 +47,7 @@ from experiments.advise_calibration_report import (
     write_cases,
 )
 from experiments.advise_calibration_scores import MIN_BIN_CASES
-from simcore.advise.advice import audit_judges
+from simcore.advisor.advice import audit_judges
 from simcore.realdata.annotation import AnnotationMatrix
 from simcore.realdata.shapes import draw_matrix, shape_mask
 

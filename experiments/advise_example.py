@@ -4,8 +4,8 @@ SummEval's experts labelled every summary, so the dense verdict is known. The ex
 
 1. thins one dimension to ``coverage`` per secondary (the primary keeps every label; each
    secondary keeps a uniform ``coverage`` share of its labels; seeded);
-2. runs :func:`simcore.advise.advice.advise` on the thinned matrix with a budget, which proposes the
-   next round and predicts each judge's risk after it;
+2. runs :func:`simcore.advisor.advice.advise` on the thinned matrix with a budget, which proposes
+   the next round and predicts each judge's risk after it;
 3. "labels" the proposed items by revealing the withheld expert labels;
 4. runs advise again on the new matrix, whose risk now is the realised risk after the
    round, and compares it with the prediction;
@@ -34,10 +34,10 @@ from experiments.advise_round_trip import (
     reveal,
     thin_matrix,
 )
-from simcore.advise.advice import advise
-from simcore.advise.anchored import judge_anchor
-from simcore.advise.report.files import write_outputs
-from simcore.advise.risk.posterior import monte_carlo_se, posterior_risk
+from simcore.advisor.advice import advise
+from simcore.advisor.anchored import judge_anchor
+from simcore.advisor.report.files import write_outputs
+from simcore.advisor.risk.posterior import monte_carlo_se, posterior_risk
 from simcore.realdata.matrix import DataError
 
 DEFAULT_JUDGES = ("gpt-4o", "llama-31", "gpt-4o-mini")
@@ -147,7 +147,7 @@ def predicted_risks(before, matrix, judges, trials, seed, epsilon):
 
     Each value is ``(risk, Monte Carlo SE)``: ``matrix`` (round 0) plus a proposal at the
     design and size ``before`` chose, simulated under the bootstrap refits of each judge's
-    fitted model (:func:`simcore.advise.risk.posterior.posterior_risk`).
+    fitted model (:func:`simcore.advisor.risk.posterior.posterior_risk`).
     """
     human_labels = np.asarray(matrix.human_labels, dtype=np.int64)
     available = human_labels >= 0

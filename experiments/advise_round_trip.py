@@ -3,11 +3,11 @@
 SummEval's experts labelled every summary, so any thinning of it can be undone: the
 withheld labels of any proposal can be revealed, and the point rule's verdict on the
 revealed matrix compared with its verdict on the dense one (the truth). That makes the
-budget comparison (:func:`simcore.advise.advice.budget_comparison`) checkable. It predicts,
+budget comparison (:func:`simcore.advisor.advice.budget_comparison`) checkable. It predicts,
 for every design of :data:`simcore.model.designs.DESIGNS`, the risk that the verdict after
 spending the budget by that design still differs from the dense verdict, and advise
 recommends the design with the lowest predicted risk
-(:func:`simcore.advise.advice.next_round_size`). Here every design's proposal is drawn, as
+(:func:`simcore.advisor.advice.next_round_size`). Here every design's proposal is drawn, as
 advise draws its own, and revealed (:func:`replicate`); over ``R`` replicates (a new
 thinning and new proposals each) the realised share of wrong verdicts per design
 estimates the realised risk beside the predicted one (:func:`design_table`).
@@ -18,16 +18,16 @@ import math
 
 import numpy as np
 
-from simcore.advise.advice import advise
-from simcore.advise.anchored import judge_anchor
-from simcore.advise.next_round import extend_mask
-from simcore.advise.verdict import verdicts
+from simcore.advisor.advice import advise
+from simcore.advisor.anchored import judge_anchor
+from simcore.advisor.next_round import extend_mask
+from simcore.advisor.verdict import verdicts
 from simcore.realdata.matrix import DataError
 from simcore.realdata.readers import read_annotations
 
 PROPOSAL_STREAM = 20_261_130
 """The proposal's seed word: advise draws it from ``SeedSequence([seed, PROPOSAL_STREAM])``
-(:func:`simcore.advise.advice.plan_next_round`)."""
+(:func:`simcore.advisor.advice.plan_next_round`)."""
 
 NOISE_SES = 2.0
 """The recommendation is right when its realised risk is within this many combined SEs of
@@ -89,7 +89,7 @@ def comparison_margins(rows, epsilon):
     """Return ``d_k + eps`` of each (judge, held-out human) comparison of verdict rows, ``(J, K)``.
 
     ``d_k`` is the judge's minus human ``k``'s observed agreement with the pool
-    (:func:`simcore.advise.anchored.judge_anchor`); NaN for an empty comparison.
+    (:func:`simcore.advisor.anchored.judge_anchor`); NaN for an empty comparison.
     """
     return np.array([judge_anchor(row) for row in rows]) + epsilon
 
@@ -100,8 +100,8 @@ def comparison_margins(rows, epsilon):
 def design_proposals(advice, matrix, seed):
     """Return ``{design: proposal}`` for every row of ``advice``'s budget comparison.
 
-    Each proposal is drawn as advise draws its own (:func:`simcore.advise.advice.
-    plan_next_round`): :func:`simcore.advise.next_round.extend_mask` on a generator from
+    Each proposal is drawn as advise draws its own (:func:`simcore.advisor.advice.
+    plan_next_round`): :func:`simcore.advisor.next_round.extend_mask` on a generator from
     ``SeedSequence([seed, PROPOSAL_STREAM])``, at the row's design and items per secondary;
     the recommended design's is therefore ``advice.proposal`` itself.
     """
@@ -121,7 +121,7 @@ def replicate(dense, judges, seed, coverage, budget, epsilon=0.05, advice=None, 
 
     ``seed`` seeds the thinning (:func:`thin_matrix`), advise and its proposals; ``advice``
     (optional) is advise's answer on that thinning when it is already known; ``options`` go
-    to :func:`simcore.advise.advice.advise` (``target``, ``trials``). Per design of the
+    to :func:`simcore.advisor.advice.advise` (``target``, ``trials``). Per design of the
     budget comparison the outcome holds the predicted worst-judge ``risk`` and
     ``mean_risk``, and ``wrong``: per judge, whether the point rule's verdict on the matrix
     with that design's proposal revealed differs from its verdict on the dense matrix.

@@ -3,13 +3,13 @@
 Public API, one function per command: :func:`run` a scenario into a cube,
 :func:`load_scenario` to read and validate a scenario file, :func:`estimate` its run's time
 and store (``simcore validate``), :func:`advise` to audit a sparse
-validation matrix and plan its next round (the callable package :mod:`simcore.advise`,
-:func:`simcore.advise.python_api.advise`; :func:`advise_groups` for grouped data),
+validation matrix and plan its next round (:func:`advise_groups` for grouped data),
 :func:`inspect`, :func:`agreement`, :func:`ceiling`, :func:`card`, :func:`card_check`,
-:func:`wellposed`, :func:`calibrate` and :func:`monitor` (each taking a path or the long
-``item, rater, label[, group]`` DataFrame and returning a result with ``to_dict()``, the
-command's ``--json``), the one reader :func:`read_annotations`, and :mod:`simcore.testing`
-for assertion helpers on cubes.
+:func:`wellposed`, :func:`calibrate`, :func:`plan_calibration` and :func:`monitor` (each taking a
+path or the long ``item, rater, label[, group]`` DataFrame and returning a result with
+``to_dict()``, the command's ``--json``; every one is also ``simcore.api.NAME``,
+:mod:`simcore.api`), the one reader
+:func:`read_annotations`, and :mod:`simcore.testing` for assertion helpers on cubes.
 
 The names are imported on first use (PEP 562), so ``import simcore.cli`` does not pull in
 numba, xarray, zarr and dask before a command needs them.
@@ -18,6 +18,24 @@ numba, xarray, zarr and dask before a command needs them.
 import importlib
 
 from simcore._version import __version__
+
+API_NAMES = (
+    "advise",
+    "advise_groups",
+    "agreement",
+    "calibrate",
+    "card",
+    "card_check",
+    "ceiling",
+    "estimate",
+    "inspect",
+    "load_scenario",
+    "monitor",
+    "plan_calibration",
+    "run",
+    "wellposed",
+)
+"""The command functions, each ``simcore.api.NAME`` (:mod:`simcore.api`)."""
 
 __all__ = [
     "ScenarioError",
@@ -33,27 +51,16 @@ __all__ = [
     "inspect",
     "load_scenario",
     "monitor",
+    "plan_calibration",
     "read_annotations",
     "run",
     "wellposed",
 ]
 
 _LAZY = {
-    "load_scenario": ("simcore.api", "load_any"),  # synthetic or real-data
-    "run": ("simcore.api", "run"),
-    "estimate": ("simcore.api", "estimate"),
+    **{name: ("simcore.api", name) for name in API_NAMES},
     "ScenarioError": ("simcore.studies.config", "ScenarioError"),
-    "advise": ("simcore.advise", None),  # the package itself, callable
-    "advise_groups": ("simcore.advise.python_api", "advise_groups"),
-    "agreement": ("simcore.data_commands", "agreement"),
-    "calibrate": ("simcore.calibrate_api", "calibrate"),
-    "card": ("simcore.data_commands", "card"),
-    "card_check": ("simcore.data_commands", "card_check"),
-    "ceiling": ("simcore.data_commands", "ceiling"),
-    "inspect": ("simcore.data_commands", "inspect"),
-    "monitor": ("simcore.monitor_api", "monitor"),
     "read_annotations": ("simcore.realdata.readers", "read_annotations"),
-    "wellposed": ("simcore.data_commands", "wellposed"),
 }
 
 

@@ -8,7 +8,7 @@ Like :mod:`simcore.options`, this module imports nothing heavy, so every layer m
 
 import datetime
 
-from simcore.options import Option, finite_number, iso_date, label_list
+from simcore.options import Option, count_number, finite_number, iso_date, label_list
 
 MERGE_LABEL_VARIANTS = Option(
     "merge_label_variants",
@@ -365,6 +365,17 @@ def _plan_theta_text(text):
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
+
+PLAN_TRIALS = Option(
+    "plan_trials",
+    "--plan-trials",
+    int,
+    2000,
+    "simulated trials per calibration size",
+    low=1,
+    parse=count_number,
+)
+"""``simcore calibrate --plan`` / :func:`simcore.plan_calibration`: trials per size tried."""
 
 PLAN_THETA = Option(
     "plan_theta",

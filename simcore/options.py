@@ -11,12 +11,16 @@ This module imports nothing of simcore or beyond the standard library, so every 
 it (the layering test lists it beside the version string).
 """
 
+import functools
+import inspect
 import math
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "DEFAULT",
     "LARGEST_COUNT",
+    "Default",
     "Option",
     "check_values",
     "count_number",
@@ -25,12 +29,14 @@ __all__ = [
     "did_you_mean",
     "finite_number",
     "flag_names",
+    "given_values",
     "iso_date",
     "label_list",
     "path_value",
     "plain_number",
     "plain_numbers",
     "shown_value",
+    "suggests_keywords",
     "text_value",
 ]
 
@@ -217,6 +223,68 @@ def count_number(text):
             f"must be an integer of at most 2**53 in size (got {shown!r})"
         )
     return value
+
+
+class Default:
+    """The value of a keyword left out: the option's declared default applies.
+
+    The command functions (:mod:`simcore.api`) spell every option out as a keyword whose
+    default is :data:`DEFAULT`, so the default itself is written once, in the option's
+    declaration, for the command line, the function and the docs alike.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "DEFAULT"
+
+    def __reduce__(self):
+        return "DEFAULT"
+
+
+DEFAULT = Default()
+"""The one :class:`Default`: "the declared default"."""
+
+
+def given_values(arguments, options):
+    """Return ``{name: value}`` of the declared ``options`` given in ``arguments``.
+
+    ``arguments`` is a function's keywords (``locals()`` on entry); a keyword still at
+    :data:`DEFAULT`, or not among ``options``, is left out.
+    """
+    names = {option.name for option in options}
+    return {
+        name: value for name, value in arguments.items() if name in names and value is not DEFAULT
+    }
+
+
+def suggests_keywords(function):
+    """Refuse an unknown keyword of a command function naming the nearest one.
+
+    Python's own refusal says only that the keyword is unexpected; this one says, as the
+    command line does, which keyword was meant (:func:`did_you_mean`) and lists the
+    function's keywords. The signature is the function's own (``functools.wraps``).
+
+    Raises
+    ------
+    TypeError
+        ``NAME: unknown option 'boots'; did you mean 'boot'? (options: ...)``.
+    """
+    parameters = inspect.signature(function).parameters.values()
+    accepted = {p.name for p in parameters if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    names = [p.name for p in parameters if p.name in accepted and p.default is not p.empty]
+
+    @functools.wraps(function)
+    def checked(*args, **kwargs):
+        unknown = sorted(set(kwargs) - accepted)
+        if unknown:
+            raise TypeError(
+                f"{function.__name__}: unknown option {unknown[0]!r}"
+                f"{did_you_mean(unknown[0], names)} (options: {', '.join(names)})"
+            )
+        return function(*args, **kwargs)
+
+    return checked
 
 
 def defaults(options):

@@ -7,7 +7,7 @@ import pytest
 from scenario_files import REPO
 
 import simcore
-from simcore.advise.verdict import alt_test_verdict, numeric_label_values, verdicts
+from simcore.advisor.verdict import alt_test_verdict, numeric_label_values, verdicts
 from simcore.cli import main
 from simcore.engine import alt_test as engine_alt_test
 from simcore.engine.alt_test import alt_test_masks

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore.advise.advice import comparison_intervals
-from simcore.advise.next_round import extend_mask
-from simcore.advise.risk.posterior import simulate_risk
+from simcore.advisor.advice import comparison_intervals
+from simcore.advisor.next_round import extend_mask
+from simcore.advisor.risk.posterior import simulate_risk
 from simcore.cli import main
 from simcore.model.designs import DESIGNS, proportional_allocation
 from simcore.model.generative import symmetric_confusion

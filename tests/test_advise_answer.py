@@ -6,10 +6,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from simcore.advise.advice import advise
-from simcore.advise.next_round import extend_mask
-from simcore.advise.python_api import load_matrix
-from simcore.advise.recommendation import (
+from simcore.advisor.advice import advise
+from simcore.advisor.next_round import extend_mask
+from simcore.advisor.recommendation import (
     NEARLY_ALL_SHARE,
     SIMPLICITY,
     Reach,
@@ -17,9 +16,10 @@ from simcore.advise.recommendation import (
     needed_range,
     recommend,
 )
-from simcore.advise.report.files import report_markdown, summary
-from simcore.advise.report.plan import recommendation_text, tie_sentence
-from simcore.advise.risk.posterior import RiskCurve
+from simcore.advisor.report.files import report_markdown, summary
+from simcore.advisor.report.plan import recommendation_text, tie_sentence
+from simcore.advisor.risk.posterior import RiskCurve
+from simcore.api.audit import load_matrix
 from simcore.cli import main
 from simcore.printed_rates import share_text
 from simcore.realdata.shapes import draw_shape, write_long_csv

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 import simcore
-from simcore.advise.advice import Advice
-from simcore.advise.interval_risk import normal_approximation_risk
-from simcore.advise.python_api import load_matrix
+from simcore.advisor.advice import Advice
+from simcore.advisor.interval_risk import normal_approximation_risk
+from simcore.api.audit import load_matrix
 from simcore.cli import main
 from simcore.realdata.shapes import draw_matrix, write_long_csv
 
@@ -201,18 +201,16 @@ def test_plot_returns_the_report_figure(csv_advice, tmp_path):
     assert csv_advice._repr_markdown_() == csv_advice.to_markdown()
 
 
-def test_the_package_is_callable_and_import_simcore_stays_light():
+def test_simcore_advise_is_the_function_and_import_simcore_stays_light():
     code = (
         "import sys, simcore, simcore.cli\n"
         "heavy = [m for m in ('numba', 'xarray', 'pandas', 'matplotlib') if m in sys.modules]\n"
         "assert callable(simcore.advise) and not heavy, heavy\n"
-        # importing a submodule sets simcore.advise again: still the callable package
-        "import simcore.advise.report.files\n"
-        "assert callable(simcore.advise)\n"
-        "from simcore.advise.advice import advise\n"
-        "from simcore.advise.python_api import advise as api_advise\n"
-        "assert callable(advise) and advise is not api_advise\n"
-        "print(simcore.advise.__name__)\n"
+        # importing the advisor's modules leaves simcore.advise the function
+        "import simcore.advisor.report.files\n"
+        "from simcore.api.audit import advise as api_advise\n"
+        "assert simcore.advise is api_advise and simcore.api.advise is api_advise\n"
+        "print(simcore.advise.__module__, simcore.advise.__name__)\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", code],
@@ -223,4 +221,4 @@ def test_the_package_is_callable_and_import_simcore_stays_light():
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "simcore.advise"
+    assert result.stdout.strip() == "simcore.api.audit advise"

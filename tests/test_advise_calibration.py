@@ -19,7 +19,7 @@ from experiments.advise_calibration_scores import (
     leave_one_group_out_share,
     reliability_bins,
 )
-from simcore.advise.interval_risk import (
+from simcore.advisor.interval_risk import (
     comparison_pass_probability,
     normal_approximation_risk,
     poisson_binomial,
@@ -227,7 +227,7 @@ def test_a_data_folder_without_the_matrices_exits_2_naming_it(tmp_path, capsys):
 @needs_data
 def test_a_weighted_study_scores_every_verdict_by_its_coefficient():
     from experiments.advise_calibration import load_matrix, point_decisions
-    from simcore.advise.scoring import advise_scoring
+    from simcore.advisor.scoring import advise_scoring
 
     scoring = ("krippendorff_alpha", "ordinal", "identity")
     options = StudyOptions(str(DATA), trials=20, seed=3, n_boot=2, scoring=scoring)

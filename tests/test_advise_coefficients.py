@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 
 import simcore
-from simcore.advise.anchored import simulated_differences
-from simcore.advise.recipe import recipe
-from simcore.advise.risk.posterior import simulate_risk
-from simcore.advise.scoring import score_differences
-from simcore.advise.verdict import comparison_intervals
+from simcore.advisor.anchored import simulated_differences
+from simcore.advisor.recipe import recipe
+from simcore.advisor.risk.posterior import simulate_risk
+from simcore.advisor.scoring import score_differences
+from simcore.advisor.verdict import comparison_intervals
 from simcore.cli import main
 from simcore.model.generative import adjacent_confusion
 from simcore.model.weighted import pair_table_score, scoring_of
@@ -281,7 +281,7 @@ def test_text_labels_without_an_order_are_refused_naming_the_file(tmp_path, caps
 
 def test_the_tables_memory_is_counted_before_any_fit(monkeypatch):
     import simcore.realdata.allocation as allocation
-    from simcore.advise.python_api import check_simulation_fits, load_matrix
+    from simcore.api.audit import check_simulation_fits, load_matrix
     from simcore.realdata.annotation import DataError
 
     matrix = load_matrix(long_frame(), judges="close,far")

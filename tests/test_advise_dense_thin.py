@@ -11,17 +11,17 @@ from experiments.advise_crowd_calibration import (
     knife_edge_accuracy,
     run_study,
 )
-from simcore.advise import dense as dense_module
-from simcore.advise.anchored import (
+from simcore.advisor import dense as dense_module
+from simcore.advisor.anchored import (
     Shrinkage,
     misplacement,
     shrinkage,
     shrinks,
     simulated_differences,
 )
-from simcore.advise.interval_risk import normal_approximation_risk
-from simcore.advise.risk.draws import draw_matrices
-from simcore.advise.risk.posterior import Channels, model_changes, posterior_risk
+from simcore.advisor.interval_risk import normal_approximation_risk
+from simcore.advisor.risk.draws import draw_matrices
+from simcore.advisor.risk.posterior import Channels, model_changes, posterior_risk
 from simcore.model.generative import symmetric_confusion
 from simcore.realdata.shapes import draw_matrix, draw_shape, long_frame, shape_mask
 
@@ -55,7 +55,7 @@ def test_a_dense_matrix_has_risk_exactly_0_and_nothing_is_simulated(monkeypatch)
 
 
 def test_a_dense_matrix_says_why_in_the_summary_the_report_and_the_json(dense_advice):
-    from simcore.advise.report.files import summary
+    from simcore.advisor.report.files import summary
 
     document = dense_advice.to_dict()
     for name in ("judge0", "judge1"):

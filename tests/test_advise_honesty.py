@@ -8,16 +8,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simcore.advise.advice import advise
-from simcore.advise.dense import risk_text
-from simcore.advise.next_round import extend_mask
-from simcore.advise.python_api import load_matrix
-from simcore.advise.recommendation import Reach, choose_design, recommend
-from simcore.advise.report.files import report_markdown, summary
-from simcore.advise.report.plan import curve_risk, risk_share, tie_sentence
-from simcore.advise.risk.ceiling import CLEAR_SES, clear_drop
-from simcore.advise.risk.posterior import RiskCurve, monte_carlo_se
-from simcore.advise.suspects import below_chance, pivotal_humans
+from simcore.advisor.advice import advise
+from simcore.advisor.dense import risk_text
+from simcore.advisor.next_round import extend_mask
+from simcore.advisor.recommendation import Reach, choose_design, recommend
+from simcore.advisor.report.files import report_markdown, summary
+from simcore.advisor.report.plan import curve_risk, risk_share, tie_sentence
+from simcore.advisor.risk.ceiling import CLEAR_SES, clear_drop
+from simcore.advisor.risk.posterior import RiskCurve, monte_carlo_se
+from simcore.advisor.suspects import below_chance, pivotal_humans
+from simcore.api.audit import load_matrix
 from simcore.cli import main
 
 STARS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alttest" / "cebab_stars"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from simcore.advise.advice import Advice
+from simcore.advisor.advice import Advice
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOK = REPO / "examples" / "advise.ipynb"

@@ -12,9 +12,9 @@ from experiments.advise_round_trip import (
     load_dimension,
     thin_matrix,
 )
-from simcore.advise.advice import advise
-from simcore.advise.next_round import extend_mask
-from simcore.advise.verdict import comparison_intervals, verdicts
+from simcore.advisor.advice import advise
+from simcore.advisor.next_round import extend_mask
+from simcore.advisor.verdict import comparison_intervals, verdicts
 from simcore.model.designs import DESIGNS
 
 REPO = Path(__file__).resolve().parents[1]

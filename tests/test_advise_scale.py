@@ -8,10 +8,10 @@ import numba
 import numpy as np
 import pytest
 
-from simcore.advise import channels
-from simcore.advise.advice import advise
-from simcore.advise.models import bootstrap_refits, choose_model
-from simcore.advise.report.files import summary, write_outputs
+from simcore.advisor import channels
+from simcore.advisor.advice import advise
+from simcore.advisor.models import bootstrap_refits, choose_model
+from simcore.advisor.report.files import summary, write_outputs
 from simcore.realdata.matrix import load_csv
 from simcore.realdata.shapes import draw_matrix, write_long_csv
 
@@ -216,7 +216,7 @@ DRAW_SCRIPT = """
 import warnings
 import numpy as np
 warnings.simplefilter("ignore", RuntimeWarning)  # uint64 wrap-around in NumPy scalars
-from simcore.advise import channels
+from simcore.advisor import channels
 sequence = np.random.SeedSequence(4)
 confusions = np.array([[[0.7, 0.3], [0.2, 0.8]], [[0.5, 0.5], [0.1, 0.9]]])
 labels, _ = channels.draw_labels(confusions, np.array([0.4, 0.6]), 3, 7, sequence)
@@ -299,7 +299,7 @@ def dense_one_coin(codes, observed, n_labels, iterations, smoothing=0.01):
 
 @pytest.mark.parametrize("n_labels", [2, 7, 300])
 def test_sparse_one_coin_steps_equal_the_dense_em(n_labels):
-    from simcore.advise.one_coin import fit_one_coin
+    from simcore.advisor.one_coin import fit_one_coin
 
     rng = np.random.default_rng(n_labels)
     truth = rng.integers(n_labels, size=60)

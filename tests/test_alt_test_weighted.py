@@ -10,8 +10,8 @@ from scenario_files import REPO
 from test_advise_coefficients import ratings_frame
 
 import simcore
-from simcore.advise.risk.posterior import _decisions
-from simcore.advise.verdict import DECISIONS, alt_test_item_terms, verdicts
+from simcore.advisor.risk.posterior import _decisions
+from simcore.advisor.verdict import DECISIONS, alt_test_item_terms, verdicts
 from simcore.cli import main
 from simcore.engine import alt_test as engine_alt_test
 from simcore.model.alt_test_reference import alternative_annotator_test, item_scores

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from simcore.advise.anchored import (
+from simcore.advisor.anchored import (
     anchored_decisions,
     comparison_changes,
     expected_changes,
@@ -11,8 +11,8 @@ from simcore.advise.anchored import (
     point_decisions,
     simulated_differences,
 )
-from simcore.advise.risk.posterior import Channels, _decisions, posterior_risk
-from simcore.advise.verdict import comparison_intervals, verdicts
+from simcore.advisor.risk.posterior import Channels, _decisions, posterior_risk
+from simcore.advisor.verdict import comparison_intervals, verdicts
 from simcore.model.generative import symmetric_confusion
 from simcore.model.rule import decide
 

@@ -120,8 +120,8 @@ def test_the_plan_reports_the_splits_in_text_json_and_python(capsys):
     flags += ["--of", "100000", "--half-width", "0.05", "--plan-trials", "300"]
     assert main([*flags, "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    result = simcore.calibrate(
-        plan=True, se=0.8, sp=0.8, theta=0.15, of=100_000, half_width=0.05, plan_trials=300
+    result = simcore.plan_calibration(
+        se=0.8, sp=0.8, theta=0.15, of=100_000, half_width=0.05, plan_trials=300
     )
     assert document["allocation"] == result.to_dict()["allocation"]
     assert [row["design"] for row in document["allocation"]] == list(allocation.DESIGNS)

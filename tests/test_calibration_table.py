@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import simcore
-from simcore.calibrate_inputs import table_counts
+from simcore.api.calibrate_inputs import table_counts
 from simcore.calibration import CalibrationTable, judge_rates, wilson_interval
 from simcore.options import LARGEST_COUNT
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore.advise.fit import (
+from simcore.advisor.fit import (
     FitErrors,
     ModelFit,
     agreement_diagnostics,
@@ -14,7 +14,7 @@ from simcore.advise.fit import (
     majority_posterior,
     poor_fit,
 )
-from simcore.advise.models import bootstrap_fit, fit_matrix
+from simcore.advisor.models import bootstrap_fit, fit_matrix
 from simcore.model.generative import symmetric_confusion
 from simcore.realdata.matrix import AnnotationMatrix, DataError, load_alttest
 

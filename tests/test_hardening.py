@@ -251,12 +251,12 @@ def test_sizes_that_cannot_fit_are_refused_before_any_allocation(
 
 
 def test_the_memory_estimate_of_ordinary_scenarios_is_modest():
-    from simcore.api import load_any
+    from simcore.api.scenarios import load_scenario
     from simcore.studies import study_of
     from simcore.sweep.memory import GIB
 
     for name in ("fig2", "real_summeval", "coverage", "planning"):
-        scenario = load_any(REPO / "scenarios" / f"{name}.yaml")
+        scenario = load_scenario(REPO / "scenarios" / f"{name}.yaml")
         study = study_of(scenario)
         need, _ = study.memory_need(scenario, study.context(scenario))
         assert 0 < need < GIB, name
@@ -378,7 +378,7 @@ def test_the_report_figure_legend_names_the_verdict_colours():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from simcore.advise.report.figure import _draw_intervals
+    from simcore.advisor.report.figure import _draw_intervals
 
     comparison = {"items": 5, "d": 0.1, "low": 0.0, "high": 0.2, "verdict": "clears"}
     advice = SimpleNamespace(

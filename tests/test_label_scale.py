@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import simcore
-from simcore.advise.report.files import summary
+from simcore.advisor.report.files import summary
 from simcore.cli import main
 from simcore.realdata.label_scale import label_scale
 from simcore.report import summary as summary_of

@@ -3,7 +3,7 @@
 engine and model sit at the bottom; realdata and calibration use them; instrument uses
 calibration; studies use everything below; sweep sees the studies only through
 ``simcore.studies`` (the registry) and ``simcore.studies.protocol`` (and the engine, for
-numba's threads); advise uses the measuring layers; planning uses the studies and
+numba's threads); advisor uses the measuring layers; planning uses the studies and
 calibration. On top, the top-level modules (cli, api, report, testing) may import anything;
 nothing in simcore imports the research scripts in the repository's ``experiments/``.
 
@@ -25,7 +25,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "simcore"
 
 PACKAGES_BELOW_THE_TOP = (
-    *("engine", "model", "realdata", "calibration", "instrument", "studies", "advise"),
+    *("engine", "model", "realdata", "calibration", "instrument", "studies", "advisor"),
     *("sweep", "planning"),
 )
 """simcore's sub-packages."""
@@ -38,7 +38,7 @@ ALLOWED = {
     "instrument": {"engine", "model", "realdata", "calibration", "instrument"},
     "studies": {"engine", "model", "realdata", "calibration", "instrument", "studies"},
     "sweep": {"engine", "sweep", "studies.protocol", "studies"},
-    "advise": {"engine", "model", "realdata", "calibration", "instrument", "advise"},
+    "advisor": {"engine", "model", "realdata", "calibration", "instrument", "advisor"},
     "planning": {"engine", "model", "realdata", "calibration", "instrument", "studies", "planning"},
 }
 """What each sub-package may import (``studies`` for sweep means the package itself, the
@@ -137,7 +137,7 @@ def test_no_module_imports_against_the_doors(path):
 def test_the_checker_sees_a_violation(tmp_path):
     bad = PACKAGE / "engine" / "kernels.py"
     assert violations(bad) == []  # the real file is clean...
-    text = "from simcore.sweep import store\nimport simcore.advise.fit\nfrom simcore import api\n"
+    text = "from simcore.sweep import store\nimport simcore.advisor.fit\nfrom simcore import api\n"
     probe = PACKAGE / "engine" / "_probe_for_test.py"
     probe.write_text(text)
     try:
@@ -237,11 +237,11 @@ def test_no_module_imports_a_private_name_of_another_package(path):
 
 
 def test_the_checker_sees_a_private_import():
-    probe = PACKAGE / "advise" / "_probe_private_for_test.py"
+    probe = PACKAGE / "advisor" / "_probe_private_for_test.py"
     probe.write_text(
         "from simcore.realdata.annotation import DataError, _hidden\n"
         "from simcore.engine._jit import jit\n"
-        "from simcore.advise.risk.posterior import _own_package\n"  # same package: allowed
+        "from simcore.advisor.risk.posterior import _own_package\n"  # same package: allowed
         "from simcore._version import __version__\n"  # everywhere, and a dunder
     )
     try:
@@ -249,9 +249,9 @@ def test_the_checker_sees_a_private_import():
     finally:
         probe.unlink()
     assert found == [
-        "simcore/advise/_probe_private_for_test.py:1 imports _hidden from "
+        "simcore/advisor/_probe_private_for_test.py:1 imports _hidden from "
         "simcore.realdata.annotation",
-        "simcore/advise/_probe_private_for_test.py:2 imports jit from simcore.engine._jit",
+        "simcore/advisor/_probe_private_for_test.py:2 imports jit from simcore.engine._jit",
     ]
 
 

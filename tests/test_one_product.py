@@ -474,7 +474,7 @@ def test_an_unknown_scenario_key_suggests_the_nearest(tmp_path, capsys):
 
 
 def test_the_declared_designs_and_methods_are_the_libraries_own():
-    from simcore.advise.advise_options import DESIGN_NAMES
+    from simcore.advisor.advise_options import DESIGN_NAMES
     from simcore.calibration.methods import METHODS
     from simcore.command_options import CALIBRATE_OPTIONS
     from simcore.model.designs import DESIGNS

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from simcore.advise import channels
-from simcore.advise.models import bootstrap_refits
-from simcore.advise.risk.posterior import (
+from simcore.advisor import channels
+from simcore.advisor.models import bootstrap_refits
+from simcore.advisor.risk.posterior import (
     RISK_SE_TARGET,
     Channels,
     adaptive_risk_now,

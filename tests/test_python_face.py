@@ -316,3 +316,69 @@ def test_wrong_types_name_the_keyword(call, named):
 
 
 # --------------------------------------------------------------------------- late interrupt
+
+
+def open_signature_problems(function):
+    """What keeps ``function``'s face from saying what it takes: ``*args``, ``**kwargs``,
+    a parameter or a return without a type."""
+    import inspect
+
+    signature = inspect.signature(function)
+    problems = [
+        f"{parameter.name}: collects arguments"
+        for parameter in signature.parameters.values()
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
+    ]
+    problems += [
+        f"{parameter.name}: no type"
+        for parameter in signature.parameters.values()
+        if parameter.annotation is parameter.empty
+    ]
+    if signature.return_annotation is signature.empty:
+        problems.append("return: no type")
+    return problems
+
+
+@pytest.mark.parametrize("name", simcore.API_NAMES)
+def test_every_command_function_spells_out_its_keywords_with_types(name):
+    function = getattr(simcore, name)
+    assert function is getattr(simcore.api, name)
+    assert open_signature_problems(function) == []
+
+
+def test_the_signature_checker_sees_open_and_untyped_faces():
+    def probe(data, *rest, humans: str = "", **options) -> None:
+        """Probe."""
+
+    assert open_signature_problems(probe) == [
+        "rest: collects arguments",
+        "options: collects arguments",
+        "data: no type",
+        "rest: no type",
+        "options: no type",
+    ]
+
+
+def test_a_keyword_left_at_its_declared_default_is_a_declared_option():
+    """The default of such a keyword is written once, in its declaration, not in the face."""
+    import inspect
+
+    from simcore import command_options
+    from simcore.advisor.advise_options import OPTIONS
+    from simcore.options import DEFAULT, Option
+
+    declared = {
+        option.name
+        for value in vars(command_options).values()
+        for option in (value if isinstance(value, tuple) else (value,))
+        if isinstance(option, Option)
+    } | {option.name for option in OPTIONS}
+    for name in simcore.API_NAMES:
+        parameters = inspect.signature(getattr(simcore, name)).parameters.values()
+        at_default = {p.name for p in parameters if p.default is DEFAULT}
+        assert at_default <= declared, (name, at_default - declared)
+
+
+def test_an_unknown_keyword_names_the_nearest_and_the_function():
+    with pytest.raises(TypeError, match=r"^wellposed: unknown option 'boots'; did you mean 'boot'"):
+        simcore.wellposed("x", boots=3)

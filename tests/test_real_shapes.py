@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import yaml
 
-from simcore.advise.verdict import verdicts
+from simcore.advisor.verdict import verdicts
 from simcore.realdata.shapes import draw_matrix, write_long_csv
 
 MEASURED = (
@@ -151,7 +151,7 @@ def test_min_pairs_turns_a_crowd_accept_into_the_reject_its_pairs_support():
 def test_advise_warns_when_many_comparisons_are_empty_and_min_pairs_leaves_them_out(tmp_path):
     from types import SimpleNamespace
 
-    from simcore.advise.report.files import sparse_comparison_lines
+    from simcore.advisor.report.files import sparse_comparison_lines
 
     humans = [[0, -1, -1, -1], [-1, 1, -1, -1], [-1, -1, 0, -1], [-1, -1, -1, 1]]
     rows = verdicts(np.array(humans), np.array([[1], [0], [1], [0]]), ["judge"], "point", 0.05)

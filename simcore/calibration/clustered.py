@@ -196,7 +196,7 @@ def _effect(variance, rate, rows):
     return max(variance / independent, 1.0) if independent > 0 else 1.0
 
 
-def clustered_rates(
+def clustered_rates(  # noqa: PLR0913 (a value object is still to come)
     production_fails,
     production_rows,
     fail_caught,

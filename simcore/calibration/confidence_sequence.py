@@ -295,7 +295,7 @@ def failure_rate_sequence(
     return estimate, np.clip(q_low + delta_low, 0.0, 1.0), np.clip(q_high + delta_high, 0.0, 1.0)
 
 
-def sequence_coverage(
+def sequence_coverage(  # noqa: PLR0913 (a value object is still to come)
     theta, se, sp, n_production_per_look, audits_per_look, looks, alpha, trials, seed
 ):
     """Return the simulated coverage of :func:`failure_rate_sequence` over all looks.

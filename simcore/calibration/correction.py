@@ -123,7 +123,7 @@ def _refusal_text(n_production, n_fail, n_pass, youden, youden_adjusted, floor):
     return _refusal_sentence(reasons, n_production)
 
 
-def corrected_failure_rate(
+def corrected_failure_rate(  # noqa: PLR0913 (a value object is still to come)
     judge_fails,
     n_production,
     fail_caught,
@@ -200,7 +200,7 @@ def corrected_failure_rate(
     return _corrected_rate(*counts, z, floor)
 
 
-def corrected_rates(
+def corrected_rates(  # noqa: PLR0913 (a value object is still to come)
     judge_fails,
     n_production,
     fail_caught,

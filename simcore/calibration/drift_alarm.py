@@ -229,7 +229,7 @@ def card_null_interval(successes, trials, alpha):
     return low, high
 
 
-def drift_alarm(caught, n_fail, cleared, n_pass, audit_tp, audit_fail, audit_tn, audit_pass, alpha):
+def drift_alarm(caught, n_fail, cleared, n_pass, audit_tp, audit_fail, audit_tn, audit_pass, alpha):  # noqa: PLR0913 (a value object is still to come)
     """Return the per-look drift alarm of the judge's TPR and TNR against its card.
 
     Parameters
@@ -287,7 +287,7 @@ def drift_alarm(caught, n_fail, cleared, n_pass, audit_tp, audit_fail, audit_tn,
     )
 
 
-def alarm_simulation(
+def alarm_simulation(  # noqa: PLR0913 (a value object is still to come)
     se, sp, theta, n_card, audits_per_look, looks, alpha, trials, seed, drop=0.0, drop_at=0
 ):
     """Return the simulated alarm rate and delay of :func:`drift_alarm`.

@@ -2,7 +2,7 @@
 
 Each command module (``run_command``, ``show_command``, ... :data:`COMMANDS`) has
 ``add(subparsers)``, which declares its arguments (from the declared options of
-:mod:`simcore.command_options` and :mod:`simcore.advise.advise_options` where the Python
+:mod:`simcore.command_options` and :mod:`simcore.advisor.advise_options` where the Python
 function shares them), and ``run(args) -> int``. What they share (errors, exit codes, data
 arguments, ``--json``) is :mod:`simcore.cli.common`. :func:`main` parses, runs the command,
 and turns errors into one line and an exit status:

@@ -1,7 +1,7 @@
 """``simcore advise DATA``: audit a sparse validation matrix and plan its next annotation round.
 
-A thin layer over :func:`simcore.advise.python_api.advise_each_group`: the options are declared once
-in :data:`simcore.advise.advise_options.OPTIONS` and added here from the declarations. The report
+A thin layer over :func:`simcore.api.audit.advise_each_group`: the options are declared once
+in :data:`simcore.advisor.advise_options.OPTIONS` and added here from the declarations. The report
 (``report.md``, figures, ``next_round.csv``) goes to ``--out``; ``--json`` prints
 ``{"command": "advise", "out", "groups": {group: Advice.to_dict()}}`` instead of the summary;
 each group's document, like the summary, opens with the recommendation.
@@ -29,7 +29,7 @@ RENAMED_JUDGE = "--judge is now --audit (the judge to audit); --judges names who
 
 def add(commands):
     """Add ``advise`` to the subparsers ``commands``."""
-    from simcore.advise.advise_options import OPTIONS
+    from simcore.advisor.advise_options import OPTIONS
 
     advise = subcommand(
         commands,
@@ -68,9 +68,9 @@ def add(commands):
 
 def run(args):
     """Audit, write the report folder, print the summary (or JSON)."""
-    from simcore.advise import python_api as api
-    from simcore.advise.advise_options import OPTIONS
-    from simcore.advise.groups import group_summary, output_files, write_group_outputs
+    from simcore.advisor.advise_options import OPTIONS
+    from simcore.advisor.groups import group_summary, output_files, write_group_outputs
+    from simcore.api import audit as api
     from simcore.output_files import check_output_folder
 
     options = {option.name: getattr(args, option.name) for option in OPTIONS}

@@ -16,7 +16,13 @@ from simcore.cli.common import (
     print_result,
     subcommand,
 )
-from simcore.command_options import CALIBRATE_OPTIONS, FAIL_AT_MOST, FAIL_LABELS, PLAN_THETA
+from simcore.command_options import (
+    CALIBRATE_OPTIONS,
+    FAIL_AT_MOST,
+    FAIL_LABELS,
+    PLAN_THETA,
+    PLAN_TRIALS,
+)
 from simcore.options import LARGEST_COUNT
 from simcore.options import count_number as count
 from simcore.options import finite_number as finite
@@ -104,12 +110,7 @@ def _add_plan(calibrate):
         help="intra-cluster correlation of the failures and of the judge's errors (with "
         "--cluster-size)",
     )
-    plan.add_argument(
-        "--plan-trials",
-        type=count,
-        default=2000,
-        help="simulated trials per calibration size",
-    )
+    PLAN_TRIALS.add_to(plan)
     PLAN_THETA.add_to(plan)
 
 
@@ -128,7 +129,7 @@ def _refuse_plan_flags(args):
 
 def _table(args):
     """Return the calibration counts of ``--table``, ``--csv``, ``--card`` or ``--data``."""
-    from simcore.calibrate_api import calibration_counts, fail_definition
+    from simcore.api.calibration import calibration_counts, fail_definition
     from simcore.calibration.command import read_confusion_csv
 
     if args.card:
@@ -160,7 +161,7 @@ def _is_count(text):
 
 def run(args):
     """Print the calibrate report (or JSON), or the plan with ``--plan``."""
-    from simcore.calibrate_api import calibrate
+    from simcore.api.calibration import calibrate, plan_calibration
 
     piloted = any(value is not None for value in (args.table, args.csv, args.card, args.data))
     if args.production is not None and args.of is not None:
@@ -173,13 +174,12 @@ def run(args):
         if args.of is None:
             raise UsageError("calibrate --plan: --of N, the production size, is required")
         check_flags({"method": args.method}, CALIBRATE_OPTIONS)
-        result = calibrate(
+        result = plan_calibration(
             table=_table(args) if piloted else None,
             fails=args.fails,
             of=args.of,
             confidence=args.confidence,
             youden_floor=args.youden_floor,
-            plan=True,
             half_width=args.half_width,
             se=args.se,
             sp=args.sp,

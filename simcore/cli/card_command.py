@@ -67,7 +67,7 @@ def add(commands):
 
 def run(args):
     """Measure (default) or check (``--check``) a card; print the summary or JSON."""
-    from simcore import data_commands
+    from simcore.api import data as data_commands
     from simcore.instrument.card.file import write_card
 
     if args.check:

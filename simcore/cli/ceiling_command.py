@@ -82,7 +82,7 @@ def run(args):
     """Print the report (or JSON); write ``--out`` and ``--csv`` if asked."""
     import csv
 
-    from simcore import data_commands
+    from simcore.api import data as data_commands
     from simcore.instrument.ceiling.report import CSV_FIELDS
     from simcore.output_files import write_atomically
 

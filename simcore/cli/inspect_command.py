@@ -63,7 +63,7 @@ def add(commands):
 
 def run(args):
     """Describe the matrix (text or JSON); write the overlap table if asked."""
-    from simcore import data_commands
+    from simcore.api import data as data_commands
     from simcore.realdata.describe import write_overlap_csv
     from simcore.realdata.readers import read_annotations, roles_note
 
@@ -102,11 +102,11 @@ def run(args):
 
 def _scenario_matrix(path):
     """Return the matrix of a ``kind: real`` scenario's data block, judges or not."""
-    from simcore import api
+    from simcore.api import scenarios as api
     from simcore.realdata.matrix import DataError, load_data
     from simcore.studies.config import ScenarioError
 
-    scenario = api.load_any(path)
+    scenario = api.load_scenario(path)
     if getattr(scenario, "kind", None) != "real":
         raise UsageError(f"{path}: inspect reads the data of a kind: real scenario")
     try:

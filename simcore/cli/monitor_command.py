@@ -74,7 +74,7 @@ def add(commands):
 
 def run(args):
     """Print the monitor's table (or JSON); write ``--plot`` if asked."""
-    from simcore.monitor_api import monitor
+    from simcore.api.monitoring import monitor
 
     _check_flags(args)
     from simcore.output_files import check_output_file

@@ -96,7 +96,8 @@ def run(args):
     A figure ``simcore plot`` drew from an earlier state of the store, at the store's
     default figure paths, is named on stderr with the command that redraws it.
     """
-    from simcore import api, report
+    from simcore import report
+    from simcore.api import scenarios as api
     from simcore.cli.plot_command import default_figures
     from simcore.studies import study_of
     from simcore.studies.figure_stamp import stale_figures
@@ -106,7 +107,9 @@ def run(args):
         check_parallel("workers", args.workers, "--workers")
     except ValueError as error:
         raise UsageError(str(error)) from None
-    scenario = api.load_any(args.scenario, overrides=args.sets, trials=args.trials, seed=args.seed)
+    scenario = api.load_scenario(
+        args.scenario, overrides=args.sets, trials=args.trials, seed=args.seed
+    )
     out = checked_paths(args, scenario)
     cube = api.run(
         scenario,

@@ -88,7 +88,7 @@ def run(args):
 
 def show_document(store, cube):
     """Return ``show --json``'s document of ``cube``."""
-    from simcore.results import plain_row
+    from simcore.api.results import plain_row
 
     table = cell_table(cube)
     dims = list(cell_dims(cube))

@@ -25,10 +25,10 @@ def add(commands):
 
 def run(args):
     """Check the scenario and its memory needs; print what it would run and cost."""
-    from simcore import api
+    from simcore.api import scenarios as api
     from simcore.studies import study_of
 
-    scenario = api.load_any(args.scenario, overrides=args.sets)
+    scenario = api.load_scenario(args.scenario, overrides=args.sets)
     estimate = api.estimate(scenario)
     description = study_of(scenario).describe(scenario)
     if args.json:

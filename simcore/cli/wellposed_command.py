@@ -53,7 +53,7 @@ def add(commands):
 
 def run(args):
     """Print the table (or JSON); write ``--out`` and ``--csv`` if asked."""
-    from simcore import data_commands
+    from simcore.api import data as data_commands
     from simcore.instrument.wellposed.report import write_csv
 
     checked_outputs(

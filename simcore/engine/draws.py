@@ -176,7 +176,7 @@ def design_scratch(n_items, n_labels):
 
 
 @jit
-def _draw_stratified(state, labels, n_humans, n_labels, design, m, mask, scratch):
+def _draw_stratified(state, labels, n_humans, n_labels, design, m, mask, scratch):  # noqa: C901 (one numba loop over the trial)
     """Masks of the ``strat``, ``seq_refined`` and ``seq_coverage`` designs."""
     (
         scratch_items,

@@ -3,7 +3,7 @@
 For held-out human ``k`` and an item ``i`` it labelled, with ``c_i`` other humans present,
 ``D_i = sum_q [judge == q] - [k == q]`` over those humans, and ``d_k = sum_i D_i / sum_i
 c_i``: the judge's minus human ``k``'s observed agreement with the pool (the statistic of
-:func:`simcore.advise.verdict.comparison_intervals`, without its interval). Per item the
+:func:`simcore.advisor.verdict.comparison_intervals`, without its interval). Per item the
 present humans' labels are tallied once, so a trial costs O(n K) whatever L is:
 ``sum_q [judge == q] = count[judge label] - [k == judge]`` and ``sum_q [k == q] =
 count[k's label] - 1``.

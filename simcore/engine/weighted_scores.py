@@ -46,7 +46,7 @@ from simcore.engine.coefficients import (
 
 
 @jit
-def weighted_score(table, rows, cols, weighting, coefficient, ranks):
+def weighted_score(table, rows, cols, weighting, coefficient, ranks):  # noqa: C901 (one numba loop over the trial)
     """Score pairs with label table ``table`` and margins ``rows``, ``cols`` (module docstring).
 
     Parameters

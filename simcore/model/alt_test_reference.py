@@ -160,7 +160,7 @@ def by_rejections(pvalues, level):
     return rejected
 
 
-def alternative_annotator_test(
+def alternative_annotator_test(  # noqa: PLR0913 (a value object is still to come)
     human_labels,
     judge_labels,
     epsilon,

@@ -134,7 +134,7 @@ def check_margin_scoring(margin, scoring, adjacent, given):
     )
 
 
-def question_scenario(
+def question_scenario(  # noqa: PLR0913 (a value object is still to come)
     n_items,
     n_humans,
     n_labels,

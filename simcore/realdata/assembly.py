@@ -102,7 +102,7 @@ def _choose(requested, available, key, kind, source, known, problems, default):
     return [name for name in names if name in available]
 
 
-def _build(
+def _build(  # noqa: PLR0913 (a value object is still to come)
     source,
     human_data,
     judge_data,

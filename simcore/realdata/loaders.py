@@ -331,7 +331,7 @@ def load_csv(
     return keyed_table_matrix(ratings, keys, has_group, file, problems, options)
 
 
-def long_table_matrix(
+def long_table_matrix(  # noqa: PLR0913 (a value object is still to come)
     keyed,
     has_group,
     file,

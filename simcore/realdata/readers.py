@@ -246,7 +246,7 @@ def reader_for(source, columns=None):
     raise TypeError(f"data: a path or a pandas DataFrame (got {type(source).__name__})")
 
 
-def read_annotations(
+def read_annotations(  # noqa: PLR0913 (a value object is still to come)
     source,
     humans=None,
     judges=None,

@@ -159,7 +159,7 @@ def apply_min_comparisons(decision, tested, min_comparisons):
     return decision
 
 
-def evaluate_form(
+def evaluate_form(  # noqa: PLR0913 (a value object is still to come)
     labels, masks, n_humans, n_labels, epsilon, coefficient, form, min_items, weighting=None
 ):
     """Run the point rule's kernel on the virtual raters of ``form`` under each mask.

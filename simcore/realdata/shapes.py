@@ -47,7 +47,7 @@ def symmetric_codes(rng, truth, accuracy, n_labels):
     return np.where(wrong, other, truth)
 
 
-def draw_matrix(
+def draw_matrix(  # noqa: PLR0913 (a value object is still to come)
     n_items,
     n_humans,
     n_judges,

@@ -78,7 +78,7 @@ def choose_stratified(rng, candidates, strata, take, coverage_count=None):
     return np.concatenate(chosen) if chosen else np.zeros(0, dtype=np.int64)
 
 
-def choose_for_human(
+def choose_for_human(  # noqa: PLR0913 (a value object is still to come)
     rng, design, candidates, take, labels, collected, primary_labels, n_labels, coverage_count
 ):
     """Choose ``take`` of one human's ``candidates`` under a design other than the shared ones.
@@ -87,7 +87,7 @@ def choose_for_human(
     sequential designs by the mode of the ``collected`` labels (:func:`mode_strata`),
     ``seq_coverage`` taking the items with the fewest secondary labels (``coverage_count``)
     first. Shared by the thinning of a matrix and the proposal of a next round
-    (:func:`simcore.advise.next_round.extend_mask`).
+    (:func:`simcore.advisor.next_round.extend_mask`).
     """
     if design == "exact_m":
         return rng.choice(candidates, size=take, replace=False)

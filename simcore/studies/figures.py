@@ -379,7 +379,7 @@ def _published_grid(published, name, layout, spec):
     return grid
 
 
-def _draw_panel(figure, axis, panel, name, layout, variables, spec, published, tops):
+def _draw_panel(figure, axis, panel, name, layout, variables, spec, published, tops):  # noqa: PLR0913 (a value object is still to come)
     """Draw one panel of :func:`plot_cube` in the layout's kind."""
     if layout.kind == "heatmap":
         grid = _published_grid(published, name, layout, spec)

@@ -95,7 +95,7 @@ def run_sweep(
             ) from None
 
 
-def _run_into(out, scenario, context, layout, cells, connection, progress, overwrite, derive):
+def _run_into(out, scenario, context, layout, cells, connection, progress, overwrite, derive):  # noqa: PLR0913 (a value object is still to come)
     """Run the cells not yet in the store ``out`` into it, under its lock; finalise it."""
     with store.writer_lock(out) as lock:
 

@@ -263,7 +263,7 @@ def full_rates(truth, judge):
     return tpr, tnr, float(youden_j(tpr, tnr))
 
 
-def _row(judge, dimension, truth, judge_fail, n_cal, n_splits, key, confidence, youden_floor):
+def _row(judge, dimension, truth, judge_fail, n_cal, n_splits, key, confidence, youden_floor):  # noqa: PLR0913 (a value object is still to come)
     rng = np.random.default_rng(np.random.SeedSequence(key))
     split = coverage_splits(
         truth, judge_fail, n_cal, n_splits, rng, confidence=confidence, youden_floor=youden_floor
@@ -299,7 +299,7 @@ def _row(judge, dimension, truth, judge_fail, n_cal, n_splits, key, confidence, 
     }
 
 
-def real_coverage_table(
+def real_coverage_table(  # noqa: PLR0913 (a value object is still to come)
     path,
     expert=DEFAULT_EXPERT,
     n_cals=DEFAULT_N_CALS,

@@ -345,7 +345,7 @@ def judge_agreement(
     )
 
 
-def group_agreements(
+def group_agreements(  # noqa: PLR0913 (a value object is still to come)
     codes,
     groups,
     group_names,

@@ -137,7 +137,7 @@ def human_pools_split(se, sp, theta, n_production, half_width, z):
     return _rounded(shares, total)
 
 
-def simulate_split(design, sizes, se, sp, theta, n_production, confidence, trials, stream):
+def simulate_split(design, sizes, se, sp, theta, n_production, confidence, trials, stream):  # noqa: PLR0913 (a value object is still to come)
     """Return ``(mean half-width, coverage of theta, its SE)`` of the interval at ``sizes``.
 
     Every trial draws the production stream's judge FAIL count ``x ~ Bin(N, q)`` and the

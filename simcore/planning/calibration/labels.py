@@ -295,7 +295,7 @@ def _checked(value, flag, low, high, closed_low=True, closed_high=True):
     return value
 
 
-def plan_result(
+def plan_result(  # noqa: PLR0913 (a value object is still to come)
     table,
     fails,
     of,

@@ -1,0 +1,48 @@
+"""simcore's Python face: one function per command, each returning what the command prints.
+
+Scenarios (scenarios): :func:`load_scenario`, :func:`run` and :func:`estimate`. A matrix of
+labels (data): :func:`inspect`, :func:`agreement`, :func:`ceiling`, :func:`wellposed`,
+:func:`card` and :func:`card_check`, with the checks and reports of the instrument
+commands in instrument. :func:`advise` and :func:`advise_groups` (audit) audit a sparse
+validation matrix and plan its next round; :func:`calibrate` (calibration, with its inputs
+checked in calibrate_inputs and clustered items in calibrate_clusters) corrects a
+production failure rate, :func:`plan_calibration` plans its calibration set; :func:`monitor`
+(monitoring) follows it over time. Every command's result is a
+:class:`~simcore.api.results.CommandResult` (results) whose ``to_dict()`` is the command's
+``--json``. ``simcore.NAME`` is ``simcore.api.NAME``.
+
+``__all__`` lists the public names; each is imported from its module on first use
+(:func:`simcore._lazy.attach`), so ``import simcore`` stays light.
+"""
+
+from simcore._lazy import attach
+
+__all__ = [
+    "CommandResult",
+    "advise",
+    "advise_groups",
+    "agreement",
+    "calibrate",
+    "card",
+    "card_check",
+    "ceiling",
+    "estimate",
+    "inspect",
+    "load_scenario",
+    "monitor",
+    "plan_calibration",
+    "run",
+    "wellposed",
+]
+
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "audit": ("advise", "advise_groups"),
+        "calibration": ("calibrate", "plan_calibration"),
+        "data": ("agreement", "card", "card_check", "ceiling", "inspect", "wellposed"),
+        "monitoring": ("monitor",),
+        "results": ("CommandResult",),
+        "scenarios": ("estimate", "load_scenario", "run"),
+    },
+)

@@ -1,0 +1,554 @@
+"""``simcore.calibrate``: a judge's TPR/TNR and its corrected production failure rate, as a result.
+
+The calibration set comes as four counts (``table``), a judge card (``card``), a one-row-per-
+item CSV (``csv``: a human and a judge column), or annotation data in any format of the one
+reader (``data``, with the ``judge`` and a FAIL definition; several humans on an item are
+resolved by majority vote of their FAIL/PASS labels, a tie leaves the item out, and a judge
+answer outside the humans' labels is an error: a miss on a FAIL row, a false flag on a PASS
+row, :func:`simcore.instrument.card.measure.judge_outcomes`). The production stream comes as counts
+(``fails`` of ``of``) or as a file of the judge's labels (``production``: a long CSV, a
+JSON ``{judge: {item: label}}`` or an alttest folder's judge file), whose FAIL labels are
+counted under the same definition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from simcore.api.calibrate_inputs import checked_sources, table_counts
+from simcore.api.data import DataSource
+from simcore.api.results import CommandResult
+from simcore.calibration.errors import CalibrationInputError
+from simcore.calibration.method_report import method_rows
+from simcore.calibration.table import CalibrationTable
+from simcore.command_options import (
+    CALIBRATE_OPTIONS,
+    DATA_OPTIONS,
+    PLAN_THETA,
+    PLAN_TRIALS,
+    READER_KEYS,
+    plan_theta_choice,
+)
+from simcore.options import (
+    DEFAULT,
+    Default,
+    check_values,
+    count_value,
+    defaults,
+    did_you_mean,
+    given_values,
+    suggests_keywords,
+)
+
+__all__ = [
+    "PLANNING_OPTIONS",
+    "calibrate",
+    "calibration_counts",
+    "fail_definition",
+    "plan_calibration",
+    "production_counts",
+    "table_counts",
+]
+
+PLANNING_OPTIONS = (*CALIBRATE_OPTIONS, PLAN_TRIALS, PLAN_THETA)
+"""The declared options of :func:`plan_calibration` (the method's, the trials, the rate)."""
+
+METHODS = CALIBRATE_OPTIONS[0].choices
+"""``method``: :data:`simcore.calibration.methods.METHODS` and ``all``."""
+
+
+CALIBRATE_KEYWORDS = (
+    "data",
+    "table",
+    "card",
+    "csv",
+    "judge",
+    "fail_at_most",
+    "fail_labels",
+    "production",
+    "fails",
+    "of",
+    "method",
+    "confidence",
+    "youden_floor",
+    "cluster_column",
+)
+"""The keywords of :func:`calibrate` itself (for suggestions)."""
+
+
+def fail_definition(fail_at_most, fail_labels):
+    """Return the checked FAIL definition of ``fail_at_most`` or ``fail_labels`` (one of them)."""
+    from simcore.instrument.fail_definitions import definition_of
+
+    return definition_of(fail_at_most, fail_labels, "calibrate")
+
+
+def _counts(fails, of):
+    """Return ``((fails, "fails"), (of, "of"))``: the production counts with their names."""
+    return (fails, "fails"), (of, "of")
+
+
+def reading_definition(data, production, fail_at_most, fail_labels):
+    """Return the FAIL definition for reading ``data`` or ``production``; None reading neither.
+
+    Raises
+    ------
+    CalibrationInputError
+        Labels to read and no definition: ``production: reading the judge's labels needs a
+        FAIL definition: fail_at_most=X or fail_labels=[...] (got neither)``.
+    """
+    if data is None and production is None:
+        return None
+    if fail_at_most is None and fail_labels is None:
+        raise CalibrationInputError(
+            f"{'data' if data is not None else 'production'}: reading the judge's labels "
+            "needs a FAIL definition: fail_at_most=X or fail_labels=[...] (got neither)"
+        )
+    return fail_definition(fail_at_most, fail_labels)
+
+
+def calibration_counts(data, judge, definition, **roles):
+    """Return ``(caught, missed, flagged, cleared)`` of ``judge`` against the human truth.
+
+    ``data`` is any input of the one reader (``roles``: its ``humans``, ``judges``,
+    ``judges_file``, ``group_separator``, ``columns``); a long table must name its judges.
+    """
+    from simcore.instrument.card.measure import count_outcomes, human_label_set, judge_outcomes
+    from simcore.realdata.readers import read_annotations, reader_for
+
+    roles = {key: value for key, value in roles.items() if value is not None}
+    if not roles.get("humans") and not roles.get("judges") and reader_for(data).declares_roles:
+        roles["judges"] = [judge]
+    matrix = read_annotations(data, require_roles=True, **roles)
+    truth, flags, parsed, _ = judge_outcomes(matrix, judge, definition, human_label_set(matrix))
+    return tuple(int(count) for count in count_outcomes(truth, flags, parsed).table)
+
+
+def production_counts(source, judge, definition):
+    """Return ``(fails, n, unparseable)``: the judge's FAIL labels in a production file.
+
+    An answer that is not a label of ``definition`` (for ``fail_at_most``, not a number) is
+    counted in ``n`` and ``unparseable``, never as a FAIL.
+    """
+    from simcore.realdata.readers import read_judge_labels
+
+    labels = read_judge_labels(source, judge)
+    fails = unparseable = 0
+    for label in labels:
+        try:
+            fails += bool(definition.is_fail(label))
+        except ValueError:
+            unparseable += 1
+    return fails, len(labels), unparseable
+
+
+def _number(value):
+    value = float(value)
+    return value if value == value else None
+
+
+def _document(table, fails, n, result, rates):
+    """Return the JSON document of a calibration report."""
+    caught, missed, flagged, cleared = table
+    judge = result.rates
+    document = {
+        "calibration": {
+            "caught": caught,
+            "missed": missed,
+            "flagged": flagged,
+            "cleared": cleared,
+            "rows": sum(table),
+        },
+        "tpr": {
+            "estimate": _number(judge.tpr),
+            "low": _number(judge.tpr_low),
+            "high": _number(judge.tpr_high),
+        },
+        "tnr": {
+            "estimate": _number(judge.tnr),
+            "low": _number(judge.tnr_low),
+            "high": _number(judge.tnr_high),
+        },
+        "youden_j": _number(result.youden),
+        "production": {
+            "fails": fails,
+            "of": n,
+            "observed": _number(result.observed),
+            "low": _number(result.observed_low),
+            "high": _number(result.observed_high),
+        },
+        "corrected": bool(result.corrected),
+        "refusal": str(result.refusal),
+        "estimate": _number(result.estimate),
+        "interval": {
+            "method": "lang-reiczigel",
+            "low": _number(result.lr_low),
+            "high": _number(result.lr_high),
+        },
+        "naive_interval": {"low": _number(result.naive_low), "high": _number(result.naive_high)},
+        "calibration_share": _number(result.calibration_share),
+    }
+    document["methods"] = method_rows(rates)
+    return document
+
+
+@suggests_keywords
+def calibrate(  # noqa: PLR0913 (every option is a keyword)
+    data: DataSource | None = None,
+    *,
+    table: CalibrationTable | Sequence[int] | None = None,
+    card: Mapping[str, Any] | str | Path | None = None,
+    csv: str | Path | None = None,
+    judge: str | None = None,
+    fail_at_most: float | None = None,
+    fail_labels: Sequence[str] | str | None = None,
+    production: DataSource | None = None,
+    fails: int | None = None,
+    of: int | None = None,
+    method: str | Default = DEFAULT,
+    confidence: float | Default = DEFAULT,
+    youden_floor: float | Default = DEFAULT,
+    cluster_column: str | None = None,
+    humans: Sequence[str] | str | None | Default = DEFAULT,
+    judges: Sequence[str] | str | None | Default = DEFAULT,
+    judges_file: str | Path | None | Default = DEFAULT,
+    group_separator: str | None | Default = DEFAULT,
+    columns: Mapping[str, str] | None | Default = DEFAULT,
+    slots: bool | Default = DEFAULT,
+    label_order: Sequence[str] | str | None | Default = DEFAULT,
+    merge_label_variants: bool | Default = DEFAULT,
+) -> CommandResult:
+    """Correct a judge's production failure rate by its TPR and TNR, with an interval.
+
+    :func:`plan_calibration` plans the calibration set instead (``--plan``).
+
+    Parameters
+    ----------
+    data : str, pathlib.Path or pandas.DataFrame, optional
+        The calibration set as annotations (humans and ``judge``), any input the one reader
+        reads, with the reader's keywords below.
+    table : tuple of int, optional
+        Instead: ``(caught, missed, flagged, cleared)``: four Python or NumPy integers from
+        0 to 2**53 (a bool, a float such as ``6.0`` or a text is refused).
+    card : dict, str or pathlib.Path, optional
+        Instead: a judge card's document (``simcore.card(...).to_dict()["card"]``) or its
+        JSON file, checked key by key as ``simcore calibrate --card`` checks a card file
+        (:func:`simcore.instrument.card.file.check_card`); its counts. The card's expiry and
+        population are checked only by the command line (``--population``).
+    csv : str or pathlib.Path, optional
+        Instead: a CSV with one row per item and columns ``human`` and ``judge`` holding
+        ``fail`` / ``pass``.
+    judge : str, optional
+        The judge, for ``data`` and ``production``.
+    fail_at_most, fail_labels : optional
+        What FAIL means (exactly one), for ``data`` and ``production``.
+    production : str, pathlib.Path or pandas.DataFrame, optional
+        The production stream as a file of the judge's labels (or a long DataFrame with
+        ``rater`` and ``label`` columns).
+    fails, of : int, optional
+        Instead: the judge failed ``fails`` of ``of`` production outputs (Python or NumPy
+        integers up to 2**53; a bool or a float is refused).
+    method : str
+        ``lr`` (Rogan-Gladen, Lang-Reiczigel interval), ``naive``, ``ppi``, ``ppi++``,
+        ``strat-ppi`` or ``all`` (every method side by side).
+    confidence, youden_floor : float
+        The intervals' confidence; the Youden J below which the correction is refused.
+    cluster_column : str, optional
+        The items come in clusters (``--cluster-column``): the column of ``csv`` holding
+        each item's cluster id, and of ``production`` (then a CSV with one row per item and
+        the judge's ``fail``/``pass`` in a ``judge`` column); with ``fails`` of ``of`` the
+        production rows are taken as independent. Every interval is cluster-robust
+        (:func:`simcore.calibration.clustered.clustered_rates`).
+    humans, judges, judges_file, group_separator, columns, slots, label_order : optional
+    merge_label_variants : optional
+        The one reader's keywords for ``data`` (:data:`simcore.command_options.DATA_OPTIONS`).
+
+    Returns
+    -------
+    CommandResult
+        ``to_dict()``: ``calibration`` (the four counts and ``rows``), ``tpr``, ``tnr``
+        (``estimate``, ``low``, ``high``), ``youden_j``, ``production`` (``fails``, ``of``,
+        the ``observed`` rate with ``low``, ``high``), ``corrected``, ``refusal``,
+        ``estimate``, ``interval``, ``naive_interval``, ``calibration_share``, ``methods``
+        (one row per method); table ``methods``. With ``cluster_column``: ``calibration``,
+        ``tpr``, ``tnr`` (Wilson on the effective counts), ``production``, ``clusters``
+        (``column``, ``calibration`` and ``production`` cluster counts, ``design_effects``),
+        ``corrected``, ``refusal``, ``estimate``, ``interval`` (``method`` ``cluster-robust
+        lr`` or the method chosen) and ``methods``.
+
+    Raises
+    ------
+    ValueError
+        No or several calibration sources, no production, counts or options out of range,
+        or bad data (naming the file, key and value).
+    TypeError
+        A keyword of the wrong type (``table`` not four integers, ``fails=130.5``,
+        ``card=[1, 2]``), naming the keyword and what to pass.
+    """
+    settings = {**defaults(CALIBRATE_OPTIONS), **given_values(locals(), CALIBRATE_OPTIONS)}
+    roles = given_values(locals(), DATA_OPTIONS)
+    method, confidence = settings["method"], settings["confidence"]
+    youden_floor = settings["youden_floor"]
+    table, card, csv, production = checked_sources(table, card, csv, production)
+    fails, of = (None if n is None else count_value(n, name) for n, name in _counts(fails, of))
+    sources = (data, table, card, csv)
+    _check_call(roles, method, confidence, youden_floor, *sources)
+    if cluster_column is not None:
+        from simcore.api.calibrate_clusters import clustered_calibration
+
+        return clustered_calibration(
+            sources, cluster_column, production, (fails, of), method, (confidence, youden_floor)
+        )
+    definition = reading_definition(data, production, fail_at_most, fail_labels)
+    if definition is not None and not judge:
+        raise CalibrationInputError("judge: needed to read the judge's labels (got none)")
+    table = _calibration_table(data, table, card, csv, judge, definition, roles)
+    if production is not None:
+        if fails is not None:
+            raise CalibrationInputError("production: give the file or the counts, not both")
+        fails, of, _ = production_counts(production, judge, definition)
+    if fails is None or of is None or of < 1 or not 0 <= fails <= of:
+        raise CalibrationInputError(
+            f"--fails/--of: need 0 <= fails <= N, N >= 1, or a --production file (got {fails}/{of})"
+        )
+    return _report(table, fails, of, method, confidence, youden_floor)
+
+
+@suggests_keywords
+def plan_calibration(  # noqa: PLR0913 (every option is a keyword)
+    data: DataSource | None = None,
+    *,
+    table: CalibrationTable | Sequence[int] | None = None,
+    card: Mapping[str, Any] | str | Path | None = None,
+    csv: str | Path | None = None,
+    judge: str | None = None,
+    fail_at_most: float | None = None,
+    fail_labels: Sequence[str] | str | None = None,
+    fails: int | None = None,
+    of: int | None = None,
+    half_width: float | None = None,
+    se: float | None = None,
+    sp: float | None = None,
+    theta: float | None = None,
+    plan_trials: int | Default = DEFAULT,
+    plan_theta: str | float | Default = DEFAULT,
+    method: str | Default = DEFAULT,
+    confidence: float | Default = DEFAULT,
+    youden_floor: float | Default = DEFAULT,
+    cluster_size: int | None = None,
+    icc: float | None = None,
+    humans: Sequence[str] | str | None | Default = DEFAULT,
+    judges: Sequence[str] | str | None | Default = DEFAULT,
+    judges_file: str | Path | None | Default = DEFAULT,
+    group_separator: str | None | Default = DEFAULT,
+    columns: Mapping[str, str] | None | Default = DEFAULT,
+    slots: bool | Default = DEFAULT,
+    label_order: Sequence[str] | str | None | Default = DEFAULT,
+    merge_label_variants: bool | Default = DEFAULT,
+) -> CommandResult:
+    """Plan a calibration set: how many labels each interval method needs (``--plan``).
+
+    For an interval of ``half_width`` on the corrected failure rate of a production stream
+    of ``of`` outputs (:func:`simcore.planning.calibration.labels.plan_result`), the judge
+    read from a pilot (``data``, ``table``, ``card`` or ``csv``, with ``fails`` of ``of``)
+    or given as ``se``, ``sp`` and ``theta``.
+
+    Parameters
+    ----------
+    data, table, card, csv, judge, fail_at_most, fail_labels : optional
+        A pilot calibration set, as :func:`calibrate` takes one (at most one of the four).
+    fails, of : int, optional
+        The pilot's production counts; ``of`` is the production size N the plan is for.
+    plan : bool
+        Plan the calibration set instead (``--plan``): the judge from a pilot (``data``,
+        ``table``, ``card`` or ``csv``, with ``fails`` of ``of``) or from ``se``, ``sp`` and
+        ``theta``; ``of`` is the production size N.
+    half_width : float, optional
+        The plan's target half-width (``--half-width``).
+    se, sp, theta : float, optional
+        The plan's judge and failure rate instead of a pilot (``--se``, ``--sp``,
+        ``--theta``).
+    plan_trials : int, optional
+        Simulated trials per calibration size tried (``--plan-trials``).
+    plan_theta : str or float, optional
+        The failure rate a plan from a pilot is for (``--plan-theta``): ``"reported"`` (the
+        estimate this function reports for the pilot with ``method``; where it is clipped
+        to 0 or 1, the far end of its interval), ``"stratified"`` (``q caught/(caught +
+        flagged) + (1 - q) missed/(missed + cleared)``, valid only where the calibration rows
+        are a random production sample) or a rate in (0, 1)
+        (:mod:`simcore.planning.plan_theta`).
+    cluster_size, icc : optional
+        A plan in clusters (``--cluster-size``, ``--icc``): items come in clusters of
+        ``cluster_size`` whose failures and judge errors correlate by ``icc``; the plan adds
+        the calibration clusters each method needs (``clusters``).
+    method, confidence, youden_floor : optional
+        As :func:`calibrate`; ``method`` is the method whose reported estimate
+        ``plan_theta="reported"`` means.
+    humans, judges, judges_file, group_separator, columns, slots, label_order : optional
+    merge_label_variants : optional
+        The one reader's keywords for a ``data`` pilot.
+
+    Returns
+    -------
+    CommandResult
+        ``to_dict()``: ``se``, ``sp``,
+        ``theta``, ``plan_theta`` (``value``, ``source``, ``estimator``, ``method``,
+        ``planned_at``, ``estimates`` ``reported`` and ``stratified``,
+        ``reported_interval``, ``shares``), ``of``, ``half_width``, ``confidence``,
+        ``trials``, ``seed`` and
+        ``methods`` (``method``, ``closed_form``, ``n_cal``, ``half_width``, ``coverage``,
+        ``coverage_se``, ``coverage_stream``, ``refused``; None where there is none) and
+        ``allocation`` (``design``, ``labels``, ``first``, ``second``, ``first_is``,
+        ``second_is``, ``half_width``, ``coverage``, ``coverage_se``); tables ``methods``
+        and ``allocation``.
+
+    Raises
+    ------
+    ValueError
+        Several pilots, options out of range, or bad data (naming the file, key and value).
+    """
+    settings = {**defaults(PLANNING_OPTIONS), **given_values(locals(), PLANNING_OPTIONS)}
+    roles = given_values(locals(), DATA_OPTIONS)
+    check_values(settings, PLANNING_OPTIONS)
+    table, card, csv, _ = checked_sources(table, card, csv, None)
+    fails, of = (None if n is None else count_value(n, name) for n, name in _counts(fails, of))
+    shape = None if cluster_size is None and icc is None else (cluster_size, icc)
+    return _plan(
+        (data, table, card, csv, judge, fail_at_most, fail_labels, roles),
+        (
+            fails,
+            of,
+            (se, sp, theta),
+            half_width,
+            settings["confidence"],
+            settings["plan_trials"],
+            settings["youden_floor"],
+            shape,
+        ),
+        (settings["plan_theta"], settings["method"]),
+    )
+
+
+def _plan(pilot, settings, choice):
+    """Return :func:`plan_calibration`'s result: the pilot's counts, if any, then the plan.
+
+    ``pilot`` is ``(data, table, card, csv, judge, fail_at_most, fail_labels, roles)``,
+    ``settings`` :func:`simcore.planning.calibration.labels.plan_result`'s other positional
+    arguments, ``choice`` ``(plan_theta, method)``: the failure rate planned for, and the
+    method whose reported estimate ``reported`` means.
+    """
+    from simcore.planning.calibration.labels import plan_result
+
+    data, table, card, csv, judge, fail_at_most, fail_labels, roles = pilot
+    _refuse_unknown(roles)
+    plan_theta, method = choice
+    check_values({"method": method}, CALIBRATE_OPTIONS)
+    try:
+        plan_theta = plan_theta_choice(plan_theta)
+    except ValueError as error:
+        raise CalibrationInputError(f"plan_theta: {error}") from None
+    sources = [source for source in (data, table, card, csv) if source is not None]
+    if len(sources) > 1:
+        raise CalibrationInputError("plan: give one pilot: data, table, card or csv")
+    counts = None
+    if sources:
+        definition = fail_definition(fail_at_most, fail_labels) if data is not None else None
+        if data is not None and not judge:
+            raise CalibrationInputError("judge: needed to read the judge's labels (got none)")
+        counts = _calibration_table(data, table, card, csv, judge, definition, roles)
+    document, text = plan_result(counts, *settings, plan_theta=plan_theta, method=method)
+    tables = {"methods": "methods", "allocation": "allocation"}
+    if "clusters" in document:
+        tables["clusters"] = ("clusters", "methods")
+    return CommandResult("calibrate", document, text, tables)
+
+
+def _refuse_unknown(roles):
+    """Raise TypeError for a keyword neither :func:`calibrate` nor the one reader takes."""
+    unknown = sorted(set(roles) - set(READER_KEYS))
+    if unknown:
+        raise TypeError(
+            f"calibrate: unknown option {unknown[0]!r}"
+            f"{did_you_mean(unknown[0], [*READER_KEYS, *CALIBRATE_KEYWORDS])}"
+        )
+
+
+def _check_call(roles, method, confidence, youden_floor, *sources):
+    """Refuse unknown keywords, values out of range, and not exactly one calibration set."""
+    _refuse_unknown(roles)
+    check_values(
+        {"method": method, "confidence": confidence, "youden_floor": youden_floor},
+        CALIBRATE_OPTIONS,
+    )
+    given = [
+        name for name, value in zip(CALIBRATE_KEYWORDS, sources, strict=False) if value is not None
+    ]
+    if len(given) != 1:
+        raise CalibrationInputError(
+            f"calibrate: give exactly one calibration set: data, table, card or csv "
+            f"(got {', '.join(given) or 'none'})"
+        )
+
+
+def _calibration_table(data, table, card, csv, judge, definition, roles):
+    """Return the four calibration counts of whichever source was given."""
+    from simcore.calibration.command import read_confusion_csv
+
+    if data is not None:
+        table = calibration_counts(data, judge, definition, **roles)
+    elif card is not None:
+        counts = card["counts"]  # checked by card_argument
+        table = (counts["caught"], counts["missed"], counts["flagged"], counts["cleared"])
+    elif csv is not None:
+        table = read_confusion_csv(csv)
+    table = tuple(int(count) for count in table)
+    _check_both_classes(table)
+    return table
+
+
+def _check_both_classes(table):
+    """Refuse a calibration set without human-FAIL or without human-PASS rows (no TPR or TNR).
+
+    Raises
+    ------
+    CalibrationInputError
+        ``calibration set: no calibration rows ...``, ``... no human-FAIL rows ...`` or
+        ``... no human-PASS rows ...``, with the four counts.
+    """
+    if len(table) != 4 or min(table) < 0:
+        return  # the counts' own check reports it
+    caught, missed, flagged, cleared = table
+    counts = f"(got caught, missed, flagged, cleared = {caught}, {missed}, {flagged}, {cleared})"
+    if not any(table):
+        missing = "no calibration rows: neither the judge's TPR nor its TNR can be estimated"
+    elif caught + missed == 0:
+        missing = "no human-FAIL rows: the judge's TPR (sensitivity) cannot be estimated"
+    elif flagged + cleared == 0:
+        missing = "no human-PASS rows: the judge's TNR (specificity) cannot be estimated"
+    else:
+        return
+    raise CalibrationInputError(f"calibration set: {missing} {counts}")
+
+
+def _report(table, fails, of, method, confidence, youden_floor):
+    """Return the result of the counts: the report's text and its document."""
+    from simcore.calibration.command import format_report
+    from simcore.calibration.method_report import format_method_report
+    from simcore.calibration.statistics import corrected_failure_rate, corrected_rates
+
+    result = corrected_failure_rate(
+        fails, of, *table, confidence=confidence, youden_floor=youden_floor
+    )
+    chosen = ("lr",) if method == "lr" else (METHODS[:-1] if method == "all" else (method,))
+    rates = corrected_rates(
+        fails, of, *table, confidence=confidence, youden_floor=youden_floor, methods=chosen
+    )
+    if method == "lr":
+        text = format_report(table, fails, of, confidence, youden_floor)
+    else:
+        text = format_method_report(table, fails, of, method, confidence, youden_floor)
+    return CommandResult(
+        "calibrate", _document(table, fails, of, result, rates), text, {"methods": "methods"}
+    )
