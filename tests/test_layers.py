@@ -44,7 +44,10 @@ ALLOWED = {
 """What each sub-package may import (``studies`` for sweep means the package itself, the
 registry, not its study modules)."""
 
-EVERYWHERE = {"_version", "_lazy", "options", "command_options", "printed_rates", "output_files"}
+EVERYWHERE = {
+    *("_version", "_lazy", "options", "command_options", "printed_rates", "output_files"),
+    "markdown_table",
+}
 """Modules every layer may import (the version string, the lazy package faces, the declared
 options, the output policy, which import nothing heavy)."""
 

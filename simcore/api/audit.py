@@ -91,19 +91,22 @@ def advise(  # noqa: PLR0913 (every declared option is a keyword)
         ``--judges`` (a string is split at commas). For a CSV file or a DataFrame the
         judges must be named (or given by ``judges_file``); every other rater is human.
     judges_file, audit, ordinal, group_separator, pool_groups, slots, label_order : optional
-    merge_label_variants, progress, rule, scale, coefficient, level, weights, epsilon : optional
-    min_pairs, form, min_items, target, budget, design, trials, seed, model : optional
-        ``judges_file`` (``--judges-file``), ``audit`` (the judges to audit, default all;
-        ``--audit``), ``ordinal``, ``label_order`` (``--label-order``), ``group_separator``,
-        ``pool_groups``, ``rule``, ``epsilon`` (``--eps``), ``target``, ``budget``,
-        ``design``, ``trials``, ``seed``, ``model``, ``scale``, ``coefficient``, ``level``,
-        ``weights`` (the point rule's coefficient), ``min_pairs``, ``form`` and
-        ``min_items`` (the rule's form,
-        ``--form``), ``slots`` (the human columns are label positions, ``--slots``),
-        ``merge_label_variants`` (merge labels differing only in case,
-        ``--merge-label-variants``) and
-        ``progress`` (a callable given each phase's message); the defaults are the command
-        line's (:func:`advise_each_group`).
+        How the matrix is read, as the command line's flags: ``judges_file``
+        (``--judges-file``), ``audit`` (the judges to audit, default all; ``--audit``),
+        ``ordinal``, ``group_separator``, ``pool_groups`` (audit several groups together),
+        ``slots`` (the human columns are label positions, ``--slots``), ``label_order``
+        (``--label-order``).
+    merge_label_variants, progress : optional
+        Merge labels differing only in case (``--merge-label-variants``); a callable given
+        each phase's message.
+    rule, scale, coefficient, level, weights, epsilon, min_pairs, form, min_items : optional
+        The rule (``--rule``, ``--eps``, ...; ``coefficient``, ``level`` and ``weights``
+        score the point rule's comparisons, ``min_pairs``, ``form`` and ``min_items`` its
+        form), each at its declared default when left out
+        (:data:`simcore.advisor.advise_options.OPTIONS`).
+    target, budget, design, trials, seed, model : optional
+        The plan: the risk aimed at, the labels to buy, the design of the next round, the
+        simulation's trials and seed, the latent-class model.
 
     Returns
     -------

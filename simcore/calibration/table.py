@@ -269,14 +269,17 @@ class CalibrationTable:
         The 2 x 2 table (rows judge FAIL / judge PASS, columns truth FAIL / truth PASS, with
         totals), then TPR and TNR with their 95% Wilson intervals and Youden's J.
         """
+        from simcore.markdown_table import markdown_table
+
+        counts = (
+            ("judge FAIL", self.caught, self.flagged, self.caught + self.flagged),
+            ("judge PASS", self.missed, self.cleared, self.missed + self.cleared),
+            ("total", self.positives, self.negatives, self.n),
+        )
         rows = [
             "Calibration table (judge against the human truth; FAIL is the positive class)",
             "",
-            "| | truth FAIL | truth PASS | total |",
-            "|---|---:|---:|---:|",
-            f"| judge FAIL | {self.caught} | {self.flagged} | {self.caught + self.flagged} |",
-            f"| judge PASS | {self.missed} | {self.cleared} | {self.missed + self.cleared} |",
-            f"| total | {self.positives} | {self.negatives} | {self.n} |",
+            *markdown_table(("", "truth FAIL", "truth PASS", "total"), counts, "lrrr"),
             "",
             _rate_line(
                 "TPR", self.caught, self.positives, self.tpr, self.tpr_interval(), "truth-FAIL"

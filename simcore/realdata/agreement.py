@@ -13,6 +13,7 @@ on ranks, and are refused otherwise.
 import numpy as np
 
 from simcore.command_options import AGREEMENT_COEFFICIENT
+from simcore.markdown_table import markdown_table
 from simcore.model import weighted
 from simcore.realdata.annotation import DataError, label_numbers, unknown_names
 from simcore.realdata.label_scale import label_scale, matrix_scale
@@ -203,10 +204,18 @@ def agreement_text(document):
     return "\n".join(
         [
             *_scale_line(scale, name, blind),
-            f"| coefficient | raters | items (pairable) | agreement | {percent}% interval |",
-            "|---|---|---|---|---|",
-            f"| {name} | {len(document['raters'])} | {document['items']} "
-            f"({document['pairable_items']}) | {shown(document['agreement'])} | {span} |",
+            *markdown_table(
+                ("coefficient", "raters", "items (pairable)", "agreement", f"{percent}% interval"),
+                [
+                    (
+                        name,
+                        len(document["raters"]),
+                        f"{document['items']} ({document['pairable_items']})",
+                        shown(document["agreement"]),
+                        span,
+                    )
+                ],
+            ),
             f"label values from {document['values_from']}; interval: {interval['boot']} "
             f"item-bootstrap replicates, seed {interval['seed']}",
         ]

@@ -32,6 +32,7 @@ from simcore.instrument.ceiling.position import (
     separation_note,
 )
 from simcore.instrument.grouped_scores import averaged
+from simcore.markdown_table import markdown_table
 from simcore.model.weighted import Scoring
 from simcore.realdata.annotation import MAX_CODES, DataError, got_text, label_numbers
 from simcore.realdata.files import missing_path
@@ -313,6 +314,13 @@ def statistic_name(graded):
     return "Spearman" if graded else "Cohen's kappa"
 
 
+CEILING_COLUMNS = (
+    *("group", "items", "raters", "k", "r̂", "r̂ unweighted", "benchmark", "LOO measured"),
+    *("LOO predicted c_(k-1)", "symmetric c_k", "judges below/within/above"),
+)
+"""The columns of the report's table of ceilings, one row per group."""
+
+
 def markdown_report(results, graded, command=None):
     """Return the Markdown report: one table row per group, then each group's judges."""
     c = results[0].ceilings if results else None
@@ -322,20 +330,19 @@ def markdown_report(results, graded, command=None):
         f"Human ceilings ({statistic}; [{level} bootstrap interval over items, "
         f"{c.n_boot if c else 0} replicates])",
         "",
-        "| group | items | raters | k | r̂ | r̂ unweighted | benchmark | LOO measured "
-        "| LOO predicted c_(k-1) | symmetric c_k | judges below/within/above |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    rows = []
     for result in results:
         c = result.ceilings
         counts = "/".join(str(result.count(p)) for p in POSITIONS)
-        cells = (c.reliability, c.unweighted_reliability, c.benchmark, c.leave_one_out)
-        cells += (c.predicted_leave_one_out,)
-        lines.append(
-            f"| {result.group} | {c.n_items} | {c.n_raters} | {c.k:.3g} | "
-            + " | ".join(_estimate_text(e) for e in cells)
-            + f" | {_estimate_text(c.symmetric)} | {counts if result.judges else '-'} |"
+        estimates = (c.reliability, c.unweighted_reliability, c.benchmark, c.leave_one_out)
+        estimates += (c.predicted_leave_one_out, c.symmetric)
+        rows.append(
+            (result.group, c.n_items, c.n_raters, f"{c.k:.3g}")
+            + tuple(_estimate_text(e) for e in estimates)
+            + (counts if result.judges else "-",)
         )
+    lines += markdown_table(CEILING_COLUMNS, rows)
     if results:
         lines += _evidence_lines(results)
     for result in results:
@@ -357,10 +364,9 @@ def _judge_lines(result):
         f"c_{c.k:.3g} = {_estimate_text(c.symmetric)} "
         f"({sum(j.score > c.symmetric.value for j in ranked)} above its point value)",
         "",
-        "| judge | score | source | position |",
-        "|---|---|---|---|",
     ]
-    lines += [f"| {j.judge} | {j.score:.3f} | {j.source} | {j.position} |" for j in ranked]
+    rows = [(j.judge, f"{j.score:.3f}", j.source, j.position) for j in ranked]
+    lines += markdown_table(("judge", "score", "source", "position"), rows)
     if ranked[0].position != "n/a":
         lines += ["", f"Best judge ({ranked[0].judge}): {ranked[0].reading}."]
     if result.separation():

@@ -22,6 +22,7 @@ import math
 
 from simcore.calibration.confidence_sequence import failure_rate_sequence
 from simcore.calibration.drift_alarm import alarm_simulation, drift_alarm
+from simcore.markdown_table import markdown_table
 
 DROP = 0.15
 """The TPR drop the alarm's power is stated for (as ``card --check``)."""
@@ -176,19 +177,17 @@ def format_monitor(document):
     """Return the monitor's text: one row per look, then the sequence's and alarm's lines."""
     level = f"{100 * document['confidence']:g}%"
     alarm = document.get("alarm")
-    header = "| date | production rows | judge FAIL | audits | failure rate | " + level
-    header += " sequence |" + (" TPR alarm | TNR alarm |" if alarm else "")
-    lines = [header, "|---" * (6 + 2 * bool(alarm)) + "|"]
+    header = ["date", "production rows", "judge FAIL", "audits", "failure rate"]
+    header += [f"{level} sequence", *(["TPR alarm", "TNR alarm"] if alarm else [])]
+    rows = []
     for row in document["looks"]:
         rate = "-" if row["estimate"] is None else f"{row['estimate']:.4f}"
-        line = (
-            f"| {row['date']} | {row['production_rows']} | {row['judge_fails']} | "
-            f"{row['audits']} | {rate} | [{row['low']:.3f}, {row['high']:.3f}] |"
-        )
+        cells = [row["date"], row["production_rows"], row["judge_fails"], row["audits"], rate]
+        cells.append(f"[{row['low']:.3f}, {row['high']:.3f}]")
         if alarm:
-            flags = ("yes" if row[name] else "-" for name in ("tpr_alarm", "tnr_alarm"))
-            line += " {} | {} |".format(*flags)
-        lines.append(line)
+            cells += ["yes" if row[name] else "-" for name in ("tpr_alarm", "tnr_alarm")]
+        rows.append(cells)
+    lines = markdown_table(header, rows)
     final = document["final"]
     estimate = "-" if final["estimate"] is None else f"{final['estimate']:.4f}"
     lines += [

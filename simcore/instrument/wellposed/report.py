@@ -5,6 +5,8 @@ import math
 import sys
 from pathlib import Path
 
+from simcore.markdown_table import markdown_table
+
 
 def _number(value, digits=3):
     return "n/a" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
@@ -27,26 +29,17 @@ def _extreme_pairs(agreement, judges):
     return f"{low[1]} {low[0]:.3f}", f"{high[1]} {high[0]:.3f}"
 
 
-AGREEMENT_HEADER = (
-    "| group | items | measure | mean pairwise agreement | {level} bootstrap interval "
-    "| weakest pair | strongest pair |"
-)
-
-
 def agreement_lines(agreements, judges, confidence=0.95):
     """Return the Markdown table lines of ``{group: JudgeAgreement}``."""
-    lines = [
-        AGREEMENT_HEADER.format(level=f"{confidence:.0%}"),
-        "|---|---:|---|---:|---|---|---|",
-    ]
+    header = ("group", "items", "measure", "mean pairwise agreement")
+    header += (f"{confidence:.0%} bootstrap interval", "weakest pair", "strongest pair")
+    rows = []
     for group, agreement in agreements.items():
         weakest, strongest = _extreme_pairs(agreement, judges)
         interval = f"[{_number(agreement.low)}, {_number(agreement.high)}]"
-        lines.append(
-            f"| {group} | {agreement.n_items} | {agreement.measure} | "
-            f"{_number(agreement.mean)} | {interval} | {weakest} | {strongest} |"
-        )
-    return lines
+        cells = (group, agreement.n_items, agreement.measure, _number(agreement.mean))
+        rows.append((*cells, interval, weakest, strongest))
+    return markdown_table(header, rows, "lrlrlll")
 
 
 def agreement_rows(agreements, judges, seed):
