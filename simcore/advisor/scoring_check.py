@@ -18,6 +18,7 @@ import numpy as np
 
 from simcore.advisor.scoring import advise_scoring, coefficient_label
 from simcore.advisor.verdict import numeric_label_values, verdicts
+from simcore.markdown_table import markdown_table
 from simcore.realdata.label_scale import (
     EXACT_MATCH,
     SCALE_AWARE,
@@ -183,20 +184,19 @@ def scoring_check_lines(advice):
         "its risk below: the data support both answers, and more labels do not choose "
         "between the scorings.",
         "",
-        f"| judge | decision ({advice.scoring}) | omega under {other} | decision under {other} "
-        "| settled across scorings |",
-        "|---|---|---|---|---|",
     ]
+    header = ("judge", f"decision ({advice.scoring})", f"omega under {other}")
+    header += (f"decision under {other}", "settled across scorings")
+    rows = []
     for row in advice.verdicts:
         if row["judge"] not in check:
             continue
         again = check[row["judge"]]
         same = again["decision"] == row["decision"]
-        lines.append(
-            f"| {row['judge']} | {row['decision']} | {again['omega']:.2f} | {again['decision']} "
-            f"| {'yes' if same else f'no: settled only under {advice.scoring}'} |"
-        )
-    return [*lines, ""]
+        settled = "yes" if same else f"no: settled only under {advice.scoring}"
+        rows.append((row["judge"], row["decision"], f"{again['omega']:.2f}"))
+        rows[-1] += (again["decision"], settled)
+    return [*lines, *markdown_table(header, rows), ""]
 
 
 def scoring_document(advice):

@@ -8,7 +8,15 @@ with what it bounds; :func:`budget_lines` the budget's design comparison with it
 """
 
 from simcore.advisor.recommendation import SIMPLICITY, TIE_SES
+from simcore.markdown_table import markdown_table
 from simcore.printed_rates import share_text
+
+FIGURE_COLUMNS = (
+    *("judge", "simulated", "conservative"),
+    "Gaussian recipe, binding comparison: held-out human, margin, sigma0^2, co-labelled items "
+    "m_cert",
+)
+"""The columns of the details' table of the three "how many" figures, one row per judge."""
 
 
 def risk_share(rate, se, trials):
@@ -195,10 +203,8 @@ def details_lines(advice):
         "",
         *(f"- *{name.replace('_', ' ')}*: {meaning}" for name, meaning in FIGURES.items()),
         "",
-        "| judge | simulated | conservative | Gaussian recipe, binding comparison: held-out "
-        "human, margin, sigma0^2, co-labelled items m_cert |",
-        "|---|---|---|---|",
     ]
+    rows = []
     for curve in advice.curves.values():
         point, conservative = curve.needed(advice.target)
         margin, sigma2, m_cert, held_out = advice.recipes[curve.judge]
@@ -210,10 +216,10 @@ def details_lines(advice):
         )
         if advice.reach is not None and curve.judge in advice.reach.beyond_corpus:
             recipe += f" (more than the corpus's {advice.reach.n_items} items)"
-        lines.append(
-            f"| {curve.judge} | {_grid_size(advice, point)} | {_grid_size(advice, conservative)} "
-            f"| {recipe} |"
+        rows.append(
+            (curve.judge, _grid_size(advice, point), _grid_size(advice, conservative), recipe)
         )
+    lines += markdown_table(FIGURE_COLUMNS, rows)
     co_labelled = ", ".join(
         f"{advice.humans[h + 1]}: {int(c)}" for h, c in enumerate(advice.co_labelled)
     )
@@ -267,9 +273,8 @@ def budget_lines(advice):
         f"Budget {advice.budget} labels ({advice.budget_rows[0]['extra']} per secondary), "
         "risk by design (worst audited judge, ± SE; and the mean over judges):",
         "",
-        "| design | risk (worst judge) | worst judge | mean risk | choice |",
-        "|---|---|---|---|---|",
     ]
+    rows = []
     for row in advice.budget_rows:
         choice = "recommended" if row.get("recommended") else ""
         if row.get("tie"):
@@ -277,10 +282,10 @@ def budget_lines(advice):
         if row.get("raises_risk"):
             choice = (choice + ", above the risk now").lstrip(", ")
         mean = risk_share(row["mean_risk"], row.get("mean_se", 0.0), row.get("trials", 0))
-        lines.append(
-            f"| {row['design']} | {risk_share(row['risk'], row['se'], row.get('trials', 0))} "
-            f"| {row['worst_judge']} | {mean} | {choice} |"
-        )
+        risk = risk_share(row["risk"], row["se"], row.get("trials", 0))
+        rows.append((row["design"], risk, row["worst_judge"], mean, choice))
+    header = ("design", "risk (worst judge)", "worst judge", "mean risk", "choice")
+    lines += markdown_table(header, rows)
     lines += ["", tie_sentence(advice.budget_rows)]
     return lines
 

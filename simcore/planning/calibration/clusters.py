@@ -20,6 +20,7 @@ stream.
 import math
 from typing import NamedTuple
 
+from simcore.markdown_table import markdown_table
 from simcore.planning.calibration.allocation import COVERAGE_SES
 from simcore.printed_rates import share_text
 from simcore.studies.coverage.clustered import ClusteredScenario, scenario_coverage
@@ -137,20 +138,22 @@ def format_cluster_plans(plans, shape, half_width, confidence, trials):
         f"simulated on {trials} trials, has mean half-width at most {half_width:g} and covers "
         f"theta within {COVERAGE_SES:g} SEs of {100 * confidence:g}%; re-checked on fresh trials",
         "",
-        "| method | closed form clusters | simulated clusters | labels | mean half-width "
-        "| coverage % |",
-        "|---|---|---|---|---|---|",
     ]
+    rows = []
     for plan in plans:
         if plan.clusters is None:
             closed = "none" if plan.closed_form is None else plan.closed_form
-            lines.append(f"| {plan.method} | {closed} | none | - | - | - |")
+            rows.append((plan.method, closed, "none", "-", "-", "-"))
             continue
-        lines.append(
-            f"| {plan.method} | {plan.closed_form} | {plan.clusters} | {plan.labels} "
-            f"| {plan.half_width:.4f} | {share_text(plan.coverage, plan.coverage_se, trials)} |"
-        )
-    return lines
+        coverage = share_text(plan.coverage, plan.coverage_se, trials)
+        cells = (plan.method, plan.closed_form, plan.clusters, plan.labels)
+        rows.append((*cells, f"{plan.half_width:.4f}", coverage))
+    return lines + markdown_table(CLUSTER_COLUMNS, rows)
+
+
+CLUSTER_COLUMNS = ("method", "closed form clusters", "simulated clusters", "labels")
+CLUSTER_COLUMNS += ("mean half-width", "coverage %")
+"""The columns of the plan's clusters table, one row per method."""
 
 
 def cluster_plan_document(plans, shape):

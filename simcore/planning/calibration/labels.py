@@ -20,6 +20,7 @@ import numpy as np
 
 from simcore.calibration.errors import CalibrationInputError
 from simcore.engine.interval_twins import INTERVAL_METHODS, method_coverage_trials
+from simcore.markdown_table import markdown_table
 from simcore.planning.calibration.allocation import COVERAGE_SES, plan_splits
 from simcore.planning.calibration.clusters import (
     cluster_plan_document,
@@ -56,6 +57,11 @@ class MethodPlan:
     coverage_se: float
     refusal: float
     coverage_stream: float  # of the stream's realised rate, same trials
+
+
+METHOD_COLUMNS = ("method", "closed form n", "simulated n", "mean half-width", "coverage %")
+METHOD_COLUMNS += ("coverage of the stream's rate %", "refused %")
+"""The columns of the plan's table, one row per interval method."""
 
 
 def judge_rates_from_pilot(table, judge_fails, n_production):
@@ -256,21 +262,18 @@ def format_plan(plans, se, sp, theta, n_production, half_width, confidence, tria
         f"{COVERAGE_SES:g} SEs of {level} (of the failure rate theta) and at most "
         f"{100 * REFUSAL_LIMIT:g}% refused; coverage re-checked at n on fresh trials",
         "",
-        "| method | closed form n | simulated n | mean half-width | coverage % | coverage of "
-        "the stream's rate % | refused % |",
-        "|---|---|---|---|---|---|---|",
     ]
+    rows = []
     for plan in plans:
         closed = "none" if math.isinf(plan.closed_form) else str(math.ceil(plan.closed_form))
         if plan.n_cal is None:
-            lines.append(f"| {plan.method} | {closed} | none (> {MAX_N_CAL}) | - | - | - | - |")
+            rows.append((plan.method, closed, f"none (> {MAX_N_CAL})", "-", "-", "-", "-"))
             continue
         kept = round(trials * (1 - plan.refusal))  # the trials the coverage is over
-        lines.append(
-            f"| {plan.method} | {closed} | {plan.n_cal} | {plan.half_width:.4f} "
-            f"| {share_text(plan.coverage, plan.coverage_se, kept)} "
-            f"| {100 * plan.coverage_stream:.1f} | {100 * plan.refusal:.1f} |"
-        )
+        coverage = share_text(plan.coverage, plan.coverage_se, kept)
+        cells = (plan.method, closed, plan.n_cal, f"{plan.half_width:.4f}", coverage)
+        rows.append((*cells, f"{100 * plan.coverage_stream:.1f}", f"{100 * plan.refusal:.1f}"))
+    lines += markdown_table(METHOD_COLUMNS, rows)
     lines.append("")
     if any(plan.n_cal is None or math.isinf(plan.closed_form) for plan in plans):
         lines.append(
@@ -455,19 +458,18 @@ def format_splits(splits, half_width, confidence, trials):
         f"within {COVERAGE_SES:g} SEs of {100 * confidence:g}%; width and coverage "
         "re-checked at the split on fresh trials",
         "",
-        "| design | labels | split | mean half-width | coverage % |",
-        "|---|---|---|---|---|",
     ]
+    rows = []
     for split in splits:
         name, first, second = SPLIT_NAMES[split.design]
         if split.total is None:
-            lines.append(f"| {name} | none | - | - | - |")
+            rows.append((name, "none", "-", "-", "-"))
             continue
-        lines.append(
-            f"| {name} | {split.total} | {split.first} {first}, {split.second} {second} "
-            f"| {split.half_width:.4f} | "
-            f"{share_text(split.coverage, split.coverage_se, trials)} |"
-        )
+        shares = f"{split.first} {first}, {split.second} {second}"
+        coverage = share_text(split.coverage, split.coverage_se, trials)
+        rows.append((name, split.total, shares, f"{split.half_width:.4f}", coverage))
+    header = ("design", "labels", "split", "mean half-width", "coverage %")
+    lines += markdown_table(header, rows)
     lines += [
         "",
         "The judge-stratified split leans from proportional towards Neyman's (n_k "
