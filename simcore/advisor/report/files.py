@@ -27,6 +27,7 @@ from simcore.advisor.scoring_check import (
     unsettled_note,
 )
 from simcore.advisor.suspects import suspect_lines, suspect_section
+from simcore.markdown_table import markdown_table
 from simcore.realdata.label_scale import scale_line
 
 
@@ -128,30 +129,26 @@ def _verdict_section(advice):
     lines = [
         "## 1. The verdict on the data as it is",
         "",
-        "| judge | omega | effective K | decision | interval verdict |",
-        "|---|---|---|---|---|",
     ]
-    for row in advice.verdicts:
-        lines.append(
-            f"| {row['judge']} | {row['omega']:.2f} | {row['effective_k']} | {row['decision']} "
-            f"| {row['interval_verdict']} |"
-        )
+    verdicts = [
+        (row["judge"], f"{row['omega']:.2f}", row["effective_k"], row["decision"])
+        + (row["interval_verdict"],)
+        for row in advice.verdicts
+    ]
+    header = ("judge", "omega", "effective K", "decision", "interval verdict")
+    lines += markdown_table(header, verdicts)
     lines += ["", *sparse_comparison_lines(advice)]
-    lines += [
-        "",
-        comparison_sentence(advice),
-        "",
-        "| judge | held-out human | d_k | 95% interval | items | pairs | verdict |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    lines += ["", comparison_sentence(advice), ""]
+    comparisons = []
     for row in advice.verdicts:
         for k, comparison in enumerate(row["comparisons"]):
-            lines.append(
-                f"| {row['judge']} | {advice.humans[k]} | {_number(comparison['d'])} "
-                f"| [{_number(comparison['low'])}, {_number(comparison['high'])}] "
-                f"| {comparison['items']} | {comparison['pairs']} | {comparison['verdict']} |"
+            interval = f"[{_number(comparison['low'])}, {_number(comparison['high'])}]"
+            cells = (row["judge"], advice.humans[k], _number(comparison["d"]), interval)
+            comparisons.append(
+                (*cells, comparison["items"], comparison["pairs"], comparison["verdict"])
             )
-    return lines
+    header = ("judge", "held-out human", "d_k", "95% interval", "items", "pairs", "verdict")
+    return lines + markdown_table(header, comparisons)
 
 
 SPARSE_WARNING_SHARE = 0.10
@@ -216,19 +213,14 @@ def _alt_test_section(advice):
         "share of items on which the judge scores at least as well as the human (higher is "
         "better; for comparing judges).",
         "",
-        "| judge | winning rate (wins/tested) | advantage probability | decision |",
-        "|---|---|---|---|",
     ]
-    for row in advice.verdicts:
-        lines.append(
-            f"| {row['judge']} | {_winning_rate(row)} "
-            f"| {_number(row['advantage_probability'])} | {row['decision']} |"
-        )
-    lines += [
-        "",
-        "| judge | held-out human | items | p-value | BY decision | advantage |",
-        "|---|---|---|---|---|---|",
+    rates = [
+        (row["judge"], _winning_rate(row), _number(row["advantage_probability"]), row["decision"])
+        for row in advice.verdicts
     ]
+    header = ("judge", "winning rate (wins/tested)", "advantage probability", "decision")
+    lines += [*markdown_table(header, rates), ""]
+    tests = []
     for row in advice.verdicts:
         for h, test in enumerate(row["alt_test"]):
             if test["tested"]:
@@ -236,11 +228,10 @@ def _alt_test_section(advice):
                 pvalue = f"{test['pvalue']:.3g}"
             else:
                 decision, pvalue = "skipped (< 30 items)", "n/a"
-            lines.append(
-                f"| {row['judge']} | {advice.humans[h]} | {test['items']} | {pvalue} "
-                f"| {decision} | {_number(test['advantage'])} |"
-            )
-    return lines
+            cells = (row["judge"], advice.humans[h], test["items"], pvalue, decision)
+            tests.append((*cells, _number(test["advantage"])))
+    header = ("judge", "held-out human", "items", "p-value", "BY decision", "advantage")
+    return lines + markdown_table(header, tests)
 
 
 # --------------------------------------------------------------------------- 2. the trust
@@ -267,16 +258,13 @@ def _model_table(advice):
         "P(judge = r) - P(k = r), each pool human r weighted by its share of the pairs "
         "(k, r) co-labelled, plus eps.",
         "",
-        "| judge's model | "
-        + " | ".join(advice.humans)
-        + " | judge | fitted margin | largest misfit (pair: observed vs fitted, z) |",
-        "|---|" + "---|" * (len(advice.humans) + 3),
     ]
+    rows = []
     for name, model in advice.models.items():
-        accuracy = " | ".join(
+        accuracy = [
             f"{model.fit.accuracies[r]:.2f} ± {model.errors.accuracies[r]:.2f}"
             for r in range(len(advice.humans) + 1)
-        )
+        ]
         worst = max(model.diagnostics, key=lambda row: abs(row["z"]), default=None)
         misfit = (
             f"{worst['rater_a']} – {worst['rater_b']}: {worst['observed']:.3f} vs "
@@ -285,8 +273,10 @@ def _model_table(advice):
             else "n/a"
         )
         margin = advice.recipes[name][0]
-        lines.append(f"| {name} | {accuracy} | {margin:+.3f} | {misfit} |")
-    return lines
+        rows.append((name, *accuracy, f"{margin:+.3f}", misfit))
+    header = ("judge's model", *advice.humans, "judge", "fitted margin")
+    header += ("largest misfit (pair: observed vs fitted, z)",)
+    return lines + markdown_table(header, rows)
 
 
 def _model_kind(advice):
@@ -337,9 +327,8 @@ def _risk_now_table(advice):
         "dense d_k normal around its estimate, the comparisons independent, no model; on the "
         "shipped matrices the two scored alike (docs/explanation/advise-risk.md).",
         "",
-        "| judge | risk now | interval risk | simulated matrices | bootstrap refits |",
-        "|---|---|---|---|---|",
     ]
+    rows = []
     intervals = {row["judge"]: row.get("interval_risk", math.nan) for row in advice.verdicts}
     for name in advice.risk_now:
         curve = advice.curves[name]
@@ -347,8 +336,9 @@ def _risk_now_table(advice):
         refits = len(advice.models[name].refits)
         interval = intervals.get(name, math.nan)
         shown = "n/a" if math.isnan(interval) else f"{100 * interval:.1f}%"
-        lines.append(f"| {name} | {risk_text(advice, name)} | {shown} | {draws} | {refits} |")
-    return lines
+        rows.append((name, risk_text(advice, name), shown, draws, refits))
+    header = ("judge", "risk now", "interval risk", "simulated matrices", "bootstrap refits")
+    return lines + markdown_table(header, rows)
 
 
 # --------------------------------------------------------------------------- 3. what next
@@ -372,14 +362,13 @@ def _next_section(advice):
 def _curve_table(advice):
     """Return the table of every judge's risk at each grid value of extra items."""
     curves = list(advice.curves.values())
-    lines = ["| extra items per secondary | " + " | ".join(c.judge for c in curves) + " |"]
-    lines.append("|---|" + "---|" * len(curves))
     sizes = sorted({extra for curve in curves for extra in curve.extra})
-    for extra in sizes:
-        cells = [
-            curve_risk(advice, c, c.extra.index(extra)) if extra in c.extra else "—" for c in curves
-        ]
-        lines.append(f"| {size_words(advice, extra)} | " + " | ".join(cells) + " |")
+    rows = [
+        [size_words(advice, extra)]
+        + [curve_risk(advice, c, c.extra.index(extra)) if extra in c.extra else "—" for c in curves]
+        for extra in sizes
+    ]
+    lines = markdown_table(["extra items per secondary", *(c.judge for c in curves)], rows)
     if any(len(curve.extra) < len(sizes) for curve in curves):
         lines += [
             "",
