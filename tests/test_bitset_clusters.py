@@ -159,25 +159,17 @@ def test_clusters_and_rules_agree_with_the_items_engine():
     assert int(cubes["bitset"]["n_wrong"].sum()) > 300  # the comparison has power
 
 
-def test_auto_takes_the_bitset_engine_for_the_rules_and_clusters_under_streams_3():
+def test_auto_takes_the_bitset_engine_for_the_rules_and_clusters():
     base = {
         "model": {"n_items": 60, "n_clusters": 4, "cluster_spread": 0.2},
         "design": {"kind": "bernoulli", "rho": 0.2},
         "rule": {"kind": "interval"},
     }
-    cell = next(scenario_from_dict(base).cells())
-    assert cell.kernel_engine == "bitset"
-    for streams in (1, 2):  # the choices before: items (clusters)
-        assert next(scenario_from_dict({**base, "streams": streams}).cells()).kernel_engine == (
-            "items"
-        )
-    assert scenario_from_dict(base).to_dict()["streams"] == 3
-    point = {"design": base["design"]}  # no rule or cluster moved: hashed as version 2
-    assert scenario_from_dict(point).to_dict()["streams"] == 2
-    assert (
-        scenario_from_dict(point).content_hash()
-        == scenario_from_dict({**point, "streams": 2}).content_hash()
-    )
+    for rule in ("interval", "alt_test", "point"):
+        raw = {**base, "rule": {"kind": rule}}
+        assert next(scenario_from_dict(raw).cells()).kernel_engine == "bitset", rule
+    point = {"design": base["design"]}  # the point rule on independent items
+    assert next(scenario_from_dict(point).cells()).kernel_engine == "bitset"
     numeric = {**base, "rule": {"kind": "alt_test", "scale": "numeric"}}
     assert next(scenario_from_dict(numeric).cells()).kernel_engine != "bitset"
 

@@ -13,9 +13,11 @@ from pathlib import Path
 import numba
 import numpy as np
 import pytest
+import yaml
 from engine_agreement import RATES, proportion_mismatches, rate_mismatches
 
 import simcore
+from simcore.cli import main
 from simcore.engine.counts import PER_ITEM_LIMIT, draw_counts, simulate_counts
 from simcore.engine.layout import BERNOULLI, EXACT_M, SHARED_PANEL
 from simcore.engine.rng import trial_keys
@@ -504,26 +506,37 @@ def test_auto_picks_the_engine_by_design_and_rule():
     assert engines_run(small_cell({"kind": "point"}, "auto", trials)) == "bitset"
     alt_test = small_cell({"kind": "alt_test"}, "auto", trials)
     assert engines_run(alt_test) == "bitset"
-    assert engines_run({**alt_test, "streams": 2}) == "counts"  # before the bitset verdicts
     numeric = small_cell({"kind": "alt_test", "scale": "numeric"}, "auto", trials)
     assert engines_run(numeric) == "counts"  # numeric scores read the label values
     clustered = small_cell({"kind": "point"}, "auto", trials)
     clustered["model"].update({"n_clusters": 5, "cluster_spread": 0.1})
     assert engines_run(clustered) == "bitset"
-    assert engines_run({**clustered, "streams": 2}) == "items"
+    assert engines_run(small_cell({"kind": "interval"}, "auto", trials)) == "bitset"
 
 
-def test_streams_1_keeps_autos_earlier_choice_and_the_stores_hash():
-    """``streams: 1`` picks as auto did before the bitset engine, with the same hash."""
-    old = small_cell({"kind": "point"}, "auto", 200)
-    assert engines_run({**old, "streams": 1}) == "counts"
-    new = scenario_from_dict(old)
-    assert new.to_dict()["streams"] == 2
-    assert "streams" not in scenario_from_dict({**old, "streams": 1}).to_dict()
-    assert scenario_from_dict({**old, "streams": 2}).content_hash() == new.content_hash()
-    assert scenario_from_dict({**old, "streams": 1}).content_hash() != new.content_hash()
-    explicit = small_cell({"kind": "point"}, "items", 200)
-    assert "streams" not in scenario_from_dict(explicit).to_dict()  # only auto's choice moved
+def test_a_scenario_that_still_says_streams_is_refused_naming_the_file_and_the_key(
+    tmp_path, capsys
+):
+    """``streams`` (the version of auto's engine choice) is gone: exit 2, one line, no store."""
+    raw = small_cell({"kind": "point"}, "auto", 200)
+    assert "streams" not in scenario_from_dict(raw).to_dict()
+    assert "streams" not in scenario_from_dict(raw).to_yaml()
+    out = tmp_path / "s.zarr"
+    for value in (1, 2, 3):
+        path = tmp_path / f"streams{value}.yaml"
+        path.write_text(yaml.safe_dump({**raw, "streams": value}, sort_keys=False))
+        for argv in (["validate", str(path)], ["run", str(path), "--out", str(out)]):
+            assert main(argv) == 2, argv
+            err = capsys.readouterr().err
+            assert err == (
+                f"{path}: streams: removed in this version (auto's engine choice has one "
+                "version); delete the key\n"
+            ), err
+    path = tmp_path / "plain.yaml"
+    path.write_text(yaml.safe_dump(raw, sort_keys=False))
+    assert main(["run", str(path), "--set", "streams=3", "--out", str(out)]) == 2
+    assert ": streams: removed in this version" in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_engine_is_a_sweep_dimension():

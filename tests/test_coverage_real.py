@@ -262,7 +262,13 @@ def fake_row(judge, n_cal, lr, lr_se, n_corrected=100, youden=0.5):
         **{
             f"{method}_{field}": value
             for method in ("ppi", "ppi++", "strat-ppi")
-            for field, value in (("coverage", 0.93), ("se", 0.02), ("width", 0.1), ("refused", 0))
+            for field, value in (
+                ("coverage", 0.93),
+                ("se", 0.02),
+                ("width", 0.1),
+                ("refused", 0),
+                ("kept", 200),
+            )
         },
     }
 

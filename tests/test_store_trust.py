@@ -235,6 +235,70 @@ def test_a_store_of_the_old_checksum_is_refused_saying_overwrite(finished, capsy
     assert_cubes_identical(xr.open_zarr(out), cube)
 
 
+def folder_bytes(out):
+    """Every file under the store ``out`` and its bytes."""
+    return {str(f.relative_to(out)): f.read_bytes() for f in sorted(out.rglob("*")) if f.is_file()}
+
+
+def set_store_format(out, value):
+    """Remove (``None``) or set the store's ``store_format``, consolidated as an editor would."""
+    group = zarr.open_group(str(out), mode="r+", use_consolidated=False)
+    if value is None:
+        del group.attrs["store_format"]
+    else:
+        group.attrs["store_format"] = value
+    zarr.consolidate_metadata(str(out))
+
+
+@pytest.mark.parametrize(("value", "got"), [(None, "missing"), (1, "1")])
+@pytest.mark.parametrize("state", ["finished", "unfinished"])
+def test_a_store_of_an_earlier_format_is_refused_untouched(
+    value, got, state, tmp_path, monkeypatch, capsys
+):
+    raw = tiny()
+    path = write(tmp_path, raw)
+    out = tmp_path / "cube.zarr"
+    if state == "finished":
+        assert main(command(path, out)) == 0
+        assert xr.open_zarr(out).attrs["store_format"] == store.STORE_FORMAT == 2
+        assert main(["verify", str(out)]) == 0  # a store written now opens
+        assert main(["show", str(out)]) == 0
+    else:
+        out = unfinalised(tmp_path, raw, monkeypatch)
+        group = zarr.open_group(str(out), mode="r+", use_consolidated=False)
+        group.attrs["scenario_source"] = str(path)  # as if run from the file
+    set_store_format(out, value)
+    before = folder_bytes(out)
+    capsys.readouterr()
+    line = (
+        f"{out}: store_format: written by an earlier simcore (got {got}, this one reads 2); "
+        f"remake it with: simcore run {path} --out {out} --overwrite"
+    )
+    runs = [command(path, out), [*command(path, out), "--trials", "120"]]  # resume, extend
+    for argv in (["show", str(out)], ["verify", str(out)], ["plot", str(out)], *runs):
+        assert main(argv) == 2, argv
+        assert capsys.readouterr().err == f"simcore {argv[0]}: {line}\n", argv
+        assert folder_bytes(out) == before, argv  # nothing deleted or changed
+    assert not out.with_name(out.name + ".lock").exists()
+    assert main([*command(path, out), "--overwrite"]) == 0
+    assert_cubes_identical(xr.open_zarr(out), simcore.run(raw))
+    assert xr.open_zarr(out).attrs["store_format"] == 2
+
+
+def test_a_store_run_from_a_mapping_is_remade_from_your_scenario(finished, capsys):
+    out, _, _ = finished
+    set_store_format(out, 3)
+    with pytest.raises(store.StoreError) as refused:
+        simcore.run(tiny(), out=out)
+    assert str(refused.value) == (
+        f"{out}: store_format: written by a later simcore (got 3, this one reads 2); remake it "
+        f"with: simcore run YOUR_SCENARIO.yaml --out {out} --overwrite"
+    )
+    set_store_format(out, "2")
+    assert main(["verify", str(out)]) == 2
+    assert "(got '2', this one reads 2)" in capsys.readouterr().err
+
+
 def test_a_lock_that_is_a_symlink_is_refused_and_never_read_out(finished, capsys):
     out, path, _ = finished
     secret = out.parent / "secret.txt"

@@ -18,7 +18,7 @@ from simcore.studies import study_of
 from simcore.sweep import grid, store, store_meta
 from simcore.sweep.cell_writer import CellWriter
 from simcore.sweep.memory import check_fits
-from simcore.sweep.store_check import cells_summary
+from simcore.sweep.store_check import cells_summary, check_version
 from simcore.sweep.store_trials import check_finished_trials
 
 
@@ -47,7 +47,9 @@ def run_sweep(
     """
     if out is not None:
         if any((Path(out) / name).is_file() for name in (".zgroup", ".zattrs")):
-            store_meta.read_root(out)  # a store whose root metadata is damaged: named
+            attrs = store_meta.read_root(out)  # a store whose root metadata is damaged: named
+            if not overwrite:
+                check_version(out, attrs)  # another simcore's store: before any work
         store.checked_destination(out)  # before any work: a bad --out costs nothing
         check_finished_trials(out, scenario, overwrite)  # a store is never shrunk
     study = study_of(scenario)

@@ -26,6 +26,7 @@ import zarr
 from simcore.sweep import store_meta
 from simcore.sweep.store_check import (
     CHECKSUM_VERSION,
+    STORE_FORMAT,
     cell_checksum,
     cell_checksums,
     cell_label,
@@ -145,6 +146,7 @@ def empty_cube(scenario, layout):
         # to the microsecond: a figure tells a store from the one that replaced it by it
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="microseconds"),
         "complete": 0,
+        "store_format": STORE_FORMAT,
         "checksum_version": CHECKSUM_VERSION,
         "cell_packing": packing_attr(layout),
         **_versions(),
@@ -248,6 +250,8 @@ def prepare(path, scenario, overwrite=False, layout=None, report=None):
         path.rmdir()  # an empty folder is no store: create the store in its place
     if path.exists():
         attrs = read_attrs(path)
+        if attrs and "scenario_hash" in attrs and not overwrite:
+            check_version(path, attrs)  # another simcore's store: remade, never resumed
         same = store_meta.same_run(attrs, scenario, layout)
         if not same and not overwrite:
             raise StoreError(
@@ -256,7 +260,6 @@ def prepare(path, scenario, overwrite=False, layout=None, report=None):
                 "use --overwrite to replace it or --out for another store"
             )
         if same and not overwrite:
-            check_version(path, attrs)
             for note in store_meta.repair(
                 path, scenario, layout, store_meta.derived_attrs(scenario, layout)
             ):

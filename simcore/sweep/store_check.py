@@ -10,19 +10,25 @@ sealed: ``cell_final_checksum`` covers each cell's run, its coordinates and ever
 variable's values at it (counts and derived rates alike). :func:`cell_problems` checks a
 loaded cube against all three (packed rows, named counts against the packed rows, the
 seal) and names the damaged cells; a chunk that cannot be read damages only the cells it
-holds (:func:`load_checked`). Stores are of
-:data:`CHECKSUM_VERSION`; stores of another version (older ones' checksums do not cover
-the run) are refused with a message saying to re-run with ``--overwrite``. The store's
-files and root attributes are checked by :mod:`simcore.sweep.store_meta`.
+holds (:func:`load_checked`). Stores are of :data:`STORE_FORMAT` and
+:data:`CHECKSUM_VERSION`; a store of another format or checksum version is refused
+wherever it is opened (:func:`check_version`), with the command that remakes it. The
+store's files and root attributes are checked by :mod:`simcore.sweep.store_meta`.
 """
 
 import hashlib
 import itertools
 import json
+import shlex
 
 import numpy as np
 
 from simcore.sweep.store_files import StoreError
+
+STORE_FORMAT = 2
+"""The version of the store's format, recorded in every store's ``store_format``: what a
+store holds and how (its attributes, the scenario text and hash, the variables); a store
+of another format is refused, never read, resumed or extended."""
 
 CHECKSUM_VERSION = 3
 """The version of the cells' checksums, recorded in every store's ``checksum_version``."""
@@ -434,7 +440,29 @@ def load_checked(path, drop=()):
 
 
 def check_version(path, attrs):
-    """Refuse a store whose checksums are of another simcore (older: they miss the run)."""
+    """Refuse a store of another format (:data:`STORE_FORMAT`) or checksum version.
+
+    Called wherever a store is opened (read, resumed, extended, verified, shown, plotted),
+    before anything in it is read or changed.
+
+    Raises
+    ------
+    StoreError
+        One line naming the store, what it holds and the command that remakes it.
+    """
+    found = attrs.get("store_format")
+    if type(found) is not int or found != STORE_FORMAT:
+        if found is None:
+            got, by = "missing", "an earlier"
+        elif type(found) is int:
+            got, by = repr(found), "a later" if found > STORE_FORMAT else "an earlier"
+        else:
+            got, by = repr(found), "another"
+        raise StoreError(
+            f"{path}: store_format: written by {by} simcore (got {got}, this one reads "
+            f"{STORE_FORMAT}); remake it with: simcore run {_scenario_file(attrs)} "
+            f"--out {shlex.quote(str(path))} --overwrite"
+        )
     version = attrs.get("checksum_version", 1)
     if version != CHECKSUM_VERSION:
         raise StoreError(
@@ -442,6 +470,17 @@ def check_version(path, attrs):
             f"writes {CHECKSUM_VERSION}, whose checksums also cover the run's seed and "
             "scenario); re-run its scenario with --overwrite to rewrite it"
         )
+
+
+def _scenario_file(attrs):
+    """Return the scenario file a store was run from (``scenario_source``), as a shell word.
+
+    ``YOUR_SCENARIO.yaml`` when the store names none (a run of a mapping, not a file).
+    """
+    source = attrs.get("scenario_source")
+    if not isinstance(source, str) or not source.strip() or source.startswith("<"):
+        return "YOUR_SCENARIO.yaml"
+    return shlex.quote(source)
 
 
 def _plain(value):

@@ -84,12 +84,8 @@ def _entry(row, method):
     coverage, se = row[f"{method}_coverage"], row[f"{method}_se"]
     if math.isnan(coverage):
         return "refused"
-    kept = row.get("n_corrected") if method == "lr" else row.get(f"{method}_kept")
-    if kept:
-        text = share_text(coverage, se, int(kept))
-    else:  # a row made before the kept splits were recorded
-        text = f"{100 * coverage:.1f} ± {100 * se:.1f}"
-    text += f" / {row[f'{method}_width']:.3f}"
+    kept = row["n_corrected"] if method == "lr" else row[f"{method}_kept"]
+    text = f"{share_text(coverage, se, int(kept))} / {row[f'{method}_width']:.3f}"
     return text + (f" (refused {100 * refused:.0f}%)" if refused > 0.005 else "")
 
 

@@ -28,9 +28,6 @@ METHOD_COUNTS = {
 METHOD_SUMS = {
     "sum_width": "sum of the method's interval width over the trials it did not refuse",
 }
-METHODS = (("naive", "naive"), ("lr", "Lang-Reiczigel"))
-"""The two methods with the legacy per-method variables (``coverage_lr``, ...)."""
-
 METHOD_LABELS = {
     "naive": "naive (Se, Sp taken as exact)",
     "lr": "Rogan-Gladen + Lang-Reiczigel",
@@ -155,19 +152,12 @@ def _coverage_block(scenario, cell, start, stop):
     }
 
 
-def _of_method(values, method):
-    """Return ``values`` of one method, without the method coordinates."""
-    return values.sel({"method": method}).drop_vars(["method", "method_label"], errors="ignore")
-
-
 def derive_coverage(cube):
     """Add every method's coverage, mean width and refusal rate, with binomial SEs.
 
     Along ``method``: ``coverage`` and ``width`` over the trials the method did not refuse
-    (NaN where it refused them all), ``refusal`` the share it refused. The legacy per-method
-    names of the naive and LR intervals (``coverage_lr``, ``width_naive``, ``n_covered_lr``,
-    ``sum_width_lr``, ..., and ``refusal_rate``, the Youden floor's) are the ``naive`` and
-    ``lr`` entries of the same numbers.
+    (NaN where it refused them all), ``refusal`` the share it refused (for ``naive`` and
+    ``lr``, the Youden floor's refusals, also counted in ``n_refused``).
     """
     cube = cube.copy()
     kept = cube["n_trials"] - cube["n_declined"]
@@ -197,28 +187,5 @@ def derive_coverage(cube):
     cube["refusal"] = refusal.assign_attrs(_attrs("share of trials the method refused", "1"))
     cube["refusal_se"] = np.sqrt(refusal * (1 - refusal) / cube["n_trials"]).assign_attrs(
         _attrs("binomial standard error of refusal", "1")
-    )
-    for method, label in METHODS:
-        legacy = {
-            f"n_covered_{method}": ("n_covered", "count"),
-            f"sum_width_{method}": ("sum_width", "1"),
-            f"width_{method}": ("width", "1"),
-            f"coverage_{method}": ("coverage", "1"),
-            f"coverage_{method}_se": ("coverage_se", "1"),
-        }
-        for name, (source, units) in legacy.items():
-            long_name = f"{cube[source].attrs['long_name']}: the {label} interval"
-            cube[name] = _of_method(cube[source], method).assign_attrs(_attrs(long_name, units))
-    cube["refusal_rate"] = (
-        cube["refusal"]
-        .pipe(_of_method, "lr")
-        .assign_attrs(
-            _attrs("share of trials refused (Youden J below the floor, or Se/Sp undefined)", "1")
-        )
-    )
-    cube["refusal_rate_se"] = (
-        cube["refusal_se"]
-        .pipe(_of_method, "lr")
-        .assign_attrs(_attrs("binomial standard error of refusal_rate", "1"))
     )
     return cube

@@ -8,7 +8,7 @@ floor refused to correct (:func:`simcore.calibration.statistics.coverage_trials`
 
 Coverage and width are over the trials the floor let through: a refused trial reports the
 observed (judge-flagged) rate, which estimates something else than ``theta``, so it is
-counted in ``refusal_rate`` instead. A cell's numbers depend only on the root seed, its
+counted in ``refusal`` instead. A cell's numbers depend only on the root seed, its
 coordinates and the trial count (:mod:`simcore.studies.coverage.cells`); the table and
 the figure are in :mod:`simcore.studies.coverage.report`.
 """

@@ -462,8 +462,7 @@ def derive_real(cube):
         cube[name] = value.assign_attrs(
             long_name=long_name.replace("sparse", "thinned"), units=units
         )
-    if "n_tested" in cube:  # stores made before rule.min_pairs lack these counts
-        _comparison_shares(cube)
+    _comparison_shares(cube)
     cube["agreement_reliability"] = cube["n_agreement_reliable"] / cube["n_trials"]
     cube["agreement_reliability"].attrs.update(
         long_name="share of trials within 0.05 of the full human-pool agreement", units="1"
@@ -474,10 +473,7 @@ def derive_real(cube):
 def _comparison_shares(cube):
     """Add the shares of empty and thin comparisons, the effective K and inconclusive rate."""
     trials = cube["n_trials"].astype(float).where(cube["n_trials"] > 0)
-    if "n_comparisons" in cube:  # stores made before rule.form count K per trial
-        comparisons = cube["n_comparisons"].astype(float).where(cube["n_comparisons"] > 0)
-    else:
-        comparisons = trials * cube["n_humans"]
+    comparisons = cube["n_comparisons"].astype(float).where(cube["n_comparisons"] > 0)
     shares = {
         "empty_comparison_share": (
             "n_empty_comparisons",

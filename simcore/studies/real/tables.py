@@ -280,14 +280,12 @@ def table2(cubes):
 
 
 def scale_lines(cube, scoring):
-    """Return the line naming the labels' scale and the scoring (none for an older store).
+    """Return the line naming the labels' scale and the scoring, and the scale check's lines.
 
     On a rating scale scored by exact match it says that the published protocol's scoring
     ignores the scale's distances, and how to run the scale-aware one.
     """
-    scale = cube.attrs.get("label_scale")
-    if not scale:
-        return []
+    scale = cube.attrs["label_scale"]
     words = "observed agreement (exact match)" if scoring == "observed" else scoring
     line = f"labels: {scale}; scored by {words}"
     if scale.startswith("rating scale") and scoring == "observed":
@@ -335,8 +333,7 @@ def summary(cube):
         parts.append(f"{name}: full-matrix omega: {judges}")
         if "advantage_probability" in matrix:
             parts.append(advantage_table(name, matrix))
-    if "n_tested" in cube:  # stores made before rule.min_pairs lack the counts
-        parts.append(comparison_report(cube))
+    parts.append(comparison_report(cube))
     parts.append(table3([cube]))
     parts.append(table2([cube]))
     return "\n\n".join(parts)

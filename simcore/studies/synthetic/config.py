@@ -33,14 +33,6 @@ from simcore.studies.synthetic.model import MODEL_KEYS_WRITTEN_WHEN_SET, ModelCo
 
 REFERENCES = ("dense", "population")
 ENGINES = ("auto", "items", "counts", "bitset")
-STREAMS = (1, 2, 3)
-"""Versions of ``engine: auto``'s choice: 1 items and counts engines only (cubes made before
-the bitset engine), 2 the bitset engine for the point rule on independent items, 3 the
-bitset engine wherever it runs the cell (also the alternative annotator test, the interval
-verdict and clustered items)."""
-STREAMS_BEFORE_VERDICTS = 2
-"""The last version under which auto left the other rules and clusters to the items and
-counts engines: a scenario without them is hashed with it (its numbers are the same)."""
 COUNTS_ITEMS_PER_MASK_PATTERN = 4
 """``engine: auto`` takes the counts engine from this many items per mask pattern."""
 
@@ -91,15 +83,6 @@ class RunConfig:
         "that runs the cell)",
         choices=ENGINES,
     )
-    streams: int = _field(
-        3,
-        "int",
-        "version of auto's engine choice: 3 (bitset engine wherever it runs the cell), 2 (bitset "
-        "engine for the point rule on independent items only, as before it ran the other rules "
-        "and clusters) or 1 (items and counts engines only, to reproduce and extend cubes made "
-        "before the bitset engine)",
-        choices=STREAMS,
-    )
     trials: int = _field(2000, "int", "trials per cell", minimum=1, maximum=MAX_TRIALS)
     seed: int = _field(0, "int", "root seed", minimum=0, unbounded=True)
 
@@ -136,6 +119,10 @@ _SECTIONS = {
     "plot": PlotConfig,
 }
 _VALID_TOP_KEYS = (*_SECTIONS, *_TOP_SCALARS, "sweep", "published", "planning", "outputs")
+REMOVED_KEYS = {
+    "streams": "removed in this version (auto's engine choice has one version); delete the key",
+}
+"""Top-level keys a scenario may no longer hold, each with what to do instead."""
 
 OUTPUTS = ("agreement", "overlap", "ranking")
 """Per-trial statistics a scenario may ask for beyond the decisions (``outputs:``; all by
@@ -191,31 +178,28 @@ class Cell:
     reference: str
     engine: str = "auto"
     outputs: tuple = OUTPUTS
-    streams: int = 3
 
     @property
     def kernel_engine(self):
         """The engine that runs this cell: ``items``, ``counts`` or ``bitset`` (``auto`` resolved).
 
-        With ``streams: 3`` ``auto`` takes the bitset engine wherever it runs the cell
-        (:func:`~simcore.studies.engine_choice.bitset_engine_applies`), with ``streams: 2``
-        only for the point rule on independent items. Otherwise (and always with ``streams:
-        1``) it takes the counts engine where it is exact
+        ``auto`` takes the bitset engine wherever it runs the cell
+        (:func:`~simcore.studies.engine_choice.bitset_engine_applies`). Otherwise it takes
+        the counts engine where it is exact
         (:func:`~simcore.studies.engine_choice.counts_engine_applies`) and faster: with
         at least :data:`COUNTS_ITEMS_PER_MASK_PATTERN` items per mask pattern ``2 ** (K - 1)``
         (below that, most mask groups hold a few items and the items engine's single pass
         wins; ``make bench`` measured the crossover near n = 2000 at K = 10). The items
         engine runs everything else.
         """
-        if self.engine == "auto" and self.streams >= 2 and bitset_engine_applies(self):
-            if self.streams >= 3 or (self.rule.kind == "point" and not clustered(self)):
-                return "bitset"
-        if self.engine == "auto":
-            enough_items = self.model.n_items >= COUNTS_ITEMS_PER_MASK_PATTERN * 2 ** (
-                self.model.n_humans - 1
-            )
-            return "counts" if counts_engine_applies(self) and enough_items else "items"
-        return self.engine
+        if self.engine != "auto":
+            return self.engine
+        if bitset_engine_applies(self):
+            return "bitset"
+        enough_items = self.model.n_items >= COUNTS_ITEMS_PER_MASK_PATTERN * 2 ** (
+            self.model.n_humans - 1
+        )
+        return "counts" if counts_engine_applies(self) and enough_items else "items"
 
     @property
     def kernel_variant(self):
@@ -303,7 +287,6 @@ class Scenario:
     kind: str = "synthetic"
     reference: str = "dense"
     engine: str = "auto"
-    streams: int = 3
     trials: int = 2000
     seed: int = 0
     sweep: tuple = ()
@@ -354,23 +337,7 @@ class Scenario:
             data["planning"] = section(self.planning)
         if self.outputs != OUTPUTS:  # the default leaves hashes of existing stores alone
             data["outputs"] = list(self.outputs)
-        if self.streams != 1 and self.engine == "auto":
-            # only auto's choice depends on the version; streams 1 keeps the hashes of the
-            # stores made before it, so they can be extended, and so does a scenario that
-            # version 3 draws as version 2 did (the point rule on independent items)
-            data["streams"] = (
-                self.streams
-                if self._verdicts_or_clusters()
-                else min(self.streams, STREAMS_BEFORE_VERDICTS)
-            )
         return data
-
-    def _verdicts_or_clusters(self):
-        """Whether any cell has a rule other than the point rule or clustered items."""
-        swept = dict(self.sweep)
-        kinds = swept.get("rule", [self.rule.kind])
-        spreads = swept.get("cluster_spread", [self.model.cluster_spread])
-        return any(kind != "point" for kind in kinds) or any(s > 0 for s in spreads)
 
     def to_yaml(self):
         """Return the effective configuration as YAML text."""
@@ -474,7 +441,6 @@ def _resolve_cell(scenario, index, coords, resolved=None, keys=None):
     sections = {"model": {}, "design": {}, "rule": {}}
     top = {"reference": scenario.reference, "engine": scenario.engine}
     top["outputs"] = scenario.outputs
-    top["streams"] = scenario.streams
     for name, value in coords.items():
         section, key = SWEEPABLE[name]
         if section is None:

@@ -287,7 +287,6 @@ def layout(scenario):
     attrs = {
         "reference": scenario.reference,
         "engine": scenario.engine,
-        "streams": scenario.streams,
         "engine_streams": ENGINE_STREAMS,
     }
     return Layout(sweep=sweep, variables=tuple(variables), coords=coords, attrs=attrs)

@@ -200,26 +200,21 @@ def summary(cube):
 def engine_line(cube):
     """Say which engine drew the cells' trials, and the version of its streams.
 
-    Read from the per-cell trial counts of each engine (a cube made before the bitset
-    engine has no ``n_trials_bitset_engine``: none of its trials are the bitset engine's).
+    Read from the per-cell trial counts of each engine (``n_trials_bitset_engine``,
+    ``n_trials_counts_engine``; the rest are the items engine's) and the cube's
+    ``engine_streams``.
     """
     n_cells = int((cube["n_trials"] > 0).sum())
-    cells = {}
-    for engine, name in (
-        ("bitset", "n_trials_bitset_engine"),
-        ("counts", "n_trials_counts_engine"),
-    ):
-        cells[engine] = int((cube[name] > 0).sum()) if name in cube else 0
+    cells = {
+        engine: int((cube[f"n_trials_{engine}_engine"] > 0).sum())
+        for engine in ("bitset", "counts")
+    }
     cells["items"] = n_cells - cells["bitset"] - cells["counts"]
     used = [engine for engine in ("bitset", "counts", "items") if cells[engine] > 0]
     if not used:
         return "engine: no trials run"
-    versions = dict(
-        part.rsplit(" ", 1)
-        for part in str(cube.attrs.get("engine_streams", "")).split(", ")
-        if " " in part
-    )
-    streams = ", ".join(f"{engine} {versions.get(engine, '1')}" for engine in used)
+    versions = dict(part.rsplit(" ", 1) for part in cube.attrs["engine_streams"].split(", "))
+    streams = ", ".join(f"{engine} {versions[engine]}" for engine in used)
     if len(used) == 1:
         return f"engine: {used[0]} in every cell (streams: {streams})" + _weighted_note(cube)
     spread = ", ".join(f"{engine} in {cells[engine]}" for engine in used)

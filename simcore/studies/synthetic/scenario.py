@@ -30,6 +30,7 @@ from simcore.studies.synthetic.config import (
     _TOP_SCALARS,
     _VALID_TOP_KEYS,
     OUTPUTS,
+    REMOVED_KEYS,
     SWEEPABLE,
     PlanningConfig,
     RunConfig,
@@ -437,7 +438,11 @@ def scenario_from_dict(raw, source="<scenario>"):
     if not isinstance(raw, dict):
         raise ScenarioError([f"{source}: must hold a mapping of sections (got {_describe(raw)})"])
     problems += [
-        unknown_key(source, key, key, _VALID_TOP_KEYS) for key in raw if key not in _VALID_TOP_KEYS
+        f"{source}: {key}: {REMOVED_KEYS[key]}"
+        if key in REMOVED_KEYS
+        else unknown_key(source, key, key, _VALID_TOP_KEYS)
+        for key in raw
+        if key not in _VALID_TOP_KEYS
     ]
     sections = {
         name: _parse_section(raw.get(name), cls, name, problems, source)
