@@ -17,45 +17,10 @@ numba, xarray, zarr and dask before a command needs them.
 
 import importlib
 
-from simcore._version import __version__
+from simcore._version import __version__ as __version__
+from simcore.api import API_NAMES
 
-API_NAMES = (
-    "advise",
-    "advise_groups",
-    "agreement",
-    "calibrate",
-    "card",
-    "card_check",
-    "ceiling",
-    "estimate",
-    "inspect",
-    "load_scenario",
-    "monitor",
-    "plan_calibration",
-    "run",
-    "wellposed",
-)
-"""The command functions, each ``simcore.api.NAME`` (:mod:`simcore.api`)."""
-
-__all__ = [
-    "ScenarioError",
-    "__version__",
-    "advise",
-    "advise_groups",
-    "agreement",
-    "calibrate",
-    "card",
-    "card_check",
-    "ceiling",
-    "estimate",
-    "inspect",
-    "load_scenario",
-    "monitor",
-    "plan_calibration",
-    "read_annotations",
-    "run",
-    "wellposed",
-]
+__all__ = sorted(["ScenarioError", "__version__", "read_annotations", *API_NAMES])
 
 _LAZY = {
     **{name: ("simcore.api", name) for name in API_NAMES},

@@ -17,8 +17,7 @@ production failure rate, :func:`plan_calibration` plans its calibration set; :fu
 
 from simcore._lazy import attach
 
-__all__ = [
-    "CommandResult",
+API_NAMES = (
     "advise",
     "advise_groups",
     "agreement",
@@ -33,7 +32,10 @@ __all__ = [
     "plan_calibration",
     "run",
     "wellposed",
-]
+)
+"""The command functions, each also ``simcore.NAME``."""
+
+__all__ = ["CommandResult", *API_NAMES]
 
 __getattr__, __dir__ = attach(
     __name__,

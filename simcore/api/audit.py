@@ -124,21 +124,8 @@ def advise(  # noqa: PLR0913 (every declared option is a keyword)
     TypeError
         An unknown keyword, naming the valid ones; ``judge=`` names ``audit=``, its new name.
     """
-    reading = {
-        "judges_file": judges_file,
-        "audit": audit,
-        "ordinal": ordinal,
-        "group_separator": group_separator,
-        "pool_groups": pool_groups,
-        "slots": slots,
-        "label_order": label_order,
-        "merge_label_variants": merge_label_variants,
-        "progress": progress,
-    }
-    options = given_values(locals(), OPTIONS)
-    advices = advise_each_group(
-        data, humans=humans, judges=judges, one_group=True, **reading, **options
-    )
+    keywords = _group_keywords(locals())
+    advices = advise_each_group(data, humans=humans, judges=judges, one_group=True, **keywords)
     return next(iter(advices.values()))
 
 
@@ -177,18 +164,25 @@ def advise_groups(  # noqa: PLR0913 (every declared option is a keyword)
     The parameters are :func:`advise`'s (``pool_groups`` does not apply); data without
     groups gives one entry, named ``all``. This is what ``simcore advise`` does.
     """
-    reading = {
-        "judges_file": judges_file,
-        "audit": audit,
-        "ordinal": ordinal,
-        "group_separator": group_separator,
-        "slots": slots,
-        "label_order": label_order,
-        "merge_label_variants": merge_label_variants,
-        "progress": progress,
-    }
-    options = given_values(locals(), OPTIONS)
-    return advise_each_group(data, humans=humans, judges=judges, **reading, **options)
+    return advise_each_group(data, humans=humans, judges=judges, **_group_keywords(locals()))
+
+
+READING_KEYWORDS = (
+    *("judges_file", "audit", "ordinal", "group_separator", "pool_groups", "slots"),
+    *("label_order", "merge_label_variants", "progress"),
+)
+"""The keywords of :func:`advise` that say how the matrix is read and reported (not declared
+options: each has its default in the signature)."""
+
+
+def _group_keywords(arguments):
+    """Return :func:`advise_each_group`'s keywords from an advise function's ``locals()``.
+
+    The reading keywords as given, and the declared options given (left at ``DEFAULT``, an
+    option takes its declared default there).
+    """
+    reading = {name: arguments[name] for name in READING_KEYWORDS if name in arguments}
+    return {**reading, **given_values(arguments, OPTIONS)}
 
 
 def advise_each_group(  # noqa: PLR0913 (a value object is still to come)

@@ -28,7 +28,6 @@ from simcore.command_options import (
     DATA_OPTIONS,
     PLAN_THETA,
     PLAN_TRIALS,
-    READER_KEYS,
     plan_theta_choice,
 )
 from simcore.options import (
@@ -37,7 +36,6 @@ from simcore.options import (
     check_values,
     count_value,
     defaults,
-    did_you_mean,
     given_values,
     suggests_keywords,
 )
@@ -59,23 +57,8 @@ METHODS = CALIBRATE_OPTIONS[0].choices
 """``method``: :data:`simcore.calibration.methods.METHODS` and ``all``."""
 
 
-CALIBRATE_KEYWORDS = (
-    "data",
-    "table",
-    "card",
-    "csv",
-    "judge",
-    "fail_at_most",
-    "fail_labels",
-    "production",
-    "fails",
-    "of",
-    "method",
-    "confidence",
-    "youden_floor",
-    "cluster_column",
-)
-"""The keywords of :func:`calibrate` itself (for suggestions)."""
+SOURCE_KEYWORDS = ("data", "table", "card", "csv")
+"""The calibration set's sources, exactly one of which :func:`calibrate` reads."""
 
 
 def fail_definition(fail_at_most, fail_labels):
@@ -294,7 +277,7 @@ def calibrate(  # noqa: PLR0913 (every option is a keyword)
     table, card, csv, production = checked_sources(table, card, csv, production)
     fails, of = (None if n is None else count_value(n, name) for n, name in _counts(fails, of))
     sources = (data, table, card, csv)
-    _check_call(roles, method, confidence, youden_floor, *sources)
+    _check_call(method, confidence, youden_floor, *sources)
     if cluster_column is not None:
         from simcore.api.calibrate_clusters import clustered_calibration
 
@@ -442,7 +425,6 @@ def _plan(pilot, settings, choice):
     from simcore.planning.calibration.labels import plan_result
 
     data, table, card, csv, judge, fail_at_most, fail_labels, roles = pilot
-    _refuse_unknown(roles)
     plan_theta, method = choice
     check_values({"method": method}, CALIBRATE_OPTIONS)
     try:
@@ -465,25 +447,14 @@ def _plan(pilot, settings, choice):
     return CommandResult("calibrate", document, text, tables)
 
 
-def _refuse_unknown(roles):
-    """Raise TypeError for a keyword neither :func:`calibrate` nor the one reader takes."""
-    unknown = sorted(set(roles) - set(READER_KEYS))
-    if unknown:
-        raise TypeError(
-            f"calibrate: unknown option {unknown[0]!r}"
-            f"{did_you_mean(unknown[0], [*READER_KEYS, *CALIBRATE_KEYWORDS])}"
-        )
-
-
-def _check_call(roles, method, confidence, youden_floor, *sources):
-    """Refuse unknown keywords, values out of range, and not exactly one calibration set."""
-    _refuse_unknown(roles)
+def _check_call(method, confidence, youden_floor, *sources):
+    """Refuse values out of range and not exactly one calibration set."""
     check_values(
         {"method": method, "confidence": confidence, "youden_floor": youden_floor},
         CALIBRATE_OPTIONS,
     )
     given = [
-        name for name, value in zip(CALIBRATE_KEYWORDS, sources, strict=False) if value is not None
+        name for name, value in zip(SOURCE_KEYWORDS, sources, strict=True) if value is not None
     ]
     if len(given) != 1:
         raise CalibrationInputError(

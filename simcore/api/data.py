@@ -46,16 +46,11 @@ __all__ = [
 
 
 def _options(command, given, options):
-    """Return ``given`` completed with the declared defaults, after checking every value."""
-    unknown = sorted(set(given) - {option.name for option in options})
-    if unknown:
-        from simcore.options import did_you_mean
+    """Return ``given`` completed with the declared defaults, after checking every value.
 
-        names = [option.name for option in options]
-        raise TypeError(
-            f"{command}: unknown option {unknown[0]!r}{did_you_mean(unknown[0], names)} "
-            f"(options: {', '.join(names)})"
-        )
+    ``given`` holds declared names only (:func:`simcore.options.given_values`); an unknown
+    keyword never reaches here (:func:`simcore.options.suggests_keywords`).
+    """
     values = {**defaults(options), **given}
     for option in options:  # text the command line would parse is parsed the same way
         value = values[option.name]

@@ -62,16 +62,9 @@ def is_compiled(engine):
     the note is not printed; the kernel then compiles as on first use. With
     ``NUMBA_DISABLE_JIT=1`` nothing compiles, so every kernel counts as compiled.
     """
-    name, _, parts = engine.partition(":")
-    module, function = KERNELS[name]
-    dispatcher = getattr(importlib.import_module(module), function)
-    signatures = getattr(dispatcher, "signatures", None)
-    if signatures is None:  # NUMBA_DISABLE_JIT: a plain function, nothing compiles
+    if _signatures(engine) is None:  # NUMBA_DISABLE_JIT: a plain function, nothing compiles
         return True
-    wanted = _variant_pattern(name, parts)
-    if any(_matches(signature, wanted) for signature in signatures):
-        return True
-    return _stamp(engine).exists()
+    return is_compiled_here(engine) or _stamp(engine).exists()
 
 
 _RECORDED = set()
@@ -98,13 +91,18 @@ def record_compiled(engine):
 
 def is_compiled_here(engine):
     """Return whether ``engine``'s kernel variant is loaded in this process."""
-    name, _, parts = engine.partition(":")
-    module, function = KERNELS[name]
-    signatures = getattr(getattr(importlib.import_module(module), function), "signatures", None)
+    signatures = _signatures(engine)
     if signatures is None:
         return False
+    name, _, parts = engine.partition(":")
     wanted = _variant_pattern(name, parts)
     return any(_matches(signature, wanted) for signature in signatures)
+
+
+def _signatures(engine):
+    """Return the compiled signatures of ``engine``'s kernel (None: numba's JIT is off)."""
+    module, function = KERNELS[engine.partition(":")[0]]
+    return getattr(getattr(importlib.import_module(module), function), "signatures", None)
 
 
 def _stamp(engine):
