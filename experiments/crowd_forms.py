@@ -28,8 +28,8 @@ import numpy as np
 
 from simcore.engine.coefficients import coefficient_code
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT
+from simcore.model.rule_form import MIN_ITEMS, RuleForm, form_for
 from simcore.realdata.data_shape import data_shape
-from simcore.realdata.form_choice import MIN_ITEMS, RuleForm, form_for
 from simcore.realdata.rule_forms import evaluate_form, form_decisions
 from simcore.realdata.shapes import shape_mask
 from simcore.realdata.thinning import thin

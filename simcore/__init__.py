@@ -9,7 +9,8 @@ validation matrix and plan its next round (:func:`advise_groups` for grouped dat
 path or the long ``item, rater, label[, group]`` DataFrame and returning a result with
 ``to_dict()``, the command's ``--json``; every one is also ``simcore.api.NAME``,
 :mod:`simcore.api`), the one reader
-:func:`read_annotations`, and :mod:`simcore.testing` for assertion helpers on cubes.
+:func:`read_annotations`, the value objects :class:`Rule` and :class:`CalibrationTable`, and
+:mod:`simcore.testing` for assertion helpers on cubes.
 
 The names are imported on first use (PEP 562), so ``import simcore.cli`` does not pull in
 numba, xarray, zarr and dask before a command needs them.
@@ -20,10 +21,14 @@ import importlib
 from simcore._version import __version__ as __version__
 from simcore.api import API_NAMES
 
-__all__ = sorted(["ScenarioError", "__version__", "read_annotations", *API_NAMES])
+__all__ = sorted(
+    ["CalibrationTable", "Rule", "ScenarioError", "__version__", "read_annotations", *API_NAMES]
+)
 
 _LAZY = {
     **{name: ("simcore.api", name) for name in API_NAMES},
+    "CalibrationTable": ("simcore.calibration.table", "CalibrationTable"),
+    "Rule": ("simcore.model.decision_rule", "Rule"),
     "ScenarioError": ("simcore.studies.config", "ScenarioError"),
     "read_annotations": ("simcore.realdata.readers", "read_annotations"),
 }

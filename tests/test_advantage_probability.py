@@ -12,8 +12,9 @@ from simcore.cli import main
 from simcore.engine import alt_test as engine_alt_test
 from simcore.engine.alt_test import alt_test_masks
 from simcore.model.alt_test_reference import alternative_annotator_test, by_rejections
+from simcore.model.decision_rule import Rule
 from simcore.realdata.matrix import load_alttest
-from simcore.studies.config import RuleConfig, ScenarioError
+from simcore.studies.config import ScenarioError
 from simcore.studies.protocol import add_counts
 from simcore.studies.real.alt_test import check_scale
 from simcore.studies.real.study import STUDY
@@ -123,7 +124,7 @@ def test_the_kernel_matches_numpy(seed, numeric):
     result = alternative_annotator_test(humans, judges, 0.15, 2, 20, 0.1, scale)
     labels = np.concatenate([np.maximum(humans, 0), judges], axis=1).astype(np.int16)
     rule = rule_parameters(
-        RuleConfig(kind="alt_test", epsilon=0.15, min_items_per_human=20, q=0.1, scale=scale)
+        Rule(kind="alt_test", epsilon=0.15, min_items_per_human=20, q=0.1, scale=scale)
     )
     masks = np.stack([humans >= 0, np.ones_like(humans, dtype=bool)])
     wins, tested, advantage = alt_test_masks(labels, masks, humans.shape[1], rule)
@@ -148,7 +149,7 @@ def test_nobody_tested_gives_nan():
     assert result.n_tested == 0
     assert np.isnan(result.advantage_probability[0]) and np.isnan(result.winning_rate[0])
     labels = np.concatenate([np.maximum(humans, 0), judge], axis=1).astype(np.int16)
-    rule = rule_parameters(RuleConfig(kind="alt_test"))
+    rule = rule_parameters(Rule(kind="alt_test"))
     wins, tested, advantage = alt_test_masks(labels, (humans >= 0)[None], 3, rule)
     assert tested[0] == 0 and wins[0, 0] == 0 and np.isnan(advantage[0, 0])
 
@@ -306,7 +307,7 @@ def test_alt_test_counts_add_over_blocks_of_trials():
 def test_real_runs_refuse_the_interval_rule_and_uneven_numeric_labels():
     with pytest.raises(ScenarioError, match="point rule or alt_test"):
         STUDY.parse({"kind": "real", "data": {"path": "x"}, "rule": {"kind": "interval"}}, "x.yaml")
-    rule = RuleConfig(kind="alt_test", scale="numeric")
+    rule = Rule(kind="alt_test", scale="numeric")
     check_scale(rule, ("1", "2", "3"), "x.yaml")
     check_scale(rule, ("0", "0.5", "1"), "x.yaml")
     with pytest.raises(ScenarioError, match="equally spaced"):

@@ -7,7 +7,7 @@ import pytest
 import simcore
 from simcore.advisor.advise_options import FORM_NAMES
 from simcore.cli import main
-from simcore.realdata.form_choice import FORMS
+from simcore.model.rule_form import FORMS
 from simcore.realdata.shapes import draw_matrix, write_long_csv
 
 

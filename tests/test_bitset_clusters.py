@@ -26,8 +26,9 @@ from simcore.engine import draws
 from simcore.engine.bitset.draws import planes_model
 from simcore.engine.bitset.trials import draw_bitsets, simulate_bitset
 from simcore.engine.layout import BERNOULLI, EXACT_M, SHARED_PANEL
+from simcore.model.decision_rule import Rule
 from simcore.model.generative import rater_confusions
-from simcore.studies.config import RuleConfig, ScenarioError
+from simcore.studies.config import ScenarioError
 from simcore.studies.synthetic.cell import TrialOutputs, rule_parameters
 from simcore.studies.synthetic.scenario import scenario_from_dict
 
@@ -117,7 +118,7 @@ def test_cluster_agreement_counts_follow_the_items_engine(n_labels, offsets):
 @pytest.mark.parametrize("kind", ["point", "alt_test", "interval"])
 def test_clustered_simulation_decides_what_it_draws(kind):
     confusion, model = clustered_model(3, False)
-    config = RuleConfig(kind=kind, coefficient="cohen_kappa", min_items_per_human=5)
+    config = Rule(kind=kind, coefficient="cohen_kappa", min_items_per_human=5)
     clusters = (confusion, N_CLUSTERS, SPREAD)
     trial_keys = keys(150)
     arguments = (N_ITEMS, N_HUMANS, model, EXACT_M, 0.0, 20)

@@ -23,9 +23,9 @@ from simcore.engine.bitset.trials import draw_bitsets, evaluate_bitsets, simulat
 from simcore.engine.coefficients import COEFFICIENTS, coefficient_code, score_table
 from simcore.engine.layout import BERNOULLI, EXACT_M, SHARED_PANEL
 from simcore.engine.rng import trial_keys
+from simcore.model.decision_rule import Rule
 from simcore.model.generative import rater_confusions
 from simcore.model.rule import comparison_tables, count_passes
-from simcore.studies.config import RuleConfig
 from simcore.studies.synthetic.cell import TrialOutputs, rule_parameters
 from simcore.studies.synthetic.scenario import scenario_from_dict
 
@@ -145,7 +145,7 @@ def test_label_planes_decide_as_the_numpy_rule(n_labels, coefficient):
         )
         planes, masks = to_bitsets(labels, mask, n_labels)
         for epsilon, min_pairs in ((0.0, 0), (0.05, 2)):
-            config = RuleConfig(coefficient=coefficient, epsilon=epsilon, min_pairs=min_pairs)
+            config = Rule(coefficient=coefficient, epsilon=epsilon, min_pairs=min_pairs)
             outputs = TrialOutputs(
                 *evaluate_bitsets(planes, masks, n_items, True, rule_parameters(config))
             )
@@ -161,7 +161,7 @@ def test_offset_planes_decide_observed_agreement_as_the_numpy_rule(n_labels):
             generator, 60, n_items, n_humans, n_judges, n_labels, coverage
         )
         planes, masks = to_bitsets(labels, mask, n_labels)
-        config = RuleConfig(epsilon=0.0)
+        config = Rule(epsilon=0.0)
         outputs = TrialOutputs(
             *evaluate_bitsets(planes, masks, n_items, False, rule_parameters(config))
         )
@@ -174,7 +174,7 @@ def test_exact_ties_are_passes_and_a_broken_tie_rule_would_show():
     labels, mask = random_matrices(generator, 200, 9, 3, 1, 2, 0.5)
     labels[:, :, 3] = labels[:, :, 0]  # the judge is human 0
     planes, masks = to_bitsets(labels, mask, 2)
-    config = RuleConfig(epsilon=0.0)
+    config = Rule(epsilon=0.0)
     outputs = TrialOutputs(*evaluate_bitsets(planes, masks, 9, False, rule_parameters(config)))
     assert_equals_oracle(outputs, labels, mask, 2, config)
     judge_tables, human_tables, _ = comparison_tables(labels, mask, 3, 2)
@@ -217,7 +217,7 @@ def test_simulate_decides_what_it_draws(design, n_labels, coefficient):
     confusion, prevalence = model_for(n_humans, n_labels, symmetric=coefficient == "observed")
     offsets = coefficient == "observed"
     model = planes_model(confusion, prevalence, offsets)
-    config = RuleConfig(coefficient=coefficient, epsilon=0.05, min_pairs=1)
+    config = Rule(coefficient=coefficient, epsilon=0.05, min_pairs=1)
     trial_keys_ = keys(120)
     outputs = TrialOutputs(
         *simulate_bitset(
@@ -389,7 +389,7 @@ def test_label_planes_have_the_models_joint_law(n_labels, offsets):
 def test_results_do_not_depend_on_threads_or_trial_splits():
     confusion, prevalence = model_for(4, 3, symmetric=False)
     model = planes_model(confusion, prevalence, False)
-    rule = rule_parameters(RuleConfig(coefficient="cohen_kappa"))
+    rule = rule_parameters(Rule(coefficient="cohen_kappa"))
     all_keys = keys(700)
     arguments = (300, 4, model, BERNOULLI, 0.2, 0, rule)
     threads = numba.get_num_threads()

@@ -26,7 +26,7 @@ from simcore.engine.bitset.verdicts import slice_count
 from simcore.engine.interval import EXTRA_ITEMS_CAP
 from simcore.engine.layout import TIE_TOLERANCE
 from simcore.model.alt_test_reference import alternative_annotator_test
-from simcore.studies.config import RuleConfig
+from simcore.model.decision_rule import Rule
 from simcore.studies.synthetic.cell import TrialOutputs, rule_parameters
 
 CASES = [
@@ -112,8 +112,8 @@ def test_alt_test_on_bitsets_equals_the_numpy_test(n_labels):
             generator, 40, n_items, n_humans, n_judges, n_labels, coverage
         )
         planes, masks = to_bitsets(labels, mask, n_labels)
-        for epsilon, min_humans, min_items in ((0.1, 2, 5), (0.0, 1, 2), (0.2, 3, 10)):
-            config = RuleConfig(
+        for epsilon, min_humans, min_items in ((0.1, 2, 5), (0.0, 2, 2), (0.2, 3, 10)):
+            config = Rule(
                 kind="alt_test",
                 epsilon=epsilon,
                 min_humans_per_item=min_humans,
@@ -145,7 +145,7 @@ def test_interval_verdict_on_bitsets_equals_the_numpy_verdict(n_labels):
         )
         planes, masks = to_bitsets(labels, mask, n_labels)
         for epsilon, confidence in ((0.05, 0.95), (0.0, 0.5)):
-            config = RuleConfig(kind="interval", epsilon=epsilon, confidence=confidence)
+            config = Rule(kind="interval", epsilon=epsilon, confidence=confidence)
             rule = rule_parameters(config)
             z = stats.norm.ppf(0.5 + confidence / 2)
             clears, fails, undecided, extra = interval_oracle(labels, mask, n_humans, epsilon, z)
@@ -165,7 +165,7 @@ def test_interval_ties_clear_the_bar_and_a_broken_tie_rule_would_show():
     labels, mask = random_matrices(generator, 100, 40, 3, 1, 3, 0.6)
     labels[:, :, 3] = labels[:, :, 0]
     planes, masks = to_bitsets(labels, mask, 3)
-    config = RuleConfig(kind="interval", epsilon=0.0)
+    config = Rule(kind="interval", epsilon=0.0)
     outputs = TrialOutputs(*evaluate_bitsets(planes, masks, 40, True, rule_parameters(config)))
     clears, *_ = interval_oracle(labels, mask, 3, 0.0, stats.norm.ppf(0.975))
     np.testing.assert_array_equal(outputs.favour, clears)
@@ -180,7 +180,7 @@ def test_simulate_decides_the_verdicts_of_what_it_draws(design, kind):
     n_items, n_humans, n_labels = 90, 4, 3
     confusion, prevalence = model_for(n_humans, n_labels, symmetric=True)
     model = planes_model(confusion, prevalence, True)
-    config = RuleConfig(kind=kind, min_items_per_human=10, epsilon=0.1)
+    config = Rule(kind=kind, min_items_per_human=10, epsilon=0.1)
     trial_keys_ = keys(100)
     outputs = TrialOutputs(
         *simulate_bitset(

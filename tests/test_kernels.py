@@ -8,6 +8,7 @@ from simcore.engine import kernels, rng
 from simcore.engine import layout as engine_layout
 from simcore.engine import point_rule as engine_point_rule
 from simcore.engine.coefficients import COEFFICIENTS, coefficient_code, score_table
+from simcore.model.decision_rule import Rule
 from simcore.model.designs import DESIGNS, design_code, sample_mask
 from simcore.model.generative import (
     prevalence_vector,
@@ -16,7 +17,6 @@ from simcore.model.generative import (
     sample_labels,
 )
 from simcore.model.rule import comparison_tables, count_passes
-from simcore.studies.config import RuleConfig
 from simcore.studies.synthetic.cell import TrialOutputs, rule_parameters
 
 SHAPES = [
@@ -99,7 +99,7 @@ def simulate_and_draw(
     cdf[-1] = 1.0
     trial_keys = keys(trials)
     model = (n_items, n_humans, confusion, cdf, n_clusters, spread, design_code(design), rho, m)
-    rule = rule_parameters(RuleConfig(coefficient=coefficient, epsilon=0.05))
+    rule = rule_parameters(Rule(coefficient=coefficient, epsilon=0.05))
     outputs = TrialOutputs(*kernels.simulate(trial_keys, *model, rule))
     labels, mask = engine_draws.draw(trial_keys, *model)
     return outputs, labels, mask
@@ -166,7 +166,7 @@ def test_draws_do_not_depend_on_batching(design):
     confusion = rater_confusions(4, 2, 0.85, [0.7])
     cdf = np.array([0.5, 1.0])
     trial_keys = keys(300)
-    rule = rule_parameters(RuleConfig(kind="alt_test", min_items_per_human=5))
+    rule = rule_parameters(Rule(kind="alt_test", min_items_per_human=5))
     model = (50, 4, confusion, cdf, 1, 0.0, design_code(design), 0.2, 10, rule)
     whole = kernels.simulate(trial_keys, *model)
     parts = [kernels.simulate(trial_keys[a:b], *model) for a, b in [(0, 1), (1, 130), (130, 300)]]

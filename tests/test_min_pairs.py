@@ -13,11 +13,12 @@ from simcore.engine import kernels, rng
 from simcore.engine import layout as engine_layout
 from simcore.engine import point_rule as engine_point_rule
 from simcore.engine.coefficients import COEFFICIENTS, coefficient_code
+from simcore.model.decision_rule import Rule
 from simcore.model.designs import design_code
 from simcore.model.generative import rater_confusions
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT, count_passes, leave_one_out
 from simcore.realdata.shapes import draw_matrix, write_alttest_folder
-from simcore.studies.config import RuleConfig, ScenarioError
+from simcore.studies.config import ScenarioError
 from simcore.studies.synthetic.cell import TrialOutputs, rule_parameters
 
 MISSING = -1
@@ -125,7 +126,7 @@ def test_simulation_reports_the_comparisons_made(min_pairs):
     trial_keys = rng.trial_keys(np.random.SeedSequence(5), 0, 200)
     model = (n_items, n_humans, confusion, np.array([0.5, 1.0]), 1, 0.0)
     model += (design_code("bernoulli"), 0.25, 0)
-    rule = rule_parameters(RuleConfig(min_pairs=min_pairs))
+    rule = rule_parameters(Rule(min_pairs=min_pairs))
     outputs = TrialOutputs(*kernels.simulate(trial_keys, *model, rule))
     labels, mask = engine_draws.draw(trial_keys, *model)
     sparse = count_passes(labels, mask, n_humans, 0.05, "observed", n_labels, min_pairs)

@@ -8,11 +8,12 @@ import simcore
 from simcore.cli import main
 from simcore.engine import draws as engine_draws
 from simcore.engine import rng
+from simcore.model.decision_rule import Rule
 from simcore.model.designs import DESIGNS, design_code
 from simcore.model.generative import rater_confusions
 from simcore.realdata.matrix import AnnotationMatrix, load_alttest
 from simcore.realdata.thinning import primary_layer, thin
-from simcore.studies.config import OutputConfig, RuleConfig, ScenarioError
+from simcore.studies.config import OutputConfig, ScenarioError
 from simcore.studies.real.study import RealScenario, evaluate_group
 
 DATA = REPO.parent / "shared" / "data" / "alttest"
@@ -108,7 +109,7 @@ def real_scenario(designs=("bernoulli",), coverages=(0.25,), trials=5, seed=1):
         name="t",
         description=None,
         data={},
-        rule=RuleConfig(),
+        rule=Rule(),
         output=OutputConfig(),
         trials=trials,
         seed=seed,

@@ -11,8 +11,8 @@ from experiments import crowd_forms
 from simcore.cli import main
 from simcore.engine import point_rule as engine_point_rule
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT
+from simcore.model.rule_form import CROWD_MIN_COMPARISONS, RuleForm, resolve_form
 from simcore.realdata import rule_forms
-from simcore.realdata.form_choice import CROWD_MIN_COMPARISONS, RuleForm, resolve_form
 from simcore.realdata.shapes import draw_matrix, shape_mask, write_alttest_folder
 
 T, F = True, False

@@ -5,10 +5,11 @@ import pytest
 import yaml
 from scenario_files import REPO
 
+from simcore.model.decision_rule import Rule
 from simcore.realdata.matrix import AnnotationMatrix, load_data
 from simcore.realdata.strat_variants import VARIANTS, capped_allocation
 from simcore.realdata.thinning import REAL_DESIGNS, primary_layer, thin
-from simcore.studies.config import OutputConfig, RuleConfig, ScenarioError
+from simcore.studies.config import OutputConfig, ScenarioError
 from simcore.studies.real.cells import real_context
 from simcore.studies.real.paper import (
     class_counts,
@@ -157,7 +158,7 @@ def scenario(designs, trials=20):
         name="t",
         description=None,
         data={},
-        rule=RuleConfig(),
+        rule=Rule(),
         output=OutputConfig(),
         trials=trials,
         seed=11,

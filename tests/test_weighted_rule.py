@@ -30,9 +30,10 @@ from simcore.engine.rng import trial_keys
 from simcore.engine.weighted_rule import evaluate_masks_weighted
 from simcore.engine.weighted_scores import weighted_score, weighting_of
 from simcore.model import weighted
+from simcore.model.decision_rule import Rule
 from simcore.model.generative import adjacent_confusion, prevalence_vector, rater_confusions
 from simcore.model.rule import comparison_tables
-from simcore.studies.config import RuleConfig, ScenarioError
+from simcore.studies.config import ScenarioError
 from simcore.studies.synthetic import cell as synthetic_cell
 from simcore.studies.synthetic.cell import TrialOutputs, rule_parameters
 from simcore.studies.synthetic.scenario import scenario_from_dict
@@ -208,7 +209,7 @@ def test_weighted_rule_equals_the_numpy_oracle(shape, weighting, min_pairs):
     labels = np.where(generator.random(noise.shape) < 0.6, truth, noise).astype(np.int16)
     mask = generator.random((n_trials, n_items, n_humans)) < coverage
     coefficient, level, weights = weighting
-    config = RuleConfig(coefficient=coefficient, level=level, weights=weights, min_pairs=min_pairs)
+    config = Rule(coefficient=coefficient, level=level, weights=weights, min_pairs=min_pairs)
     rule = rule_parameters(config)
     kernel = kernel_weighting(coefficient, np.arange(n_labels, dtype=float), level, weights)
     outputs = run_decide_rows(labels, mask, n_humans, n_labels, rule, kernel)

@@ -55,8 +55,8 @@ from simcore.advisor.verdict import (
     verdicts,
 )
 from simcore.advisor.views import AdviceView
+from simcore.model.rule_form import MIN_ITEMS, form_for
 from simcore.realdata.data_shape import data_shape
-from simcore.realdata.form_choice import MIN_ITEMS, form_for
 from simcore.realdata.rule_forms import virtual_annotation
 
 ADVISE_MIN_COMPARISONS = 1
@@ -147,7 +147,7 @@ class Advice(AdviceView):
     reach: object = None
     min_pairs: int = 0
     shape: object = None  # the matrix's simcore.realdata.data_shape.DataShape
-    rule_form: object = None  # simcore.realdata.form_choice.RuleForm: who the rule held out
+    rule_form: object = None  # simcore.model.rule_form.RuleForm: who the rule held out
     coefficient: str = "observed"  # the point rule's coefficient, with its level or weights
     label_scale: object = None  # simcore.realdata.label_scale.LabelScale of the labels
     scoring: str = "observed agreement (exact match)"  # the verdicts' scoring, in words

@@ -9,7 +9,7 @@ from simcore.command_options import COEFFICIENT_CHOICES, LEVEL, WEIGHTS
 from simcore.options import Option
 
 FORM_NAMES = ("auto", "raters", "slots", "pooled")
-"""The rule's forms (:data:`simcore.realdata.form_choice.FORMS`), written out for the same
+"""The rule's forms (:data:`simcore.model.rule_form.FORMS`), written out for the same
 reason (a test keeps the two equal)."""
 
 DESIGN_NAMES = ("bernoulli", "exact_m", "shared_panel", "strat", "seq_refined", "seq_coverage")

@@ -1,9 +1,10 @@
 """The model layer: what the engine simulates, in plain NumPy.
 
-The generative model (generative), the overlap designs (designs), the leave-one-out rule
-as a plain-NumPy oracle with the population reference (rule), the alternative annotator
-test's NumPy reference (alt_test_reference), and the closed-form planning recipes
-(recipes). It imports only the engine.
+The decision rule as a value object (decision_rule, its fields declared in fields, who it
+holds out in rule_form), the generative model (generative), the overlap designs (designs),
+the leave-one-out rule as a plain-NumPy oracle with the population reference (rule), the
+alternative annotator test's NumPy reference (alt_test_reference), and the closed-form
+planning recipes (recipes). It imports only the engine and the options.
 
 ``__all__`` lists the names other packages import from here; each is imported from its
 module on first use (:func:`simcore._lazy.attach`).
@@ -16,6 +17,9 @@ __all__ = [
     "DESIGNS",
     "INCONCLUSIVE",
     "REJECT",
+    "RULE_COEFFICIENTS",
+    "RULE_KINDS",
+    "Rule",
     "Skew",
     "adjacent_confusion",
     "alternative_annotator_test",
@@ -44,6 +48,7 @@ __getattr__, __dir__ = attach(
     __name__,
     {
         "alt_test_reference": ("alternative_annotator_test",),
+        "decision_rule": ("RULE_COEFFICIENTS", "RULE_KINDS", "Rule"),
         "designs": ("DESIGNS", "design_code", "pair_weights", "proportional_allocation"),
         "generative": (
             "Skew",

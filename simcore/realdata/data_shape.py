@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simcore.realdata.form_choice import resolve_form
+from simcore.model.rule_form import resolve_form
 
 CROWD_HUMANS = 20
 """At least this many humans, each on a small share of the items, make a crowd."""
@@ -102,7 +102,10 @@ class DataShape:
         return "\n".join(lines)
 
     def auto_form(self):
-        """Return the rule form ``auto`` picks on this shape (:func:`.form_choice.resolve_form`)."""
+        """Return the rule form ``auto`` picks on this shape.
+
+        See :func:`simcore.model.rule_form.resolve_form`.
+        """
         return resolve_form("auto", self.kind, concentrated=self.concentrated)
 
     def to_dict(self):

@@ -42,8 +42,8 @@ from simcore.engine import point_rule as engine_point_rule
 from simcore.engine.threads import threads_for_trials
 from simcore.engine.weighted_rule import evaluate_masks_weighted
 from simcore.model.rule import INCONCLUSIVE, decide
+from simcore.model.rule_form import MIN_ITEMS
 from simcore.realdata.data_shape import shared_items
-from simcore.realdata.form_choice import MIN_ITEMS
 
 
 def slot_raters(available, min_items=0):

@@ -1,16 +1,19 @@
 """Every key a scenario file may hold, per kind, read from the declarations its parser checks.
 
 The synthetic sections are dataclasses whose fields declare their kind, default, limits and
-meaning (:func:`simcore.studies.config._field`); the real-data and coverage scalars, sweeps and
-the ``data`` block are declared as mappings beside their parsers. :func:`scenario_keys` turns
-them into one table, which the docs reference renders, so the page cannot drift from the checks.
+meaning (:func:`simcore.model.fields.declared_field`); the real-data and coverage scalars,
+sweeps and the ``data`` block are declared as mappings beside their parsers.
+:func:`scenario_keys` turns them into one table, which the docs reference renders, so the page
+cannot drift from the checks.
 """
 
 import dataclasses
 from dataclasses import dataclass
 
+from simcore.model.decision_rule import Rule
+from simcore.model.fields import describe_value
 from simcore.realdata.data_block import DATA_KEY_MEANINGS
-from simcore.studies.config import OutputConfig, RuleConfig, _describe
+from simcore.studies.config import OutputConfig
 from simcore.studies.coverage import study as coverage
 from simcore.studies.real import study as real
 from simcore.studies.synthetic import config as synthetic_config
@@ -65,7 +68,7 @@ def _key(key, default, meta):
     if default is _NO_DEFAULT:
         text = "required"
     else:
-        text = default if isinstance(default, str) else _describe(default)
+        text = default if isinstance(default, str) else describe_value(default)
     return ScenarioKey(key, meta["kind"], text, _values(meta), meta.get("description", ""))
 
 
@@ -96,7 +99,7 @@ def _synthetic():
         ScenarioKey(
             "outputs",
             "list",
-            _describe(list(synthetic_config.OUTPUTS)),
+            describe_value(list(synthetic_config.OUTPUTS)),
             ", ".join(synthetic_config.OUTPUTS),
             "per-trial statistics beyond the decisions",
         )
@@ -128,7 +131,7 @@ def _real():
         rows.append(_key(f"data.{key}", shown, {"kind": "data", "description": meaning}))
     for key, (default, meaning) in real.SWEEP_KEYS.items():
         rows.append(_key(f"sweep.{key}", default, {"kind": "list", "description": meaning}))
-    return rows + _section("rule", RuleConfig) + _section("output", OutputConfig)
+    return rows + _section("rule", Rule) + _section("output", OutputConfig)
 
 
 def _coverage():

@@ -11,11 +11,9 @@ scenarios refuse anything else with :func:`weighting_problems`.
 
 import dataclasses
 
-from simcore.engine.coefficients import COEFFICIENTS
+from simcore.model.rule_form import MIN_ITEMS
 from simcore.model.weighted import WEIGHTED_COEFFICIENTS, is_weighted, misplaced_weighting
-from simcore.realdata.form_choice import MIN_ITEMS
 
-RULE_COEFFICIENTS = (*COEFFICIENTS, "gwet_ac2")
 """The rule's coefficients: the nominal ones and Gwet's AC2 (AC1 with ``rule.weights``)."""
 
 

@@ -496,7 +496,7 @@ def summary(advice):
 
 
 def form_sentence(form):
-    """Return what ``form`` (a :class:`~simcore.realdata.form_choice.RuleForm`) held out."""
+    """Return what ``form`` (a :class:`~simcore.model.rule_form.RuleForm`) held out."""
     held_out = {
         "raters": "every human held out in turn",
         "slots": "label positions held out in turn (slot s: the s-th label of each item)",

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import yaml
 
+from simcore.model.fields import describe_value
 from simcore.studies.config import (
     MAX_TRIALS,
     OutputConfig,
     ScenarioError,
-    _convert,
-    _describe,
-    _parse_section,
+    convert_value,
+    parse_section,
     unknown_keys,
 )
 from simcore.studies.coverage import cells as coverage_cells
@@ -183,17 +183,20 @@ def _list_of(raw, key, meta, problems, source, what):
     converted = []
     if not isinstance(values, list) or not values:
         problems.append(
-            f"{source}: sweep.{key}: must be a non-empty list of {what} (got {_describe(values)})"
+            f"{source}: sweep.{key}: must be a non-empty list of {what} "
+            f"(got {describe_value(values)})"
         )
         return ()
     for value in values:
-        number, problem = _convert(value, meta)
+        number, problem = convert_value(value, meta)
         if problem:
-            problems.append(f"{source}: sweep.{key}: {problem} (got {_describe(value)})")
+            problems.append(f"{source}: sweep.{key}: {problem} (got {describe_value(value)})")
         else:
             converted.append(number)
     if len(set(converted)) != len(converted):
-        problems.append(f"{source}: sweep.{key}: values must be distinct (got {_describe(values)})")
+        problems.append(
+            f"{source}: sweep.{key}: values must be distinct (got {describe_value(values)})"
+        )
     return tuple(converted)
 
 
@@ -202,21 +205,23 @@ def _parse_judges(raw_judges, problems, source):
     judges = []
     if not isinstance(raw_judges, dict) or not raw_judges:
         problems.append(
-            f"{source}: judges: must map judge names to {{se, sp}} (got {_describe(raw_judges)})"
+            f"{source}: judges: must map judge names to {{se, sp}} "
+            f"(got {describe_value(raw_judges)})"
         )
         return ()
     for name, rates in raw_judges.items():
         if not isinstance(rates, dict) or set(rates) != {"se", "sp"}:
             problems.append(
-                f"{source}: judges.{name}: must be {{se: ..., sp: ...}} (got {_describe(rates)})"
+                f"{source}: judges.{name}: must be {{se: ..., sp: ...}} "
+                f"(got {describe_value(rates)})"
             )
             continue
         values = []
         for rate in ("se", "sp"):
-            value, problem = _convert(rates[rate], {"kind": "probability"})
+            value, problem = convert_value(rates[rate], {"kind": "probability"})
             if problem:
                 problems.append(
-                    f"{source}: judges.{name}.{rate}: {problem} (got {_describe(rates[rate])})"
+                    f"{source}: judges.{name}.{rate}: {problem} (got {describe_value(rates[rate])})"
                 )
             values.append(value)
         judges.append((str(name), *values))
@@ -238,7 +243,7 @@ def coverage_scenario_from_dict(raw, source):
     if not isinstance(sweep, dict) or set(sweep) - {"n_cal", "theta", "n_production"}:
         problems.append(
             f"{source}: sweep: a coverage scenario sweeps n_cal, theta and n_production "
-            f"(got {_describe(sweep)})"
+            f"(got {describe_value(sweep)})"
         )
         sweep = {}
     n_cal, theta, n_production = (
@@ -247,11 +252,11 @@ def coverage_scenario_from_dict(raw, source):
     )
     scalars = {}
     for key, (default, meta) in SCALARS.items():
-        value, problem = _convert(raw.get(key, default), meta)
+        value, problem = convert_value(raw.get(key, default), meta)
         if problem:
-            problems.append(f"{source}: {key}: {problem} (got {_describe(raw.get(key))})")
+            problems.append(f"{source}: {key}: {problem} (got {describe_value(raw.get(key))})")
         scalars[key] = value
-    output = _parse_section(raw.get("output"), OutputConfig, "output", problems, source)
+    output = parse_section(raw.get("output"), OutputConfig, "output", problems, source)
     if problems:
         raise ScenarioError(problems)
     return CoverageScenario(

@@ -21,7 +21,7 @@ from simcore.engine.point_rule import margins_bytes
 from simcore.engine.rng import stable_key
 from simcore.engine.weighted_rule import weighted_bytes
 from simcore.model.rule import ACCEPT, INCONCLUSIVE, REJECT
-from simcore.realdata.form_choice import RuleForm
+from simcore.model.rule_form import RuleForm
 from simcore.realdata.thinning import thin
 from simcore.studies.protocol import CellSpec, Layout, Variable, add_counts, quantize
 from simcore.studies.real import alt_test as real_alt_test

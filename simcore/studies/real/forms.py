@@ -10,19 +10,19 @@ labels once (:func:`group_weighting`).
 """
 
 from simcore.engine.coefficients import coefficient_code
+from simcore.model.rule_form import form_for
 from simcore.model.weighted import is_weighted, kernel_weighting, values_needed
 from simcore.realdata.agreement import label_values
 from simcore.realdata.annotation import DataError
 from simcore.realdata.data_shape import data_shape
-from simcore.realdata.form_choice import form_for
 from simcore.realdata.rule_forms import evaluate_form, form_decisions
 from simcore.studies.rule_section import weighting_problems
 
 
 def group_form(rule, matrix):
-    """Return the :class:`~simcore.realdata.form_choice.RuleForm` of ``rule`` on ``matrix``.
+    """Return the :class:`~simcore.model.rule_form.RuleForm` of ``rule`` on ``matrix``.
 
-    ``rule.form`` resolved on the matrix's shape (:func:`~simcore.realdata.form_choice.form_for`;
+    ``rule.form`` resolved on the matrix's shape (:func:`~simcore.model.rule_form.form_for`;
     under alt_test every human is a rater, the test having its own minimum of items).
     """
     return form_for(rule.kind, rule.form, data_shape(matrix), rule.min_pairs, rule.min_comparisons)

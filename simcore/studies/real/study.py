@@ -22,18 +22,18 @@ import numpy as np
 import xarray as xr
 import yaml
 
+from simcore.model.decision_rule import Rule
 from simcore.model.designs import DESIGNS
+from simcore.model.fields import describe_value
 from simcore.realdata.matrix import DataError, load_data
 from simcore.realdata.strat_variants import DEFINITIONS, JUDGE_STRATIFIED
 from simcore.realdata.thinning import REAL_DESIGNS
 from simcore.studies.config import (
     MAX_TRIALS,
     OutputConfig,
-    RuleConfig,
     ScenarioError,
-    _convert,
-    _describe,
-    _parse_section,
+    convert_value,
+    parse_section,
     unknown_keys,
 )
 from simcore.studies.real import alt_test as real_alt_test
@@ -91,7 +91,7 @@ class RealScenario:
     name: str
     description: str | None
     data: dict
-    rule: RuleConfig
+    rule: Rule
     output: OutputConfig
     trials: int
     seed: int
@@ -143,13 +143,13 @@ def real_scenario_from_dict(raw, source, base=None):
     """
     problems = unknown_keys(raw, _TOP_KEYS, "a real-data scenario", source)
     problems += scenario_name_problems(raw, source)
-    rule = _parse_section(raw.get("rule"), RuleConfig, "rule", problems, source)
-    output = _parse_section(raw.get("output"), OutputConfig, "output", problems, source)
+    rule = parse_section(raw.get("rule"), Rule, "rule", problems, source)
+    output = parse_section(raw.get("output"), OutputConfig, "output", problems, source)
     scalars = {}
     for key, (default, meta) in SCALARS.items():
-        value, problem = _convert(raw.get(key, default), meta)
+        value, problem = convert_value(raw.get(key, default), meta)
         if problem:
-            problems.append(f"{source}: {key}: {problem} (got {_describe(raw.get(key))})")
+            problems.append(f"{source}: {key}: {problem} (got {describe_value(raw.get(key))})")
         scalars[key] = value
     designs, coverages = _parse_sweep(raw.get("sweep") or {}, problems, source)
     if rule.kind not in ("point", "alt_test"):
@@ -174,7 +174,7 @@ def real_scenario_from_dict(raw, source, base=None):
     data = raw.get("data")
     if not isinstance(data, dict):
         problems.append(
-            f"{source}: data: must be a mapping naming the matrix (got {_describe(data)})"
+            f"{source}: data: must be a mapping naming the matrix (got {describe_value(data)})"
         )
     if problems:
         raise ScenarioError(problems)
@@ -201,7 +201,7 @@ def _parse_sweep(sweep, problems, source):
     if not isinstance(sweep, dict) or set(sweep) - {"design", "coverage"}:
         problems.append(
             f"{source}: sweep: a real-data scenario sweeps design and coverage "
-            f"only (got {_describe(sweep)})"
+            f"only (got {describe_value(sweep)})"
         )
         return [], []
     designs = sweep.get("design", SWEEP_KEYS["design"][0])
@@ -209,17 +209,17 @@ def _parse_sweep(sweep, problems, source):
     if not isinstance(designs, list) or not designs or any(d not in REAL_DESIGNS for d in designs):
         problems.append(
             f"{source}: sweep.design: must be a non-empty list of "
-            f"{', '.join(REAL_DESIGNS)} (got {_describe(designs)})"
+            f"{', '.join(REAL_DESIGNS)} (got {describe_value(designs)})"
         )
         designs = []
     if (
         not isinstance(coverages, list)
         or not coverages
-        or any(_convert(c, {"kind": "probability"})[1] for c in coverages)
+        or any(convert_value(c, {"kind": "probability"})[1] for c in coverages)
     ):
         problems.append(
             f"{source}: sweep.coverage: must be a non-empty list of shares in "
-            f"(0, 1] (got {_describe(coverages)})"
+            f"(0, 1] (got {describe_value(coverages)})"
         )
         coverages = []
     return designs, coverages

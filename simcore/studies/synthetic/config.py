@@ -18,10 +18,12 @@ import numpy as np
 import yaml
 
 from simcore.engine.rng import stable_key
+from simcore.model.decision_rule import Rule
 from simcore.model.designs import DESIGNS
+from simcore.model.fields import declared_field, plain_value
 from simcore.model.generative import Skew, prevalence_vector, rater_confusions
 from simcore.model.recipes import judge_accuracy_for_margin
-from simcore.studies.config import MAX_TRIALS, OutputConfig, RuleConfig, _field, _plain
+from simcore.studies.config import MAX_TRIALS, OutputConfig
 from simcore.studies.engine_choice import (
     bitset_engine_applies,
     clustered,
@@ -41,21 +43,21 @@ COUNTS_ITEMS_PER_MASK_PATTERN = 4
 class DesignConfig:
     """Which items each secondary human labels (docs/explanation/designs.md)."""
 
-    kind: str = _field("bernoulli", "str", "allocation design", choices=DESIGNS)
-    rho: float | None = _field(
+    kind: str = declared_field("bernoulli", "str", "allocation design", choices=DESIGNS)
+    rho: float | None = declared_field(
         None, "probability", "per-secondary coverage (share of items)", optional=True
     )
-    m: int | None = _field(None, "int", "items per secondary", minimum=1, optional=True)
+    m: int | None = declared_field(None, "int", "items per secondary", minimum=1, optional=True)
 
 
 @dataclass(frozen=True)
 class PlanningConfig:
     """The planning table of a margin (or p_judge) x m sweep (docs/howto/plan.md)."""
 
-    target: float = _field(
+    target: float = declared_field(
         0.05, "float", "largest acceptable wrong-decision rate", exclusive_minimum=0.0, maximum=1.0
     )
-    alpha: float = _field(
+    alpha: float = declared_field(
         0.05,
         "float",
         "two-sided level of the Gaussian recipe (z_{1-a/2})",
@@ -68,13 +70,15 @@ class PlanningConfig:
 class RunConfig:
     """The scenario's top-level scalars."""
 
-    name: str | None = _field(None, "name", "scenario name", optional=True)
-    description: str | None = _field(None, "text", "what the scenario reproduces", optional=True)
-    kind: str = _field(
+    name: str | None = declared_field(None, "name", "scenario name", optional=True)
+    description: str | None = declared_field(
+        None, "text", "what the scenario reproduces", optional=True
+    )
+    kind: str = declared_field(
         "synthetic", "str", "scenario kind (a real-data scenario says real)", choices=("synthetic",)
     )
-    reference: str = _field("dense", "str", "reference decision", choices=REFERENCES)
-    engine: str = _field(
+    reference: str = declared_field("dense", "str", "reference decision", choices=REFERENCES)
+    engine: str = declared_field(
         "auto",
         "str",
         "how trials are drawn: items (every item), counts (category counts; bernoulli, "
@@ -83,38 +87,38 @@ class RunConfig:
         "that runs the cell)",
         choices=ENGINES,
     )
-    trials: int = _field(2000, "int", "trials per cell", minimum=1, maximum=MAX_TRIALS)
-    seed: int = _field(0, "int", "root seed", minimum=0, unbounded=True)
+    trials: int = declared_field(2000, "int", "trials per cell", minimum=1, maximum=MAX_TRIALS)
+    seed: int = declared_field(0, "int", "root seed", minimum=0, unbounded=True)
 
 
 @dataclass(frozen=True)
 class PlotConfig:
     """How ``simcore plot`` draws the cube (every dim not placed is a panel)."""
 
-    kind: str = _field(
+    kind: str = declared_field(
         "auto",
         "str",
         "figure kind; auto is a heatmap for two swept dims, lines otherwise; planning draws a "
         "planning cube",
         choices=("auto", "heatmap", "lines", "bars", "planning"),
     )
-    variables: tuple = _field(["wrong_decision_rate"], "names", "cube variables to draw")
-    x: str | None = _field(None, "text", "dim on the x axis (lines, bars)", optional=True)
-    hue: str | None = _field(
+    variables: tuple = declared_field(["wrong_decision_rate"], "names", "cube variables to draw")
+    x: str | None = declared_field(None, "text", "dim on the x axis (lines, bars)", optional=True)
+    hue: str | None = declared_field(
         None, "text", "dim (or 'variable') that colours lines and bars", optional=True
     )
-    scale_by: str | None = _field(
+    scale_by: str | None = declared_field(
         None, "text", "multiply each value by this dim's coordinate", optional=True
     )
-    log_x: bool = _field(False, "bool", "logarithmic x axis")
-    percent: bool = _field(True, "bool", "show values in percent")
+    log_x: bool = declared_field(False, "bool", "logarithmic x axis")
+    percent: bool = declared_field(True, "bool", "show values in percent")
 
 
 _TOP_SCALARS = tuple(f.name for f in dataclasses.fields(RunConfig))
 _SECTIONS = {
     "model": ModelConfig,
     "design": DesignConfig,
-    "rule": RuleConfig,
+    "rule": Rule,
     "output": OutputConfig,
     "plot": PlotConfig,
 }
@@ -174,7 +178,7 @@ class Cell:
     coords: dict
     model: ModelConfig
     design: DesignConfig
-    rule: RuleConfig
+    rule: Rule
     reference: str
     engine: str = "auto"
     outputs: tuple = OUTPUTS
@@ -281,7 +285,7 @@ class Scenario:
 
     model: ModelConfig
     design: DesignConfig
-    rule: RuleConfig
+    rule: Rule
     output: OutputConfig
     plot: PlotConfig
     kind: str = "synthetic"
@@ -312,7 +316,7 @@ class Scenario:
 
         def section(config):  # keys added later are written when set (the model's only)
             return {
-                f.name: _plain(getattr(config, f.name))
+                f.name: plain_value(getattr(config, f.name))
                 for f in dataclasses.fields(config)
                 if MODEL_KEYS_WRITTEN_WHEN_SET.get(f.name, object()) != getattr(config, f.name)
             }
@@ -322,7 +326,7 @@ class Scenario:
             "description": self.description,
             "model": section(self.model),
             "design": section(self.design),
-            "rule": rule_dict(self.rule, _plain),
+            "rule": rule_dict(self.rule, plain_value),
             "reference": self.reference,
             "engine": self.engine,
             "trials": self.trials,

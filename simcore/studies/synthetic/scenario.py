@@ -9,12 +9,11 @@ import dataclasses
 
 import numpy as np
 
+from simcore.model.fields import describe_value, is_number
 from simcore.studies.config import (
     ScenarioError,
-    _convert,
-    _describe,
-    _is_number,
-    _parse_section,
+    convert_value,
+    parse_section,
     read_raw,
     unknown_key,
 )
@@ -45,7 +44,7 @@ def _parse_sweep(raw, problems, source):
         return ()
     if not isinstance(raw, dict):
         problems.append(
-            f"{source}: sweep: must be a mapping of parameter to values (got {_describe(raw)})"
+            f"{source}: sweep: must be a mapping of parameter to values (got {describe_value(raw)})"
         )
         return ()
     sweep = []
@@ -58,7 +57,7 @@ def _parse_sweep(raw, problems, source):
         if not isinstance(values, list) or not values:
             problems.append(
                 f"{source}: sweep.{name}: must be a non-empty list of values "
-                f"(got {_describe(values)})"
+                f"(got {describe_value(values)})"
             )
             continue
         meta = _SWEEP_KINDS.get(name) or _field_meta(*SWEEPABLE[name])
@@ -67,19 +66,19 @@ def _parse_sweep(raw, problems, source):
             if isinstance(value, list | dict):
                 problems.append(
                     f"{source}: sweep.{name}[{position}]: must be a single value "
-                    f"(got {_describe(value)})"
+                    f"(got {describe_value(value)})"
                 )
                 continue
-            item, problem = _convert(value, {**meta, "optional": False})
+            item, problem = convert_value(value, {**meta, "optional": False})
             if problem:
                 problems.append(
-                    f"{source}: sweep.{name}[{position}]: {problem} (got {_describe(value)})"
+                    f"{source}: sweep.{name}[{position}]: {problem} (got {describe_value(value)})"
                 )
             else:
                 converted.append(item)
         if len(set(converted)) != len(converted):
             problems.append(
-                f"{source}: sweep.{name}: values must be distinct (got {_describe(values)})"
+                f"{source}: sweep.{name}: values must be distinct (got {describe_value(values)})"
             )
         sweep.append((name, tuple(converted)))
     return tuple(sweep)
@@ -92,7 +91,7 @@ def _parse_outputs(raw, problems, source):
     if not isinstance(raw, list) or any(item not in OUTPUTS for item in raw):
         problems.append(
             f"{source}: outputs: must be a list drawn from {', '.join(OUTPUTS)} "
-            f"(got {_describe(raw)})"
+            f"(got {describe_value(raw)})"
         )
         return OUTPUTS
     return tuple(name for name in OUTPUTS if name in raw)
@@ -104,7 +103,7 @@ def _parse_published(raw, sweep, problems, source):
         return None
     keys = ("source", "variable", "scale", "values", "applies", "overridden")
     if not isinstance(raw, dict):
-        problems.append(f"{source}: published: must be a mapping (got {_describe(raw)})")
+        problems.append(f"{source}: published: must be a mapping (got {describe_value(raw)})")
         return None
     for key in raw:
         if key not in keys:
@@ -114,15 +113,15 @@ def _parse_published(raw, sweep, problems, source):
     values = raw.get("values")
     shape = tuple(len(v) for _, v in sweep)
     array = np.asarray(values, dtype=object)
-    if array.shape != shape or not all(v is None or _is_number(v) for v in array.ravel()):
+    if array.shape != shape or not all(v is None or is_number(v) for v in array.ravel()):
         problems.append(
             f"{source}: published.values: must be a nested list of numbers with "
-            f"the sweep's shape {list(shape)} (got {_describe(values)})"
+            f"the sweep's shape {list(shape)} (got {describe_value(values)})"
         )
     scale = raw.get("scale", 1)
-    if not _is_number(scale) or scale <= 0:
+    if not is_number(scale) or scale <= 0:
         problems.append(
-            f"{source}: published.scale: must be a positive number (got {_describe(scale)})"
+            f"{source}: published.scale: must be a positive number (got {describe_value(scale)})"
         )
     return raw
 
@@ -436,7 +435,9 @@ def scenario_from_dict(raw, source="<scenario>"):
     """
     problems = []
     if not isinstance(raw, dict):
-        raise ScenarioError([f"{source}: must hold a mapping of sections (got {_describe(raw)})"])
+        raise ScenarioError(
+            [f"{source}: must hold a mapping of sections (got {describe_value(raw)})"]
+        )
     problems += [
         f"{source}: {key}: {REMOVED_KEYS[key]}"
         if key in REMOVED_KEYS
@@ -445,7 +446,7 @@ def scenario_from_dict(raw, source="<scenario>"):
         if key not in _VALID_TOP_KEYS
     ]
     sections = {
-        name: _parse_section(raw.get(name), cls, name, problems, source)
+        name: parse_section(raw.get(name), cls, name, problems, source)
         for name, cls in _SECTIONS.items()
     }
     model_raw = raw.get("model") if isinstance(raw.get("model"), dict) else {}
@@ -453,7 +454,7 @@ def scenario_from_dict(raw, source="<scenario>"):
     if isinstance(model_raw.get("p_judge"), list) and "p_judge" in sweep_raw:
         problems.append(
             f"{source}: sweep.p_judge: model.p_judge lists several judges; sweep "
-            f"them or list them, not both (got {_describe(sweep_raw['p_judge'])})"
+            f"them or list them, not both (got {describe_value(sweep_raw['p_judge'])})"
         )
     if model_raw.get("margin") is not None or "margin" in sweep_raw:
         if "p_judge" in model_raw or "p_judge" in sweep_raw:
@@ -468,11 +469,11 @@ def scenario_from_dict(raw, source="<scenario>"):
                 f"confusion_{rater}, not both (got both)"
             )
     top = {key: raw[key] for key in _TOP_SCALARS if key in raw}
-    scalars = dataclasses.asdict(_parse_section(top, RunConfig, "", problems, source))
+    scalars = dataclasses.asdict(parse_section(top, RunConfig, "", problems, source))
     sweep = _parse_sweep(raw.get("sweep"), problems, source)
     planning = None
     if raw.get("planning") is not None:
-        planning = _parse_section(raw["planning"], PlanningConfig, "planning", problems, source)
+        planning = parse_section(raw["planning"], PlanningConfig, "planning", problems, source)
         dims = [name for name, _ in sweep]
         if "m" not in dims or len(dims) != 2 or not {"margin", "p_judge"} & set(dims):
             problems.append(
