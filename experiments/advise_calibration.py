@@ -39,6 +39,7 @@ import numpy as np
 from experiments.advise_calibration_report import write_report
 from simcore.advisor.advice import audit_judges
 from simcore.advisor.scoring import NOMINAL, advise_scoring
+from simcore.advisor.settings import AuditPlan, AuditRule
 from simcore.advisor.verdict import verdicts
 from simcore.command_options import COEFFICIENT_CHOICES
 from simcore.model.weighted import LEVELS, WEIGHTS, misplaced_message, scoring_name
@@ -86,7 +87,7 @@ RATING_SCALES = (
 
 COVERAGES = (0.05, 0.10, 0.25)
 DESIGN = "bernoulli"
-RULE = {"rule": "point", "epsilon": 0.05, "tau": 0.5, "min_pairs": 0}
+RULE = AuditRule(kind="point", epsilon=0.05, tau=0.5, min_pairs=0)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,11 +132,7 @@ def point_decisions(matrix, labels, with_omega=False, scoring=None):
         np.asarray(labels, dtype=np.int64),
         np.asarray(matrix.judge_labels, dtype=np.int64),
         tuple(matrix.judges),
-        RULE["rule"],
-        RULE["epsilon"],
-        RULE["tau"],
-        min_pairs=RULE["min_pairs"],
-        scoring=scoring,
+        dataclasses.replace(RULE, scoring=scoring),
     )
     if with_omega:
         return {row["judge"]: (row["decision"], row["omega"]) for row in rows}
@@ -164,10 +161,16 @@ def run_task(options, name, coverage, replicate):
     sparse = thinned_matrix(matrix, coverage, np.random.default_rng(thin_stream))
     audit_seed = int(sim_stream.generate_state(1)[0])
     scoring = advise_scoring(matrix, *options.scoring)
-    audit_options = {**RULE, "trials": options.trials, "seed": audit_seed, "scoring": scoring}
+    plan = AuditPlan(
+        target=None, design="strat", trials=options.trials, seed=audit_seed, n_boot=options.n_boot
+    )
     judges = tuple(matrix.judges)
     audit = audit_judges(
-        sparse, judges, "strat", [0], options.n_boot, audit_options, risk_se=options.risk_se
+        sparse,
+        judges,
+        dataclasses.replace(RULE, scoring=scoring),
+        dataclasses.replace(plan, grid=(0,)),
+        risk_se=options.risk_se,
     )
     dense = point_decisions(matrix, matrix.human_labels, scoring=scoring)
     seconds = (time.perf_counter() - start) / len(judges)

@@ -48,6 +48,7 @@ from experiments.advise_calibration_report import (
 )
 from experiments.advise_calibration_scores import MIN_BIN_CASES
 from simcore.advisor.advice import audit_judges
+from simcore.advisor.settings import AuditPlan
 from simcore.realdata.annotation import AnnotationMatrix
 from simcore.realdata.shapes import draw_matrix, shape_mask
 
@@ -95,7 +96,7 @@ def draw_task(shape, sequence):
     """
     mask_word, label_word, judge_word = (int(s.generate_state(1)[0]) for s in sequence.spawn(3))
     mask = shape_mask(shape, mask_word)
-    centre = knife_edge_accuracy(HUMAN_ACCURACY, RULE["epsilon"])
+    centre = knife_edge_accuracy(HUMAN_ACCURACY, RULE.epsilon)
     rng = np.random.default_rng(judge_word)
     accuracies = centre + rng.uniform(-JUDGE_SPREAD, JUDGE_SPREAD, JUDGES)
     n_items, n_humans = mask.shape
@@ -133,15 +134,16 @@ def run_task(options, shape, replicate):
     sequence = task_seed(options.seed, shape, replicate)
     draw_stream, audit_stream = sequence.spawn(2)
     sparse, dense, accuracies = draw_task(shape, draw_stream)
-    audit_options = {
-        **RULE,
-        "trials": options.trials,
-        "seed": int(audit_stream.generate_state(1)[0]),
-    }
-    judges = tuple(sparse.judges)
-    audit = audit_judges(
-        sparse, judges, "strat", [0], options.n_boot, audit_options, risk_se=options.risk_se
+    plan = AuditPlan(
+        target=None,
+        design="strat",
+        trials=options.trials,
+        seed=int(audit_stream.generate_state(1)[0]),
+        n_boot=options.n_boot,
+        grid=(0,),
     )
+    judges = tuple(sparse.judges)
+    audit = audit_judges(sparse, judges, RULE, plan, risk_se=options.risk_se)
     truth = point_decisions(dense, dense.human_labels, with_omega=True)
     seconds = (time.perf_counter() - start) / len(judges)
     cases = []
@@ -198,7 +200,7 @@ def report_text(cases, scores, settings):
             f"{scores.n} cases (shape x replicate x judge), synthetic binary matrices with "
             f"every human's label known (humans at accuracy {HUMAN_ACCURACY:g}; {JUDGES} "
             f"judges per matrix, accuracies uniform within {JUDGE_SPREAD:g} of the "
-            f"knife-edge {knife_edge_accuracy(HUMAN_ACCURACY, RULE['epsilon']):.3f}); "
+            f"knife-edge {knife_edge_accuracy(HUMAN_ACCURACY, RULE.epsilon):.3f}); "
             f"{settings['replicates']} replicates per shape, seed {settings['seed']}; the risk "
             f"now drawn under {settings['n_boot']} or more bootstrap refits, at least "
             f"{settings['trials']} simulated matrices, until its SE is at most "

@@ -38,6 +38,7 @@ from simcore.advisor.advice import advise
 from simcore.advisor.anchored import judge_anchor
 from simcore.advisor.report.files import write_outputs
 from simcore.advisor.risk.posterior import monte_carlo_se, posterior_risk
+from simcore.advisor.settings import AuditRule, Draws, Proposal, audit_settings
 from simcore.realdata.matrix import DataError
 
 DEFAULT_JUDGES = ("gpt-4o", "llama-31", "gpt-4o-mini")
@@ -134,10 +135,11 @@ def round_trip(
     }
 
 
-def advise_round(matrix, out, name, **options):
+def advise_round(matrix, out, name, judges=None, **options):
     """Write ``matrix`` as ``<name>.csv``, advise on it, write the advice under ``<name>/``."""
     write_long_csv(matrix, out / f"{name}.csv")
-    advice = advise(matrix, **options)
+    rule, plan = audit_settings(**options)
+    advice = advise(matrix, judges, rule, plan)
     write_outputs(advice, out / name)
     return advice
 
@@ -151,24 +153,15 @@ def predicted_risks(before, matrix, judges, trials, seed, epsilon):
     """
     human_labels = np.asarray(matrix.human_labels, dtype=np.int64)
     available = human_labels >= 0
-    proposal = {
-        "epsilon": epsilon,
-        "design": before.design,
-        "extra": before.extra,
-        "labels": human_labels,
-    }
+    rule = AuditRule(epsilon=epsilon)
+    proposal = Proposal(before.design, before.extra, human_labels)
     predicted = {}
     anchors = {row["judge"]: judge_anchor(row) for row in before.verdicts}
     for name in judges:
         model = before.models[name]
+        draws = Draws(trials=trials, seed=seed + 1)
         wrong, count = posterior_risk(
-            model.refits,
-            available,
-            0,
-            trials=trials,
-            seed=seed + 1,
-            anchor=anchors[name],
-            **proposal,
+            model.refits, available, 0, rule, draws, proposal, anchors[name]
         )
         predicted[name] = (wrong / count, monte_carlo_se(wrong, count))
     return predicted

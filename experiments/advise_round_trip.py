@@ -21,6 +21,7 @@ import numpy as np
 from simcore.advisor.advice import advise
 from simcore.advisor.anchored import judge_anchor
 from simcore.advisor.next_round import extend_mask
+from simcore.advisor.settings import AuditRule, audit_settings
 from simcore.advisor.verdict import verdicts
 from simcore.realdata.matrix import DataError
 from simcore.realdata.readers import read_annotations
@@ -69,9 +70,7 @@ def point_rows(matrix, judges, epsilon, tau=0.5):
         np.asarray(matrix.human_labels, dtype=np.int64),
         np.asarray(matrix.judge_labels, dtype=np.int64)[:, columns],
         judges,
-        "point",
-        epsilon,
-        tau,
+        AuditRule(kind="point", epsilon=epsilon, tau=tau),
     )
 
 
@@ -128,9 +127,8 @@ def replicate(dense, judges, seed, coverage, budget, epsilon=0.05, advice=None, 
     """
     matrix = thin_matrix(dense, coverage, seed)
     if advice is None:
-        advice = advise(
-            matrix, judges=list(judges), budget=budget, seed=seed, epsilon=epsilon, **options
-        )
+        rule, plan = audit_settings(budget=budget, seed=seed, epsilon=epsilon, **options)
+        advice = advise(matrix, judges=list(judges), rule=rule, plan=plan)
     dense_rows = point_rows(dense, judges, epsilon)
     truth, dense_margins = decisions_of(dense_rows), comparison_margins(dense_rows, epsilon)
     proposals = design_proposals(advice, matrix, seed)

@@ -7,6 +7,7 @@ import pytest
 from scenario_files import REPO
 
 import simcore
+from simcore.advisor.settings import AuditRule
 from simcore.advisor.verdict import alt_test_verdict, numeric_label_values, verdicts
 from simcore.cli import main
 from simcore.engine import alt_test as engine_alt_test
@@ -225,8 +226,7 @@ def test_advise_rows_carry_the_advantage_and_the_per_human_tests():
         matrix.human_labels.astype(np.int64),
         matrix.judge_labels.astype(np.int64),
         matrix.judges,
-        "alt_test",
-        0.1,
+        rule=AuditRule(kind="alt_test", epsilon=0.1),
     )
     gemini_flash = rows[matrix.judges.index("gemini_flash")]
     assert (gemini_flash["wins"], gemini_flash["tested"]) == (3, 8)
@@ -265,8 +265,7 @@ def test_a_real_run_with_alt_test_reports_the_advantage_probability():
         matrix.human_labels.astype(np.int64),
         matrix.judge_labels.astype(np.int64),
         matrix.judges,
-        "alt_test",
-        0.1,
+        rule=AuditRule(kind="alt_test", epsilon=0.1),
     )
     # The full-matrix reference is advise's verdict: winning rate, decision, advantage.
     for row in rows:

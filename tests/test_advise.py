@@ -11,6 +11,7 @@ import pytest
 from simcore.advisor.advice import comparison_intervals
 from simcore.advisor.next_round import extend_mask
 from simcore.advisor.risk.posterior import simulate_risk
+from simcore.advisor.settings import Draws
 from simcore.cli import main
 from simcore.model.designs import DESIGNS, proportional_allocation
 from simcore.model.generative import symmetric_confusion
@@ -107,10 +108,10 @@ def test_a_dense_matrix_has_no_risk_and_a_sparse_one_some():
     )  # the judge sits near the bar
     prevalence = np.array([0.5, 0.5])
     dense = np.ones((300, 3), dtype=bool)
-    assert simulate_risk(confusions, prevalence, dense, 0, trials=100) == (0, 100)
+    assert simulate_risk(confusions, prevalence, dense, 0, draws=Draws(trials=100)) == (0, 100)
     sparse = dense.copy()
     sparse[15:, 1:] = False
-    wrong, trials = simulate_risk(confusions, prevalence, sparse, 0, trials=200)
+    wrong, trials = simulate_risk(confusions, prevalence, sparse, 0, draws=Draws(trials=200))
     assert 0.05 < wrong / trials < 0.95
 
 

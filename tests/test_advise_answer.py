@@ -19,6 +19,7 @@ from simcore.advisor.recommendation import (
 from simcore.advisor.report.files import report_markdown, summary
 from simcore.advisor.report.plan import recommendation_text, tie_sentence
 from simcore.advisor.risk.posterior import RiskCurve
+from simcore.advisor.settings import AuditPlan
 from simcore.api.audit import load_matrix
 from simcore.cli import main
 from simcore.printed_rates import share_text
@@ -39,7 +40,7 @@ def test_an_obvious_rejection_gets_no_labels_even_with_a_budget(tmp_path, capsys
     # a budget was spent on it whatever its risk (budget // (K - 1) per secondary)
     path, humans, judges = sparse_panel(tmp_path, 0, (0.5,))
     matrix = load_matrix(str(path), humans, judges)
-    advice = advise(matrix, budget=600, **CHEAP)
+    advice = advise(matrix, plan=AuditPlan(budget=600, **CHEAP))
     assert advice.verdicts[0]["decision"] == "reject"
     answer = advice.recommendation
     assert answer.kind == "none" and answer.above_target == ()
@@ -70,7 +71,9 @@ def test_labels_are_driven_by_the_judges_above_the_target_only(tmp_path):
     # above 5%; judge1 (0.5) is far under the bar and needs nothing
     path, humans, judges = sparse_panel(tmp_path, 1, (0.7, 0.5))
     matrix = load_matrix(str(path), humans, judges)
-    advice = advise(matrix, target=0.05, trials=60, n_boot=4, grid=(0, 50, 200, 1000), seed=0)
+    advice = advise(
+        matrix, plan=AuditPlan(target=0.05, trials=60, n_boot=4, grid=(0, 50, 200, 1000), seed=0)
+    )
     answer = advice.recommendation
     (rate0, _), (rate1, _) = advice.risk_now["judge0"], advice.risk_now["judge1"]
     assert rate1 <= 0.05 < rate0  # the setting the test is about
@@ -122,7 +125,7 @@ def test_a_budget_reports_its_tie_in_the_answer_and_the_report(tmp_path):
     # 20 matrices per design: every design's risk is within noise of the best's
     path, humans, judges = sparse_panel(tmp_path, 1, (0.7,))
     matrix = load_matrix(str(path), humans, judges)
-    advice = advise(matrix, budget=250, trials=20, n_boot=4, grid=(0,), seed=0)
+    advice = advise(matrix, plan=AuditPlan(budget=250, trials=20, n_boot=4, grid=(0,), seed=0))
     answer = advice.recommendation
     assert answer.kind == "budget" and answer.per_secondary == 50
     chosen = next(row for row in advice.budget_rows if row["recommended"])
@@ -210,7 +213,9 @@ def test_an_unreachable_target_is_the_answer_with_the_best_the_corpus_allows(tmp
     # of labelling every item, on a grid that ends at every item
     path, humans, judges = sparse_panel(tmp_path, 1, (0.7,))
     matrix = load_matrix(str(path), humans, judges)
-    advice = advise(matrix, target=0.001, trials=60, n_boot=4, grid=(0, 25, 1000), seed=0)
+    advice = advise(
+        matrix, plan=AuditPlan(target=0.001, trials=60, n_boot=4, grid=(0, 25, 1000), seed=0)
+    )
     answer = advice.recommendation
     assert answer.kind == "unreachable" and answer.labels == 0 and not advice.proposal.any()
     extra, rate, se = advice.reach.best["judge0"]

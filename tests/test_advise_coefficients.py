@@ -11,6 +11,7 @@ from simcore.advisor.anchored import simulated_differences
 from simcore.advisor.recipe import recipe
 from simcore.advisor.risk.posterior import simulate_risk
 from simcore.advisor.scoring import score_differences
+from simcore.advisor.settings import AuditRule, Draws
 from simcore.advisor.verdict import comparison_intervals
 from simcore.cli import main
 from simcore.model.generative import adjacent_confusion
@@ -159,9 +160,14 @@ def channel_model():
 
 def test_the_risk_through_the_tables_decides_every_draw_as_the_kernel_does():
     confusions, prevalence, available = channel_model()
-    plain = simulate_risk(confusions, prevalence, available, 0, trials=200, seed=3)
+    plain = simulate_risk(confusions, prevalence, available, 0, draws=Draws(trials=200, seed=3))
     tabled = simulate_risk(
-        confusions, prevalence, available, 0, trials=200, seed=3, scoring=scoring("observed")
+        confusions,
+        prevalence,
+        available,
+        0,
+        rule=AuditRule(scoring=scoring("observed")),
+        draws=Draws(trials=200, seed=3),
     )
     assert plain == tabled
     assert 0 < plain[0] < plain[1]  # the judge sits near the bar: some draws flip
@@ -171,8 +177,12 @@ def test_a_weighted_risk_is_zero_on_a_dense_matrix_and_moves_with_the_coefficien
     confusions, prevalence, available = channel_model()
     dense = np.ones_like(available)
     kappa = scoring("cohen_kappa", weights="quadratic")
-    assert simulate_risk(confusions, prevalence, dense, 0, trials=50, scoring=kappa) == (0, 50)
-    wrong, trials = simulate_risk(confusions, prevalence, available, 0, trials=300, scoring=kappa)
+    assert simulate_risk(
+        confusions, prevalence, dense, 0, rule=AuditRule(scoring=kappa), draws=Draws(trials=50)
+    ) == (0, 50)
+    wrong, trials = simulate_risk(
+        confusions, prevalence, available, 0, rule=AuditRule(scoring=kappa), draws=Draws(trials=300)
+    )
     assert 0 <= wrong <= trials == 300
 
 

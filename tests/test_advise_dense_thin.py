@@ -22,6 +22,7 @@ from simcore.advisor.anchored import (
 from simcore.advisor.interval_risk import normal_approximation_risk
 from simcore.advisor.risk.draws import draw_matrices
 from simcore.advisor.risk.posterior import Channels, model_changes, posterior_risk
+from simcore.advisor.settings import Draws
 from simcore.model.generative import symmetric_confusion
 from simcore.realdata.shapes import draw_matrix, draw_shape, long_frame, shape_mask
 
@@ -127,8 +128,8 @@ def test_a_knife_edge_verdict_on_thin_comparisons_has_a_risk_near_one_half():
     mask = shape_mask("crowd", seed=5)
     models = crowd_models(np.linspace(-0.04, 0.04, 8))
     anchor = observed_comparisons(crowd_models([0.0]), mask, seed=5)
-    options = {"epsilon": 0.05, "seed": 3, "trials": 300}
-    wrong, trials = posterior_risk(models, mask, 0, anchor=anchor, per_model=10, **options)
+    draws = Draws(trials=300, seed=3, per_model=10)
+    wrong, trials = posterior_risk(models, mask, 0, draws=draws, anchor=anchor)
     risk = wrong / trials
     se = math.sqrt(0.25 / trials)
     assert abs(risk - 0.5) < 0.15 + 3 * se, risk
@@ -158,7 +159,7 @@ def test_only_a_crowds_number_of_comparisons_is_weighed_against_the_model():
     mask = shape_mask("sparse_panel", seed=1)
     confusions = np.stack([symmetric_confusion(p, 2) for p in [0.85] * 6 + [0.8]])
     model = Channels(confusions, np.array([0.5, 0.5]))
-    centre = model_changes([model], 10, mask, 0, mask[None], 0, 0, np.zeros(6))
+    centre = model_changes([model], mask, 0, mask[None], Draws(per_model=10), 0, np.zeros(6))
     assert isinstance(centre, tuple) and not isinstance(centre, Shrinkage)
 
 

@@ -16,6 +16,7 @@ from simcore.advisor.report.files import report_markdown, summary
 from simcore.advisor.report.plan import curve_risk, risk_share, tie_sentence
 from simcore.advisor.risk.ceiling import CLEAR_SES, clear_drop
 from simcore.advisor.risk.posterior import RiskCurve, monte_carlo_se
+from simcore.advisor.settings import AuditPlan
 from simcore.advisor.suspects import below_chance, pivotal_humans
 from simcore.api.audit import load_matrix
 from simcore.cli import main
@@ -113,10 +114,7 @@ def stars():
     return advise(
         load_matrix(str(STARS), None, None),
         judges=["mistral-v03"],
-        budget=300,
-        trials=100,
-        seed=0,
-        grid=(0, 10, 25, 400, 3200),
+        plan=AuditPlan(budget=300, trials=100, seed=0, grid=(0, 10, 25, 400, 3200)),
     )
 
 
@@ -204,7 +202,7 @@ def adversarial_panel(seed=3, n_items=240, n_labels=3):
 def test_a_human_who_labels_adversarially_is_named_below_chance(tmp_path, capsys):
     frame = adversarial_panel()
     matrix = load_matrix(frame, None, ["judge"])
-    advice = advise(matrix, trials=40, n_boot=4, grid=(0,), seed=0)
+    advice = advise(matrix, plan=AuditPlan(trials=40, n_boot=4, grid=(0,), seed=0))
     model = advice.models["judge"]
     (weak,) = below_chance(model, advice.humans, 3)
     assert weak["human"] == "liar" and weak["accuracy"] <= 1 / 3

@@ -14,6 +14,7 @@ from experiments.advise_round_trip import (
 )
 from simcore.advisor.advice import advise
 from simcore.advisor.next_round import extend_mask
+from simcore.advisor.settings import AuditRule, audit_settings
 from simcore.advisor.verdict import comparison_intervals, verdicts
 from simcore.model.designs import DESIGNS
 
@@ -37,7 +38,8 @@ def dense():
 def first(dense):
     """advise on replicate 0's thinning, as the round trip runs it."""
     matrix = thin_matrix(dense, COVERAGE, SEED)
-    return advise(matrix, judges=JUDGES, budget=BUDGET, seed=SEED, **CHEAP)
+    rule, plan = audit_settings(budget=BUDGET, seed=SEED, **CHEAP)
+    return advise(matrix, judges=JUDGES, rule=rule, plan=plan)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +48,7 @@ def table(dense, first):
 
 
 def point_decisions_by_hand(human_labels, judge_labels):
-    rows = verdicts(human_labels, judge_labels, JUDGES, "point", 0.05)
+    rows = verdicts(human_labels, judge_labels, JUDGES, rule=AuditRule(kind="point", epsilon=0.05))
     return [row["decision"] for row in rows]
 
 

@@ -12,6 +12,7 @@ from simcore.advisor import channels
 from simcore.advisor.advice import advise
 from simcore.advisor.models import bootstrap_refits, choose_model
 from simcore.advisor.report.files import summary, write_outputs
+from simcore.advisor.settings import AuditPlan
 from simcore.realdata.matrix import load_csv
 from simcore.realdata.shapes import draw_matrix, write_long_csv
 
@@ -147,7 +148,7 @@ def test_advise_on_five_thousand_labels_never_builds_label_squared_arrays(tmp_pa
     matrix = csv_matrix(tmp_path, humans, judges)
     assert matrix.n_labels > 2000
     tracemalloc.start()
-    advice = advise(matrix, trials=20, n_boot=4, grid=(0, 25), seed=1)
+    advice = advise(matrix, plan=AuditPlan(trials=20, n_boot=4, grid=(0, 25), seed=1))
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     # one (R, L, L) float64 array alone would be 51 * L^2 * 8 bytes (gigabytes)
@@ -173,7 +174,7 @@ def test_an_unreachable_target_is_said_plainly_and_proposes_nothing(tmp_path):
     }
     judges = {"judge": {f"i{i:03d}": f"l{labels[i, 3]}" for i in range(200)}}
     matrix = csv_matrix(tmp_path, humans, judges)
-    advice = advise(matrix, target=0.01, trials=60, n_boot=3, grid=(0, 25, 400))
+    advice = advise(matrix, plan=AuditPlan(target=0.01, trials=60, n_boot=3, grid=(0, 25, 400)))
     assert not advice.reach.reachable and advice.extra == 0 and not advice.proposal.any()
     printed = summary(advice)
     assert "not reachable by labelling this corpus" in printed

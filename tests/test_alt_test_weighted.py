@@ -2,6 +2,7 @@
 weight with the other humans (``scale: weighted``), in the NumPy test, the kernels, the
 synthetic and real-data runs and ``advise``."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -11,6 +12,7 @@ from test_advise_coefficients import ratings_frame
 
 import simcore
 from simcore.advisor.risk.posterior import _decisions
+from simcore.advisor.settings import AuditRule
 from simcore.advisor.verdict import DECISIONS, alt_test_item_terms, verdicts
 from simcore.cli import main
 from simcore.engine import alt_test as engine_alt_test
@@ -277,18 +279,16 @@ def test_the_risks_draws_are_decided_on_the_verdicts_scale():
         ("weighted", {"similarity": scoring.weighting[1]}),
         ("numeric", {"label_values": values**2}),
     ):
-        terms = alt_test_item_terms(scale, values**2, scoring)
-        sparse, _ = _decisions(labels, mask, n_humans, 5, ("alt_test", 0.1, 0.5), terms=terms)
+        rule = AuditRule(kind="alt_test", epsilon=0.1, scale=scale, scoring=scoring)
+        drawn = dataclasses.replace(rule, label_values=values**2)
+        assert drawn.item_terms is not None
+        sparse, _ = _decisions(labels, mask, n_humans, 5, drawn)
         for t in range(n_trials):
             humans = np.where(mask[t], labels[t, :, :n_humans], -1).astype(np.int64)
             rows = verdicts(
                 humans,
                 labels[t, :, n_humans:].astype(np.int64),
                 ["judge"],
-                "alt_test",
-                0.1,
-                scale=scale,
-                scoring=scoring,
-                label_values=kwargs.get("label_values"),
+                dataclasses.replace(rule, label_values=kwargs.get("label_values")),
             )
             assert DECISIONS[int(sparse[t])] == rows[0]["decision"]

@@ -12,6 +12,7 @@ from simcore.advisor.anchored import (
     simulated_differences,
 )
 from simcore.advisor.risk.posterior import Channels, _decisions, posterior_risk
+from simcore.advisor.settings import AuditRule, Draws
 from simcore.advisor.verdict import comparison_intervals, verdicts
 from simcore.model.generative import symmetric_confusion
 from simcore.model.rule import decide
@@ -56,10 +57,10 @@ def test_with_the_data_as_the_only_draw_anchoring_changes_nothing():
     for t in range(len(labels)):
         one = labels[t : t + 1]
         humans = np.where(available, one[0, :, :4], -1).astype(np.int64)
-        row = verdicts(humans, one[0, :, 4:].astype(np.int64), ("judge",), "point", 0.05)[0]
+        row = verdicts(humans, one[0, :, 4:].astype(np.int64), ("judge",), AuditRule())[0]
         anchor = judge_anchor(row)
-        got = anchored_decisions(one, masks[t : t + 1], available, anchor, 3, 0.05, 0.5)
-        want = _decisions(one, masks[t : t + 1], 4, 3, ("point", 0.05, 0.5))
+        got = anchored_decisions(one, masks[t : t + 1], available, anchor, 3, AuditRule())
+        want = _decisions(one, masks[t : t + 1], 4, 3, AuditRule())
         assert [int(got[0][0]), int(got[1][0])] == [int(want[0][0]), int(want[1][0])]
         assert {1: "accept", 0: "reject"}[int(got[0][0])] == row["decision"]
 
@@ -69,7 +70,7 @@ def test_without_a_proposal_the_sparse_decision_is_the_observed_one():
     available = mask[0]
     for anchor, expected in (([0.2, 0.2, 0.2], 1), ([-0.3, -0.3, 0.2], 0)):
         sparse, _ = anchored_decisions(
-            labels, np.broadcast_to(available, mask.shape), available, anchor, 2, 0.05, 0.5
+            labels, np.broadcast_to(available, mask.shape), available, anchor, 2, AuditRule()
         )
         assert (sparse == expected).all()
         assert point_decisions(np.array([anchor]), np.ones((1, 3)), 0.05, 0.5)[0] == expected
@@ -81,10 +82,10 @@ def test_the_risk_follows_the_observed_distance_from_the_bar():
     model = Channels(confusions, np.array([0.5, 0.5]))
     available = np.ones((300, 3), dtype=bool)
     available[40:, 1:] = False
-    options = {"trials": 400, "seed": 2, "epsilon": 0.05}
-    far, trials = posterior_risk([model], available, 0, anchor=np.full(3, 0.3), **options)
+    draws = Draws(trials=400, seed=2)
+    far, trials = posterior_risk([model], available, 0, draws=draws, anchor=np.full(3, 0.3))
     assert far == 0 and trials == 400
-    near, trials = posterior_risk([model], available, 0, anchor=np.full(3, -0.05), **options)
+    near, trials = posterior_risk([model], available, 0, draws=draws, anchor=np.full(3, -0.05))
     # every comparison on the bar: the sparse verdict accepts (all pass), the dense one
     # rejects when two of the three land below: about half the time
     assert 0.3 < near / trials < 0.7
@@ -110,8 +111,8 @@ def test_an_anchored_risk_continues_across_calls():
     models = [Channels(confusions, np.array([0.4, 0.6]))] * 12
     available = np.ones((200, 3), dtype=bool)
     available[30:, 1:] = False
-    options = {"seed": 4, "epsilon": 0.05, "anchor": np.array([-0.04, -0.06, -0.05])}
-    whole = posterior_risk(models, available, 0, trials=300, **options)
-    first = posterior_risk(models, available, 0, trials=100, **options)
-    rest = posterior_risk(models, available, 0, trials=200, first_trial=100, **options)
+    anchor = np.array([-0.04, -0.06, -0.05])
+    whole = posterior_risk(models, available, 0, draws=Draws(300, seed=4), anchor=anchor)
+    first = posterior_risk(models, available, 0, draws=Draws(100, seed=4), anchor=anchor)
+    rest = posterior_risk(models, available, 0, draws=Draws(200, 4, first=100), anchor=anchor)
     assert whole == (first[0] + rest[0], 300)

@@ -16,6 +16,7 @@ from simcore.advisor.risk.posterior import (
     recipe,
     simulate_risk,
 )
+from simcore.advisor.settings import AuditRule, Draws
 from simcore.model.generative import symmetric_confusion
 from simcore.model.recipes import certification_items
 
@@ -45,9 +46,11 @@ def near_bar_channels():
 @pytest.mark.parametrize("per_model", [10, 100])
 def test_one_replicate_equal_to_the_fit_gives_the_point_fit_risk_exactly(per_model):
     confusions, prevalence, available = near_bar_channels()
-    point = simulate_risk(confusions, prevalence, available, 0, trials=450, seed=3)
+    point = simulate_risk(confusions, prevalence, available, 0, draws=Draws(trials=450, seed=3))
     model = Channels(confusions, prevalence)
-    posterior = posterior_risk([model], available, 0, trials=450, seed=3, per_model=per_model)
+    posterior = posterior_risk(
+        [model], available, 0, draws=Draws(trials=450, seed=3, per_model=per_model)
+    )
     assert posterior == point
     assert 0.05 < point[0] / point[1] < 0.95  # a risk that can differ at all
 
@@ -58,9 +61,9 @@ def test_draws_continue_where_an_earlier_call_stopped():
         Channels(np.stack([symmetric_confusion(p, 2) for p in (0.85, 0.85, 0.85, q)]), prevalence)
         for q in (0.78, 0.80, 0.82)
     ]
-    whole = posterior_risk(models, available, 0, trials=300, seed=5)
-    first = posterior_risk(models, available, 0, trials=100, seed=5)
-    rest = posterior_risk(models, available, 0, trials=200, seed=5, first_trial=100)
+    whole = posterior_risk(models, available, 0, draws=Draws(trials=300, seed=5))
+    first = posterior_risk(models, available, 0, draws=Draws(trials=100, seed=5))
+    rest = posterior_risk(models, available, 0, draws=Draws(trials=200, seed=5, first=100))
     assert whole == (first[0] + rest[0], 300)
 
 
@@ -72,8 +75,10 @@ def test_the_posterior_risk_is_larger_where_the_bar_lies_inside_the_fits_uncerta
     fit, _, bootstrap = bootstrap_refits(labels, observed, 2, 30, 0, n_humans=3)
     available = observed[:, :3]
     trials = 1500
-    point = simulate_risk(fit.raters, fit.prevalence, available, 0, trials=trials, seed=1)
-    posterior = posterior_risk(bootstrap.draw(60), available, 0, trials=trials, seed=1)
+    point = simulate_risk(
+        fit.raters, fit.prevalence, available, 0, draws=Draws(trials=trials, seed=1)
+    )
+    posterior = posterior_risk(bootstrap.draw(60), available, 0, draws=Draws(trials=trials, seed=1))
     se = math.hypot(monte_carlo_se(*point), monte_carlo_se(*posterior))
     assert posterior[0] / trials > point[0] / trials + 3 * se, (point, posterior)
 
@@ -81,19 +86,18 @@ def test_the_posterior_risk_is_larger_where_the_bar_lies_inside_the_fits_uncerta
 def test_the_risk_now_is_drawn_until_its_se_is_under_a_point():
     labels, observed = thin_matrix(7, 200, [0.85, 0.85, 0.85, 0.8], 0.15)
     _, _, bootstrap = bootstrap_refits(labels, observed, 2, 4, 0, n_humans=3)
-    options = {"rule": "point", "epsilon": 0.05, "tau": 0.5, "trials": 300, "seed": 2}
-    wrong, trials, models = adaptive_risk_now(bootstrap, observed[:, :3], 0, options)
+    rule, draws = AuditRule(), Draws(trials=300, seed=2)
+    wrong, trials, models = adaptive_risk_now(bootstrap, observed[:, :3], 0, rule, draws)
     cap = math.ceil(0.25 / RISK_SE_TARGET**2)  # 2,500 <= 10 x 300: the SE can always reach it
     assert monte_carlo_se(wrong, trials) <= RISK_SE_TARGET or trials >= cap
     assert 0.1 < wrong / trials < 0.9 and trials > 300  # such a risk needs more than 300
     assert len(models) == min(100, math.ceil(trials / 10)) > 4  # new refits were drawn
     assert bootstrap.refits[:4] == bootstrap.draw(4)  # the first refits did not change
     # the same draws, and risk, from one call over the final models
-    again = posterior_risk(models, observed[:, :3], 0, **{**options, "trials": trials})
+    again = posterior_risk(models, observed[:, :3], 0, rule, draws.but(trials=trials))
     assert again == (wrong, trials)
     # a small --trials bounds the effort: at most ten times it, even above the SE target
-    few = {**options, "trials": 20}
-    wrong, trials, _ = adaptive_risk_now(bootstrap, observed[:, :3], 0, few)
+    wrong, trials, _ = adaptive_risk_now(bootstrap, observed[:, :3], 0, rule, Draws(20, seed=2))
     assert trials == 200 and monte_carlo_se(wrong, trials) > RISK_SE_TARGET
 
 

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import yaml
 
+from simcore.advisor.settings import AuditRule
 from simcore.advisor.verdict import verdicts
 from simcore.realdata.shapes import draw_matrix, write_long_csv
 
@@ -120,9 +121,7 @@ def crowd_verdict(human_labels, judge_labels, min_pairs):
         np.array(human_labels),
         np.array(judge_labels),
         ["judge"],
-        "point",
-        0.05,
-        min_pairs=min_pairs,
+        rule=AuditRule(kind="point", epsilon=0.05, min_pairs=min_pairs),
     )[0]
 
 
@@ -154,12 +153,20 @@ def test_advise_warns_when_many_comparisons_are_empty_and_min_pairs_leaves_them_
     from simcore.advisor.report.files import sparse_comparison_lines
 
     humans = [[0, -1, -1, -1], [-1, 1, -1, -1], [-1, -1, 0, -1], [-1, -1, -1, 1]]
-    rows = verdicts(np.array(humans), np.array([[1], [0], [1], [0]]), ["judge"], "point", 0.05)
+    rows = verdicts(
+        np.array(humans),
+        np.array([[1], [0], [1], [0]]),
+        ["judge"],
+        rule=AuditRule(kind="point", epsilon=0.05),
+    )
     lines = sparse_comparison_lines(SimpleNamespace(rule="point", verdicts=rows, min_pairs=0))
     assert lines[0].startswith("Comparisons with no pair: 4 of 4 (100%)")
     assert lines[1].startswith("WARNING: 100% of the comparisons have no pair")
     rows = verdicts(
-        np.array(humans), np.array([[1], [0], [1], [0]]), ["judge"], "point", 0.05, min_pairs=1
+        np.array(humans),
+        np.array([[1], [0], [1], [0]]),
+        ["judge"],
+        rule=AuditRule(kind="point", epsilon=0.05, min_pairs=1),
     )
     lines = sparse_comparison_lines(SimpleNamespace(rule="point", verdicts=rows, min_pairs=1))
     assert lines == [

@@ -25,6 +25,7 @@ Four steps, joined by :func:`advise`; the first two audit the matrix as it is
    (for each secondary, the items to label next), ``report.md`` and ``report.png``.
 """
 
+import dataclasses
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -46,25 +47,22 @@ from simcore.advisor.recommendation import (  # noqa: F401  (budget_* and Reach 
 )
 from simcore.advisor.report.plan import recommendation_text
 from simcore.advisor.risk.posterior import RISK_SE_TARGET
-from simcore.advisor.scoring import advise_scoring, coefficient_label
+from simcore.advisor.scoring import coefficient_label
 from simcore.advisor.scoring_check import attach_scoring_check
+from simcore.advisor.settings import AuditPlan, AuditRule
 from simcore.advisor.verdict import (
-    alt_test_item_terms,
     comparison_intervals,  # noqa: F401  (re-exported)
-    numeric_label_values,
     verdicts,
 )
 from simcore.advisor.views import AdviceView
-from simcore.model.rule_form import MIN_ITEMS, form_for
+from simcore.model.decision_rule import Rule
+from simcore.model.rule_form import form_for
 from simcore.realdata.data_shape import data_shape
 from simcore.realdata.rule_forms import virtual_annotation
 
 ADVISE_MIN_COMPARISONS = 1
 """advise decides in every form as the rule does with ``min_comparisons`` 1: its risk counts
 an inconclusive verdict as differing."""
-
-EXTRA_GRID = (0, 10, 25, 50, 100, 200, 400, 800, 1600, 3200)
-"""Items per secondary at which the risk curve is simulated (capped by what is unlabelled)."""
 
 
 # --------------------------------------------------------------------------- the model
@@ -170,16 +168,15 @@ class Audit(NamedTuple):
     ----------
     judges : tuple of str
         The audited judges.
-    options : dict
-        ``rule``, ``epsilon``, ``tau``, ``trials`` and ``seed`` of every simulation.
-    curve_design : str
-        The design of the risk curves.
+    rule : simcore.advisor.settings.AuditRule
+        The rule of the verdicts and of every simulation.
+    plan : simcore.advisor.settings.AuditPlan
+        The plan audited: the curves' design (:attr:`curve_design`) and grid (:attr:`grid`,
+        capped by what is unlabelled), the target, trials and seed of every simulation.
     human_labels : numpy.ndarray
         int64 ``(n, K)`` codes, negative where missing.
     available : numpy.ndarray
         bool ``(n, K)``: which human labelled which item.
-    grid : list of int
-        Items per secondary of the risk curves.
     verdicts : list of dict
         One row per judge (:func:`simcore.advisor.verdict.verdicts`).
     models : dict
@@ -189,14 +186,23 @@ class Audit(NamedTuple):
     """
 
     judges: tuple
-    options: dict
-    curve_design: str
+    rule: AuditRule
+    plan: AuditPlan
     human_labels: np.ndarray
     available: np.ndarray
-    grid: list
     verdicts: list
     models: dict
     risks: dict
+
+    @property
+    def curve_design(self):
+        """The design of the risk curves."""
+        return self.plan.design
+
+    @property
+    def grid(self):
+        """Items per secondary of the risk curves."""
+        return list(self.plan.grid)
 
 
 def audited_judges(matrix, judges):
@@ -217,77 +223,50 @@ def curve_grid(grid, available):
     return sorted({min(int(g), unlabelled) for g in grid})
 
 
-def audit_judges(  # noqa: PLR0913 (a value object is still to come)
-    matrix,
-    names,
-    design,
-    grid,
-    n_boot,
-    options,
-    say=None,
-    model="auto",
-    target=None,
-    scale="categorical",
-    risk_se=RISK_SE_TARGET,
-):
+def audit_judges(matrix, names, rule, plan, say=None, risk_se=RISK_SE_TARGET):
     """Return the :class:`Audit` of the judges ``names``: verdicts, fitted models, risks.
 
-    ``design`` and ``grid`` are the risk curves' (the grid is capped by
-    :func:`curve_grid`); ``n_boot`` and ``model`` go to
-    :func:`fit_judge_model`; ``target`` shortens the curves
-    (:func:`simcore.advisor.risk.posterior.risk_curve`); ``scale`` is the alternative annotator
-    test's per-item score (``numeric``: the label values,
-    :func:`simcore.advisor.verdict.numeric_label_values`); ``risk_se`` the Monte Carlo SE
-    the risk now is drawn to (:func:`simcore.advisor.risk.posterior.adaptive_risk_now`); on a dense
-    matrix the risk now is 0 without simulation (:func:`simcore.advisor.dense.audit_risks`).
+    ``rule`` is the :class:`~simcore.advisor.settings.AuditRule` (resolved on ``matrix``,
+    :meth:`~simcore.advisor.settings.AuditRule.on_matrix`); ``plan`` the
+    :class:`~simcore.advisor.settings.AuditPlan`: its ``n_boot`` and ``model`` go to
+    :func:`fit_judge_model`, its ``design`` and ``grid`` are the risk curves' (the grid is
+    capped by :func:`curve_grid`), its ``target`` shortens them
+    (:func:`simcore.advisor.risk.posterior.risk_curve`); ``risk_se`` the Monte Carlo SE the
+    risk now is drawn to (:func:`simcore.advisor.risk.posterior.adaptive_risk_now`); on a
+    dense matrix the risk now is 0 without simulation (:func:`simcore.advisor.dense.audit_risks`).
     """
     human_labels = np.asarray(matrix.human_labels, dtype=np.int64)
     columns = [matrix.judges.index(name) for name in names]
     judge_labels = np.asarray(matrix.judge_labels, dtype=np.int64)[:, columns]
     available = human_labels >= 0
-    rule, epsilon, tau, seed = (options[key] for key in ("rule", "epsilon", "tau", "seed"))
-    values = numeric_label_values(matrix.labels) if scale == "numeric" else None
-    options = {**options, "item_terms": alt_test_item_terms(scale, values, options.get("scoring"))}
-    verdict_rows = verdicts(
-        human_labels,
-        judge_labels,
-        names,
-        rule,
-        epsilon,
-        tau,
-        scale=scale,
-        label_values=values,
-        min_pairs=options["min_pairs"],
-        scoring=options.get("scoring"),
-    )
+    verdict_rows = verdicts(human_labels, judge_labels, names, rule)
     say = say or (lambda message: None)
     models = {}
     for number, name in enumerate(names, start=1):
-        say(f"{name} ({number}/{len(names)}): fitting the latent-class model, {n_boot} refits")
-        models[name] = fit_judge_model(matrix, name, n_boot, seed, model)
-    grid = curve_grid(grid, available)
-    risks = audit_risks(
-        models, verdict_rows, available, human_labels, design, grid, options, target, risk_se, say
-    )
-    return Audit(names, options, design, human_labels, available, grid, verdict_rows, models, risks)
+        say(f"{name} ({number}/{len(names)}): fitting the latent-class model, {plan.n_boot} refits")
+        models[name] = fit_judge_model(matrix, name, plan.n_boot, plan.seed, plan.model)
+    plan = dataclasses.replace(plan, grid=tuple(curve_grid(plan.grid, available)))
+    risks = audit_risks(models, verdict_rows, available, human_labels, rule, plan, risk_se, say)
+    return Audit(names, rule, plan, human_labels, available, verdict_rows, models, risks)
 
 
 # --------------------------------------------------------------------------- the plan
 
 
-def plan_next_round(matrix, audit, target, budget, shape, rule_form):
+def plan_next_round(matrix, audit, shape, rule_form):
     """Recommend and propose the next round after ``audit``; return the whole :class:`Advice`.
 
     ``shape`` and ``rule_form`` are the data's as read and the form the audit ran in (the
     ``matrix`` audited may be the form's virtual raters).
 
-    ``target`` is the largest acceptable risk, ``budget`` the total new labels to spend
-    (None or 0: none). Only the judges whose risk now is above the target ask for labels
-    (:func:`simcore.advisor.recommendation.above_target`): when there is none, nothing is
-    proposed, with or without a budget. The proposal is drawn from
+    The audit's plan gives the ``target``, the largest acceptable risk, and the ``budget``, the
+    total new labels to spend (None or 0: none). Only the judges whose risk now is above the target
+    ask for labels (:func:`simcore.advisor.recommendation.above_target`): when there is none,
+    nothing is proposed, with or without a budget. The proposal is drawn from
     ``SeedSequence([seed, 20261130])``; :attr:`Advice.recommendation` says what it buys
     (:func:`simcore.advisor.recommendation.recommend`).
     """
+    target, budget = audit.plan.target, audit.plan.budget
     curves = {name: risk.curve for name, risk in audit.risks.items()}
     risk_now = {name: risk.now for name, risk in audit.risks.items()}
     needs_labels = bool(above_target(risk_now, target))
@@ -297,7 +276,7 @@ def plan_next_round(matrix, audit, target, budget, shape, rule_form):
     design, extra = next_round_size(
         budget_rows, audit.curve_design, recommended, reach.reachable, needs_labels
     )
-    rng = np.random.default_rng(np.random.SeedSequence([audit.options["seed"], 20_261_130]))
+    rng = np.random.default_rng(np.random.SeedSequence([audit.plan.seed, 20_261_130]))
     available = audit.available
     proposal = extend_mask(rng, design, extra, audit.human_labels, available, matrix.n_labels)
     answer = recommend(audit, curves, reach, budget_rows, design, extra, proposal, target)
@@ -307,8 +286,8 @@ def plan_next_round(matrix, audit, target, budget, shape, rule_form):
         humans=tuple(matrix.humans),
         judges=audit.judges,
         labels=tuple(matrix.labels),
-        rule=audit.options["rule"],
-        epsilon=audit.options["epsilon"],
+        rule=audit.rule.kind,
+        epsilon=audit.rule.epsilon,
         target=target,
         design=design,
         curve_design=audit.curve_design,
@@ -325,11 +304,11 @@ def plan_next_round(matrix, audit, target, budget, shape, rule_form):
         items=tuple(matrix.items),
         co_labelled=(available[:, 1:] & available[:, :1]).sum(axis=0),
         reach=reach,
-        min_pairs=audit.options.get("min_pairs", 0),
-        tau=audit.options.get("tau", 0.5),
+        min_pairs=audit.rule.min_pairs,
+        tau=audit.rule.tau,
         shape=shape,
         rule_form=rule_form,
-        coefficient=coefficient_label(audit.options.get("scoring")),
+        coefficient=coefficient_label(audit.rule.scoring),
     )
     advice.recommendation = answer._replace(text=recommendation_text(advice))
     return advice
@@ -338,29 +317,7 @@ def plan_next_round(matrix, audit, target, budget, shape, rule_form):
 # --------------------------------------------------------------------------- the whole
 
 
-def advise(  # noqa: PLR0913 (a value object is still to come)
-    matrix,
-    judges=None,
-    rule="point",
-    epsilon=0.05,
-    target=0.05,
-    budget=None,
-    design="strat",
-    trials=300,
-    seed=0,
-    n_boot=30,
-    grid=EXTRA_GRID,
-    tau=0.5,
-    progress=None,
-    model="auto",
-    scale="categorical",
-    min_pairs=0,
-    form="auto",
-    min_items=MIN_ITEMS,
-    coefficient="observed",
-    level="nominal",
-    weights="identity",
-):
+def advise(matrix, judges=None, rule=Rule(), plan=AuditPlan(), progress=None):
     """Audit ``matrix`` and plan its next round; return an :class:`Advice`.
 
     Parameters
@@ -369,54 +326,34 @@ def advise(  # noqa: PLR0913 (a value object is still to come)
         The data as collected (the first human is the primary).
     judges : list of str, optional
         Judges to audit (default: all).
-    rule : str
-        ``point`` or ``alt_test``.
-    epsilon, target : float
-        The rule's tolerance; the largest acceptable risk of a wrong verdict.
-    budget : int, optional
-        Total new labels to spend; each design is then simulated with ``budget // (K - 1)``
-        items per secondary and the best one proposes the next round.
-    design : str
-        The design of the proposal without a budget (default ``strat``: stratified by the
-        current labels).
-    trials : int
-        Simulated matrices per risk estimate.
-    seed : int
-        Seed of the simulations, the bootstrap and the proposal.
-    n_boot : int
-        Bootstrap refits for the fitted accuracies' standard errors; the risks are drawn
-        from them (posterior-predictive), and from more where the risk now needs them.
-    grid : sequence of int
-        Items per secondary at which the risk curve is simulated.
-    tau : float
-        Acceptance threshold.
+    rule : simcore.model.decision_rule.Rule
+        The decision rule: its ``kind`` (``point`` or ``alt_test``), ``epsilon`` and
+        ``tau``; the alt_test's per-item ``scale`` (categorical accuracy, or minus the RMSE
+        of the label values, numeric, every label a number; the verdict uses it, the risk
+        simulations score as the verdict does); the point rule's ``min_pairs`` (0, the
+        paper's convention, lets an empty comparison pass; with 1 or more, omega is over the
+        comparisons kept, and none kept is inconclusive; in the verdict and in every
+        simulated matrix), its ``form`` (:mod:`simcore.realdata.rule_forms`: ``auto`` by the
+        matrix's shape, pooled on a crowd, slots where a few items carry most pairs, else
+        every human; ``raters``, ``slots`` or ``pooled``; under slots or pooled the whole
+        audit runs on the virtual raters,
+        :func:`~simcore.realdata.rule_forms.virtual_annotation`, named in every output, the
+        shape reported as read) with ``min_items``, the fewest items a virtual rater shares,
+        and its ``coefficient`` with Krippendorff's ``level`` or the agreement ``weights``
+        (:mod:`simcore.advisor.scoring`: the verdict, every simulated matrix and the recipe
+        score with it; default the paper's observed agreement).
+    plan : simcore.advisor.settings.AuditPlan
+        The ``target`` (the largest acceptable risk of a wrong verdict); the ``budget``
+        (total new labels: each design is then simulated with ``budget // (K - 1)`` items
+        per secondary and the best one proposes the next round); the ``design`` of the
+        proposal without a budget (default ``strat``: stratified by the current labels);
+        ``trials`` simulated matrices per risk estimate and their ``seed`` (also the
+        bootstrap's and the proposal's); ``n_boot`` bootstrap refits (the risks are drawn
+        from them, posterior-predictive, and from more where the risk now needs them);
+        the ``grid`` of items per secondary of the risk curve; the latent-class ``model``
+        (``auto``, ``dawid-skene`` or ``one-coin``, :func:`simcore.advisor.models.choose_model`).
     progress : callable, optional
         Called with a short message as each phase starts (fits, risks, the plan).
-    model : str
-        ``auto`` (default), ``dawid-skene`` or ``one-coin``
-        (:func:`simcore.advisor.models.choose_model`).
-    scale : str
-        ``alt_test``'s per-item score: ``categorical`` (accuracy) or ``numeric`` (minus
-        the RMSE of the label values; every label must be a number). The verdict uses
-        it; the risk simulations score categorically.
-    min_pairs : int
-        The point rule leaves out a comparison with fewer pairs (``rule.min_pairs``): 0,
-        the paper's convention, lets an empty comparison pass; with 1 or more, omega is
-        over the comparisons kept (the effective K) and none kept is inconclusive. In the
-        verdict and in every simulated matrix.
-    form : str
-        The point rule's form (``rule.form``, :mod:`simcore.realdata.rule_forms`): ``auto``
-        (by the matrix's shape: pooled on a crowd, slots where a few items carry most
-        pairs, else every human), ``raters``, ``slots`` or ``pooled``. Under slots or
-        pooled the whole audit runs on the virtual raters
-        (:func:`~simcore.realdata.rule_forms.virtual_annotation`), named in every output;
-        the matrix's shape is reported as read.
-    min_items : int
-        The fewest items a virtual rater shares with the others (``rule.min_items``).
-    coefficient, level, weights : str
-        The point rule's coefficient (``rule.coefficient``) with Krippendorff's level or
-        the agreement weights (:mod:`simcore.advisor.scoring`): the verdict, every simulated
-        matrix and the recipe score with it. Default: the paper's observed agreement.
 
     Returns
     -------
@@ -424,35 +361,34 @@ def advise(  # noqa: PLR0913 (a value object is still to come)
     """
     say = progress or (lambda message: None)
     shape = data_shape(matrix)
-    rule_form = form_for(rule, form, shape, min_pairs, ADVISE_MIN_COMPARISONS)
-    matrix = virtual_annotation(matrix, rule_form, min_items)
+    rule_form = form_for(rule.kind, rule.form, shape, rule.min_pairs, ADVISE_MIN_COMPARISONS)
+    matrix = virtual_annotation(matrix, rule_form, rule.min_items)
     names = audited_judges(matrix, judges)
-    options = {"rule": rule, "epsilon": epsilon, "tau": tau, "trials": trials, "seed": seed}
-    options["min_pairs"] = min_pairs
-    options["scoring"] = advise_scoring(matrix, coefficient, level, weights)
-    audit = audit_judges(matrix, names, design, grid, n_boot, options, say, model, target, scale)
+    audit_rule = AuditRule.on_matrix(rule, matrix)
+    audit = audit_judges(matrix, names, audit_rule, plan, say)
     say(
         "planning the next round"
-        + (" and comparing the designs within the budget" if budget else "")
+        + (" and comparing the designs within the budget" if plan.budget else "")
     )
-    advice = plan_next_round(matrix, audit, target, budget, shape, rule_form)
-    return attach_scoring_check(advice, matrix, names, options, scale)
+    advice = plan_next_round(matrix, audit, shape, rule_form)
+    return attach_scoring_check(advice, matrix, names, audit_rule)
 
 
-def advise_groups(matrix, pool_groups=False, progress=None, **options):
+def advise_groups(matrix, pool_groups=False, progress=None, **settings):
     """Return ``{group: Advice}``: each group of ``matrix`` audited on its own, or pooled.
 
     A matrix without groups, or ``pool_groups``, gives one :class:`Advice` under the name
     :data:`simcore.realdata.matrix.NO_GROUPS` (``all``) or the single group's name; otherwise
     every group (:attr:`~simcore.realdata.matrix.AnnotationMatrix.group_names`) is advised
     on its items alone (:meth:`~simcore.realdata.matrix.AnnotationMatrix.subset`), with the
-    same options (:func:`advise`). A group's errors are prefixed by its name.
+    same ``judges``, ``rule`` and ``plan`` (``settings``, :func:`advise`). A group's errors
+    are prefixed by its name.
     """
     names = matrix.group_names
     if pool_groups or len(names) == 1:
         return {
             names[0] if len(names) == 1 else "all groups": advise(
-                matrix, progress=progress, **options
+                matrix, progress=progress, **settings
             )
         }
     say = progress or (lambda message: None)
@@ -460,7 +396,7 @@ def advise_groups(matrix, pool_groups=False, progress=None, **options):
     for number, name in enumerate(names, start=1):
         say(f"group {name} ({number}/{len(names)})")
         try:
-            results[name] = advise(matrix.subset(name), progress=progress, **options)
+            results[name] = advise(matrix.subset(name), progress=progress, **settings)
         except ValueError as error:
             raise ValueError(f"group {name!r}: {error}") from None
     return results

@@ -240,18 +240,8 @@ def _shrunk(target, now, anchor, change, weight, misplaced):
     return np.where(np.isnan(now) | np.isnan(anchor), target, moved)
 
 
-def anchored_decisions(  # noqa: PLR0913 (a value object is still to come)
-    labels,
-    proposal,
-    available,
-    anchor,
-    n_labels,
-    epsilon,
-    tau,
-    min_pairs=0,
-    centre=None,
-    shift=None,
-    scoring=None,
+def anchored_decisions(
+    labels, proposal, available, anchor, n_labels, rule, centre=None, shift=None
 ):
     """Return ``(sparse, dense)`` decisions of every draw, anchored at ``anchor``.
 
@@ -268,10 +258,9 @@ def anchored_decisions(  # noqa: PLR0913 (a value object is still to come)
         float64 ``(K,)``: the observed ``d_k`` (NaN for an empty comparison).
     n_labels : int
         Label codes in use.
-    epsilon, tau : float
-        The point rule's tolerance and threshold.
-    min_pairs : int
-        The point rule's ``rule.min_pairs``.
+    rule : simcore.advisor.settings.AuditRule
+        The point rule: its ``epsilon``, ``tau``, ``min_pairs`` and the comparisons'
+        coefficient (``scoring``; None: observed agreement).
     centre : tuple of numpy.ndarray or Shrinkage, optional
         The expected changes taken out (:func:`expected_changes`), every comparison
         anchored at the data; or a :class:`Shrinkage`, each comparison weighted between the
@@ -279,16 +268,15 @@ def anchored_decisions(  # noqa: PLR0913 (a value object is still to come)
     shift : numpy.ndarray, optional
         ``(T, K)`` standard normals ``z``: each draw's misplacement of each comparison is
         ``tau z`` (with a :class:`Shrinkage`; default none).
-    scoring : simcore.advisor.scoring.Scoring, optional
-        The comparisons' coefficient (default: observed agreement).
 
     Returns
     -------
     tuple of numpy.ndarray
         int8 ``(T,)`` sparse and dense decisions (module docstring).
     """
+    epsilon, tau, min_pairs = rule.epsilon, rule.tau, rule.min_pairs
     now, after, after_pairs, dense, dense_pairs = comparison_changes(
-        labels, proposal, available, n_labels, scoring
+        labels, proposal, available, n_labels, rule.scoring
     )
     anchor = np.asarray(anchor, dtype=np.float64)[None, :]
     if isinstance(centre, Shrinkage):

@@ -15,6 +15,7 @@ a sentence (:func:`risk_text`).
 from simcore.advisor.anchored import judge_anchor
 from simcore.advisor.recipe import recipe
 from simcore.advisor.risk.posterior import JudgeRisk, RiskCurve, judge_risk
+from simcore.advisor.settings import Proposal
 from simcore.printed_rates import share_text
 
 DENSE_REASON = "dense: every human labels every item, so the verdict is the dense verdict"
@@ -115,10 +116,13 @@ def misfit_note(advice):
     )
 
 
-def audit_risks(  # noqa: PLR0913 (a value object is still to come)
-    models, verdict_rows, available, human_labels, design, grid, options, target, risk_se, say
-):
+def audit_risks(models, verdict_rows, available, human_labels, rule, plan, risk_se, say):  # noqa: PLR0913 (the matrix's arrays, the rule and the plan)
     """Return ``{judge: JudgeRisk}``: each audited judge's risks (steps 2-3 of the audit).
+
+    ``rule`` and ``plan`` are the audit's :class:`~simcore.advisor.settings.AuditRule` and
+    :class:`~simcore.advisor.settings.AuditPlan` (the curves' design, grid, target, trials
+    and seed); ``human_labels`` stratify the proposals; ``risk_se`` is the SE the risk now
+    is drawn to.
 
     On a dense matrix (:func:`is_dense`) each is :func:`dense_risk`, nothing simulated;
     otherwise :func:`simcore.advisor.risk.posterior.judge_risk`, anchored at the judge's observed
@@ -127,30 +131,22 @@ def audit_risks(  # noqa: PLR0913 (a value object is still to come)
     ``say`` is called as each judge starts.
     """
     dense = is_dense(available)
-    pools = {}  # proposals shared by every judge (simcore.advisor.risk.posterior.simulate_risk)
+    # proposals shared by every judge (simcore.advisor.risk.posterior.simulate_risk)
+    proposal = Proposal(plan.design, 0, human_labels, pools={})
+    grid = plan.grid
     risks = {}
     for number, (name, row) in enumerate(zip(models, verdict_rows, strict=True), start=1):
         if dense:
             say(f"{name} ({number}/{len(models)}): dense matrix, risk now 0 without simulation")
             risks[name] = dense_risk(
-                models[name], available, name, design, options["epsilon"], options.get("scoring")
+                models[name], available, name, plan.design, rule.epsilon, rule.scoring
             )
             continue
         say(
             f"{name} ({number}/{len(models)}): simulating the risk of a wrong verdict "
-            f"({options['trials']} matrices at each of {len(grid) + 1} sizes)"
+            f"({plan.trials} matrices at each of {len(grid) + 1} sizes)"
         )
         risks[name] = judge_risk(
-            models[name],
-            available,
-            human_labels,
-            name,
-            design,
-            grid,
-            options,
-            target,
-            pools,
-            risk_se,
-            anchor=judge_anchor(row),
+            models[name], available, name, rule, plan, proposal, risk_se, judge_anchor(row)
         )
     return risks

@@ -45,6 +45,7 @@ import numpy as np
 from simcore.advisor.anchored import judge_anchor
 from simcore.advisor.risk.ceiling import best_row, clear_drop, raise_reason, worst_now
 from simcore.advisor.risk.posterior import labels_everything, monte_carlo_se, posterior_risk
+from simcore.advisor.settings import Draws, Proposal
 from simcore.calibration.statistics import wilson_interval
 from simcore.model.designs import DESIGNS
 
@@ -189,12 +190,10 @@ def budget_row(audit, design, per_secondary, pools=None):
             audit.risks[row["judge"]].models,
             audit.available,
             0,
-            design=design,
-            extra=per_secondary,
-            labels=audit.human_labels,
-            pools=pools,
-            anchor=judge_anchor(row),
-            **audit.options,
+            audit.rule,
+            Draws(audit.plan.trials, audit.plan.seed),
+            Proposal(design, per_secondary, audit.human_labels, pools),
+            judge_anchor(row),
         )
         for row in audit.verdicts
     ]

@@ -14,6 +14,8 @@ the label values (``scale: numeric``, minus the RMSE) against accuracy (``catego
 and back.
 """
 
+import dataclasses
+
 import numpy as np
 
 from simcore.advisor.scoring import advise_scoring, coefficient_label
@@ -71,18 +73,17 @@ def other_scoring(matrix, rule, scoring, scale):
     return other, scale, SCALE_AWARE_TEXT
 
 
-def scoring_check(matrix, names, options, scale, label_scale):
+def scoring_check(matrix, names, rule, label_scale):
     """Return ``{judge: row}``: each verdict again under the other scoring, or None.
 
-    ``options`` are the audit's (``rule``, ``epsilon``, ``tau``, ``min_pairs``,
-    ``scoring``); ``label_scale`` the matrix's :class:`~simcore.realdata.label_scale.LabelScale`.
-    Each row holds ``scoring`` (the other scoring in words), ``omega``, ``decision``. None
+    ``rule`` is the audit's :class:`~simcore.advisor.settings.AuditRule`; ``label_scale`` the
+    matrix's :class:`~simcore.realdata.label_scale.LabelScale`. Each row holds ``scoring`` (the
+    other scoring in words), ``omega``, ``decision``. None
     on categories, or where no other scoring applies.
     """
     if not label_scale.is_rating:
         return None
-    rule = options["rule"]
-    other = other_scoring(matrix, rule, options.get("scoring"), scale)
+    other = other_scoring(matrix, rule.kind, rule.scoring, rule.scale)
     if other is None:
         return None
     other_scoring_, other_scale, text = other
@@ -92,13 +93,7 @@ def scoring_check(matrix, names, options, scale, label_scale):
         np.asarray(matrix.human_labels, dtype=np.int64),
         np.asarray(matrix.judge_labels, dtype=np.int64)[:, columns],
         names,
-        rule,
-        options["epsilon"],
-        options["tau"],
-        scale=other_scale,
-        label_values=values,
-        min_pairs=options["min_pairs"],
-        scoring=other_scoring_,
+        dataclasses.replace(rule, scoring=other_scoring_, scale=other_scale, label_values=values),
     )
     return {
         row["judge"]: {"scoring": text, "omega": float(row["omega"]), "decision": row["decision"]}
@@ -135,7 +130,7 @@ def unsettled_judges(verdict_rows, check):
     ]
 
 
-def attach_scoring_check(advice, matrix, names, options, scale):
+def attach_scoring_check(advice, matrix, names, rule):
     """Record the scale, the scoring and the other scoring's verdicts on ``advice``.
 
     A judge whose verdict flips under the other scoring is not settled, whatever its
@@ -143,8 +138,8 @@ def attach_scoring_check(advice, matrix, names, options, scale):
     the choice of scoring). Returns ``advice``.
     """
     advice.label_scale = matrix_scale(matrix)
-    advice.scoring = scoring_text(options["rule"], options.get("scoring"), scale)
-    advice.scoring_check = scoring_check(matrix, names, options, scale, advice.label_scale)
+    advice.scoring = scoring_text(rule.kind, rule.scoring, rule.scale)
+    advice.scoring_check = scoring_check(matrix, names, rule, advice.label_scale)
     note = unsettled_note(advice)
     if note and advice.recommendation is not None:
         advice.recommendation = advice.recommendation._replace(

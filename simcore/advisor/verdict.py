@@ -296,47 +296,37 @@ def interval_risk(rule, dense, comparisons, decision, epsilon, tau):
     return normal_approximation_risk(comparisons, DECISIONS[int(decision)], epsilon, tau)
 
 
-def verdicts(  # noqa: PLR0913 (a value object is still to come)
-    human_labels,
-    judge_labels,
-    judge_names,
-    rule,
-    epsilon,
-    tau=0.5,
-    confidence=0.95,
-    scale="categorical",
-    label_values=None,
-    min_pairs=0,
-    scoring=None,
-):
+def verdicts(human_labels, judge_labels, judge_names, rule, confidence=0.95):
     """Return one row per judge: omega, effective K, decision, interval verdict, comparisons.
 
-    The point rule leaves out a comparison with fewer than ``min_pairs`` pairs: omega is
-    ``passes / tested`` over the comparisons kept, inconclusive when none is kept; with
-    ``min_pairs = 0`` (the paper's convention) every comparison is kept and an empty one
-    passes. Each row counts its ``empty`` comparisons (no pair) and those ``left_out``,
-    and holds the ``interval_risk``: the probability that the dense decision differs,
-    read from the comparison intervals alone
-    (:func:`simcore.advisor.interval_risk.normal_approximation_risk`; NaN under the
-    alternative annotator test; 0 on a dense matrix, whose verdict is the dense one).
+    ``rule`` is the :class:`~simcore.advisor.settings.AuditRule` (its kind, ``epsilon``, ``tau``,
+    ``min_pairs``, ``scoring``, ``scale`` and ``label_values``). The point rule leaves out a
+    comparison with fewer than ``min_pairs`` pairs: omega is ``passes / tested`` over the
+    comparisons kept, inconclusive when none is kept; with ``min_pairs = 0`` (the paper's
+    convention) every comparison is kept and an empty one passes. Each row counts its ``empty``
+    comparisons (no pair) and those ``left_out``, and holds the ``interval_risk``: the probability
+    that the dense decision differs, read from the comparison intervals alone
+    (:func:`simcore.advisor.interval_risk.normal_approximation_risk`; NaN under the alternative
+    annotator test; 0 on a dense matrix, whose verdict is the dense one).
 
-    With ``rule == "alt_test"`` omega is the winning rate (wins / humans tested), the row
+    With ``rule.kind == "alt_test"`` omega is the winning rate (wins / humans tested), the row
     also holds ``wins``, ``tested``, ``advantage_probability`` and ``alt_test`` (per human,
-    :func:`alt_test_rows`), and ``scale`` / ``label_values`` choose the per-item score
+    :func:`alt_test_rows`), and ``rule.scale`` / ``rule.label_values`` choose the per-item score
     (the weighted scale takes the weights of ``scoring``, and the row names them).
     ``scoring`` is the point rule's coefficient (:func:`comparison_intervals`).
     """
+    kind, epsilon, tau, scoring, scale = rule.kind, rule.epsilon, rule.tau, rule.scoring, rule.scale
     comparisons = comparison_intervals(human_labels, judge_labels, epsilon, confidence, scoring)
     n_humans = human_labels.shape[1]
     dense = human_labels.size > 0 and bool((human_labels >= 0).all())
-    if rule == "alt_test":
+    if kind == "alt_test":
         similarity = scoring.weighting[1] if scale == "weighted" else None
         result = alt_test_verdict(
             human_labels,
             judge_labels,
             epsilon,
             scale=scale,
-            label_values=label_values,
+            label_values=rule.label_values,
             similarity=similarity,
         )
         tested = result.n_tested
@@ -346,13 +336,13 @@ def verdicts(  # noqa: PLR0913 (a value object is still to come)
         clears = sum(row["verdict"] == "clears" for row in rows_k)
         fails = sum(row["verdict"] == "fails" for row in rows_k)
         effective = sum(row["items"] >= 2 for row in rows_k)
-        if rule == "alt_test":
+        if kind == "alt_test":
             omega, decision, extra = alt_test_row(result, judge, tau, scale, scoring)
             effective = tested
         else:
-            omega, decision, extra = point_verdict(rows_k, tau, min_pairs)
+            omega, decision, extra = point_verdict(rows_k, tau, rule.min_pairs)
         extra["empty"] = sum(row["pairs"] == 0 for row in rows_k)
-        extra["interval_risk"] = interval_risk(rule, dense, rows_k, decision, epsilon, tau)
+        extra["interval_risk"] = interval_risk(kind, dense, rows_k, decision, epsilon, tau)
         interval = decide_counts(clears, fails, n_humans, tau, kind="interval")
         rows.append(
             {

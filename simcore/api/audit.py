@@ -13,6 +13,7 @@ needed; or the target out of reach), and gives the report's tables as pandas Dat
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -20,7 +21,9 @@ from simcore.advisor.advice import Advice
 from simcore.advisor.advice import advise_groups as advise_matrix_groups
 from simcore.advisor.advise_options import OPTIONS
 from simcore.advisor.scoring import BLOCK_BYTES, NOMINAL
+from simcore.advisor.settings import RULE_KEYWORDS, audit_settings
 from simcore.api.data import DataSource
+from simcore.model.decision_rule import Rule
 from simcore.model.weighted import misplaced_message, scoring_name
 from simcore.options import (
     DEFAULT,
@@ -59,7 +62,7 @@ def advise(  # noqa: PLR0913 (every declared option is a keyword)
     label_order: Sequence[str] | str | None = None,
     merge_label_variants: bool = False,
     progress: Callable[[str], object] | None = None,
-    rule: str | Default = DEFAULT,
+    rule: str | Rule | Default = DEFAULT,
     scale: str | Default = DEFAULT,
     coefficient: str | Default = DEFAULT,
     level: str | Default = DEFAULT,
@@ -103,7 +106,12 @@ def advise(  # noqa: PLR0913 (every declared option is a keyword)
         The rule (``--rule``, ``--eps``, ...; ``coefficient``, ``level`` and ``weights``
         score the point rule's comparisons, ``min_pairs``, ``form`` and ``min_items`` its
         form), each at its declared default when left out
-        (:data:`simcore.advisor.advise_options.OPTIONS`).
+        (:data:`simcore.advisor.advise_options.OPTIONS`). ``rule`` may instead be a whole
+        :class:`~simcore.model.decision_rule.Rule` (``simcore.Rule(kind="alt_test",
+        epsilon=0.1)``), its ``kind``, ``tau`` and the settings above read from it: the
+        keywords above are then left out, and the settings advise does not take
+        (``strict``, ``inconclusive``, ``confidence``, the alt_test's ``q`` and item
+        counts, ``min_comparisons``) stay at their defaults.
     target, budget, design, trials, seed, model : optional
         The plan: the risk aimed at, the labels to buy, the design of the next round, the
         simulation's trials and seed, the latent-class model.
@@ -143,7 +151,7 @@ def advise_groups(  # noqa: PLR0913 (every declared option is a keyword)
     label_order: Sequence[str] | str | None = None,
     merge_label_variants: bool = False,
     progress: Callable[[str], object] | None = None,
-    rule: str | Default = DEFAULT,
+    rule: str | Rule | Default = DEFAULT,
     scale: str | Default = DEFAULT,
     coefficient: str | Default = DEFAULT,
     level: str | Default = DEFAULT,
@@ -210,6 +218,7 @@ def advise_each_group(  # noqa: PLR0913 (a value object is still to come)
     Each group is audited by :func:`simcore.advisor.advice.advise_groups`; ``one_group``
     refuses data with several groups (unless ``pool_groups``) before any audit.
     """
+    options, tau = rule_settings(options)
     options = {**DEFAULTS, **options}
     unknown = sorted(set(options) - set(DEFAULTS))
     if unknown:
@@ -240,13 +249,56 @@ def advise_each_group(  # noqa: PLR0913 (a value object is still to come)
             "); simcore.advise_groups(...) audits each on its own, pool_groups=True audits them "
             "together"
         )
+    rule, plan = audit_settings(tau=tau, **options)
     return advise_matrix_groups(
         matrix,
         pool_groups=pool_groups,
         judges=name_list(audit, "audit"),
         progress=progress,
-        **options,
+        rule=rule,
+        plan=plan,
     )
+
+
+ADVISE_RULE_FIELDS = tuple(name for name in RULE_KEYWORDS if name != "tau")
+"""The keywords of :func:`advise` that are settings of its :class:`Rule` (beside its kind)."""
+
+
+def rule_settings(options):
+    """Return ``(options, tau)`` with a :class:`Rule` given as ``rule`` read into its options.
+
+    Options without a :class:`Rule` come back as they are, with the rule's default tau.
+    With one, its kind becomes ``rule`` and each of :data:`ADVISE_RULE_FIELDS` its option.
+
+    Raises
+    ------
+    TypeError
+        A rule setting given both as a keyword and in the :class:`Rule`.
+    ValueError
+        A setting of the :class:`Rule` that advise does not take, away from its default.
+    """
+    rule = options.get("rule")
+    if not isinstance(rule, Rule):
+        return options, Rule().tau
+    both = [name for name in ADVISE_RULE_FIELDS if name in options]
+    if both:
+        raise TypeError(
+            f"advise: {both[0]}: given twice, as a keyword and as rule.{both[0]} "
+            f"({getattr(rule, both[0])!r}); give it once"
+        )
+    taken = {"kind", "tau", *ADVISE_RULE_FIELDS}
+    unused = [
+        item.name
+        for item in dataclasses.fields(Rule)
+        if item.name not in taken and getattr(rule, item.name) != item.default
+    ]
+    if unused:
+        raise ValueError(
+            f"rule.{unused[0]}: advise does not take this setting; leave it at its default "
+            f"(got {getattr(rule, unused[0])!r})"
+        )
+    settings = {name: getattr(rule, name) for name in ADVISE_RULE_FIELDS}
+    return {**options, "rule": rule.kind, **settings}, rule.tau
 
 
 SIMULATED_BATCH = 100

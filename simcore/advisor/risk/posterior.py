@@ -17,6 +17,7 @@ Gaussian certification recipe of the fitted model with the rule's pool weights
 (:func:`recipe`, docs/howto/plan.md).
 """
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -38,6 +39,7 @@ from simcore.advisor.risk.draws import (
     sparse_masks,
 )
 from simcore.advisor.scoring import score_differences
+from simcore.advisor.settings import DRAWS_PER_MODEL, AuditRule, Draws, Proposal
 from simcore.advisor.verdict import alt_test_decisions
 from simcore.calibration.statistics import wilson_interval
 from simcore.engine import layout as engine_layout
@@ -48,23 +50,21 @@ from simcore.model.rule import decide
 # --------------------------------------------------------------------------- one risk
 
 
-def _decisions(
-    labels, mask, n_humans, n_labels, rule_values, min_pairs=0, scoring=None, terms=None
-):
-    """Sparse and dense decisions of every drawn trial, ``(T,)`` each.
+def _decisions(labels, mask, n_humans, n_labels, rule):
+    """Sparse and dense decisions of every drawn trial, ``(T,)`` each, under ``rule``.
 
-    ``rule_values`` is ``(rule, epsilon, tau)``. The point rule leaves out comparisons with
-    fewer than ``min_pairs`` pairs (omega over the comparisons kept; none kept is
-    inconclusive); under another coefficient (``scoring``) it decides on
+    ``rule`` is the :class:`~simcore.advisor.settings.AuditRule`. The point rule leaves out
+    comparisons with fewer than ``rule.min_pairs`` pairs (omega over the comparisons kept;
+    none kept is inconclusive); under another coefficient (``rule.scoring``) it decides on
     :func:`simcore.advisor.scoring.score_differences`. The alt_test scores each item by
-    ``terms`` (:func:`simcore.advisor.verdict.alt_test_decisions`).
+    ``rule.item_terms`` (:func:`simcore.advisor.verdict.alt_test_decisions`).
     """
-    rule, epsilon, tau = rule_values
-    if rule == "alt_test":
-        return alt_test_decisions(labels, mask, n_humans, epsilon, tau, terms)
-    if scoring is not None:
+    epsilon, tau, min_pairs = rule.epsilon, rule.tau, rule.min_pairs
+    if rule.kind == "alt_test":
+        return alt_test_decisions(labels, mask, n_humans, epsilon, tau, rule.item_terms)
+    if rule.scoring is not None:
         full = np.ones((1, *mask.shape[1:]), dtype=np.bool_)
-        differences = (score_differences(labels, m, n_humans, scoring) for m in (mask, full))
+        differences = (score_differences(labels, m, n_humans, rule.scoring) for m in (mask, full))
         return tuple(point_decisions(*d, epsilon, tau, min_pairs) for d in differences)
     passes, counters, _ = engine_point_rule.evaluate(
         labels, mask, n_humans, n_labels, epsilon, coefficient_code("observed"), min_pairs
@@ -77,26 +77,15 @@ def _decisions(
     )
 
 
-def simulate_risk(  # noqa: PLR0913 (a value object is still to come)
+def simulate_risk(
     raters,
     prevalence,
     available,
     judge,
-    rule="point",
-    epsilon=0.05,
-    tau=0.5,
-    trials=400,
-    seed=0,
-    design=None,
-    extra=0,
-    labels=None,
-    batch=100,
-    target=None,
-    pools=None,
-    min_pairs=0,
+    rule=AuditRule(),
+    draws=Draws(),
+    proposal=Proposal(),
     anchor=None,
-    scoring=None,
-    item_terms=None,
 ):
     """Estimate how often the sparse verdict differs from the dense one under the fitted model.
 
@@ -111,46 +100,28 @@ def simulate_risk(  # noqa: PLR0913 (a value object is still to come)
         ``(n, K)`` bool: which human labelled which item (the data's overlap structure).
     judge : int
         Judge index (rater ``K + judge``).
-    rule : str
-        ``point`` or ``alt_test``.
-    epsilon, tau : float
-        The rule's tolerance and threshold.
-    trials : int
-        Most matrices drawn.
-    seed : int
-        Seed of the draws: labels from the counter-based streams of
-        ``SeedSequence([seed, judge, extra])`` (:func:`simcore.advisor.channels.draw_labels`),
-        proposals from a generator on ``SeedSequence([seed, extra, 1])`` (the same for every
-        judge, so that they can share ``pools``).
-    design : str, optional
+    rule : simcore.advisor.settings.AuditRule
+        The rule each drawn matrix is decided by (kind, epsilon, tau, min_pairs, the
+        coefficient's scoring, the alt_test's per-item score; :func:`_decisions`).
+    draws : simcore.advisor.settings.Draws
+        ``trials`` most matrices, ``batch`` at once, ``stop_at`` a target at which to stop
+        early (after a whole batch, once the 95% Wilson interval of the risk lies entirely
+        on one side of it; :func:`settled`). ``seed``: labels from the counter-based
+        streams of ``SeedSequence([seed, judge, extra])``
+        (:func:`simcore.advisor.channels.draw_labels`), proposals from a generator on
+        ``SeedSequence([seed, extra, 1])`` (the same for every judge, so that they can
+        share pools).
+    proposal : simcore.advisor.settings.Proposal
         With ``extra > 0``: each draw first proposes ``extra`` more items per secondary by
-        this design (a pool of :data:`MASK_POOL` proposals, :func:`proposal_pool`), and the
-        sparse matrix is the current one plus the proposal.
-    extra : int
-        Items per secondary added.
-    labels : numpy.ndarray, optional
-        ``(n, K)`` real human labels, needed to stratify a proposal.
-    batch : int
-        Trials drawn at once.
-    target : float, optional
-        Stop early, after a whole batch, once the 95% Wilson interval of the risk lies
-        entirely on one side of ``target`` (the comparison with the target is settled).
-        Default: run all ``trials``.
-    pools : dict, optional
-        Proposal pools shared between calls, keyed by ``(design, extra)``: the proposals
-        depend on the real labels only, so every judge can use the same ones. Filled here.
-    min_pairs : int
-        The point rule's ``rule.min_pairs`` (:func:`_decisions`).
+        ``design`` (a pool of :data:`MASK_POOL` proposals, :func:`proposal_pool`; a
+        stratified one reads the real ``labels``), and the sparse matrix is the current
+        one plus the proposal. Its ``pools``, when given, are shared between calls and
+        filled here.
     anchor : numpy.ndarray, optional
         ``(K,)`` observed ``d_k`` of the judge: the point rule then decides on the
         simulated comparisons anchored at them
         (:func:`simcore.advisor.anchored.anchored_decisions`); without it, on the simulated
         matrices as drawn.
-    scoring : simcore.advisor.scoring.Scoring, optional
-        The point rule's coefficient (default: the paper's observed agreement).
-    item_terms : tuple, optional
-        The alt_test's per-item score, ``(numeric, pair_terms)``
-        (:func:`simcore.advisor.verdict.alt_test_item_terms`; default accuracy).
 
     Returns
     -------
@@ -160,25 +131,7 @@ def simulate_risk(  # noqa: PLR0913 (a value object is still to come)
     """
     model = Channels(raters, prevalence)
     return posterior_risk(
-        [model],
-        available,
-        judge,
-        rule,
-        epsilon,
-        tau,
-        trials,
-        seed,
-        design,
-        extra,
-        labels,
-        batch,
-        target,
-        pools,
-        min_pairs,
-        per_model=batch,
-        anchor=anchor,
-        scoring=scoring,
-        item_terms=item_terms,
+        [model], available, judge, rule, draws.but(per_model=draws.batch), proposal, anchor
     )
 
 
@@ -189,33 +142,10 @@ class Channels(NamedTuple):
     prevalence: np.ndarray
 
 
-DRAWS_PER_MODEL = 10
-"""Consecutive draws from each model of a posterior-predictive risk (:func:`posterior_risk`)."""
-
-
-def posterior_risk(  # noqa: PLR0913 (a value object is still to come)
-    models,
-    available,
-    judge,
-    rule="point",
-    epsilon=0.05,
-    tau=0.5,
-    trials=400,
-    seed=0,
-    design=None,
-    extra=0,
-    labels=None,
-    batch=100,
-    target=None,
-    pools=None,
-    min_pairs=0,
-    per_model=DRAWS_PER_MODEL,
-    first_trial=0,
-    anchor=None,
-    scoring=None,
-    item_terms=None,
+def posterior_risk(
+    models, available, judge, rule=AuditRule(), draws=Draws(), proposal=Proposal(), anchor=None
 ):
-    """Posterior-predictive risk: each run of ``per_model`` draws comes from its own model.
+    """Posterior-predictive risk: each run of ``draws.per_model`` draws comes from its own model.
 
     ``models`` are fits (anything with ``raters`` and ``prevalence``), typically the
     bootstrap refits of the fitted model (:class:`simcore.advisor.models.Bootstrap`): draw
@@ -223,56 +153,57 @@ def posterior_risk(  # noqa: PLR0913 (a value object is still to come)
     ``r = wrong / trials`` averages the sparse-vs-dense disagreement over the fit's
     uncertainty as well as over the matrices, and its only error is the Monte Carlo one
     (:func:`monte_carlo_se`). With one model it is :func:`simulate_risk` under that model,
-    draw for draw. Draws ``first_trial ..`` continue an earlier call's (same streams).
+    draw for draw. Draws ``draws.first ..`` continue an earlier call's (same streams).
     Every other argument and the return value are :func:`simulate_risk`'s: the rule runs
-    on ``batch`` draws at a time (whatever models they come from), and the early stop at
-    ``target`` is checked after each batch.
+    on ``draws.batch`` draws at a time (whatever models they come from), and the early stop
+    at ``draws.stop_at`` is checked after each batch.
     """
     n_items, n_humans = available.shape
-    if labels_everything(available, design, extra):
+    extra, trials, first = proposal.extra, draws.trials, draws.first
+    if labels_everything(available, proposal.design, extra):
         return 0, trials  # every secondary labels every item: sparse is dense, exactly
     n_labels = len(models[0].prevalence)
-    sequence = np.random.SeedSequence([seed, judge, extra])
-    pool = shared_pool(pools, available, design, extra, labels, n_labels, seed)
-    anchored = anchor is not None and rule == "point"
+    sequence = np.random.SeedSequence([draws.seed, judge, extra])
+    pool = shared_pool(proposal, available, n_labels, draws.seed)
+    anchored = anchor is not None and rule.kind == "point"
     if anchored:
-        centre = model_changes(
-            models, per_model, available, judge, pool, seed, extra, anchor, scoring
-        )
+        centre = model_changes(models, available, judge, pool, draws, extra, anchor, rule)
     wrong = done = 0
-    while done < trials and not settled(wrong, done, target):
-        size = min(batch, trials - done)
+    while done < trials and not settled(wrong, done, draws.stop_at):
+        size = min(draws.batch, trials - done)
         drawn, codes = draw_matrices(
-            models, per_model, n_humans, judge, n_items, sequence, first_trial + done, size
+            models, draws.per_model, n_humans, judge, n_items, sequence, first + done, size
         )
-        mask = sparse_masks(pool, first_trial + done, size) if extra > 0 or not anchored else None
+        mask = sparse_masks(pool, first + done, size) if extra > 0 or not anchored else None
         if anchored:
             shift = (
-                misplacement_normals(sequence, first_trial + done, size, n_humans)
+                misplacement_normals(sequence, first + done, size, n_humans)
                 if getattr(centre, "misplacement", 0.0) > 0
                 else None
             )
-            rule_values = (epsilon, tau, min_pairs, centre, shift, scoring)
-            sparse, dense = anchored_decisions(drawn, mask, available, anchor, codes, *rule_values)
-        else:
-            sparse, dense = _decisions(
-                drawn, mask, n_humans, codes, (rule, epsilon, tau), min_pairs, scoring, item_terms
+            sparse, dense = anchored_decisions(
+                drawn, mask, available, anchor, codes, rule, centre, shift
             )
+        else:
+            sparse, dense = _decisions(drawn, mask, n_humans, codes, rule)
         wrong += int((sparse != dense).sum())
         done += size
     return wrong, done
 
 
-def shared_pool(pools, available, design, extra, labels, n_labels, seed):
-    """Return the proposal pool of ``(design, extra, seed)``, made once into ``pools``.
+def shared_pool(proposal, available, n_labels, seed):
+    """Return the proposal pool of ``(design, extra, seed)``, made once into ``proposal.pools``.
 
     The proposals come from ``SeedSequence([seed, extra, 1])`` (:func:`proposal_pool`);
-    ``pools`` None makes a fresh one.
+    ``proposal.pools`` None makes a fresh one.
     """
-    pools = {} if pools is None else pools
+    design, extra = proposal.design, proposal.extra
+    pools = {} if proposal.pools is None else proposal.pools
     if (design, extra, seed) not in pools:
         rng = np.random.default_rng(np.random.SeedSequence([seed, extra, 1]))
-        pools[design, extra, seed] = proposal_pool(rng, available, design, extra, labels, n_labels)
+        pools[design, extra, seed] = proposal_pool(
+            rng, available, design, extra, proposal.labels, n_labels
+        )
     return pools[design, extra, seed]
 
 
@@ -283,26 +214,26 @@ CHANGE_STREAM = 3
 """The seed word of those draws: ``SeedSequence([seed, judge, extra, CHANGE_STREAM])``."""
 
 
-def model_changes(  # noqa: PLR0913 (a value object is still to come)
-    models, per_model, available, judge, pool, seed, extra, anchor=None, scoring=None
-):
+def model_changes(models, available, judge, pool, draws, extra, anchor=None, rule=AuditRule()):
     """Return the model's expected changes of the comparisons, taken out of anchored draws.
 
     :func:`simcore.advisor.anchored.expected_changes` over :data:`CHANGE_DRAWS` draws of
-    their own stream (the same whatever the batch or the first trial of a call); with the
-    observed ``anchor`` of enough comparisons (:func:`simcore.advisor.anchored.shrinks`),
-    the :class:`simcore.advisor.anchored.Shrinkage` (:func:`simcore.advisor.anchored.shrinkage`);
-    ``scoring`` the comparisons' coefficient.
+    their own stream, ``SeedSequence([draws.seed, judge, extra, CHANGE_STREAM])`` (the same
+    whatever the batch or the first trial of a call), ``draws.per_model`` from each model;
+    with the observed ``anchor`` of enough comparisons
+    (:func:`simcore.advisor.anchored.shrinks`), the
+    :class:`simcore.advisor.anchored.Shrinkage` (:func:`simcore.advisor.anchored.shrinkage`);
+    ``rule.scoring`` the comparisons' coefficient.
     """
     n_items, n_humans = available.shape
-    sequence = np.random.SeedSequence([seed, judge, extra, CHANGE_STREAM])
+    sequence = np.random.SeedSequence([draws.seed, judge, extra, CHANGE_STREAM])
     drawn, codes = draw_matrices(
-        models, per_model, n_humans, judge, n_items, sequence, 0, CHANGE_DRAWS
+        models, draws.per_model, n_humans, judge, n_items, sequence, 0, CHANGE_DRAWS
     )
     proposal = sparse_masks(pool, 0, CHANGE_DRAWS) if extra > 0 else None
     if anchor is None or not shrinks(anchor):
-        return expected_changes(drawn, proposal, available, codes, scoring)
-    return shrinkage(drawn, proposal, available, codes, anchor, scoring)
+        return expected_changes(drawn, proposal, available, codes, rule.scoring)
+    return shrinkage(drawn, proposal, available, codes, anchor, rule.scoring)
 
 
 def labels_everything(available, design, extra):
@@ -376,33 +307,28 @@ class RiskCurve:
         return point, conservative
 
 
-def risk_curve(  # noqa: PLR0913 (a value object is still to come)
-    models, available, labels, judge, judge_name, design, grid, target=None, now=None, **options
-):
-    """Simulate the posterior-predictive risk (:func:`posterior_risk`) at each grid ``extra``.
+def risk_curve(models, available, judge_name, rule, plan, proposal, now=None, anchor=None):
+    """Simulate the posterior-predictive risk (:func:`posterior_risk`) at each ``plan.grid`` point.
 
+    Each point draws ``plan.trials`` matrices from ``plan.seed`` under ``rule``, the next
+    round proposed by ``proposal`` with that point's ``extra`` (its design, the real labels
+    and the pools shared between judges), anchored at ``anchor`` (:func:`simulate_risk`).
     ``now``, the ``(wrong, trials)`` already simulated at 0 extra items
-    (:func:`adaptive_risk_now`), stands for the grid's 0. With a ``target``: the risk at 0
-    extra items (the risk now) gets every trial; later points stop once their comparison
+    (:func:`adaptive_risk_now`), stands for the grid's 0. With a ``plan.target``: the risk at
+    0 extra items (the risk now) gets every trial; later points stop once their comparison
     with the target is settled (:func:`settled`), and the curve ends at the first point
     whose risk is under the target with 95% confidence (more items only lower it further,
     and no recommendation reads past it).
     """
-    curve = RiskCurve(judge_name, design)
-    for extra in grid:
+    target = plan.target
+    curve = RiskCurve(judge_name, proposal.design)
+    for extra in plan.grid:
         if extra == 0 and now is not None:
             wrong, trials = now
         else:
-            wrong, trials = posterior_risk(
-                models,
-                available,
-                judge,
-                design=design,
-                extra=extra,
-                labels=labels,
-                target=None if extra == 0 else target,
-                **options,
-            )
+            draws = Draws(plan.trials, plan.seed, stop_at=None if extra == 0 else target)
+            point = dataclasses.replace(proposal, extra=extra)
+            wrong, trials = posterior_risk(models, available, 0, rule, draws, point, anchor)
         curve.extra.append(int(extra))
         curve.wrong.append(wrong)
         curve.trials.append(trials)
@@ -423,27 +349,32 @@ MAX_GROWTH = 10
 """The risk now draws at most this many times ``--trials`` matrices to reach its SE."""
 
 
-def adaptive_risk_now(bootstrap, available, judge, options, se_target=RISK_SE_TARGET):
+def adaptive_risk_now(  # noqa: PLR0913 (the draws' seed and size are one value; the rest is the risk's)
+    bootstrap, available, judge, rule, draws, anchor=None, se_target=RISK_SE_TARGET
+):
     """Return ``(wrong, trials, models)``: the posterior-predictive risk now, to ``se_target``.
 
-    Draws come :data:`DRAWS_PER_MODEL` at a time from successive bootstrap refits
-    (``bootstrap``, a :class:`simcore.advisor.models.Bootstrap`), ``T = options["trials"]``
-    of them first; while the risk's Monte Carlo SE ``sqrt(r (1 - r) / T)``
-    (:func:`monte_carlo_se`) is above ``se_target``, more draws follow (as many as the
-    current rate says are needed, at least one batch), from new refits up to
-    :data:`MAX_REFITS`, until ``T`` reaches :data:`MAX_GROWTH` times ``options["trials"]``
-    or ``1 / (4 se_target^2)``, where the SE is at most ``se_target`` whatever the rate
-    (2,500 draws for one point: the default 300 trials can always reach it). ``models`` are
-    the refits used, for the curve and the budget comparison.
+    Draws come :data:`~simcore.advisor.settings.DRAWS_PER_MODEL` at a time from successive
+    bootstrap refits (``bootstrap``, a :class:`simcore.advisor.models.Bootstrap`),
+    ``T = draws.trials`` of them first, from ``draws.seed``, decided by ``rule`` and
+    anchored at ``anchor`` (:func:`posterior_risk`); while the risk's Monte Carlo SE
+    ``sqrt(r (1 - r) / T)`` (:func:`monte_carlo_se`) is above ``se_target``, more draws
+    follow (as many as the current rate says are needed, at least one batch), from new
+    refits up to :data:`MAX_REFITS`, until ``T`` reaches :data:`MAX_GROWTH` times
+    ``draws.trials`` or ``1 / (4 se_target^2)``, where the SE is at most ``se_target``
+    whatever the rate (2,500 draws for one point: the default 300 trials can always reach
+    it). ``models`` are the refits used, for the curve and the budget comparison.
     """
     per_model = DRAWS_PER_MODEL
-    most = min(math.ceil(0.25 / se_target**2), MAX_GROWTH * options["trials"])
-    goal = options["trials"]
+    most = min(math.ceil(0.25 / se_target**2), MAX_GROWTH * draws.trials)
+    goal = draws.trials
     wrong = done = 0
     while True:
         models = bootstrap.draw(min(MAX_REFITS, math.ceil(goal / per_model)))
-        more = {**options, "trials": goal - done}
-        new_wrong, new_done = posterior_risk(models, available, judge, first_trial=done, **more)
+        more = draws.but(trials=goal - done, first=done, per_model=per_model)
+        new_wrong, new_done = posterior_risk(
+            models, available, judge, rule, more, Proposal(), anchor
+        )
         wrong, done = wrong + new_wrong, done + new_done
         if monte_carlo_se(wrong, done) <= se_target or done >= most:
             return wrong, done, models
@@ -467,48 +398,34 @@ class JudgeRisk(NamedTuple):
     models: list
 
 
-def judge_risk(  # noqa: PLR0913 (a value object is still to come)
-    model,
-    available,
-    labels,
-    judge_name,
-    design,
-    grid,
-    options,
-    target=None,
-    pools=None,
-    risk_se=RISK_SE_TARGET,
-    anchor=None,
+def judge_risk(  # noqa: PLR0913 (the rule, the plan and the proposal are one value each)
+    model, available, judge_name, rule, plan, proposal, risk_se=RISK_SE_TARGET, anchor=None
 ):
     """Simulate one judge's risks under its fitted model's bootstrap (:class:`JudgeRisk`).
 
     ``model`` is a :class:`simcore.advisor.advice.JudgeModel` (the humans, then the judge);
-    ``options`` hold the rule, ``epsilon``, ``tau``, ``trials`` and ``seed``. Every risk is
-    posterior-predictive (:func:`posterior_risk`): the draws come from the bootstrap refits,
-    so the fit's uncertainty is inside the risk and its SE is Monte Carlo only. The risk now
-    (the curve's point at 0 extra items; NaN when the grid lacks it) is simulated until its
-    SE is at most ``risk_se``, a point by default (:func:`adaptive_risk_now`); ``target``
-    shortens the curve
-    (:func:`risk_curve`); ``pools`` shares proposals between judges (:func:`simulate_risk`);
-    ``anchor``, the judge's observed ``d_k``, anchors the point rule's simulated comparisons
-    (:func:`simcore.advisor.anchored.anchored_decisions`).
+    ``rule`` the :class:`~simcore.advisor.settings.AuditRule` and ``plan`` the
+    :class:`~simcore.advisor.settings.AuditPlan` (its ``trials``, ``seed``, ``grid`` and
+    ``target``). Every risk is posterior-predictive (:func:`posterior_risk`): the draws
+    come from the bootstrap refits, so the fit's uncertainty is inside the risk and its SE
+    is Monte Carlo only. The risk now (the curve's point at 0 extra items; NaN when the
+    grid lacks it) is simulated until its SE is at most ``risk_se``, a point by default
+    (:func:`adaptive_risk_now`); ``plan.target`` shortens the curve (:func:`risk_curve`);
+    ``proposal`` carries the curve's design, the real labels and the pools shared between
+    judges (:func:`simulate_risk`); ``anchor``, the judge's observed ``d_k``, anchors the
+    point rule's simulated comparisons (:func:`simcore.advisor.anchored.anchored_decisions`).
     """
-    options = {**options, "anchor": anchor}
     models = model.bootstrap.refits
     now = None
-    if 0 in grid:
-        wrong, trials, models = adaptive_risk_now(model.bootstrap, available, 0, options, risk_se)
+    if 0 in plan.grid:
+        draws = Draws(plan.trials, plan.seed)
+        wrong, trials, models = adaptive_risk_now(
+            model.bootstrap, available, 0, rule, draws, anchor, risk_se
+        )
         now = (wrong, trials)
-    curve = risk_curve(
-        models, available, labels, 0, judge_name, design, grid, target, now, pools=pools, **options
-    )
+    curve = risk_curve(models, available, judge_name, rule, plan, proposal, now, anchor)
     risk_now = (curve.rate(0), curve.se(0)) if curve.extra[0] == 0 else (math.nan, math.nan)
     binding = recipe(
-        model.fit.raters,
-        model.fit.prevalence,
-        available,
-        0,
-        options["epsilon"],
-        scoring=options.get("scoring"),
+        model.fit.raters, model.fit.prevalence, available, 0, rule.epsilon, scoring=rule.scoring
     )
     return JudgeRisk(curve, risk_now, binding, models)
