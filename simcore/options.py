@@ -14,8 +14,9 @@ it (the layering test lists it beside the version string).
 import functools
 import inspect
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 __all__ = [
     "DEFAULT",
@@ -258,7 +259,11 @@ def given_values(arguments, options):
     }
 
 
-def suggests_keywords(function):
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def suggests_keywords(function: Callable[_P, _R]) -> Callable[_P, _R]:
     """Refuse an unknown keyword of a command function naming the nearest one.
 
     Python's own refusal says only that the keyword is unexpected; this one says, as the
@@ -275,7 +280,7 @@ def suggests_keywords(function):
     names = [p.name for p in parameters if p.name in accepted and p.default is not p.empty]
 
     @functools.wraps(function)
-    def checked(*args, **kwargs):
+    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         unknown = sorted(set(kwargs) - accepted)
         if unknown:
             raise TypeError(

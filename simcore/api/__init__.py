@@ -7,8 +7,10 @@ commands in instrument. :func:`advise` and :func:`advise_groups` (audit) audit a
 validation matrix and plan its next round; :func:`calibrate` (calibration, with its inputs
 checked in calibrate_inputs and clustered items in calibrate_clusters) corrects a
 production failure rate, :func:`plan_calibration` plans its calibration set; :func:`monitor`
-(monitoring) follows it over time. Every command's result is a
-:class:`~simcore.api.results.CommandResult` (results) whose ``to_dict()`` is the command's
+(monitoring) follows it over time. Each data command's result is typed (results): a
+subclass of :class:`~simcore.api.results.CommandResult`, such as
+:class:`~simcore.api.results.InspectResult` or :class:`~simcore.api.results.CalibrationResult`,
+with its document's fields as attributes, ``summary()``, and ``to_dict()`` the command's
 ``--json``. ``simcore.NAME`` is ``simcore.api.NAME``.
 
 ``__all__`` lists the public names; each is imported from its module on first use
@@ -35,7 +37,22 @@ API_NAMES = (
 )
 """The command functions, each also ``simcore.NAME``."""
 
-__all__ = ["CommandResult", *API_NAMES]
+RESULT_NAMES = (
+    "AgreementResult",
+    "CalibrationPlanResult",
+    "CalibrationResult",
+    "CardCheckResult",
+    "CardResult",
+    "CeilingResult",
+    "ClusteredCalibrationResult",
+    "CommandResult",
+    "InspectResult",
+    "MonitorResult",
+    "WellposedResult",
+)
+"""The result classes of :mod:`simcore.api.results`, each also ``simcore.api.NAME``."""
+
+__all__ = [*RESULT_NAMES, *API_NAMES]
 
 __getattr__, __dir__ = attach(
     __name__,
@@ -44,7 +61,7 @@ __getattr__, __dir__ = attach(
         "calibration": ("calibrate", "plan_calibration"),
         "data": ("agreement", "card", "card_check", "ceiling", "inspect", "wellposed"),
         "monitoring": ("monitor",),
-        "results": ("CommandResult",),
+        "results": RESULT_NAMES,
         "scenarios": ("estimate", "load_scenario", "run"),
     },
 )

@@ -8,7 +8,7 @@ the calibrate report with cluster-robust intervals
 (:func:`simcore.calibration.clustered.clustered_rates`).
 """
 
-from simcore.api.results import CommandResult
+from simcore.api.results import ClusteredCalibrationResult
 from simcore.calibration.errors import CalibrationInputError
 from simcore.calibration.method_report import method_rows
 
@@ -72,7 +72,7 @@ def clustered_calibration(sources, cluster_column, production, counts, method, s
     text = format_clustered_report(clustered, cluster_column, confidence, youden_floor)
     rates = judge_rates(*clustered.effective_counts[2:], confidence=confidence)
     document = _document(clustered, cluster_column, rates)
-    return CommandResult("calibrate", document, text, {"methods": "methods"})
+    return ClusteredCalibrationResult("calibrate", document, text, {"methods": "methods"})
 
 
 def _document(clustered, cluster_column, rates):

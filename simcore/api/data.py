@@ -3,10 +3,11 @@
 Each takes what its command takes, a path or the long ``item, rater, label[, group]``
 DataFrame users already have, read by the one reader
 (:func:`simcore.realdata.readers.read_annotations`), and the command's declared options
-(:mod:`simcore.command_options`, checked with their Python names), and returns a
-:class:`simcore.api.results.CommandResult` whose ``to_dict()`` is the command's ``--json``
-document and ``to_markdown()`` its text. The command line (:mod:`simcore.cli`) is a thin
-layer over these functions, so the two give the same numbers.
+(:mod:`simcore.command_options`, checked with their Python names), and returns its typed
+result (:mod:`simcore.api.results`: :class:`~simcore.api.results.InspectResult`,
+:class:`~simcore.api.results.CeilingResult`, ...) whose ``to_dict()`` is the command's
+``--json`` document and ``to_markdown()`` its text. The command line (:mod:`simcore.cli`) is
+a thin layer over these functions, so the two give the same numbers.
 """
 
 from __future__ import annotations
@@ -18,7 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 from simcore import command_options as declared
-from simcore.api.results import CommandResult
+from simcore.api.results import (
+    AgreementResult,
+    CardCheckResult,
+    CardResult,
+    CeilingResult,
+    InspectResult,
+    WellposedResult,
+)
 from simcore.options import (
     DEFAULT,
     Default,
@@ -122,7 +130,7 @@ def inspect(  # noqa: PLR0913 (every declared option is a keyword)
     slots: bool | Default = DEFAULT,
     label_order: Sequence[str] | str | None | Default = DEFAULT,
     merge_label_variants: bool | Default = DEFAULT,
-) -> CommandResult:
+) -> InspectResult:
     """Describe an annotation matrix: sizes, raters, labels, groups, density and overlaps.
 
     Parameters
@@ -140,7 +148,7 @@ def inspect(  # noqa: PLR0913 (every declared option is a keyword)
 
     Returns
     -------
-    CommandResult
+    InspectResult
         ``to_dict()``: ``source``, ``items``, ``humans`` (``name``, ``items`` labelled, primary
         first), ``primary``, ``primary_labels_every_item``, ``judges``, ``labels``,
         ``ordinal``, ``label_merges`` (each group of labels differing only in case merged
@@ -182,7 +190,7 @@ def agreement(  # noqa: PLR0913 (every declared option is a keyword)
     boot: int | Default = DEFAULT,
     seed: int | Default = DEFAULT,
     confidence: float | Default = DEFAULT,
-) -> CommandResult:
+) -> AgreementResult:
     """One agreement coefficient over chosen raters, with an item-bootstrap interval.
 
     The coefficient as its authors define it for several raters with missing labels
@@ -206,7 +214,7 @@ def agreement(  # noqa: PLR0913 (every declared option is a keyword)
 
     Returns
     -------
-    CommandResult
+    AgreementResult
         ``to_dict()``: ``source``, ``coefficient``, ``level``, ``weights``, ``raters``,
         ``items``, ``pairable_items`` (labelled by two chosen raters or more),
         ``label_values`` (the number each label stands for), ``values_from`` (``codes``,
@@ -228,7 +236,7 @@ def agreement(  # noqa: PLR0913 (every declared option is a keyword)
     reader = {key: values[key] for key in declared.READER_KEYS}
     settings = {option.name: values[option.name] for option in agreement_options}
     document = agreement_document(read_annotations(data, **reader), settings)
-    return CommandResult("agreement", document, agreement_text(document))
+    return AgreementResult("agreement", document, agreement_text(document))
 
 
 def inspect_matrix(matrix, note=""):
@@ -239,7 +247,7 @@ def inspect_matrix(matrix, note=""):
     shape = data_shape(matrix)  # one pass over the matrix, for the text and the document
     document = {**_matrix_document(matrix, shape), "roles_note": note}
     text = describe_matrix(matrix, shape=shape) + (f"\n{note}" if note else "")
-    return CommandResult("inspect", document, text, {"humans": "humans", "groups": "groups"})
+    return InspectResult("inspect", document, text, {"humans": "humans", "groups": "groups"})
 
 
 @suggests_keywords
@@ -264,7 +272,7 @@ def ceiling(  # noqa: PLR0913 (every declared option is a keyword)
     boot: int | Default = DEFAULT,
     seed: int | Default = DEFAULT,
     min_shared: int | Default = DEFAULT,
-) -> CommandResult:
+) -> CeilingResult:
     """Human ceilings of a multi-rater matrix, and judges read against them.
 
     Parameters
@@ -284,7 +292,7 @@ def ceiling(  # noqa: PLR0913 (every declared option is a keyword)
 
     Returns
     -------
-    CommandResult
+    CeilingResult
         ``to_dict()``: ``source``, ``graded`` (None under a coefficient), ``coefficient``
         (its name, or None), ``boot``, ``seed``, ``min_shared`` and
         ``groups``, one row per group with the columns of ``simcore ceiling --csv``
@@ -317,7 +325,7 @@ def wellposed(  # noqa: PLR0913 (every declared option is a keyword)
     weights: str | Default = DEFAULT,
     boot: int | Default = DEFAULT,
     seed: int | Default = DEFAULT,
-) -> CommandResult:
+) -> WellposedResult:
     """How well judges agree with one another on unlabelled items, per group.
 
     Parameters
@@ -334,7 +342,7 @@ def wellposed(  # noqa: PLR0913 (every declared option is a keyword)
 
     Returns
     -------
-    CommandResult
+    WellposedResult
         ``to_dict()``: ``source``, ``judges``, ``labels``, ``graded`` (None under a
         coefficient), ``coefficient`` (its name with the level or weights, or None),
         ``boot``, ``seed``, ``groups`` (the rows of ``simcore wellposed --csv``); table
@@ -370,7 +378,7 @@ def card(  # noqa: PLR0913 (every declared option is a keyword)
     expires_on_alarm: bool | Default = DEFAULT,
     confidence: float | Default = DEFAULT,
     youden_floor: float | Default = DEFAULT,
-) -> CommandResult:
+) -> CardResult:
     """Measure a judge card: TPR/TNR with intervals on one criterion and population.
 
     Parameters
@@ -390,7 +398,7 @@ def card(  # noqa: PLR0913 (every declared option is a keyword)
 
     Returns
     -------
-    CommandResult
+    CardResult
         ``to_dict()`` is ``{"command": "card", "card": CARD}``, ``simcore card --json``;
         ``CARD`` is the card itself (the JSON ``simcore card --out`` writes, and what
         :func:`simcore.calibrate` takes as ``card=``).
@@ -418,7 +426,7 @@ def card_check(  # noqa: PLR0913 (every declared option is a keyword)
     labels: Sequence[str] | str | None | Default = DEFAULT,
     drop: float | Default = DEFAULT,
     alpha: float | Default = DEFAULT,
-) -> CommandResult:
+) -> CardCheckResult:
     """Check a judge card on a labelled sample of a new population (``card --check``).
 
     Parameters
@@ -434,7 +442,7 @@ def card_check(  # noqa: PLR0913 (every declared option is a keyword)
 
     Returns
     -------
-    CommandResult
+    CardCheckResult
         ``to_dict()``: ``card``, ``judge``, ``criterion``, ``population``, ``n``, ``tied``,
         ``unparseable``, ``verdict`` and ``rates`` (one row per rate: card and new
         estimates and counts, p-value, power, rows needed); table ``rates``.

@@ -1,13 +1,21 @@
 """The judge-as-instrument commands as results: ceiling, well-posedness, cards and their check.
 
 Each ``*_result`` function takes the input and the checked option values of its Python
-function in :mod:`simcore.api.data` and returns the :class:`~simcore.api.results.CommandResult`
+function in :mod:`simcore.api.data` and returns the command's typed result
+(:class:`~simcore.api.results.CeilingResult`, :class:`~simcore.api.results.WellposedResult`,
+:class:`~simcore.api.results.CardResult` or :class:`~simcore.api.results.CardCheckResult`)
 whose text is what the command prints and whose document is its ``--json``. Bad input raises
 :class:`~simcore.realdata.annotation.DataError` or
 :class:`~simcore.calibration.command.CalibrationInputError` (both ``ValueError``).
 """
 
-from simcore.api.results import CommandResult, plain_row
+from simcore.api.results import (
+    CardCheckResult,
+    CardResult,
+    CeilingResult,
+    WellposedResult,
+    plain_row,
+)
 from simcore.command_options import READER_KEYS
 
 BOOT_BYTES = {"ceiling": 16, "wellposed": 24}
@@ -158,7 +166,7 @@ def ceiling_result(data, values):
     if position_lines:
         text += "\n\n" + "\n".join(position_lines)
     text = f"{first}\n{shape.text()}\n\n{text}"
-    return CommandResult("ceiling", document, text, {"groups": "groups"})
+    return CeilingResult("ceiling", document, text, {"groups": "groups"})
 
 
 def matrix_scoring(matrix, values):
@@ -299,7 +307,7 @@ def wellposed_result(data, values):
             plain_row(row) for row in agreement_rows(agreements, table.judges, values["seed"])
         ],
     }
-    return CommandResult("wellposed", document, text, {"groups": "groups"})
+    return WellposedResult("wellposed", document, text, {"groups": "groups"})
 
 
 def card_result(data, values):
@@ -349,7 +357,7 @@ def card_result(data, values):
         f"{card['human_ceiling']['measure']}"
     )
     document = {"card": card, "scale": {**scale.to_dict(), "scoring": scoring}}
-    return CommandResult("card", document, f"{scale_line(scale, scoring)}\n{card_text(card)}")
+    return CardResult("card", document, f"{scale_line(scale, scoring)}\n{card_text(card)}")
 
 
 def _check_expiry(measured, days):
@@ -417,4 +425,4 @@ def card_check_result(card_path, data, values):
         "verdict": result.verdict,
         "rates": [plain_row(check._asdict()) for check in result.checks],
     }
-    return CommandResult("card", document, "\n".join([head, *result.lines]), {"rates": "rates"})
+    return CardCheckResult("card", document, "\n".join([head, *result.lines]), {"rates": "rates"})

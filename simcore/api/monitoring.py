@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simcore.api.results import CommandResult
+from simcore.api.results import MonitorResult
 from simcore.calibration.errors import CalibrationInputError
 from simcore.command_options import MONITOR_OPTIONS
 from simcore.options import (
@@ -42,7 +42,7 @@ def monitor(  # noqa: PLR0913 (every option is a keyword)
     human_column: str = "human",
     fail_label: str = "fail",
     pass_label: str = "pass",
-) -> CommandResult:
+) -> MonitorResult:
     """Report a judge's corrected failure rate over time, and alarm when its card drifts.
 
     Parameters
@@ -76,7 +76,7 @@ def monitor(  # noqa: PLR0913 (every option is a keyword)
 
     Returns
     -------
-    CommandResult
+    MonitorResult
         ``to_dict()`` is ``simcore monitor --json``: ``confidence``, ``sequence``,
         ``looks`` (``date``, ``production_rows``, ``judge_fails``, ``audits``, ``estimate``,
         ``low``, ``high``, and with a card ``tpr_alarm``, ``tnr_alarm``), ``final`` and with
@@ -113,7 +113,7 @@ def monitor(  # noqa: PLR0913 (every option is a keyword)
         from simcore.instrument.monitor.plot import plot_monitor
 
         plot_monitor(document, plot)
-    return CommandResult("monitor", document, text, {"looks": "looks"})
+    return MonitorResult("monitor", document, text, {"looks": "looks"})
 
 
 def _check_arguments(paths, columns, labels):
