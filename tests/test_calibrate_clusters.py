@@ -7,9 +7,11 @@ import math
 import pytest
 
 import simcore
+from simcore.calibration import JudgeProfile
 from simcore.calibration.clustered import clustered_rates
 from simcore.cli import main
-from simcore.planning.calibration.clusters import design_effect, plan_clusters
+from simcore.planning import ClusterShape, PlanTarget
+from simcore.planning.calibration.clusters import plan_clusters
 from simcore.studies.coverage.clustered import ClusteredScenario, scenario_coverage
 
 CALIBRATION = [  # (cluster, human, judge)
@@ -128,16 +130,16 @@ def test_cluster_flags_without_plan_are_refused(capsys):
 
 
 def test_kish_design_effect():
-    assert design_effect(1, 0.7) == 1.0
-    assert design_effect(5, 0.3) == pytest.approx(2.2)
+    assert ClusterShape(1, 0.7).design_effect == 1.0
+    assert ClusterShape(5, 0.3).design_effect == pytest.approx(2.2)
 
 
 def test_the_planned_clusters_meet_the_target_when_simulated_back():
     # lr's independent-item size at h 0.06 for this judge is about 330; plan in clusters of 5.
-    judge = (0.85, 0.9, 0.2, 20_000)
+    judge, target = JudgeProfile(0.85, 0.9, 0.2), PlanTarget(20_000, 0.06, trials=400)
     (plan,) = [
         one
-        for one in plan_clusters(judge, {"lr": 330}, 0.06, 0.95, 400, (5, 0.3))
+        for one in plan_clusters(judge, target, {"lr": 330}, ClusterShape(5, 0.3))
         if one.method == "lr"
     ]
     assert plan.closed_form == math.ceil(330 * 2.2 / 5)

@@ -5,8 +5,10 @@ import math
 import numpy as np
 import pytest
 
+from simcore.calibration import JudgeProfile
 from simcore.cli import main
 from simcore.engine.interval_twins import INTERVAL_METHODS, method_coverage_trials
+from simcore.planning import PlanTarget
 from simcore.planning.calibration import labels as planner
 
 Z95 = 1.959963984540054
@@ -16,18 +18,18 @@ def test_the_closed_forms_are_the_large_sample_variances_solved_for_n():
     se, sp, theta, big_n, h = 0.8, 0.9, 0.15, 10_000, 0.03
     q = theta * se + (1 - theta) * (1 - sp)
     # PPI: z^2 (var_r / n + q(1-q)/N) = h^2 at the answer.
-    n = planner.closed_form_n("ppi", se, sp, theta, big_n, h, Z95)
+    n = planner.closed_form_n("ppi", JudgeProfile(se, sp, theta), PlanTarget(big_n, h))
     missed, flagged = theta * (1 - se), (1 - theta) * (1 - sp)
     var_r = missed + flagged - (missed - flagged) ** 2
     assert Z95**2 * (var_r / n + q * (1 - q) / big_n) == pytest.approx(h**2, rel=1e-12)
     # LR (delta method): the Rogan-Gladen variance at n equals (h / z)^2.
-    n = planner.closed_form_n("lr", se, sp, theta, big_n, h, Z95)
+    n = planner.closed_form_n("lr", JudgeProfile(se, sp, theta), PlanTarget(big_n, h))
     variance = (
         q * (1 - q) / big_n + theta * se * (1 - se) / n + (1 - theta) * sp * (1 - sp) / n
     ) / (se + sp - 1) ** 2
     assert Z95**2 * variance == pytest.approx(h**2, rel=1e-12)
     # Stratified: n_1 = n q rows the judge failed, n_0 = n (1 - q) it passed.
-    n = planner.closed_form_n("strat-ppi", se, sp, theta, big_n, h, Z95)
+    n = planner.closed_form_n("strat-ppi", JudgeProfile(se, sp, theta), PlanTarget(big_n, h))
     p1, p0 = theta * se / q, theta * (1 - se) / (1 - q)
     variance = (
         q**2 * p1 * (1 - p1) / (n * q)
@@ -36,25 +38,33 @@ def test_the_closed_forms_are_the_large_sample_variances_solved_for_n():
     )
     assert Z95**2 * variance == pytest.approx(h**2, rel=1e-12)
     # PPI++ at its fixed point: lambda from n, and n from lambda.
-    n = planner.closed_form_n("ppi++", se, sp, theta, big_n, h, Z95)
+    n = planner.closed_form_n("ppi++", JudgeProfile(se, sp, theta), PlanTarget(big_n, h))
     cov = theta * se - theta * q
     lam = min(1.0, cov / ((1 + n / big_n) * q * (1 - q)))
     var_r = theta * (1 - theta) + lam**2 * q * (1 - q) - 2 * lam * cov
     assert Z95**2 * (var_r / n + lam**2 * q * (1 - q) / big_n) == pytest.approx(h**2, rel=1e-8)
-    assert n < planner.closed_form_n("ppi", se, sp, theta, big_n, h, Z95)
+    assert n < planner.closed_form_n("ppi", JudgeProfile(se, sp, theta), PlanTarget(big_n, h))
 
 
 def test_there_is_no_answer_where_the_production_term_alone_exceeds_the_target():
     # z sqrt(q(1-q)/N) / J = 0.033 > 0.03 for the LR interval at N = 1000.
-    assert planner.closed_form_n("lr", 0.85, 0.9, 0.17, 1000, 0.03, Z95) == math.inf
-    assert planner.closed_form_n("ppi", 0.85, 0.9, 0.17, 100, 0.05, Z95) == math.inf
-    assert math.isfinite(planner.closed_form_n("ppi", 0.85, 0.9, 0.17, 1000, 0.03, Z95))
+    assert (
+        planner.closed_form_n("lr", JudgeProfile(0.85, 0.9, 0.17), PlanTarget(1000, 0.03))
+        == math.inf
+    )
+    assert (
+        planner.closed_form_n("ppi", JudgeProfile(0.85, 0.9, 0.17), PlanTarget(100, 0.05))
+        == math.inf
+    )
+    assert math.isfinite(
+        planner.closed_form_n("ppi", JudgeProfile(0.85, 0.9, 0.17), PlanTarget(1000, 0.03))
+    )
 
 
 @pytest.mark.parametrize("method", ["lr", "ppi", "strat-ppi"])
 def test_the_planned_size_gives_the_target_half_width_when_simulated_back(method):
     se, sp, theta, big_n, h = 0.8, 0.8, 0.15, 100_000, 0.04
-    plans = planner.plan_calibration(se, sp, theta, big_n, h, trials=1000)
+    plans = planner.plan_calibration(JudgeProfile(se, sp, theta), PlanTarget(big_n, h, trials=1000))
     chosen = next(p for p in plans if p.method == method)
     closed = chosen.closed_form
     assert abs(chosen.n_cal - closed) <= 0.1 * closed  # large-sample theory holds here
@@ -85,7 +95,7 @@ def test_the_cli_plans_from_given_rates(capsys):
     )  # fmt: skip
     assert status == 0
     assert "judge Se 0.800, Sp 0.800; failure rate 0.1500; N = 100000" in out
-    closed = planner.closed_form_n("ppi", 0.8, 0.8, 0.15, 100000, 0.05, Z95)
+    closed = planner.closed_form_n("ppi", JudgeProfile(0.8, 0.8, 0.15), PlanTarget(100000, 0.05))
     assert f"| ppi | {math.ceil(closed)} | " in out
     for method in planner.PLANNED_METHODS:
         assert f"| {method} | " in out
@@ -245,7 +255,9 @@ def test_plan_theta_stratified_is_the_old_estimate_and_a_rate_is_used_as_given()
     # the rate planned for decides the plan: the closed forms are those of that rate
     for document in (stratified, assumed):
         theta = document["theta"]
-        closed = planner.closed_form_n("ppi", 0.85, 0.9, theta, 1000, 0.05, Z95)
+        closed = planner.closed_form_n(
+            "ppi", JudgeProfile(0.85, 0.9, theta), PlanTarget(1000, 0.05)
+        )
         row = next(row for row in document["methods"] if row["method"] == "ppi")
         assert row["closed_form"] == math.ceil(closed)
 

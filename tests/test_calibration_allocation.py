@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 import simcore
+from simcore.calibration import JudgeProfile
 from simcore.calibration.statistics import rogan_gladen
 from simcore.cli import main
+from simcore.planning import PlanTarget
 from simcore.planning.calibration import allocation
 
 Z95 = 1.959963984540054
@@ -26,15 +28,21 @@ def test_the_neyman_split_on_a_hand_worked_case():
     # q 0.2, p1 0.5, p0 0.1: w sigma = 0.2 x 0.5 = 0.1 and 0.8 x 0.3 = 0.24; N huge, so
     # n = z^2 0.34^2 / h^2 = 177.63 at h 0.05, split 0.1 : 0.24, each rounded up.
     se, sp, theta = rates_of(0.2, 0.5, 0.1)
-    assert allocation.stratum_rates(se, sp, theta) == pytest.approx((0.2, 0.5, 0.1))
+    assert JudgeProfile(se, sp, theta).strata == pytest.approx((0.2, 0.5, 0.1))
     total = Z95**2 * 0.34**2 / 0.05**2
     expected = (math.ceil(total * 0.1 / 0.34), math.ceil(total * 0.24 / 0.34))
     assert expected == (53, 126)
-    assert allocation.judge_strata_split(se, sp, theta, 10**12, 0.05, Z95) == expected
+    assert (
+        allocation.judge_strata_split(JudgeProfile(se, sp, theta), PlanTarget(10**12, 0.05))
+        == expected
+    )
     # Proportional: n = z^2 (0.2 x 0.25 + 0.8 x 0.09) / h^2, split 0.2 : 0.8.
     total = Z95**2 * (0.2 * 0.25 + 0.8 * 0.09) / 0.05**2
     proportional = (math.ceil(total * 0.2), math.ceil(total * 0.8))
-    assert allocation.judge_strata_split(se, sp, theta, 10**12, 0.05, Z95, 0.0) == proportional
+    assert (
+        allocation.judge_strata_split(JudgeProfile(se, sp, theta), PlanTarget(10**12, 0.05), 0.0)
+        == proportional
+    )
 
 
 def stratified_variance(q, p1, p0, n1, n0):
@@ -46,7 +54,7 @@ def test_the_neyman_split_minimises_the_variance_by_enumeration(seed):
     rng = np.random.default_rng(seed)
     q, p1, p0 = rng.uniform(0.1, 0.6), rng.uniform(0.3, 0.9), rng.uniform(0.02, 0.2)
     se, sp, theta = rates_of(q, p1, p0)
-    n1, n0 = allocation.judge_strata_split(se, sp, theta, 10**12, 0.03, Z95)
+    n1, n0 = allocation.judge_strata_split(JudgeProfile(se, sp, theta), PlanTarget(10**12, 0.03))
     total = n1 + n0
     variances = [stratified_variance(q, p1, p0, k, total - k) for k in range(1, total)]
     best = 1 + int(np.argmin(variances))
@@ -75,16 +83,18 @@ def test_the_pooled_split_on_lee_et_als_readme_example():
     assert pooled_variance(0.9, 0.7, theta, 0.4, 1000, best, 400 - best) < pooled_variance(
         0.9, 0.7, theta, 0.4, 1000, 200, 200
     )
-    m1, m0 = allocation.human_pools_split(0.9, 0.7, theta, 1000, 0.08, Z95)
+    m1, m0 = allocation.human_pools_split(JudgeProfile(0.9, 0.7, theta), PlanTarget(1000, 0.08))
     assert m1 / (m1 + m0) == pytest.approx(share, abs=2 / (m1 + m0))
     assert pooled_variance(0.9, 0.7, theta, 0.4, 1000, m1, m0) <= (0.08 / Z95) ** 2 + 1e-12
 
 
 def test_no_split_where_the_production_term_alone_is_wider():
     se, sp, theta = 0.8, 0.8, 0.15
-    assert allocation.judge_strata_split(se, sp, theta, 50, 0.01, Z95) is None
-    assert allocation.human_pools_split(se, sp, theta, 50, 0.01, Z95) is None
-    assert allocation.human_pools_split(0.5, 0.5, theta, 10**6, 0.05, Z95) is None
+    assert allocation.judge_strata_split(JudgeProfile(se, sp, theta), PlanTarget(50, 0.01)) is None
+    assert allocation.human_pools_split(JudgeProfile(se, sp, theta), PlanTarget(50, 0.01)) is None
+    assert (
+        allocation.human_pools_split(JudgeProfile(0.5, 0.5, theta), PlanTarget(10**6, 0.05)) is None
+    )
 
 
 @pytest.mark.parametrize(
@@ -98,12 +108,18 @@ def test_no_split_where_the_production_term_alone_is_wider():
 )
 def test_the_planned_splits_meet_the_target_when_simulated_back_on_fresh_trials(judge):
     se, sp, theta, n_production, half_width = judge
-    splits = allocation.plan_splits(se, sp, theta, n_production, half_width, trials=2000)
+    splits = allocation.plan_splits(
+        JudgeProfile(se, sp, theta), PlanTarget(n_production, half_width, trials=2000)
+    )
     assert [split.design for split in splits] == list(allocation.DESIGNS)
     for stream, split in enumerate(splits, start=10):  # streams the planner never drew
         sizes = (split.first, split.second)
         width, coverage, fresh_se = allocation.simulate_split(
-            split.design, sizes, se, sp, theta, n_production, 0.95, 8000, stream
+            split.design,
+            sizes,
+            JudgeProfile(se, sp, theta),
+            PlanTarget(n_production, half_width, trials=8000),
+            stream,
         )
         # The planner's coverage (itself re-simulated at the chosen sizes) is the fresh one
         # within their joint Monte Carlo error, and the fresh one is nominal within 3 SEs.
@@ -138,6 +154,8 @@ def test_the_plan_reports_the_splits_in_text_json_and_python(capsys):
 def test_no_judge_stratified_split_asks_more_items_than_production_holds():
     # q = 0.29 of N = 400: 116 judge-FAIL items; a half-width of 0.02 needs more than that.
     se, sp, theta = 0.8, 0.8, 0.15
-    assert allocation.judge_strata_split(se, sp, theta, 400, 0.02, Z95)[0] > 116
-    splits = allocation.plan_splits(se, sp, theta, 400, 0.02, trials=200)
+    assert (
+        allocation.judge_strata_split(JudgeProfile(se, sp, theta), PlanTarget(400, 0.02))[0] > 116
+    )
+    splits = allocation.plan_splits(JudgeProfile(se, sp, theta), PlanTarget(400, 0.02, trials=200))
     assert [split.total for split in splits[:2]] == [None, None]

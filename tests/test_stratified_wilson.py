@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
+from simcore.calibration import JudgeProfile
 from simcore.calibration.statistics import corrected_failure_rate, stratified_ppi
-from simcore.planning.calibration.allocation import stratum_rates
 
 Z95 = 1.959963984540054
 
@@ -55,7 +55,7 @@ def test_the_method_refuses_as_strat_ppi_does():
 
 def coverage(se, sp, theta, n_production, n1, n0, interval, trials, seed):
     rng = np.random.default_rng(seed)
-    q, p1, p0 = stratum_rates(se, sp, theta)
+    q, p1, p0 = JudgeProfile(se, sp, theta).strata
     fails = rng.binomial(n_production, q, trials)
     caught = rng.binomial(n1, p1, trials)
     missed = rng.binomial(n0, p0, trials)

@@ -19,7 +19,7 @@ from typing import Any
 
 from simcore.api.calibrate_inputs import checked_sources, table_counts
 from simcore.api.data import DataSource
-from simcore.api.results import CommandResult
+from simcore.api.results import CalibrationPlanResult, CalibrationResult
 from simcore.calibration.errors import CalibrationInputError
 from simcore.calibration.method_report import method_rows
 from simcore.calibration.table import CalibrationTable
@@ -39,6 +39,7 @@ from simcore.options import (
     given_values,
     suggests_keywords,
 )
+from simcore.planning import PlanRequest
 
 __all__ = [
     "PLANNING_OPTIONS",
@@ -202,7 +203,7 @@ def calibrate(  # noqa: PLR0913 (every option is a keyword)
     slots: bool | Default = DEFAULT,
     label_order: Sequence[str] | str | None | Default = DEFAULT,
     merge_label_variants: bool | Default = DEFAULT,
-) -> CommandResult:
+) -> CalibrationResult:
     """Correct a judge's production failure rate by its TPR and TNR, with an interval.
 
     :func:`plan_calibration` plans the calibration set instead (``--plan``).
@@ -250,12 +251,13 @@ def calibrate(  # noqa: PLR0913 (every option is a keyword)
 
     Returns
     -------
-    CommandResult
+    CalibrationResult
         ``to_dict()``: ``calibration`` (the four counts and ``rows``), ``tpr``, ``tnr``
         (``estimate``, ``low``, ``high``), ``youden_j``, ``production`` (``fails``, ``of``,
         the ``observed`` rate with ``low``, ``high``), ``corrected``, ``refusal``,
         ``estimate``, ``interval``, ``naive_interval``, ``calibration_share``, ``methods``
-        (one row per method); table ``methods``. With ``cluster_column``: ``calibration``,
+        (one row per method); table ``methods``. With ``cluster_column``, a
+        :class:`~simcore.api.results.ClusteredCalibrationResult`: ``calibration``,
         ``tpr``, ``tnr`` (Wilson on the effective counts), ``production``, ``clusters``
         (``column``, ``calibration`` and ``production`` cluster counts, ``design_effects``),
         ``corrected``, ``refusal``, ``estimate``, ``interval`` (``method`` ``cluster-robust
@@ -330,7 +332,7 @@ def plan_calibration(  # noqa: PLR0913 (every option is a keyword)
     slots: bool | Default = DEFAULT,
     label_order: Sequence[str] | str | None | Default = DEFAULT,
     merge_label_variants: bool | Default = DEFAULT,
-) -> CommandResult:
+) -> CalibrationPlanResult:
     """Plan a calibration set: how many labels each interval method needs (``--plan``).
 
     For an interval of ``half_width`` on the corrected failure rate of a production stream
@@ -375,7 +377,7 @@ def plan_calibration(  # noqa: PLR0913 (every option is a keyword)
 
     Returns
     -------
-    CommandResult
+    CalibrationPlanResult
         ``to_dict()``: ``se``, ``sp``,
         ``theta``, ``plan_theta`` (``value``, ``source``, ``estimator``, ``method``,
         ``planned_at``, ``estimates`` ``reported`` and ``stratified``,
@@ -398,35 +400,8 @@ def plan_calibration(  # noqa: PLR0913 (every option is a keyword)
     table, card, csv, _ = checked_sources(table, card, csv, None)
     fails, of = (None if n is None else count_value(n, name) for n, name in _counts(fails, of))
     shape = None if cluster_size is None and icc is None else (cluster_size, icc)
-    return _plan(
-        (data, table, card, csv, judge, fail_at_most, fail_labels, roles),
-        (
-            fails,
-            of,
-            (se, sp, theta),
-            half_width,
-            settings["confidence"],
-            settings["plan_trials"],
-            settings["youden_floor"],
-            shape,
-        ),
-        (settings["plan_theta"], settings["method"]),
-    )
-
-
-def _plan(pilot, settings, choice):
-    """Return :func:`plan_calibration`'s result: the pilot's counts, if any, then the plan.
-
-    ``pilot`` is ``(data, table, card, csv, judge, fail_at_most, fail_labels, roles)``,
-    ``settings`` :func:`simcore.planning.calibration.labels.plan_result`'s other positional
-    arguments, ``choice`` ``(plan_theta, method)``: the failure rate planned for, and the
-    method whose reported estimate ``reported`` means.
-    """
-    from simcore.planning.calibration.labels import plan_result
-
-    data, table, card, csv, judge, fail_at_most, fail_labels, roles = pilot
-    plan_theta, method = choice
-    check_values({"method": method}, CALIBRATE_OPTIONS)
+    plan_theta = settings["plan_theta"]
+    check_values({"method": settings["method"]}, CALIBRATE_OPTIONS)
     try:
         plan_theta = plan_theta_choice(plan_theta)
     except ValueError as error:
@@ -440,11 +415,32 @@ def _plan(pilot, settings, choice):
         if data is not None and not judge:
             raise CalibrationInputError("judge: needed to read the judge's labels (got none)")
         counts = _calibration_table(data, table, card, csv, judge, definition, roles)
-    document, text = plan_result(counts, *settings, plan_theta=plan_theta, method=method)
+    return _plan(
+        PlanRequest(
+            of,
+            half_width,
+            table=counts,
+            fails=fails,
+            rates=(se, sp, theta),
+            confidence=settings["confidence"],
+            trials=settings["plan_trials"],
+            youden_floor=settings["youden_floor"],
+            shape=shape,
+            plan_theta=plan_theta,
+            method=settings["method"],
+        )
+    )
+
+
+def _plan(request):
+    """Return :func:`plan_calibration`'s result of a checked :class:`PlanRequest`."""
+    from simcore.planning.calibration.labels import plan_result
+
+    document, text = plan_result(request)
     tables = {"methods": "methods", "allocation": "allocation"}
     if "clusters" in document:
         tables["clusters"] = ("clusters", "methods")
-    return CommandResult("calibrate", document, text, tables)
+    return CalibrationPlanResult("calibrate", document, text, tables)
 
 
 def _check_call(method, confidence, youden_floor, *sources):
@@ -520,6 +516,6 @@ def _report(table, fails, of, method, confidence, youden_floor):
         text = format_report(table, fails, of, confidence, youden_floor)
     else:
         text = format_method_report(table, fails, of, method, confidence, youden_floor)
-    return CommandResult(
+    return CalibrationResult(
         "calibrate", _document(table, fails, of, result, rates), text, {"methods": "methods"}
     )

@@ -1,6 +1,7 @@
 """Judge calibration statistics: rates, corrected failure rates and their intervals.
 
-The judge's 2 x 2 calibration table as a validated value object (table), TPR/TNR with
+The judge's 2 x 2 calibration table as a validated value object (table), its sensitivity,
+specificity and failure rate as another (judge_profile), TPR/TNR with
 Wilson intervals, Rogan-Gladen with the naive and Lang-Reiczigel intervals
 (statistics, on the checks and formulas of formulas), the corrected rate and its refusal
 rule (correction), the prediction-powered family (ppi, methods, method_report), their
@@ -30,6 +31,7 @@ __all__ = [
     "DEFAULT_SPLITS",
     "DEFAULT_YOUDEN_FLOOR",
     "DIMENSION_SEPARATOR",
+    "JudgeProfile",
     "POOLED",
     "betting_confidence_sequence",
     "binarised_pairs",
@@ -75,6 +77,7 @@ __getattr__, __dir__ = attach(
         ),
         "drift_alarm": ("drift_alarm", "mixture_detector", "mixture_e_process"),
         "errors": ("CalibrationInputError",),
+        "judge_profile": ("JudgeProfile",),
         "method_report": ("format_method_report",),
         "real.pairs": (
             "BinarisedPair",

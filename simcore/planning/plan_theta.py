@@ -180,7 +180,7 @@ def planned_theta(choice, table, production, stratified, report):
         ``(fails, N)``: the judge failed ``fails`` of ``N`` production rows.
     stratified : float
         The stratified estimate
-        (:func:`simcore.planning.calibration.labels.judge_rates_from_pilot`).
+        (:meth:`simcore.calibration.JudgeProfile.from_pilot`).
     report : tuple
         ``(method, confidence, youden_floor)`` of the report whose estimate is ``reported``.
 

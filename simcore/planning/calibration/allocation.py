@@ -80,14 +80,6 @@ class Split(NamedTuple):
     coverage_se: float
 
 
-def stratum_rates(se, sp, theta):
-    """Return ``(q, p1, p0)``: the judge's FAIL share, the human FAIL share in each label."""
-    q = theta * se + (1 - theta) * (1 - sp)
-    p1 = theta * se / q if q > 0 else 0.0
-    p0 = theta * (1 - se) / (1 - q) if q < 1 else 0.0
-    return q, p1, p0
-
-
 def _rounded(shares, total):
     """Return ``total`` split by ``shares`` into two sizes, each rounded up and at least 2."""
     weight = shares[0] / (shares[0] + shares[1]) if shares[0] + shares[1] > 0 else 0.5
@@ -96,15 +88,18 @@ def _rounded(shares, total):
     return first, second
 
 
-def judge_strata_split(se, sp, theta, n_production, half_width, z, neyman=1.0):
-    """Return ``(n1, n0)`` judge-FAIL and judge-PASS items for ``half_width``, or None.
+def judge_strata_split(judge, target, neyman=1.0):
+    """Return ``(n1, n0)`` judge-FAIL and judge-PASS items for ``target``'s width, or None.
 
     The shares are ``neyman`` times Neyman's ``w_k sigma_k`` split plus ``1 - neyman``
     times the proportional ``w_k`` one (1: Neyman's, 0: a random sample's); with shares
     ``s_k`` the total is ``z^2 sum_k w_k^2 sigma_k^2 / s_k / room``, ``room = h^2 - z^2
-    (p1 - p0)^2 q(1-q)/N`` (module docstring). None where ``room <= 0``.
+    (p1 - p0)^2 q(1-q)/N`` (module docstring), ``judge`` a
+    :class:`~simcore.calibration.judge_profile.JudgeProfile` and ``target`` a
+    :class:`~simcore.planning.calibration.target.PlanTarget`. None where ``room <= 0``.
     """
-    q, p1, p0 = stratum_rates(se, sp, theta)
+    q, p1, p0 = judge.strata
+    half_width, z, n_production = target.half_width, target.z, target.n_production
     weights = (q, 1 - q)
     sigmas = (math.sqrt(p1 * (1 - p1)), math.sqrt(p0 * (1 - p0)))
     room = half_width**2 - z * z * (p1 - p0) ** 2 * q * (1 - q) / n_production
@@ -121,15 +116,15 @@ def judge_strata_split(se, sp, theta, n_production, half_width, z, neyman=1.0):
     return _rounded(shares, z * z * variance / room)
 
 
-def human_pools_split(se, sp, theta, n_production, half_width, z):
-    """Return ``(m1, m0)`` human-FAIL and human-PASS pool items for ``half_width``, or None.
+def human_pools_split(judge, target):
+    """Return ``(m1, m0)`` human-FAIL and human-PASS pool items for ``target``, or None.
 
     The delta-method optimum for Rogan-Gladen (module docstring); None where the production
     term alone exceeds the target or the judge is no better than chance.
     """
-    youden = se + sp - 1
-    q = theta * se + (1 - theta) * (1 - sp)
-    room = half_width**2 * youden**2 - z * z * q * (1 - q) / n_production
+    se, sp, theta = judge.sensitivity, judge.specificity, judge.prevalence
+    youden, q, z = judge.youden, judge.flag_rate, target.z
+    room = target.half_width**2 * youden**2 - z * z * q * (1 - q) / target.n_production
     if youden <= 0 or room <= 0:
         return None
     shares = (theta * math.sqrt(se * (1 - se)), (1 - theta) * math.sqrt(sp * (1 - sp)))
@@ -137,7 +132,7 @@ def human_pools_split(se, sp, theta, n_production, half_width, z):
     return _rounded(shares, total)
 
 
-def simulate_split(design, sizes, se, sp, theta, n_production, confidence, trials, stream):  # noqa: PLR0913 (a value object is still to come)
+def simulate_split(design, sizes, judge, target, stream):
     """Return ``(mean half-width, coverage of theta, its SE)`` of the interval at ``sizes``.
 
     Every trial draws the production stream's judge FAIL count ``x ~ Bin(N, q)`` and the
@@ -146,10 +141,13 @@ def simulate_split(design, sizes, se, sp, theta, n_production, confidence, trial
     interval (:func:`simcore.calibration.ppi.stratified_ppi`, ``interval="wilson"``); from
     the pools (``human_pools``) the caught ``Bin(m1, Se)`` and the cleared ``Bin(m0, Sp)``,
     scored by Rogan-Gladen with the Lang-Reiczigel interval. A trial whose interval is
-    undefined counts as not covering.
+    undefined counts as not covering. ``target.trials`` trials on ``stream`` of
+    :data:`SPLIT_SEED`.
     """
     rng = np.random.default_rng(np.random.SeedSequence(SPLIT_SEED, spawn_key=(stream,)))
-    q, p1, p0 = stratum_rates(se, sp, theta)
+    se, sp, theta = judge.sensitivity, judge.specificity, judge.prevalence
+    n_production, confidence, trials = target.n_production, target.confidence, target.trials
+    q, p1, p0 = judge.strata
     first, second = sizes
     fails = rng.binomial(n_production, q, trials)
     if design == "human_pools":
@@ -194,7 +192,7 @@ NEYMAN_WEIGHTS = (1.0, 0.75, 0.5, 0.25, 0.0)
 """The judge-stratified splits tried, from Neyman's (1) to the proportional one (0)."""
 
 
-def plan_splits(se, sp, theta, n_production, half_width, confidence=0.95, trials=4000):
+def plan_splits(judge, target):
     """Return a :class:`Split` per design of :data:`DESIGNS`, simulated back at its sizes.
 
     Each design starts at its closed-form sizes; both grow by :data:`GROWTH` (the split's
@@ -203,52 +201,47 @@ def plan_splits(se, sp, theta, n_production, half_width, confidence=0.95, trials
     :data:`MAX_GROWTH` times and within the production stream's judge-label strata (for the
     judge-stratified designs). Every size tried draws from the design's own stream
     (:data:`SPLIT_SEED`); the reported half-width and coverage are re-simulated at the chosen
-    sizes on a fresh stream, ``trials`` trials.
+    sizes on a fresh stream, ``target.trials`` trials.
     """
-    from scipy import stats
-
-    z = float(stats.norm.ppf(0.5 + confidence / 2))
-    judge = (se, sp, theta, n_production, half_width, z)
     candidates = {
-        "judge_strata": [judge_strata_split(*judge, weight) for weight in NEYMAN_WEIGHTS],
-        "random": [judge_strata_split(*judge, 0.0)],
-        "human_pools": [human_pools_split(*judge)],
+        "judge_strata": [judge_strata_split(judge, target, weight) for weight in NEYMAN_WEIGHTS],
+        "random": [judge_strata_split(judge, target, 0.0)],
+        "human_pools": [human_pools_split(judge, target)],
     }
-    rates = (se, sp, theta, n_production, confidence, trials)
     splits = []
     for stream, design in enumerate(DESIGNS):
-        found = [_grown(design, sizes, rates, half_width, stream) for sizes in candidates[design]]
+        found = [_grown(design, sizes, judge, target, stream) for sizes in candidates[design]]
         found = [one for one in found if one is not None]
         if not found:
             splits.append(Split(design, None, None, None, math.nan, math.nan, math.nan))
             continue
         sizes, _ = min(found, key=lambda one: sum(one[0]))
-        fresh = simulate_split(design, sizes, *rates, len(DESIGNS) + stream)
+        fresh = simulate_split(design, sizes, judge, target, len(DESIGNS) + stream)
         splits.append(Split(design, sum(sizes), *sizes, *fresh))
     return splits
 
 
-def _within_strata(design, sizes, se, sp, theta, n_production):
+def _within_strata(design, sizes, judge, n_production):
     """Return whether a judge-stratified split asks at most each stratum's expected items."""
     if design == "human_pools":
         return True
-    q = stratum_rates(se, sp, theta)[0]
+    q = judge.flag_rate
     return sizes[0] <= q * n_production and sizes[1] <= (1 - q) * n_production
 
 
-def _grown(design, sizes, rates, half_width, stream):
+def _grown(design, sizes, judge, target, stream):
     """Return ``(sizes, simulated)`` of the first grown sizes that meet the target, or None."""
     if sizes is None:
         return None
-    confidence = rates[4]
+    confidence = target.confidence
     factor = 1.0
     while factor <= MAX_GROWTH:
         grown = tuple(max(2, math.ceil(size * factor)) for size in sizes)
-        if not _within_strata(design, grown, *rates[:4]):
+        if not _within_strata(design, grown, judge, target.n_production):
             return None
-        checked = simulate_split(design, grown, *rates, stream)
+        checked = simulate_split(design, grown, judge, target, stream)
         width, coverage, coverage_se = checked
-        if width <= half_width and coverage >= confidence - COVERAGE_SES * coverage_se:
+        if width <= target.half_width and coverage >= confidence - COVERAGE_SES * coverage_se:
             return grown, checked
         factor *= GROWTH
     return None

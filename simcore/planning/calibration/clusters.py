@@ -49,11 +49,6 @@ class ClusterPlan(NamedTuple):
     coverage_se: float
 
 
-def design_effect(cluster_size, icc):
-    """Return Kish's design effect ``1 + (M - 1) rho`` of clusters of ``M`` items."""
-    return 1.0 + (cluster_size - 1) * icc
-
-
 def _meets(scenario, method, trials, stream, half_width, confidence):
     """Return ``(qualifies, (width, coverage, se))`` of ``scenario``'s clusters."""
     coverage, se, width = scenario_coverage(
@@ -63,24 +58,27 @@ def _meets(scenario, method, trials, stream, half_width, confidence):
     return ok, (width, coverage, se)
 
 
-def plan_clusters(judge, independent, half_width, confidence, trials, shape):
+def plan_clusters(judge, target, independent, shape):
     """Return a :class:`ClusterPlan` per method of :data:`CLUSTERED_METHODS`.
 
-    ``judge`` is ``(se, sp, theta, N)``; ``independent`` maps each method to its planned
-    independent-item size (None where there is none); ``shape`` is ``(M, rho)``; at most
-    :data:`MAX_TRIALS` trials per count tried.
+    ``judge`` is a :class:`~simcore.calibration.judge_profile.JudgeProfile`, ``target`` a
+    :class:`~simcore.planning.calibration.target.PlanTarget` (its trials, at most
+    :data:`MAX_TRIALS`, per count tried); ``independent`` maps each method to its planned
+    independent-item size (None where there is none); ``shape`` is a
+    :class:`~simcore.planning.calibration.target.ClusterShape`.
     """
-    se, sp, theta, n_production = judge
-    size, icc = shape
-    trials = min(trials, MAX_TRIALS)
-    production = max(2, math.ceil(n_production / size))
+    se, sp, theta = judge.sensitivity, judge.specificity, judge.prevalence
+    size, icc = shape.size, shape.icc
+    half_width, confidence = target.half_width, target.confidence
+    trials = min(target.trials, MAX_TRIALS)
+    production = max(2, math.ceil(target.n_production / size))
     plans = []
     for stream, method in enumerate(CLUSTERED_METHODS):
         start = independent.get("strat-ppi" if method == "strat-wilson" else method)
         if start is None:
             plans.append(ClusterPlan(method, None, None, None, math.nan, math.nan, math.nan))
             continue
-        closed = max(2, math.ceil(start * design_effect(size, icc) / size))
+        closed = max(2, math.ceil(start * shape.design_effect / size))
 
         def scenario(clusters):
             return ClusteredScenario(se, sp, theta, size, clusters, production, icc, icc)
@@ -127,13 +125,14 @@ def _smallest(meets, start):
     return high
 
 
-def format_cluster_plans(plans, shape, half_width, confidence, trials):
+def format_cluster_plans(plans, target, shape):
     """Return the plan's clusters section: one line per method, simulated back."""
-    size, icc = shape
-    trials = min(trials, MAX_TRIALS)
+    size, icc = shape.size, shape.icc
+    half_width, confidence = target.half_width, target.confidence
+    trials = min(target.trials, MAX_TRIALS)
     lines = [
         f"In clusters of {size} items (intra-cluster correlation {icc:g} of the failures and "
-        f"of the judge's errors; Kish's design effect {design_effect(size, icc):.2f} gives "
+        f"of the judge's errors; Kish's design effect {shape.design_effect:.2f} gives "
         "the start): the fewest calibration clusters whose cluster-robust interval, "
         f"simulated on {trials} trials, has mean half-width at most {half_width:g} and covers "
         f"theta within {COVERAGE_SES:g} SEs of {100 * confidence:g}%; re-checked on fresh trials",
@@ -162,11 +161,10 @@ def cluster_plan_document(plans, shape):
     def number(value):
         return None if not math.isfinite(value) else float(value)
 
-    size, icc = shape
     return {
-        "size": size,
-        "icc": float(icc),
-        "design_effect": design_effect(size, icc),
+        "size": shape.size,
+        "icc": shape.icc,
+        "design_effect": shape.design_effect,
         "methods": [
             {
                 "method": plan.method,

@@ -13,12 +13,14 @@ stands the closed-form answer of the large-sample variance (:func:`closed_form_n
 "none" where the production term alone exceeds the target.
 """
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from simcore.calibration.errors import CalibrationInputError
+from simcore.calibration.judge_profile import JudgeProfile
 from simcore.engine.interval_twins import INTERVAL_METHODS, method_coverage_trials
 from simcore.markdown_table import markdown_table
 from simcore.planning.calibration.allocation import COVERAGE_SES, plan_splits
@@ -27,6 +29,7 @@ from simcore.planning.calibration.clusters import (
     format_cluster_plans,
     plan_clusters,
 )
+from simcore.planning.calibration.target import flag_in_range
 from simcore.printed_rates import share_text
 
 PLANNED_METHODS = ("lr", "ppi", "ppi++", "strat-ppi")
@@ -64,29 +67,8 @@ METHOD_COLUMNS += ("coverage of the stream's rate %", "refused %")
 """The columns of the plan's table, one row per interval method."""
 
 
-def judge_rates_from_pilot(table, judge_fails, n_production):
-    """Return ``(se, sp, theta)`` from a pilot confusion table and production count.
-
-    ``se = caught/(caught + missed)``, ``sp = cleared/(flagged + cleared)``, theta the
-    stratified estimate ``q caught/(caught + flagged) + (1 - q) missed/(missed + cleared)``
-    (``q = judge_fails / N``; the calibration set's human FAIL share where a judge stratum
-    is empty). Raises ValueError naming the empty cell where Se or Sp is undefined.
-    """
-    caught, missed, flagged, cleared = (int(v) for v in table)
-    if caught + missed == 0 or flagged + cleared == 0:
-        raise ValueError("the pilot needs human FAIL and human PASS rows (Se and Sp undefined)")
-    se = caught / (caught + missed)
-    sp = cleared / (flagged + cleared)
-    q = judge_fails / n_production
-    if caught + flagged and missed + cleared:
-        theta = q * caught / (caught + flagged) + (1 - q) * missed / (missed + cleared)
-    else:
-        theta = (caught + missed) / sum(table)
-    return se, sp, theta
-
-
-def closed_form_n(method, se, sp, theta, n_production, half_width, z):
-    """Return the large-sample ``n_cal`` of ``method`` for half-width ``h`` (inf: none).
+def closed_form_n(method, judge, target):
+    """Return the large-sample ``n_cal`` of ``method`` for ``target``'s half-width (inf: none).
 
     With ``q = theta Se + (1 - theta)(1 - Sp)``, ``J = Se + Sp - 1``:
 
@@ -101,10 +83,14 @@ def closed_form_n(method, se, sp, theta, n_production, half_width, z):
       q(1-q)/N)``, ``p1 = theta Se/q``, ``p0 = theta(1-Se)/(1-q)``.
 
     A non-positive denominator (the production term alone exceeds ``h^2``) gives ``inf``.
+    ``judge`` is a :class:`~simcore.calibration.judge_profile.JudgeProfile`, ``target`` a
+    :class:`~simcore.planning.calibration.target.PlanTarget` (``N``, ``h`` and ``z``).
     """
-    q = theta * se + (1 - theta) * (1 - sp)
+    se, sp, theta = judge.sensitivity, judge.specificity, judge.prevalence
+    n_production = target.n_production
+    q = judge.flag_rate
     var_q = q * (1 - q)
-    h2, z2 = half_width**2, z * z
+    h2, z2 = target.half_width**2, target.z**2
     if method == "lr":
         numerator = theta * se * (1 - se) + (1 - theta) * sp * (1 - sp)
         denominator = h2 * (se + sp - 1) ** 2 - z2 * var_q / n_production
@@ -142,14 +128,11 @@ def _ppi_plus_plus_n(se, theta, q, n_production, h2, z2):
     return n
 
 
-def _simulate(keys, judge, n_cal, z):
-    """Return per method ``(mean half-width, coverage, coverage SE, refusal)`` at ``n_cal``.
-
-    ``judge`` is ``(se, sp, theta, n_production, youden_floor)``.
-    """
-    se, sp, theta, n_production, floor = judge
+def _simulate(keys, judge, target, youden_floor, n_cal):
+    """Return per method ``(mean half-width, coverage, coverage SE, refusal)`` at ``n_cal``."""
+    se, sp, theta = judge.sensitivity, judge.specificity, judge.prevalence
     refused, covered, width, covered_theta = method_coverage_trials(
-        keys, theta, se, sp, int(n_cal), int(n_production), z, floor
+        keys, theta, se, sp, int(n_cal), target.n_production, target.z, youden_floor
     )
     kept = (~refused).sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -160,7 +143,7 @@ def _simulate(keys, judge, n_cal, z):
     return half, coverage, coverage_se, refused.mean(axis=0), coverage_stream
 
 
-def _search(method, keys, judge, half_width, z, level):
+def _search(method, keys, judge, target, youden_floor):
     """Return the smallest ``n_cal`` that is narrow enough and covers, or None.
 
     Narrow enough and covers: mean half-width at most the target, coverage at least
@@ -169,9 +152,11 @@ def _search(method, keys, judge, half_width, z, level):
     can collapse, narrow and wrong).
     """
     column = INTERVAL_METHODS.index(method)
+    half_width, level = target.half_width, target.confidence
 
     def narrow_enough(n_cal):
-        half, coverage, _, refusal, _ = (v[column] for v in _simulate(keys, judge, n_cal, z))
+        simulated = _simulate(keys, judge, target, youden_floor, n_cal)
+        half, coverage, _, refusal, _ = (v[column] for v in simulated)
         kept = len(keys) * (1 - refusal)
         tolerance = COVERAGE_SES * math.sqrt(level * (1 - level) / kept) if kept else 0.0
         return bool(
@@ -200,23 +185,17 @@ def _keys(trials, stream):
     return np.random.SeedSequence(PLAN_SEED, spawn_key=(stream,)).generate_state(trials, np.uint64)
 
 
-def plan_calibration(
-    se, sp, theta, n_production, half_width, confidence=0.95, trials=2000, youden_floor=0.15
-):
+def plan_calibration(judge, target, youden_floor=0.15):
     """Return a :class:`MethodPlan` per method of :data:`PLANNED_METHODS`.
 
     Parameters
     ----------
-    se, sp, theta : float
-        The judge's sensitivity and specificity and the failure rate (in [0, 1]).
-    n_production : int
-        Production rows N the interval will be computed for (positive).
-    half_width : float
-        Target half-width of the interval (positive).
-    confidence : float
-        Two-sided confidence of the intervals.
-    trials : int
-        Simulated trials per calibration size tried (and for the coverage check).
+    judge : simcore.calibration.judge_profile.JudgeProfile
+        The judge's sensitivity and specificity and the failure rate.
+    target : simcore.planning.calibration.target.PlanTarget
+        The production rows N the interval will be computed for, its target half-width and
+        confidence, and the simulated trials per calibration size tried (and for the
+        coverage check).
     youden_floor : float
         The LR interval's refusal floor (as ``simcore calibrate``).
 
@@ -224,26 +203,22 @@ def plan_calibration(
     -----
     ``n_cal`` is the smallest calibration size whose mean half-width over ``trials``
     simulated trials (those the method did not refuse; common keys across sizes) is at most
-    ``half_width``, with coverage of ``theta`` (what every interval estimates) within 3 SEs
+    the target half-width, with coverage of ``theta`` (what every interval estimates) within 3 SEs
     of ``confidence`` and at most 5% refused (by doubling, then bisection, which assumes
     that property holds from some size on); coverage (of ``theta``, and of the production
     stream's realised rate) and the refusal rate are then simulated at it on a second,
     independent set of keys.
     """
-    from scipy import stats
-
-    z = float(stats.norm.ppf(0.5 + confidence / 2))
-    judge = (se, sp, theta, int(n_production), youden_floor)
-    search_keys, check_keys = _keys(trials, 0), _keys(trials, 1)
+    search_keys, check_keys = _keys(target.trials, 0), _keys(target.trials, 1)
     plans = []
     for method in PLANNED_METHODS:
-        closed = closed_form_n(method, se, sp, theta, n_production, half_width, z)
-        n_cal = _search(method, search_keys, judge, half_width, z, confidence)
+        closed = closed_form_n(method, judge, target)
+        n_cal = _search(method, search_keys, judge, target, youden_floor)
         half, coverage, coverage_se, refusal, stream = (math.nan,) * 5
         if n_cal is not None:
             column = INTERVAL_METHODS.index(method)
-            half = _simulate(search_keys, judge, n_cal, z)[0][column]
-            check = _simulate(check_keys, judge, n_cal, z)
+            half = _simulate(search_keys, judge, target, youden_floor, n_cal)[0][column]
+            check = _simulate(check_keys, judge, target, youden_floor, n_cal)
             coverage, coverage_se, refusal, stream = (float(v[column]) for v in check[1:])
         plans.append(
             MethodPlan(method, closed, n_cal, float(half), coverage, coverage_se, refusal, stream)
@@ -251,12 +226,13 @@ def plan_calibration(
     return plans
 
 
-def format_plan(plans, se, sp, theta, n_production, half_width, confidence, trials):
+def format_plan(plans, judge, target):
     """Return the plan report: one line per method, closed form beside the simulation."""
-    level = f"{100 * confidence:g}%"
+    half_width, trials = target.half_width, target.trials
+    level = f"{100 * target.confidence:g}%"
     lines = [
         f"calibration labels needed for a {level} interval of half-width {half_width:g} "
-        f"(judge Se {se:.3f}, Sp {sp:.3f}; failure rate {theta:.4f}; N = {n_production})",
+        f"({judge}; N = {target.n_production})",
         f"simulated: {trials} trials per size, seed {PLAN_SEED}; the smallest n whose mean "
         f"half-width (trials not refused) is at most {half_width:g} with coverage within "
         f"{COVERAGE_SES:g} SEs of {level} (of the failure rate theta) and at most "
@@ -288,138 +264,82 @@ def format_plan(plans, se, sp, theta, n_production, half_width, confidence, tria
     return "\n".join(lines)
 
 
-def _checked(value, flag, low, high, closed_low=True, closed_high=True):
-    """Return ``value`` if within ``[low, high]`` (open at an end not ``closed_``)."""
-    above = value is not None and (low <= value if closed_low else low < value)
-    if not above or not (value <= high if closed_high else value < high):
-        left, right = "[" if closed_low else "(", "]" if closed_high else ")"
-        bounds = f"{left}{low:g}, {high:g}{right}"
-        raise CalibrationInputError(f"{flag}: must be in {bounds} (got {value})")
-    return value
-
-
-def plan_result(  # noqa: PLR0913 (a value object is still to come)
-    table,
-    fails,
-    of,
-    rates,
-    half_width,
-    confidence,
-    trials,
-    youden_floor,
-    shape=None,
-    *,
-    plan_theta="reported",
-    method="lr",
-):
+def plan_result(request):
     """Return the plan's ``(document, text)``: what ``calibrate --plan`` prints and its JSON.
 
-    The judge is the pilot ``table`` ``(caught, missed, flagged, cleared)`` with ``fails`` of
-    ``of`` production rows judged FAIL (:func:`judge_rates_from_pilot`), or ``rates`` ``(se,
-    sp, theta)`` (not both); N is ``of``. With a pilot the failure rate planned for is
-    ``plan_theta`` (:func:`simcore.planning.plan_theta.planned_theta`): ``reported``, the
-    estimate ``simcore calibrate --method METHOD`` reports for the pilot, ``stratified``, or a
-    rate; the text's second line names it and the pilot's other estimate, the document's
-    ``plan_theta`` holds both. The document holds the inputs, one row per method
-    (:class:`MethodPlan`; ``closed_form`` and ``n_cal`` None where there is none) and one
-    per design of :mod:`simcore.planning.calibration.allocation` (``allocation``); with
-    ``shape`` ``(cluster size M, icc)`` also the calibration clusters per method
+    ``request`` is a :class:`PlanRequest`. The judge is its pilot's
+    (:meth:`simcore.calibration.judge_profile.JudgeProfile.from_pilot`) or its rates; N is
+    ``of``. With a pilot the text's second line names the failure rate planned for and the
+    pilot's other estimate, the document's ``plan_theta`` holds both. The document holds the
+    inputs, one row per method (:class:`MethodPlan`; ``closed_form`` and ``n_cal`` None
+    where there is none) and one per design of :mod:`simcore.planning.calibration.allocation`
+    (``allocation``); with a ``shape`` also the calibration clusters per method
     (:mod:`simcore.planning.calibration.clusters`, ``clusters``).
     Raises :class:`CalibrationInputError` naming the flag and value of any bad input.
     """
-    _check_sources(table, rates)
-    n_production = int(_checked(of, "--of", 1, 1e12))
-    half_width = _checked(half_width, "--half-width", 0.0, 0.5, closed_low=False)
-    confidence = _checked(confidence, "--confidence", 0.5, 0.9999)
-    trials = int(_checked(trials, "--plan-trials", 100, 10**6))
-    report = (method, confidence, youden_floor)
-    se, sp, chosen = _planned_judge(table, fails, n_production, rates, (plan_theta, report))
-    theta = chosen.value
-    plans = plan_calibration(
-        se, sp, theta, n_production, half_width, confidence, trials, youden_floor
-    )
-    splits = plan_splits(se, sp, theta, n_production, half_width, confidence, trials)
-    plan_lines = format_plan(plans, se, sp, theta, n_production, half_width, confidence, trials)
-    plan_lines = plan_lines.split("\n")
+    target = request.target
+    judge, chosen = _planned_judge(request)
+    plans = plan_calibration(judge, target, request.youden_floor)
+    splits = plan_splits(judge, target)
+    plan_lines = format_plan(plans, judge, target).split("\n")
     plan_lines[1:1] = chosen.lines()  # which failure rate, just below the judge's line
-    lines = [*plan_lines, "", *format_splits(splits, half_width, confidence, trials)]
+    lines = [*plan_lines, "", *format_splits(splits, target)]
     clusters = None
-    if shape is not None:
-        shape = _checked_shape(shape)
+    if request.shape is not None:
         independent = {plan.method: plan.n_cal for plan in plans}
-        judge = (se, sp, theta, n_production)
-        clusters = plan_clusters(judge, independent, half_width, confidence, trials, shape)
-        lines += ["", *format_cluster_plans(clusters, shape, half_width, confidence, trials)]
+        clusters = plan_clusters(judge, target, independent, request.shape)
+        lines += ["", *format_cluster_plans(clusters, target, request.shape)]
     text = "\n".join(lines)
     document = {
         "plan": True,
-        "se": float(se),
-        "sp": float(sp),
-        "theta": float(theta),
+        "se": judge.sensitivity,
+        "sp": judge.specificity,
+        "theta": judge.prevalence,
         "plan_theta": chosen.document(),
-        "of": n_production,
-        "half_width": float(half_width),
-        "confidence": float(confidence),
-        "trials": trials,
+        "of": target.n_production,
+        "half_width": float(target.half_width),
+        "confidence": float(target.confidence),
+        "trials": target.trials,
         "seed": PLAN_SEED,
         "methods": [_plan_row(plan) for plan in plans],
         "allocation": [_split_row(split) for split in splits],
     }
     if clusters is not None:
-        document["clusters"] = cluster_plan_document(clusters, shape)
+        document["clusters"] = cluster_plan_document(clusters, request.shape)
     return document, text
 
 
-def _check_sources(table, rates):
-    """Refuse a pilot ``table`` with any of ``rates`` ``(se, sp, theta)``, or neither whole."""
-    given = [
-        flag for flag, value in zip(("se", "sp", "theta"), rates, strict=True) if value is not None
-    ]
-    if table is not None and given:
-        value = rates[("se", "sp", "theta").index(given[0])]
-        raise CalibrationInputError(
-            f"--plan: give a pilot (--table/--csv) or --se/--sp/--theta, not both "
-            f"(got --{given[0]} {value})"
-        )
-    if table is None and len(given) < 3:
-        missing = next(f"--{f}" for f in ("se", "sp", "theta") if f not in given)
-        raise CalibrationInputError(f"--plan: needs a pilot (--table or --csv) or {missing}")
+def _planned_judge(request):
+    """Return ``(JudgeProfile, PlannedTheta)`` of the request's pilot or else of its rates.
 
-
-def _planned_judge(table, fails, n_production, rates, choice):
-    """Return ``(se, sp, PlannedTheta)`` of the pilot ``table`` or else of ``rates``.
-
-    ``choice`` is ``(plan_theta, (method, confidence, youden_floor))``; without a pilot the
-    failure rate is ``--theta`` and ``plan_theta`` must be its default ``reported``.
+    The profile's prevalence is the failure rate planned for; without a pilot it is
+    ``--theta`` and ``plan_theta`` must be its default ``reported``.
     """
     from simcore.planning.plan_theta import PlannedTheta, planned_theta
 
-    plan_theta, report = choice
+    table, plan_theta = request.table, request.plan_theta
     if table is None:
         if plan_theta != "reported":
             raise CalibrationInputError(
                 f"--plan-theta: chooses among a pilot's estimates; without a pilot the rate "
                 f"planned for is --theta (got --plan-theta {plan_theta})"
             )
-        se, sp = _checked(rates[0], "--se", 0.0, 1.0), _checked(rates[1], "--sp", 0.0, 1.0)
-        theta = _checked(rates[2], "--theta", 0.0, 1.0, closed_low=False, closed_high=False)
-        return se, sp, PlannedTheta(float(theta), "theta")
-    fails = _checked(fails, "--fails", 0, n_production)
+        rates = request.rates
+        se, sp = (
+            flag_in_range(rates[0], "--se", 0.0, 1.0),
+            flag_in_range(rates[1], "--sp", 0.0, 1.0),
+        )
+        theta = flag_in_range(rates[2], "--theta", 0.0, 1.0, closed_low=False, closed_high=False)
+        return JudgeProfile(se, sp, theta), PlannedTheta(float(theta), "theta")
+    fails = flag_in_range(request.fails, "--fails", 0, request.of)
     try:
-        se, sp, stratified = judge_rates_from_pilot(table, fails, n_production)
+        pilot = JudgeProfile.from_pilot(table, fails, request.of)
     except ValueError as error:
         raise CalibrationInputError(f"--table/--csv: {error} (got {table})") from None
-    return se, sp, planned_theta(plan_theta, table, (fails, n_production), stratified, report)
-
-
-def _checked_shape(shape):
-    """Return ``(cluster size, icc)`` checked; CalibrationInputError naming the flag."""
-    size, icc = shape
-    if size is None or icc is None:
-        missing = "--cluster-size" if size is None else "--icc"
-        raise CalibrationInputError(f"--plan in clusters: needs {missing} (got none)")
-    size = int(_checked(size, "--cluster-size", 1, 10**6))
-    return size, _checked(icc, "--icc", 0.0, 0.99)
+    report = (request.method, request.confidence, request.youden_floor)
+    production = (fails, request.of)
+    chosen = planned_theta(plan_theta, table, production, pilot.prevalence, report)
+    return dataclasses.replace(pilot, prevalence=chosen.value), chosen
 
 
 def _plan_row(plan):
@@ -448,8 +368,9 @@ SPLIT_NAMES = {
 """Each design's description and what its two sizes count."""
 
 
-def format_splits(splits, half_width, confidence, trials):
+def format_splits(splits, target):
     """Return the plan's allocation section: one line per design, simulated back."""
+    half_width, confidence, trials = target.half_width, target.confidence, target.trials
     lines = [
         "Where to spend them: the smallest split of each design whose interval (stratified "
         "PPI with its MOVER-Wilson interval, calibrate --method strat-wilson; Rogan-Gladen "
