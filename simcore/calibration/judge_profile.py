@@ -10,15 +10,19 @@ From them follow the share the judge flags, ``q = theta Se + (1 - theta)(1 - Sp)
 checked once; a pilot's 2 x 2 table gives one (:meth:`JudgeProfile.from_pilot`).
 """
 
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from simcore.calibration.table import CalibrationTable
 from simcore.options import plain_number, shown_value
 
 __all__ = ["JudgeProfile"]
 
 
-def _rate(value, name):
+def _rate(value: Any, name: str) -> float:
     """Return ``value`` as a float in ``[0, 1]``; TypeError or ValueError naming ``name``."""
     value = plain_number(value)
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -68,13 +72,15 @@ class JudgeProfile:
     specificity: float
     prevalence: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         """Check each rate once and store it as a Python float."""
         for field in fields(self):
             object.__setattr__(self, field.name, _rate(getattr(self, field.name), field.name))
 
     @classmethod
-    def from_pilot(cls, table, judge_fails, n_production):
+    def from_pilot(
+        cls, table: CalibrationTable | Sequence[int], judge_fails: int, n_production: int
+    ) -> JudgeProfile:
         """Return the profile a pilot calibration table gives for a production stream.
 
         ``Se = caught / (caught + missed)``, ``Sp = cleared / (flagged + cleared)`` and
@@ -91,10 +97,12 @@ class JudgeProfile:
 
         Raises
         ------
+        TypeError, ValueError
+            ``table`` is not four counts (:meth:`CalibrationTable.from_counts`).
         ValueError
             The pilot has no human FAIL or no human PASS rows (Se or Sp undefined).
         """
-        caught, missed, flagged, cleared = (int(v) for v in table)
+        caught, missed, flagged, cleared = CalibrationTable.from_counts(table).as_tuple()
         if caught + missed == 0 or flagged + cleared == 0:
             raise ValueError("the pilot needs human FAIL and human PASS rows (Se and Sp undefined)")
         q = judge_fails / n_production
@@ -105,7 +113,7 @@ class JudgeProfile:
         return cls(caught / (caught + missed), cleared / (flagged + cleared), theta)
 
     @classmethod
-    def from_dict(cls, data):
+    def from_dict(cls, data: Mapping[str, Any]) -> JudgeProfile:
         """Return the profile of ``data``, a mapping with exactly the three fields.
 
         Raises
@@ -123,23 +131,23 @@ class JudgeProfile:
             raise TypeError(f"judge profile: {problem}; the keys are {', '.join(names)}")
         return cls(**{name: data[name] for name in names})
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, float]:
         """Return ``{"sensitivity": Se, "specificity": Sp, "prevalence": theta}``."""
         return {field.name: getattr(self, field.name) for field in fields(self)}
 
     @property
-    def youden(self):
+    def youden(self) -> float:
         """Youden's ``J = Se + Sp - 1``: 0 for a judge no better than chance."""
         return self.sensitivity + self.specificity - 1
 
     @property
-    def flag_rate(self):
+    def flag_rate(self) -> float:
         """The share the judge labels FAIL, ``q = theta Se + (1 - theta)(1 - Sp)``."""
         theta = self.prevalence
         return theta * self.sensitivity + (1 - theta) * (1 - self.specificity)
 
     @property
-    def strata(self):
+    def strata(self) -> tuple[float, float, float]:
         """``(q, p1, p0)``: the judge's FAIL share and the human FAIL share in each label.
 
         ``p1 = theta Se / q`` among the judge's FAILs and ``p0 = theta (1 - Se) / (1 - q)``
@@ -150,7 +158,7 @@ class JudgeProfile:
         p0 = theta * (1 - se) / (1 - q) if q < 1 else 0.0
         return q, p1, p0
 
-    def __str__(self):
+    def __str__(self) -> str:
         """One line, as the plan report opens: ``judge Se 0.900, Sp 0.950; failure rate ...``."""
         return (
             f"judge Se {self.sensitivity:.3f}, Sp {self.specificity:.3f}; "

@@ -28,13 +28,16 @@ a caller that needs a judge passes ``require_roles`` so such input is refused, n
 raters, instead of guessed.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from simcore.realdata.annotation import DataError, got_text, unknown_names
+from simcore.realdata.annotation import AnnotationMatrix, DataError, got_text, unknown_names
 from simcore.realdata.files import (
     READ_ERRORS,
     FileProblem,
@@ -43,6 +46,9 @@ from simcore.realdata.files import (
     open_text,
     read_json,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "READERS",
@@ -246,20 +252,21 @@ def reader_for(source, columns=None):
     raise TypeError(f"data: a path or a pandas DataFrame (got {type(source).__name__})")
 
 
-def read_annotations(  # noqa: PLR0913 (a value object is still to come)
-    source,
-    humans=None,
-    judges=None,
-    judges_file=None,
-    group_separator=None,
-    columns=None,
-    labels=None,
-    ordinal=False,
-    require_roles=False,
-    slots=False,
-    label_order=None,
-    merge_label_variants=False,
-):
+def read_annotations(  # noqa: PLR0913 (every option is a keyword)
+    source: str | Path | pd.DataFrame,
+    *,
+    humans: Sequence[str] | None = None,
+    judges: Sequence[str] | None = None,
+    judges_file: str | Path | None = None,
+    group_separator: str | None = None,
+    columns: Mapping[str, str] | None = None,
+    labels: Sequence[Any] | None = None,
+    ordinal: bool = False,
+    require_roles: bool = False,
+    slots: bool = False,
+    label_order: Sequence[str] | str | None = None,
+    merge_label_variants: bool = False,
+) -> AnnotationMatrix:
     """Read an annotation matrix from any supported input, its roles explicit.
 
     Parameters

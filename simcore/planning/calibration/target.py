@@ -11,6 +11,7 @@ they refuse.
 """
 
 from dataclasses import dataclass
+from typing import cast
 
 from simcore.calibration.errors import CalibrationInputError
 from simcore.options import count_value, plain_number, shown_value
@@ -62,7 +63,7 @@ class PlanTarget:
     confidence: float = 0.95
     trials: int = 2000
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         """Check each field once."""
         set_field = object.__setattr__
         set_field(self, "n_production", count_value(self.n_production, "n_production", 1))
@@ -71,7 +72,7 @@ class PlanTarget:
         set_field(self, "trials", count_value(self.trials, "trials", 1))
 
     @property
-    def z(self):
+    def z(self) -> float:
         """The normal quantile ``z = Phi^-1(1/2 + confidence/2)`` of the two-sided interval."""
         from scipy import stats
 
@@ -98,13 +99,13 @@ class ClusterShape:
     size: int
     icc: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         """Check each field once."""
         object.__setattr__(self, "size", count_value(self.size, "size", 1))
         object.__setattr__(self, "icc", _number(self.icc, "icc", 0.0, 0.99))
 
     @property
-    def design_effect(self):
+    def design_effect(self) -> float:
         """Kish's design effect ``d = 1 + (M - 1) rho``."""
         return 1.0 + (self.size - 1) * self.icc
 
@@ -177,7 +178,7 @@ class PlanRequest:
     plan_theta: str | float = "reported"
     method: str = "lr"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         """Check the sources, the target and the clusters' shape, in that order."""
         _check_sources(self.table, self.rates)
         object.__setattr__(self, "of", int(flag_in_range(self.of, "--of", 1, 1e12)))
@@ -190,6 +191,7 @@ class PlanRequest:
             object.__setattr__(self, "shape", _checked_shape(self.shape))
 
     @property
-    def target(self):
+    def target(self) -> PlanTarget:
         """The :class:`~simcore.planning.calibration.target.PlanTarget` asked for."""
-        return PlanTarget(self.of, self.half_width, self.confidence, self.trials)
+        of, half_width = cast(int, self.of), cast(float, self.half_width)  # checked on building
+        return PlanTarget(of, half_width, self.confidence, self.trials)
