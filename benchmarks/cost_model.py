@@ -16,7 +16,7 @@ import time
 import numba
 
 from results import save_section
-from simcore.studies.engine_choice import counts_engine_applies
+from simcore.engine.choice import counts_reach
 from simcore.studies.synthetic.cell import simulate_cell
 from simcore.studies.synthetic.scenario import scenario_from_dict
 
@@ -57,7 +57,7 @@ def measure(n_items, n_humans, n_labels, design):
     auto = cell_for(n_items, n_humans, n_labels, design, "auto")
     row["auto"] = auto.kernel_engine
     for engine in ("items", "counts"):
-        if engine == "counts" and not counts_engine_applies(auto):
+        if engine == "counts" and counts_reach(auto.engine_shape) is not None:
             row[engine] = None
             continue
         row[engine] = round(

@@ -5,8 +5,10 @@ coefficients (coefficients), the codes and array layouts the kernels share (layo
 items engine (kernels, which draws each trial through draws), the rules that decide a
 trial (point_rule, alt_test, interval, the point rule with a weighted coefficient in
 weighted_rule scoring by weighted_scores, and decide, which the items and counts engines
-call), the counts engine (counts), the bitset engine (bitset, drawing through bitset_draws
-and bitwords, counting through bitset_margins), whether an engine is compiled yet (warm),
+call), the counts engine (counts), the bitset engine (bitset/: its trials drawing through draws
+and words, counting through margins, deciding through verdicts, clusters), which engine
+runs a cell (choice: each engine's reach and ``engine: auto``), whether an engine is
+compiled yet (warm),
 the statistics kernels of the original test (stats_kernels), and the
 calibration statistics' scalar twins and coverage trials (interval_twins, ppi_twins). Arrays
 and scalars in, arrays out; no configuration, scheduling or storage. numba is imported
@@ -22,6 +24,7 @@ __all__ = [
     "BITSET_STREAMS",
     "COEFFICIENTS",
     "COVERAGE_SLACK",
+    "CellShape",
     "INTERVAL_METHODS",
     "PPI_METHODS",
     "RULE_SKIP",
@@ -31,6 +34,7 @@ __all__ = [
     "SKIP_RANKING",
     "TIE_TOLERANCE",
     "alt_test_masks",
+    "choose_engine",
     "coefficient_code",
     "corrected_bounds",
     "coverage_trials",
@@ -60,6 +64,7 @@ __getattr__, __dir__ = attach(
     __name__,
     {
         "alt_test": ("alt_test_masks",),
+        "choice": ("CellShape", "choose_engine"),
         "bitset.trials": ("BITSET_STREAMS", "simulate_bitset"),
         "bitset.draws": ("planes_model", "symmetric_accuracies"),
         "coefficients": ("COEFFICIENTS", "coefficient_code", "score_table"),

@@ -17,26 +17,20 @@ from dataclasses import dataclass
 import numpy as np
 import yaml
 
+from simcore.engine.choice import CellShape, choose_engine, kernel_variant
 from simcore.engine.rng import stable_key
 from simcore.model.decision_rule import Rule
 from simcore.model.designs import DESIGNS
 from simcore.model.fields import declared_field, plain_value
 from simcore.model.generative import Skew, prevalence_vector, rater_confusions
 from simcore.model.recipes import judge_accuracy_for_margin
+from simcore.model.weighted import is_weighted
 from simcore.studies.config import MAX_TRIALS, OutputConfig
-from simcore.studies.engine_choice import (
-    bitset_engine_applies,
-    clustered,
-    counts_engine_applies,
-    weighted,
-)
 from simcore.studies.rule_section import rule_dict
 from simcore.studies.synthetic.model import MODEL_KEYS_WRITTEN_WHEN_SET, ModelConfig
 
 REFERENCES = ("dense", "population")
 ENGINES = ("auto", "items", "counts", "bitset")
-COUNTS_ITEMS_PER_MASK_PATTERN = 4
-"""``engine: auto`` takes the counts engine from this many items per mask pattern."""
 
 
 @dataclass(frozen=True)
@@ -184,46 +178,42 @@ class Cell:
     outputs: tuple = OUTPUTS
 
     @property
+    def engine_shape(self):
+        """The :class:`~simcore.engine.choice.CellShape` the engines' reach reads."""
+        model, rule = self.model, self.rule
+        return CellShape(
+            n_items=model.n_items,
+            n_humans=model.n_humans,
+            n_raters=self.confusions().shape[0],
+            n_labels=model.n_labels,
+            n_clusters=model.n_clusters,
+            cluster_spread=model.cluster_spread,
+            design=self.design.kind,
+            rule=rule.kind,
+            scale=rule.scale,
+            weighted=is_weighted(rule.level, rule.weights),
+        )
+
+    @property
     def kernel_engine(self):
         """The engine that runs this cell: ``items``, ``counts`` or ``bitset`` (``auto`` resolved).
 
-        ``auto`` takes the bitset engine wherever it runs the cell
-        (:func:`~simcore.studies.engine_choice.bitset_engine_applies`). Otherwise it takes
-        the counts engine where it is exact
-        (:func:`~simcore.studies.engine_choice.counts_engine_applies`) and faster: with
-        at least :data:`COUNTS_ITEMS_PER_MASK_PATTERN` items per mask pattern ``2 ** (K - 1)``
-        (below that, most mask groups hold a few items and the items engine's single pass
-        wins; ``make bench`` measured the crossover near n = 2000 at K = 10). The items
-        engine runs everything else.
+        :func:`simcore.engine.choice.choose_engine` of the cell's :attr:`engine_shape`: ``auto``
+        takes the bitset engine wherever it runs the cell, else the counts engine where it
+        is exact and faster, else the items engine. An engine named that cannot run the
+        cell is refused when the scenario is read.
         """
-        if self.engine != "auto":
-            return self.engine
-        if bitset_engine_applies(self):
-            return "bitset"
-        enough_items = self.model.n_items >= COUNTS_ITEMS_PER_MASK_PATTERN * 2 ** (
-            self.model.n_humans - 1
-        )
-        return "counts" if counts_engine_applies(self) and enough_items else "items"
+        return choose_engine(self.engine_shape, self.engine)
 
     @property
     def kernel_variant(self):
         """The compiled kernel that runs this cell (a key of ``engine.warm.COMPILE_SECONDS``).
 
-        Its engine, and the parts it compiles beyond the nominal point rule on independent
-        items: ``bitset:verdicts`` (the interval verdict or alt_test), ``bitset:clusters``,
-        ``bitset:verdicts,clusters``; ``items:weighted``, ``counts:weighted``.
+        :func:`simcore.engine.choice.kernel_variant`: ``bitset``, ``bitset:verdicts``,
+        ``bitset:clusters``, ``bitset:verdicts,clusters``, ``counts``, ``counts:weighted``,
+        ``items`` or ``items:weighted``.
         """
-        engine = self.kernel_engine
-        parts = [
-            part
-            for part, used in (
-                ("verdicts", self.rule.kind != "point" and engine == "bitset"),
-                ("clusters", clustered(self) and engine == "bitset"),
-                ("weighted", weighted(self) and engine != "bitset"),
-            )
-            if used
-        ]
-        return f"{engine}:{','.join(parts)}" if parts else engine
+        return kernel_variant(self.engine_shape, self.kernel_engine)
 
     @property
     def m(self):

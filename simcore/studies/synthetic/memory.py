@@ -10,7 +10,6 @@ from simcore.engine.point_rule import margins_bytes
 from simcore.engine.threads import thread_count
 from simcore.engine.weighted_rule import weighted_bytes
 from simcore.model.weighted import is_weighted
-from simcore.studies.engine_choice import weighted
 from simcore.studies.synthetic.cell import TRIALS_PER_CALL
 from simcore.studies.synthetic.cube import judge_count
 
@@ -19,7 +18,7 @@ def cell_bytes(cell, judges, threads):
     """Return the bytes one synthetic cell with ``judges`` judges allocates on ``threads``."""
     model = cell.model
     return sized_bytes(
-        model.n_items, model.n_humans, model.n_labels, judges, threads, weighted(cell)
+        model.n_items, model.n_humans, model.n_labels, judges, threads, cell.engine_shape.weighted
     )
 
 

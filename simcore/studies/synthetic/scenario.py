@@ -9,6 +9,7 @@ import dataclasses
 
 import numpy as np
 
+from simcore.engine.choice import REACH
 from simcore.model.fields import describe_value, is_number
 from simcore.studies.config import (
     ScenarioError,
@@ -16,11 +17,6 @@ from simcore.studies.config import (
     parse_section,
     read_raw,
     unknown_key,
-)
-from simcore.studies.engine_choice import (
-    BITSET_MAX_LABELS,
-    bitset_engine_applies,
-    counts_engine_applies,
 )
 from simcore.studies.rule_section import rule_dict, weighting_problems
 from simcore.studies.synthetic.config import (
@@ -208,28 +204,19 @@ class _CellProblems:
                 )
 
     def engine(self):
-        """Check that an engine named for the cell can draw it."""
-        model = self.cell.model
-        design = self.cell.design
-        if self.cell.engine == "counts" and not counts_engine_applies(self.cell):
+        """Check that an engine named for the cell can draw it (its reach, :data:`REACH`)."""
+        cell = self.cell
+        if cell.engine == "auto":
+            return
+        why = REACH[cell.engine](cell.engine_shape)
+        if why is not None:
+            model, design, rule = cell.model, cell.design, cell.rule
             self.problem(
                 self.where("engine", "engine"),
-                "the counts engine needs independent items, at most 2**20 label patterns "
-                "L**(K+J) and a bernoulli, exact_m or "
-                "shared_panel design (use engine: items or auto)",
-                f"design {design.kind}, {model.n_clusters} clusters of spread "
+                f"the {cell.engine} engine cannot run this cell: {why} (use engine: items or auto)",
+                f"rule {rule.kind} (scale {rule.scale}), design {design.kind}, "
+                f"{model.n_labels} labels, {model.n_clusters} clusters of spread "
                 f"{model.cluster_spread}",
-                ("engine", "design.kind", "model.n_clusters", "model.cluster_spread"),
-            )
-        if self.cell.engine == "bitset" and not bitset_engine_applies(self.cell):
-            self.problem(
-                self.where("engine", "engine"),
-                "the bitset engine runs the point rule, the interval verdict and alt_test with "
-                f"categorical scores, at most {BITSET_MAX_LABELS} labels, a bernoulli, exact_m "
-                "or shared_panel design and clusters of at most 2**20 class words "
-                "n_clusters * n_labels * ceil(n_items / 64) (use engine: items or auto)",
-                f"rule {self.cell.rule.kind} (scale {self.cell.rule.scale}), design "
-                f"{design.kind}, {model.n_labels} labels, {model.n_clusters} clusters",
                 (
                     "engine",
                     "rule.kind",
@@ -237,6 +224,7 @@ class _CellProblems:
                     "design.kind",
                     "model.n_labels",
                     "model.n_clusters",
+                    "model.cluster_spread",
                 ),
             )
 
