@@ -7,8 +7,9 @@ elementwise operations and row sums, no BLAS) and of simcore's engines (``items`
 item drawn; ``counts``: category counts drawn; ``bitset``: labels and masks as bitsets) on 1
 and 2 numba threads, with their ratios to the baseline: medians of 5 repetitions after a
 warm-up (compilation excluded; it is measured apart, with a cold and a warm numba cache, per
-engine). Then the bitset engine against its targets (:data:`TARGETS`, beside the research
-prototype's figures), its two-thread scaling and ``simcore.run``'s fixed cost per call. Also
+kernel variant). Then the bitset engine against its targets (:data:`TARGETS`, beside the
+research prototype measured in the same run when ``../shared/reference/bitset-prototype/`` is
+present), its two-thread scaling and ``simcore.run``'s fixed cost per call. Also
 times ``simcore --help`` (start-up) and ``make fig2`` and ``make planning`` end to end
 (``simcore run`` then ``simcore plot``, warm numba cache). Writes the ``throughput`` section
 of ``benchmarks/results.json``.
@@ -100,42 +101,80 @@ def engine_rate(
 
 
 COMPILE = (
-    "import time\n"
+    "import json, sys, time\n"
     "start = time.perf_counter()\n"
     "from simcore.studies.synthetic.cell import simulate_cell\n"
     "from simcore.studies.synthetic.scenario import scenario_from_dict\n"
-    "import sys\n"
-    "for engine in sys.argv[1:]:\n"
-    "    raw = {'model': {'n_items': 100}, 'design': {'kind': 'bernoulli', 'rho': 0.1},"
-    " 'trials': 1, 'seed': 0, 'engine': engine}\n"
-    "    (cell,) = scenario_from_dict(raw).cells()\n"
-    "    simulate_cell(cell, 0, 0, 10)\n"
+    "raw = json.loads(sys.argv[1])\n"
+    "(cell,) = scenario_from_dict(raw).cells()\n"
+    "assert cell.kernel_variant == sys.argv[2], cell.kernel_variant\n"
+    "simulate_cell(cell, 0, 0, 10)\n"
     "print(time.perf_counter() - start)\n"
 )
 
+VARIANTS = {
+    "bitset": {},
+    "bitset:verdicts": {"rule": {"kind": "interval"}},
+    "bitset:clusters": {"model": {"n_clusters": 4, "cluster_spread": 0.2}},
+    "bitset:verdicts,clusters": {
+        "rule": {"kind": "alt_test"},
+        "model": {"n_clusters": 4, "cluster_spread": 0.2},
+    },
+    "counts": {"engine": "counts"},
+    "counts:weighted": {
+        "engine": "counts",
+        "model": {"n_labels": 5},
+        "rule": {"coefficient": "gwet_ac2", "weights": "linear"},
+    },
+    "items": {"engine": "items"},
+    "items:weighted": {
+        "engine": "items",
+        "model": {"n_labels": 5},
+        "rule": {"coefficient": "gwet_ac2", "weights": "linear"},
+    },
+}
+"""A small cell for each compiled kernel variant (``simcore.engine.warm.COMPILE_SECONDS``)."""
 
-def compile_seconds(engines=ENGINES):
-    """First-call time of each engine alone (import + compile or cache load), cold and warm."""
+
+def variant_cell(variant):
+    """The scenario mapping of :data:`VARIANTS`' cell for ``variant``."""
+    extra = VARIANTS[variant]
+    return {
+        "model": {"n_items": 100, **extra.get("model", {})},
+        "design": {"kind": "bernoulli", "rho": 0.1},
+        "rule": extra.get("rule", {}),
+        "engine": extra.get("engine", "auto"),
+        "trials": 1,
+        "seed": 0,
+    }
+
+
+def compile_seconds(variants=tuple(VARIANTS)):
+    """First-call time of each kernel variant alone (import + compile or cache load).
+
+    Each variant runs in a fresh process on an empty numba cache (cold), then again on the
+    cache it left (warm); the difference is about its compile time.
+    """
+    import json
+
     times = {}
-    for engine in engines:
+    for variant in variants:
         with tempfile.TemporaryDirectory() as cache:
             env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+            command = [sys.executable, "-c", COMPILE, json.dumps(variant_cell(variant)), variant]
             runs = [
                 float(
                     subprocess.run(
-                        [sys.executable, "-c", COMPILE, engine],
-                        env=env,
-                        check=True,
-                        capture_output=True,
-                        text=True,
+                        command, env=env, check=True, capture_output=True, text=True
                     ).stdout
                 )
                 for _ in range(2)
             ]
-        times[engine] = {
+        times[variant] = {
             "cold_cache_seconds": round(runs[0], 1),
             "warm_cache_seconds": round(runs[1], 1),
         }
+        print(f"compile {variant}: {times[variant]}", flush=True)
     return times
 
 
@@ -245,57 +284,70 @@ def cost_growth(rows, engines):
 
 
 TARGETS = (
-    # label, n, K, L, coefficient, design, target ratio, prototype trials/s, prototype ratio
-    ("Figure 2 cell, n = 500", 500, 4, 2, "observed", "bernoulli", 40, 2_740_000, 45),
-    ("Figure 2 cell, n = 2000", 2000, 4, 2, "observed", "bernoulli", 50, 903_000, 57),
-    ("Figure 2 cell, n = 8000", 8000, 4, 2, "observed", "bernoulli", 100, 542_000, 130),
-    (
-        "K = 10, L = 5, kappa, exact_m, n = 500",
-        500,
-        10,
-        5,
-        "cohen_kappa",
-        "exact_m",
-        15,
-        None,
-        None,
-    ),
+    # label, n, K, L, coefficient, design, target ratio (one thread, x NumPy)
+    ("Figure 2 cell, n = 500", 500, 4, 2, "observed", "bernoulli", 45),
+    ("Figure 2 cell, n = 2000", 2000, 4, 2, "observed", "bernoulli", 57),
+    ("Figure 2 cell, n = 8000", 8000, 4, 2, "observed", "bernoulli", 130),
+    ("K = 10, L = 5, kappa, exact_m, n = 500", 500, 10, 5, "cohen_kappa", "exact_m", 15),
 )
 """The bitset engine's targets, one thread, against the baseline at the same n, K and design
-(binary labels and observed agreement: the baseline does less work in the last row)."""
+(binary labels and observed agreement: the baseline does less work in the last row). The
+Figure 2 targets are the research prototype's own ratios (its README)."""
+
+PROTOTYPE = REPO.parent / "shared" / "reference" / "bitset-prototype"
+"""The research prototype of the Figure 2 cell (numba), measured beside simcore when present."""
+
+
+def prototype_rate(n_items, n_humans, threads=1):
+    """Trials per second of the prototype's best engine for the Figure 2 cell, or None.
+
+    Its ``bitset.run`` and ``hybrid.run`` (p_human = p_judge = 0.85, rho = 0.05, dense
+    reference), the faster of the two as its README reports; None where the prototype is not
+    beside the project or the cell is not one it runs (two labels, bernoulli masks).
+    """
+    if not PROTOTYPE.is_dir():
+        return None
+    if str(PROTOTYPE) not in sys.path:
+        sys.path.insert(0, str(PROTOTYPE))
+    import bitset as prototype_bitset
+    import hybrid as prototype_hybrid
+
+    trials = max(2000, int(40_000_000 // ((20 + n_items / 64) * n_humans * n_humans)))
+    rates = []
+    for engine in (prototype_bitset, prototype_hybrid):
+        seeds = iter(range(1, 10**6))
+
+        def one_run(engine=engine, seeds=seeds):
+            engine.run(n=n_items, K=n_humans, trials=trials, seed=next(seeds), threads=threads)
+
+        rates.append(trials / timed(one_run))
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    return max(rates)
 
 
 def bitset_targets():
-    """The bitset engine against its targets: ratios, the prototype's, two-thread scaling."""
+    """The bitset engine against its targets: ratios, the prototype's beside it, two threads."""
     rows = []
-    for (
-        label,
-        n_items,
-        n_humans,
-        n_labels,
-        coefficient,
-        design,
-        target,
-        proto,
-        proto_ratio,
-    ) in TARGETS:
+    for label, n_items, n_humans, n_labels, coefficient, design, target in TARGETS:
         base = baseline_rate(n_items, n_humans, design)
         one = engine_rate(n_items, n_humans, design, 1, "bitset", n_labels, coefficient)
+        figure2 = n_labels == 2 and design == "bernoulli" and coefficient == "observed"
+        proto = prototype_rate(n_items, n_humans) if figure2 else None
         row = {
             "setting": label,
             "numpy_trials_per_second": round(base),
             "bitset_trials_per_second": round(one),
             "ratio": round(one / base, 1),
             "target_ratio": target,
-            "prototype_trials_per_second": proto,
-            "prototype_ratio": proto_ratio,
+            "prototype_trials_per_second": None if proto is None else round(proto),
+            "prototype_ratio": None if proto is None else round(proto / base, 1),
         }
         if proto:
             row["share_of_prototype"] = round(one / proto, 2)
         rows.append(row)
         print(
             f"| {label} | {round(base)} | {round(one)} | {row['ratio']} | {target} | "
-            f"{proto or '-'} | {proto_ratio or '-'} |",
+            f"{row['prototype_trials_per_second'] or '-'} | {row['prototype_ratio'] or '-'} |",
             flush=True,
         )
     one = engine_rate(500, 4, "bernoulli", 1, "bitset")
