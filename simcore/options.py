@@ -33,6 +33,7 @@ __all__ = [
     "given_values",
     "iso_date",
     "label_list",
+    "number_value",
     "path_value",
     "plain_number",
     "plain_numbers",
@@ -407,6 +408,28 @@ def count_value(value, name, minimum=0):
             f"hold every integer) (got {str(value)[:40]})"
         )
     return value
+
+
+def number_value(value, name, low, high, open_low=False):
+    """Return ``value`` as a Python float in ``[low, high]`` (``(low, high]`` with ``open_low``).
+
+    A Python or NumPy int or float is a number; a bool, a text or anything else is not, and
+    NaN lies in no range.
+
+    Raises
+    ------
+    TypeError
+        ``NAME: must be a number in [0, 1] (got str '0.9')``.
+    ValueError
+        ``NAME: must be in [0, 1] (got 1.2)``.
+    """
+    value = plain_number(value)
+    bounds = f"{'(' if open_low else '['}{low:g}, {high:g}]"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{name}: must be a number in {bounds} (got {shown_value(value)})")
+    if not (low < value if open_low else low <= value) or not value <= high:  # NaN: neither
+        raise ValueError(f"{name}: must be in {bounds} (got {value})")
+    return float(value)
 
 
 def path_value(value, name, optional=False):

@@ -17,19 +17,9 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from simcore.calibration.table import CalibrationTable
-from simcore.options import plain_number, shown_value
+from simcore.options import number_value, shown_value
 
 __all__ = ["JudgeProfile"]
-
-
-def _rate(value: Any, name: str) -> float:
-    """Return ``value`` as a float in ``[0, 1]``; TypeError or ValueError naming ``name``."""
-    value = plain_number(value)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{name}: must be a number in [0, 1] (got {shown_value(value)})")
-    if not 0.0 <= value <= 1.0:  # NaN fails both comparisons
-        raise ValueError(f"{name}: must be in [0, 1] (got {value})")
-    return float(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +65,8 @@ class JudgeProfile:
     def __post_init__(self) -> None:
         """Check each rate once and store it as a Python float."""
         for field in fields(self):
-            object.__setattr__(self, field.name, _rate(getattr(self, field.name), field.name))
+            value = number_value(getattr(self, field.name), field.name, 0.0, 1.0)
+            object.__setattr__(self, field.name, value)
 
     @classmethod
     def from_pilot(

@@ -14,20 +14,9 @@ from dataclasses import dataclass
 from typing import cast
 
 from simcore.calibration.errors import CalibrationInputError
-from simcore.options import count_value, plain_number, shown_value
+from simcore.options import count_value, number_value
 
 __all__ = ["ClusterShape", "PlanRequest", "PlanTarget", "flag_in_range"]
-
-
-def _number(value, name, low, high, open_low=False):
-    """Return ``value`` as a float in ``[low, high]`` (``(low, high]`` with ``open_low``)."""
-    value = plain_number(value)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{name}: must be a number (got {shown_value(value)})")
-    if not (low < value if open_low else low <= value) or not value <= high:
-        bounds = f"{'(' if open_low else '['}{low:g}, {high:g}]"
-        raise ValueError(f"{name}: must be in {bounds} (got {value})")
-    return float(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +56,8 @@ class PlanTarget:
         """Check each field once."""
         set_field = object.__setattr__
         set_field(self, "n_production", count_value(self.n_production, "n_production", 1))
-        set_field(self, "half_width", _number(self.half_width, "half_width", 0, 0.5, True))
-        set_field(self, "confidence", _number(self.confidence, "confidence", 0.5, 0.9999))
+        set_field(self, "half_width", number_value(self.half_width, "half_width", 0, 0.5, True))
+        set_field(self, "confidence", number_value(self.confidence, "confidence", 0.5, 0.9999))
         set_field(self, "trials", count_value(self.trials, "trials", 1))
 
     @property
@@ -102,7 +91,7 @@ class ClusterShape:
     def __post_init__(self) -> None:
         """Check each field once."""
         object.__setattr__(self, "size", count_value(self.size, "size", 1))
-        object.__setattr__(self, "icc", _number(self.icc, "icc", 0.0, 0.99))
+        object.__setattr__(self, "icc", number_value(self.icc, "icc", 0.0, 0.99))
 
     @property
     def design_effect(self) -> float:
