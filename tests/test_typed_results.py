@@ -10,12 +10,12 @@ a card, a coefficient).
 import datetime
 import inspect
 import json
-import random
 import types
 import typing
 from typing import Any
 
 import pytest
+from calibration_files import CLUSTERED_CALIBRATION, write_monitor_stream
 
 import simcore
 import simcore.api
@@ -36,33 +36,11 @@ from simcore.api.results import (
 from simcore.markdown_table import markdown_table
 from simcore.realdata.shapes import draw_matrix, write_alttest_folder
 
-RESULT_CLASSES = (
-    AgreementResult,
-    CalibrationPlanResult,
-    CalibrationResult,
-    CardCheckResult,
-    CardResult,
-    CeilingResult,
-    ClusteredCalibrationResult,
-    InspectResult,
-    MonitorResult,
-    WellposedResult,
+RESULT_CLASSES = tuple(
+    getattr(results, name) for name in results.RESULT_NAMES if name != "CommandResult"
 )
 
 CARD = {"judge": "judge1", "criterion": "all", "population": "p", "fail_labels": ("l0",)}
-
-CALIBRATION = [  # (cluster, human, judge)
-    *[("a", "fail", "fail")] * 3,
-    ("a", "fail", "pass"),
-    ("a", "pass", "fail"),
-    *[("a", "pass", "pass")] * 5,
-    ("b", "fail", "fail"),
-    ("b", "fail", "pass"),
-    *[("b", "pass", "fail")] * 3,
-    *[("b", "pass", "pass")] * 5,
-    ("c", "fail", "fail"),
-    *[("c", "pass", "pass")] * 4,
-]
 
 
 def declared(cls):
@@ -108,23 +86,15 @@ def inputs(tmp_path_factory):
     card = simcore.card(folder, date=datetime.date(2026, 1, 1), **CARD).to_dict()["card"]
     card_path = root / "card.json"
     card_path.write_text(json.dumps(card))
-    pick = random.Random(5)
-    production = ["item,date,judge"] + [
-        f"p{i},2026-01-{1 + i // 12:02d},{pick.choice(['fail', 'pass'])}" for i in range(120)
-    ]
-    audit = ["item,date,human"] + [
-        f"p{i},2026-01-{1 + i // 12:02d},{pick.choice(['fail', 'pass'])}" for i in range(0, 120, 3)
-    ]
-    (root / "prod.csv").write_text("\n".join(production) + "\n")
-    (root / "audit.csv").write_text("\n".join(audit) + "\n")
+    production, audit = write_monitor_stream(root)
     clustered = ["item,prompt,human,judge"]
-    clustered += [f"{k},{c},{h},{j}" for k, (c, h, j) in enumerate(CALIBRATION)]
+    clustered += [f"{k},{c},{h},{j}" for k, (c, h, j) in enumerate(CLUSTERED_CALIBRATION)]
     (root / "clustered.csv").write_text("\n".join(clustered) + "\n")
     return {
         "folder": folder,
         "card": card_path,
-        "production": root / "prod.csv",
-        "audit": root / "audit.csv",
+        "production": production,
+        "audit": audit,
         "clustered": root / "clustered.csv",
     }
 

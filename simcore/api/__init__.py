@@ -18,6 +18,7 @@ with its document's fields as attributes, ``summary()``, and ``to_dict()`` the c
 """
 
 from simcore._lazy import attach
+from simcore.api.results import RESULT_NAMES
 
 API_NAMES = (
     "advise",
@@ -36,21 +37,6 @@ API_NAMES = (
     "wellposed",
 )
 """The command functions, each also ``simcore.NAME``."""
-
-RESULT_NAMES = (
-    "AgreementResult",
-    "CalibrationPlanResult",
-    "CalibrationResult",
-    "CardCheckResult",
-    "CardResult",
-    "CeilingResult",
-    "ClusteredCalibrationResult",
-    "CommandResult",
-    "InspectResult",
-    "MonitorResult",
-    "WellposedResult",
-)
-"""The result classes of :mod:`simcore.api.results`, each also ``simcore.api.NAME``."""
 
 __all__ = [*RESULT_NAMES, *API_NAMES]
 

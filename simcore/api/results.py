@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 from simcore.markdown_table import markdown_table
 
-__all__ = [
+RESULT_NAMES = (
     "AgreementResult",
     "CalibrationPlanResult",
     "CalibrationResult",
@@ -40,8 +40,10 @@ __all__ = [
     "InspectResult",
     "MonitorResult",
     "WellposedResult",
-    "plain_row",
-]
+)
+"""The result classes, each also ``simcore.api.NAME``."""
+
+__all__ = ["RESULT_NAMES", *RESULT_NAMES, "plain_row"]
 
 SCALAR_TYPES = (bool, int, float, str, type(None))
 """The types of a scalar field: one :meth:`CommandResult.summary` shows."""
