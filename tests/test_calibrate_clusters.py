@@ -5,6 +5,7 @@ import json
 import math
 
 import pytest
+from calibration_files import CLUSTERED_CALIBRATION
 
 import simcore
 from simcore.calibration import JudgeProfile
@@ -14,25 +15,12 @@ from simcore.planning import ClusterShape, PlanTarget
 from simcore.planning.calibration.clusters import plan_clusters
 from simcore.studies.coverage.clustered import ClusteredScenario, scenario_coverage
 
-CALIBRATION = [  # (cluster, human, judge)
-    *[("a", "fail", "fail")] * 3,
-    ("a", "fail", "pass"),
-    ("a", "pass", "fail"),
-    *[("a", "pass", "pass")] * 5,
-    ("b", "fail", "fail"),
-    ("b", "fail", "pass"),
-    *[("b", "pass", "fail")] * 3,
-    *[("b", "pass", "pass")] * 5,
-    *[("c", "pass", "pass")] * 4,
-    ("c", "fail", "fail"),
-]
-
 
 @pytest.fixture
 def files(tmp_path):
     calibration = tmp_path / "calibration.csv"
     lines = ["item,prompt,human,judge"]
-    lines += [f"{k},{c},{h},{j}" for k, (c, h, j) in enumerate(CALIBRATION)]
+    lines += [f"{k},{c},{h},{j}" for k, (c, h, j) in enumerate(CLUSTERED_CALIBRATION)]
     calibration.write_text("\n".join(lines) + "\n")
     production = tmp_path / "production.csv"
     rows = ["item,prompt,judge"]

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from calibration_files import write_monitor_stream
 
 import simcore
 from simcore.cli import main
@@ -182,16 +183,7 @@ def test_a_row_with_extra_fields_is_refused_naming_file_and_line(tmp_path, capsy
 @pytest.fixture
 def stream(tmp_path):
     """A dated production file and its audit sample, in date order."""
-    pick = random.Random(5)
-    production = ["item,date,judge"] + [
-        f"p{i},2026-01-{1 + i // 12:02d},{pick.choice(['fail', 'pass'])}" for i in range(120)
-    ]
-    audit = ["item,date,human"] + [
-        f"p{i},2026-01-{1 + i // 12:02d},{pick.choice(['fail', 'pass'])}" for i in range(0, 120, 3)
-    ]
-    (tmp_path / "prod.csv").write_text("\n".join(production) + "\n")
-    (tmp_path / "audit.csv").write_text("\n".join(audit) + "\n")
-    return tmp_path / "prod.csv", tmp_path / "audit.csv"
+    return write_monitor_stream(tmp_path)
 
 
 def test_monitor_refuses_one_label_for_both_classes(stream, capsys):
