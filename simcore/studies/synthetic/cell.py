@@ -277,10 +277,11 @@ def simulate_cell(cell, root_seed, start, stop):
     """
     keys = trial_keys(cell_sequence(root_seed, cell), start, stop)
     rule = rule_parameters(cell.rule, cell.outputs)
-    if cell.kernel_engine == "bitset":
+    engine = cell.kernel_engine
+    if engine == "bitset":
         arguments = bitset_engine_arguments(cell)
         outputs = simulate_bitset(keys, *arguments, rule, bitset_clusters(cell))
-    elif cell.kernel_engine == "counts":
+    elif engine == "counts":
         arguments = counts_engine_arguments(cell)
         outputs = simulate_counts(keys, *arguments, rule, kernel_weighting(cell))
     else:
@@ -389,10 +390,11 @@ def _trial_counts(cell, outputs):
     counters, ranking = outputs.counters, outputs.ranking
     _, _, error = _agreement_error(outputs)
     n_trials = len(outputs.favour)
+    engine = cell.kernel_engine
     scalars = {
         "n_trials": n_trials,
-        "n_trials_counts_engine": n_trials if cell.kernel_engine == "counts" else 0,
-        "n_trials_bitset_engine": n_trials if cell.kernel_engine == "bitset" else 0,
+        "n_trials_counts_engine": n_trials if engine == "counts" else 0,
+        "n_trials_bitset_engine": n_trials if engine == "bitset" else 0,
         "n_empty_comparisons": counters[:, engine_layout.EMPTY].sum(),
         "n_degenerate_scores": counters[:, engine_layout.DEGENERATE].sum(),
         "n_shared_panel": counters[:, engine_layout.SHARED].sum(),

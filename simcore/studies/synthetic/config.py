@@ -213,7 +213,8 @@ class Cell:
         ``bitset:clusters``, ``bitset:verdicts,clusters``, ``counts``, ``counts:weighted``,
         ``items`` or ``items:weighted``.
         """
-        return kernel_variant(self.engine_shape, self.kernel_engine)
+        shape = self.engine_shape
+        return kernel_variant(shape, choose_engine(shape, self.engine))
 
     @property
     def m(self):
