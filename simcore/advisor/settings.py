@@ -11,6 +11,7 @@ of one judge and into the anchored decisions, these four go.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -89,11 +90,12 @@ class AuditRule:
         values = numeric_label_values(matrix.labels) if rule.scale == "numeric" else None
         return cls(rule.kind, rule.epsilon, rule.tau, rule.min_pairs, scoring, rule.scale, values)
 
-    @property
+    @functools.cached_property
     def item_terms(self) -> tuple | None:
         """The alt_test's per-item score for the kernels, ``(numeric, pair_terms)`` or None.
 
-        :func:`simcore.advisor.verdict.alt_test_item_terms` of the scale, values and scoring.
+        :func:`simcore.advisor.verdict.alt_test_item_terms` of the scale, values and scoring,
+        made once per rule (every batch of every risk simulation reads it).
         """
         from simcore.advisor.verdict import alt_test_item_terms
 
