@@ -108,6 +108,12 @@ class AdviceView:
             document["details"] = details_document(self)
         document["humans"] = list(self.humans)
         document["judges"] = list(self.verdict_table["judge"])
+        document["rule"] = {
+            "kind": self.rule,
+            "epsilon": self.epsilon,
+            "tau": self.tau,
+            "min_pairs": self.min_pairs,
+        }
         document["coefficient"] = None if self.rule == "alt_test" else self.coefficient
         document["scale"] = scoring_document(self)
         document["shape"] = None if self.shape is None else self.shape.to_dict()
