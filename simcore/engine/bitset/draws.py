@@ -92,13 +92,13 @@ def set_range(words, start, stop):
 
 
 @jit
-def draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes):
+def draw_scratch(n_items, n_humans, n_raters, n_labels):
     """Return one task's scratch: ``(mask scratch, plane scratch)``.
 
     Masks: ``(state (4,), sizes (2, n), group masks (2, n, K), chosen (n,), masks (K,
     W))``. Planes: ``(planes (R, L, W), codes (R, B, W), truth (L, W), remaining (R, W),
-    drawn (R, W), (undecided (R, W), step bits (2, R, C)), truth scratch)`` with ``C`` the
-    classes (``L`` for label planes, 1 for offsets) and the truth's own one-row copies.
+    drawn (R, W), undecided (R, W), truth scratch)``, the truth's scratch its own one-row
+    ``(remaining, drawn, undecided)``.
     """
     n_words = word_count(n_items)
     masks = (
@@ -111,11 +111,7 @@ def draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes):
     truth = (
         np.empty((1, n_words), dtype=np.uint64),
         np.empty((1, n_words), dtype=np.uint64),
-        (
-            np.empty((1, n_words), dtype=np.uint64),
-            np.empty((2, 1, 1), dtype=np.uint64),
-            np.empty((2, n_words), dtype=np.uint64),
-        ),
+        np.empty((1, n_words), dtype=np.uint64),
     )
     planes = (
         np.zeros((n_raters, n_labels, n_words), dtype=np.uint64),
@@ -123,11 +119,7 @@ def draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes):
         np.zeros((n_labels, n_words), dtype=np.uint64),
         np.empty((n_raters, n_words), dtype=np.uint64),
         np.empty((n_raters, n_words), dtype=np.uint64),
-        (
-            np.empty((n_raters, n_words), dtype=np.uint64),
-            np.empty((2, n_raters, n_classes), dtype=np.uint64),
-            np.empty((2, n_words), dtype=np.uint64),
-        ),
+        np.empty((n_raters, n_words), dtype=np.uint64),
         truth,
     )
     return masks, planes
@@ -174,15 +166,15 @@ def _split_planes(key, counter, thresholds, classes, spans, valid, planes, words
     ``planes`` ``(R, L, W)``; ``thresholds`` ``(L, R, C)``: plane ``v < L - 1`` of row ``r``
     takes each lane not yet placed with its class's threshold ``thresholds[v, r, class]``
     (one call of :func:`~simcore.engine.bitset.words.bernoulli_rows` for every row); the last
-    plane takes the rest. ``words`` is ``(remaining (R, W), drawn (R, W), row scratch)``.
+    plane takes the rest. ``words`` is ``(remaining (R, W), drawn (R, W), undecided (R, W))``.
     """
-    remaining, drawn, row_scratch = words
+    remaining, drawn, undecided = words
     n_rows, n_planes, n_words = planes.shape
     for r in range(n_rows):
         for w in range(n_words):
             remaining[r, w] = valid[0, w]
     for v in range(n_planes - 1):
-        counter = bernoulli_rows(key, counter, thresholds[v], classes, spans, drawn, row_scratch)
+        counter = bernoulli_rows(key, counter, thresholds[v], classes, spans, drawn, undecided)
         for r in range(n_rows):
             for w in range(n_words):
                 bits = drawn[r, w] & remaining[r, w]
@@ -206,8 +198,8 @@ def draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, scratch, c
     scratch)`` (:func:`draw_masks` drawn): the raters' classes and thresholds are then the
     clusters' (:mod:`simcore.engine.bitset.clusters`) and ``rater_thresholds`` is not read.
     """
-    planes, codes, truth, remaining, drawn, row_scratch, truth_scratch = scratch
-    rows = (remaining, drawn, row_scratch)
+    planes, codes, truth, remaining, drawn, undecided, truth_scratch = scratch
+    rows = (remaining, drawn, undecided)
     counter = np.uint64(0)
     labels = mode == LABEL_PLANES
     if labels:

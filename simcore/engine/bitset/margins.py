@@ -94,6 +94,27 @@ def code_planes(planes, codes):
 
 
 @jit
+def _differ_words(codes, a, b, out):
+    """Write ``~A_ab`` (:func:`disagreement_word`) of every word into ``out``; return its popcount.
+
+    Bit by bit over one-dimensional rows, so that the loop over words is vectorised.
+    """
+    code_a = codes[a, 0]
+    code_b = codes[b, 0]
+    for w in range(out.shape[0]):
+        out[w] = code_a[w] ^ code_b[w]
+    for bit in range(1, codes.shape[1]):
+        code_a = codes[a, bit]
+        code_b = codes[b, bit]
+        for w in range(out.shape[0]):
+            out[w] |= code_a[w] ^ code_b[w]
+    total = 0
+    for w in range(out.shape[0]):
+        total += popcount(out[w])
+    return total
+
+
+@jit
 def _judge_agreements(
     planes, codes, n_items, n_humans, judge_words, dense_judge, label_counts, labels
 ):
@@ -101,18 +122,14 @@ def _judge_agreements(
     n_raters, n_labels, n_words = planes.shape
     for c in range(n_raters - n_humans):
         for h in range(n_humans):
-            total = 0
-            for w in range(n_words):
-                word = disagreement_word(codes, n_humans + c, h, w)
-                judge_words[c, h, w] = word
-                total += popcount(word)
-            dense_judge[c, h] = n_items - total
+            dense_judge[c, h] = n_items - _differ_words(codes, n_humans + c, h, judge_words[c, h])
     if labels:
         for r in range(n_raters):
             for v in range(n_labels):
+                plane = planes[r, v]
                 total = 0
                 for w in range(n_words):
-                    total += popcount(planes[r, v, w])
+                    total += popcount(plane[w])
                 label_counts[r, v] = total
 
 
@@ -246,13 +263,15 @@ def _binary_pairs(flips, masks, n_items, judge_words, tables):
     n_judges = flips.shape[0] - n_humans
     secondary_pairs = 0
     for a in range(n_humans):
+        mask_a, flip_a = masks[a], flips[a]
         for b in range(a + 1, n_humans):
+            mask_b, flip_b = masks[b], flips[b]
             pairs = 0
             differing = 0
             dense_differing = 0
             for w in range(n_words):
-                pair = masks[a, w] & masks[b, w]
-                differ = flips[a, w] ^ flips[b, w]
+                pair = mask_a[w] & mask_b[w]
+                differ = flip_a[w] ^ flip_b[w]
                 pairs += popcount(pair)
                 differing += popcount(pair & differ)
                 dense_differing += popcount(differ)
@@ -268,12 +287,13 @@ def _binary_pairs(flips, masks, n_items, judge_words, tables):
             if a > 0:
                 secondary_pairs += pairs
             for c in range(n_judges):
+                judge_a, judge_b = judge_words[c, a], judge_words[c, b]
                 with_b = 0
                 with_a = 0
                 for w in range(n_words):
-                    pair = masks[a, w] & masks[b, w]
-                    with_b += popcount(pair & judge_words[c, b, w])
-                    with_a += popcount(pair & judge_words[c, a, w])
+                    pair = mask_a[w] & mask_b[w]
+                    with_b += popcount(pair & judge_b[w])
+                    with_a += popcount(pair & judge_a[w])
                 traces[a, c] += pairs - with_b
                 traces[b, c] += pairs - with_a
     return secondary_pairs

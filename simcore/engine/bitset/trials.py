@@ -280,11 +280,11 @@ def _simulate_part(trial_keys, part, parts, arguments, outputs, verdicts, cluste
     before them.
     """
     n_items, n_humans, planes_model = arguments[:3]
-    n_labels, n_raters, n_classes = planes_model[2].shape
+    n_labels, n_raters, _ = planes_model[2].shape
     n_judges = n_raters - n_humans
     blocks = (part, parts)
     if clusters is None:
-        scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
+        scratch = draw_scratch(n_items, n_humans, n_raters, n_labels)
         if verdicts is None:
             _run_blocks(trial_keys, blocks, arguments, outputs, scratch, None, None)
         else:
@@ -293,8 +293,7 @@ def _simulate_part(trial_keys, part, parts, arguments, outputs, verdicts, cluste
     else:
         confusion, n_clusters, spread = clusters
         per_cluster = n_labels if planes_model[0] == LABEL_PLANES else 1
-        n_classes = max(n_classes, n_clusters * per_cluster)
-        scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
+        scratch = draw_scratch(n_items, n_humans, n_raters, n_labels)
         cluster = cluster_scratch(n_items, n_clusters, n_raters, n_labels, per_cluster)
         drawn = (confusion, spread, cluster)
         if verdicts is None:
@@ -365,14 +364,13 @@ def draw_bitsets(trial_keys, n_items, n_humans, planes_model, design, rho, m, cl
 
 @jit
 def _draw_bitsets(trial_keys, n_items, n_humans, planes_model, design_values, clusters):
-    n_labels, n_raters, n_classes = planes_model[2].shape
+    n_labels, n_raters, _ = planes_model[2].shape
     per_cluster = n_labels if planes_model[0] == LABEL_PLANES else 1
     if clusters is None:
-        scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
+        scratch = draw_scratch(n_items, n_humans, n_raters, n_labels)
         return _drawn(trial_keys, n_items, planes_model, design_values, scratch, None)
     confusion, n_clusters, spread = clusters
-    n_classes = max(n_classes, n_clusters * per_cluster)
-    scratch = draw_scratch(n_items, n_humans, n_raters, n_labels, n_classes)
+    scratch = draw_scratch(n_items, n_humans, n_raters, n_labels)
     cluster = cluster_scratch(n_items, n_clusters, n_raters, n_labels, per_cluster)
     drawn = (confusion, spread, cluster)
     return _drawn(trial_keys, n_items, planes_model, design_values, scratch, drawn)
@@ -439,7 +437,7 @@ def warm(part):
     mode, truth_thresholds, rater_thresholds = planes_model(confusion, np.full(2, 0.5), True)
     n_items, n_humans = 64, 2
     valid = valid_words(n_items)
-    mask_scratch, plane_scratch = draw_scratch(n_items, n_humans, 3, 2, rater_thresholds.shape[2])
+    mask_scratch, plane_scratch = draw_scratch(n_items, n_humans, 3, 2)
     key = np.uint64(1)
     if part == "draws":
         log_factorials = log_factorial_table(n_items)

@@ -13,16 +13,19 @@ the step words ``r_0, r_1, ...`` (most significant first) is below ``Q``. Compar
 ``U`` with ``Q`` from the top bit, a lane is decided at the first step where its random
 bit differs from ``Q``'s bit (``r_j = 0 < 1 = Q_j``: 1; ``r_j = 1 > 0 = Q_j``: 0), so
 ``P(lane = 1) = Q / 2**64``, within ``2**-64`` of ``q``. A lane still equal to ``Q`` once
-``Q``'s remaining bits are all 0 cannot fall below it: it is 0. All words of a call take
-the first :data:`VECTOR_STEPS` steps together (the loop the compiler vectorises, every row
-of the call at once so that one step's random words are computed side by side); each lane
-is then undecided with probability ``2**-VECTOR_STEPS``, and the few words that still have
-one finish alone, drawing the same counters they would have drawn in the shared loop. A
+``Q``'s remaining bits are all 0 cannot fall below it: it is 0. Every word of a call
+takes the first :data:`VECTOR_STEPS` steps in one loop over the words with the steps
+unrolled, its lanes held in registers from step to step (the loop the compiler vectorises);
+each lane is then undecided with probability ``2**-VECTOR_STEPS``, and the few words that
+still have one finish alone. Which counter a step reads depends only on its step, row and
+word, so the order of the loops changes the cost, never the draws. A
 lane's threshold may depend on its class (its true label, for a confusion matrix): each
 step's threshold bit is then chosen per lane from its class.
 """
 
 import numpy as np
+from numba import types
+from numba.extending import intrinsic
 
 from simcore.engine._jit import jit
 from simcore.engine.rng import mix64
@@ -59,17 +62,24 @@ def threshold(probability):
     return (np.uint64(high) << np.uint64(32)) | np.uint64(low)
 
 
+@intrinsic
+def _ctpop(typing_context, word):
+    """LLVM's ``ctpop`` of a uint64: one ``popcnt`` instruction, ``vpopcntq`` when vectorised."""
+
+    def codegen(context, builder, signature, arguments):
+        return builder.ctpop(arguments[0])
+
+    return types.uint64(types.uint64), codegen
+
+
 @jit
 def popcount(word):
-    """Return the number of 1 bits of the uint64 ``word`` (SWAR; compiles to popcnt)."""
-    x = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+    """Return the number of 1 bits of the uint64 ``word`` (LLVM's ``ctpop``)."""
+    return np.int64(_ctpop(np.uint64(word)))
 
 
 @jit
-def bernoulli_rows(key, base, thresholds, classes, spans, out, scratch):
+def bernoulli_rows(key, base, thresholds, classes, spans, out, undecided):
     """Fill ``out`` ``(R, W)``: lane ``w`` of row ``r`` is Bernoulli(``thresholds[r, c] / 2**64``).
 
     ``c`` is the lane's class: ``classes`` ``(C, W)`` are disjoint bitsets (lanes in no class
@@ -78,46 +88,17 @@ def bernoulli_rows(key, base, thresholds, classes, spans, out, scratch):
     be in (many classes, each on a few words: clusters); None, every class is read (and
     the code for spans is not compiled).
     ``thresholds`` ``(R, C)`` uint64 (:func:`threshold`; ``2**64 - 1`` is certain, 0
-    impossible). ``scratch`` is ``(undecided (R, W), step bits (2, R, C), lane bits (2,
-    W))``. Step ``j`` of word ``(r, w)`` reads counter ``base + (j R + r) W + w``; the call
-    owns ``64 R W`` counters and returns ``base + 64 R W``.
+    impossible). ``undecided`` ``(R, W)`` is scratch. Step ``j`` of word ``(r, w)`` reads
+    counter ``base + (j R + r) W + w``; the call owns ``64 R W`` counters and returns
+    ``base + 64 R W``.
     """
-    undecided, step_bits, lane_bits = scratch
     n_rows, n_words = out.shape
-    n_classes = classes.shape[0]
     _start_rows(thresholds, classes, spans, out, undecided)
-    steps = 0
-    while steps < VECTOR_STEPS and _step_masks(thresholds, steps, step_bits):
-        first = base + np.uint64(steps * n_rows * n_words)
-        if n_classes == 1:  # one threshold per row: its bits are the same for every lane
-            for r in range(n_rows):
-                bits = step_bits[0, r, 0]
-                alive = step_bits[1, r, 0]
-                row_first = first + np.uint64(r * n_words)
-                for w in range(n_words):
-                    random = stream_word(key, row_first + np.uint64(w))
-                    out[r, w] |= undecided[r, w] & ~random & bits
-                    undecided[r, w] &= ~(random ^ bits) & alive
-        else:  # each lane's threshold bit from its class, gathered class by class
-            for r in range(n_rows):
-                if spans is None:  # every class on every word: the loop vectorises
-                    for w in range(n_words):
-                        lane_bits[0, w] = 0
-                        lane_bits[1, w] = 0
-                    for c in range(n_classes):
-                        bits = step_bits[0, r, c]
-                        alive = step_bits[1, r, c]
-                        for w in range(n_words):
-                            lane_bits[0, w] |= classes[c, w] & bits
-                            lane_bits[1, w] |= classes[c, w] & alive
-                else:
-                    _gather_spans(step_bits, r, classes, spans, lane_bits)
-                row_first = first + np.uint64(r * n_words)
-                for w in range(n_words):
-                    random = stream_word(key, row_first + np.uint64(w))
-                    out[r, w] |= undecided[r, w] & ~random & lane_bits[0, w]
-                    undecided[r, w] &= ~(random ^ lane_bits[0, w]) & lane_bits[1, w]
-        steps += 1
+    if classes.shape[0] == 1:
+        _vector_steps_one_class(key, base, thresholds, out, undecided)
+    else:
+        _vector_steps_classes(key, base, thresholds, classes, spans, out, undecided)
+    steps = VECTOR_STEPS
     for r in range(n_rows):
         for w in range(n_words):
             if undecided[r, w] == 0:
@@ -125,6 +106,78 @@ def bernoulli_rows(key, base, thresholds, classes, spans, out, scratch):
             where = (r, w, steps)
             out[r, w] = _finish_word(key, base, thresholds, classes, spans, where, out, undecided)
     return base + np.uint64(STEPS_PER_CALL * n_rows * n_words)
+
+
+@jit
+def _step_bits(threshold, step):
+    """Return step ``step``'s threshold bit and whether a 1 bit follows, as all-ones words."""
+    rest = threshold << np.uint64(step)
+    bit = np.uint64(0) - (rest >> np.uint64(63))
+    following = np.uint64(0) - np.uint64((rest << np.uint64(1)) != 0)
+    return bit, following
+
+
+@jit
+def _vector_steps_one_class(key, base, thresholds, out, undecided):
+    """Take the first :data:`VECTOR_STEPS` steps of every word of a one-class call.
+
+    Word by word, the steps unrolled, so that a word's lanes stay in registers from step to
+    step and the loop over words is vectorised; step ``j`` of word ``(r, w)`` reads
+    counter ``base + (j R + r) W + w`` as :func:`bernoulli_rows` says, so the order of the
+    loops changes the cost, never the draws. A threshold with no 1 bit left decides every
+    lane (0): later steps change nothing.
+    """
+    n_rows, n_words = out.shape
+    stride = np.uint64(n_rows * n_words) * GAMMA
+    for r in range(n_rows):
+        threshold = thresholds[r, 0]
+        first = key + (base + np.uint64(r * n_words + 1)) * GAMMA
+        for w in range(n_words):
+            counter = first + np.uint64(w) * GAMMA
+            word = out[r, w]
+            open_lanes = undecided[r, w]
+            for step in range(VECTOR_STEPS):
+                random = mix64(counter)
+                counter += stride
+                bit, following = _step_bits(threshold, step)
+                word |= open_lanes & ~random & bit
+                open_lanes &= ~(random ^ bit) & following
+            out[r, w] = word
+            undecided[r, w] = open_lanes
+
+
+@jit
+def _vector_steps_classes(key, base, thresholds, classes, spans, out, undecided):
+    """As :func:`_vector_steps_one_class` where each lane's threshold is its class's.
+
+    Each step's threshold bits are gathered per word from the classes its lanes can be in
+    (every class, or ``spans[w]``).
+    """
+    n_rows, n_words = out.shape
+    n_classes = classes.shape[0]
+    stride = np.uint64(n_rows * n_words) * GAMMA
+    for r in range(n_rows):
+        first = key + (base + np.uint64(r * n_words + 1)) * GAMMA
+        for w in range(n_words):
+            open_lanes = undecided[r, w]
+            if open_lanes == 0:
+                continue
+            low, high = (0, n_classes) if spans is None else (spans[w, 0], spans[w, 1])
+            counter = first + np.uint64(w) * GAMMA
+            word = out[r, w]
+            for step in range(VECTOR_STEPS):
+                random = mix64(counter)
+                counter += stride
+                bits = np.uint64(0)
+                alive = np.uint64(0)
+                for c in range(low, high):
+                    bit, following = _step_bits(thresholds[r, c], step)
+                    bits |= classes[c, w] & bit
+                    alive |= classes[c, w] & following
+                word |= open_lanes & ~random & bits
+                open_lanes &= ~(random ^ bits) & alive
+            out[r, w] = word
+            undecided[r, w] = open_lanes
 
 
 @jit
@@ -158,37 +211,6 @@ def _class_span(spans, w, n_classes):
     if spans is None:
         return 0, n_classes
     return spans[w, 0], spans[w, 1]
-
-
-@jit
-def _gather_spans(step_bits, r, classes, spans, lane_bits):
-    """Write row ``r``'s step bits per lane from the classes each word can hold (``spans``)."""
-    for w in range(classes.shape[1]):
-        bits = np.uint64(0)
-        alive = np.uint64(0)
-        for c in range(spans[w, 0], spans[w, 1]):
-            bits |= classes[c, w] & step_bits[0, r, c]
-            alive |= classes[c, w] & step_bits[1, r, c]
-        lane_bits[0, w] = bits
-        lane_bits[1, w] = alive
-
-
-@jit
-def _step_masks(thresholds, step, step_bits):
-    """Write step ``step``'s threshold bits, and whether a 1 bit follows, as all-ones words.
-
-    Returns whether any threshold has a 1 bit at or after ``step`` (else every lane is
-    decided).
-    """
-    any_left = False
-    for r in range(thresholds.shape[0]):
-        for c in range(thresholds.shape[1]):
-            rest = thresholds[r, c] << np.uint64(step)
-            step_bits[0, r, c] = ALL_ONES if rest >> np.uint64(63) else np.uint64(0)
-            following = step < STEPS_PER_CALL - 1 and (rest << np.uint64(1)) != 0
-            step_bits[1, r, c] = ALL_ONES if following else np.uint64(0)
-            any_left = any_left or rest != 0
-    return any_left
 
 
 @jit
