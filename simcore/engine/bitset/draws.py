@@ -97,7 +97,7 @@ def draw_scratch(n_items, n_humans, n_raters, n_labels):
 
     Masks: ``(state (4,), sizes (2, n), group masks (2, n, K), chosen (n,), masks (K,
     W))``. Planes: ``(planes (R, L, W), codes (R, B, W), truth (L, W), remaining (R, W),
-    drawn (R, W), undecided (R, W), truth scratch)``, the truth's scratch its own one-row
+    drawn (R, W), undecided (2, R, W), truth scratch)``, the truth's scratch its own one-row
     ``(remaining, drawn, undecided)``.
     """
     n_words = word_count(n_items)
@@ -111,7 +111,7 @@ def draw_scratch(n_items, n_humans, n_raters, n_labels):
     truth = (
         np.empty((1, n_words), dtype=np.uint64),
         np.empty((1, n_words), dtype=np.uint64),
-        np.empty((1, n_words), dtype=np.uint64),
+        np.empty((2, 1, n_words), dtype=np.uint64),
     )
     planes = (
         np.zeros((n_raters, n_labels, n_words), dtype=np.uint64),
@@ -119,7 +119,7 @@ def draw_scratch(n_items, n_humans, n_raters, n_labels):
         np.zeros((n_labels, n_words), dtype=np.uint64),
         np.empty((n_raters, n_words), dtype=np.uint64),
         np.empty((n_raters, n_words), dtype=np.uint64),
-        np.empty((n_raters, n_words), dtype=np.uint64),
+        np.empty((2, n_raters, n_words), dtype=np.uint64),
         truth,
     )
     return masks, planes
@@ -166,7 +166,7 @@ def _split_planes(key, counter, thresholds, classes, spans, valid, planes, words
     ``planes`` ``(R, L, W)``; ``thresholds`` ``(L, R, C)``: plane ``v < L - 1`` of row ``r``
     takes each lane not yet placed with its class's threshold ``thresholds[v, r, class]``
     (one call of :func:`~simcore.engine.bitset.words.bernoulli_rows` for every row); the last
-    plane takes the rest. ``words`` is ``(remaining (R, W), drawn (R, W), undecided (R, W))``.
+    plane takes the rest. ``words`` is ``(remaining (R, W), drawn (R, W), undecided (2, R, W))``.
     """
     remaining, drawn, undecided = words
     n_rows, n_planes, n_words = planes.shape

@@ -88,23 +88,25 @@ def bernoulli_rows(key, base, thresholds, classes, spans, out, undecided):
     be in (many classes, each on a few words: clusters); None, every class is read (and
     the code for spans is not compiled).
     ``thresholds`` ``(R, C)`` uint64 (:func:`threshold`; ``2**64 - 1`` is certain, 0
-    impossible). ``undecided`` ``(R, W)`` is scratch. Step ``j`` of word ``(r, w)`` reads
+    impossible). ``undecided`` ``(2, R, W)`` is scratch. Step ``j`` of word ``(r, w)`` reads
     counter ``base + (j R + r) W + w``; the call owns ``64 R W`` counters and returns
     ``base + 64 R W``.
     """
     n_rows, n_words = out.shape
-    _start_rows(thresholds, classes, spans, out, undecided)
+    _start_rows(thresholds, classes, spans, out, undecided[0])
     if classes.shape[0] == 1:
-        _vector_steps_one_class(key, base, thresholds, out, undecided)
+        lane_thresholds = undecided[1].reshape(n_rows * n_words)
+        _vector_steps_one_class(key, base, thresholds, out, undecided[0], lane_thresholds)
     else:
-        _vector_steps_classes(key, base, thresholds, classes, spans, out, undecided)
+        _vector_steps_classes(key, base, thresholds, classes, spans, out, undecided[0])
     steps = VECTOR_STEPS
     for r in range(n_rows):
         for w in range(n_words):
-            if undecided[r, w] == 0:
+            if undecided[0, r, w] == 0:
                 continue
             where = (r, w, steps)
-            out[r, w] = _finish_word(key, base, thresholds, classes, spans, where, out, undecided)
+            open_words = undecided[0]
+            out[r, w] = _finish_word(key, base, thresholds, classes, spans, where, out, open_words)
     return base + np.uint64(STEPS_PER_CALL * n_rows * n_words)
 
 
@@ -118,32 +120,40 @@ def _step_bits(threshold, step):
 
 
 @jit
-def _vector_steps_one_class(key, base, thresholds, out, undecided):
+def _vector_steps_one_class(key, base, thresholds, out, undecided, lane_thresholds):
     """Take the first :data:`VECTOR_STEPS` steps of every word of a one-class call.
 
-    Word by word, the steps unrolled, so that a word's lanes stay in registers from step to
-    step and the loop over words is vectorised; step ``j`` of word ``(r, w)`` reads
-    counter ``base + (j R + r) W + w`` as :func:`bernoulli_rows` says, so the order of the
-    loops changes the cost, never the draws. A threshold with no 1 bit left decides every
-    lane (0): later steps change nothing.
+    One loop over all the call's words, rows after rows, with the steps unrolled, so that a
+    word's lanes stay in registers from step to step and the loop is vectorised with
+    several words in flight (a row of a few words alone would wait on each multiply);
+    ``lane_thresholds`` ``(R W,)`` is scratch for each word's threshold. Step ``j`` of word
+    ``(r, w)`` reads counter ``base + (j R + r) W + w`` as :func:`bernoulli_rows` says, so
+    the order of the loops changes the cost, never the draws. Lanes still equal to a
+    threshold whose remaining bits are all 0 stay open here (they can only come out 0, as
+    :func:`_finish_word` decides them at once).
     """
     n_rows, n_words = out.shape
-    stride = np.uint64(n_rows * n_words) * GAMMA
+    n_lanes = n_rows * n_words
     for r in range(n_rows):
-        threshold = thresholds[r, 0]
-        first = key + (base + np.uint64(r * n_words + 1)) * GAMMA
         for w in range(n_words):
-            counter = first + np.uint64(w) * GAMMA
-            word = out[r, w]
-            open_lanes = undecided[r, w]
-            for step in range(VECTOR_STEPS):
-                random = mix64(counter)
-                counter += stride
-                bit, following = _step_bits(threshold, step)
-                word |= open_lanes & ~random & bit
-                open_lanes &= ~(random ^ bit) & following
-            out[r, w] = word
-            undecided[r, w] = open_lanes
+            lane_thresholds[r * n_words + w] = thresholds[r, 0]
+    words = out.reshape(n_lanes)
+    open_words = undecided.reshape(n_lanes)
+    stride = np.uint64(n_lanes) * GAMMA
+    first = key + (base + np.uint64(1)) * GAMMA
+    for lane in range(n_lanes):
+        threshold = lane_thresholds[lane]
+        counter = first + np.uint64(lane) * GAMMA
+        word = words[lane]
+        open_lanes = open_words[lane]
+        for step in range(VECTOR_STEPS):
+            random = mix64(counter)
+            counter += stride
+            bit = np.uint64(0) - ((threshold >> np.uint64(63 - step)) & np.uint64(1))
+            word |= open_lanes & ~random & bit
+            open_lanes &= ~(random ^ bit)
+        words[lane] = word
+        open_words[lane] = open_lanes
 
 
 @jit
