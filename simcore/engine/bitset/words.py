@@ -24,8 +24,6 @@ step's threshold bit is then chosen per lane from its class.
 """
 
 import numpy as np
-from numba import types
-from numba.extending import intrinsic
 
 from simcore.engine._jit import jit
 from simcore.engine.rng import mix64
@@ -62,20 +60,13 @@ def threshold(probability):
     return (np.uint64(high) << np.uint64(32)) | np.uint64(low)
 
 
-@intrinsic
-def _ctpop(typing_context, word):
-    """LLVM's ``ctpop`` of a uint64: one ``popcnt`` instruction, ``vpopcntq`` when vectorised."""
-
-    def codegen(context, builder, signature, arguments):
-        return builder.ctpop(arguments[0])
-
-    return types.uint64(types.uint64), codegen
-
-
 @jit
 def popcount(word):
-    """Return the number of 1 bits of the uint64 ``word`` (LLVM's ``ctpop``)."""
-    return np.int64(_ctpop(np.uint64(word)))
+    """Return the number of 1 bits of the uint64 ``word`` (SWAR; compiles to popcnt)."""
+    x = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @jit
