@@ -1,10 +1,14 @@
 """Which engine runs a cell: each engine's reach, auto's one choice, a named engine refused."""
 
+import json
+from pathlib import Path
+
 import pytest
 
 from simcore.engine.choice import (
     BITSET_MAX_LABELS,
     COUNTS_ITEMS_PER_MASK_PATTERN,
+    ENGINES,
     REACH,
     CellShape,
     choose_engine,
@@ -107,3 +111,37 @@ def test_a_scenario_reads_its_cells_shape_and_refuses_a_named_engine_with_the_re
     (problem,) = [one for one in error.value.problems if ": engine:" in one]
     assert "the bitset engine cannot run this cell: alt_test with numeric scores" in problem
     assert "(use engine: items or auto)" in problem
+
+
+ENGINE_COSTS = Path(__file__).resolve().parents[1] / "benchmarks" / "engine_costs.json"
+"""The cost model ``make bench`` records (``benchmarks/cost_model.py --record``)."""
+
+TIE = 0.15
+"""Engines within this share of the fastest are a tie: the recorded medians of 3 on the
+shared 2-core machine moved by up to about a tenth between runs."""
+
+
+def _cost_rows():
+    rows = json.loads(ENGINE_COSTS.read_text())["rows"]
+    return [pytest.param(row, id=_row_id(row)) for row in rows]
+
+
+def _row_id(row):
+    return f"{row['kind']}-n{row['n_items']}-K{row['n_humans']}-L{row['n_labels']}-{row['design']}"
+
+
+@pytest.mark.parametrize("row", _cost_rows())
+def test_auto_takes_the_engine_the_benchmark_measured_fastest(row):
+    """Each recorded cell: every engine that reaches it was measured, and auto takes the fastest.
+
+    The table is ``make bench``'s cost model (every engine on every kind of cell: nominal,
+    weighted, the two verdicts, clusters); a change of the choice or of the engines'
+    speeds that makes auto take a slower engine fails here until the choice or the table
+    is brought back in line.
+    """
+    (cell,) = scenario_from_dict(row["scenario"]).cells()
+    shape = cell.engine_shape
+    measured = {engine: row[engine] for engine in ENGINES if row[engine] is not None}
+    assert set(measured) == {engine for engine in ENGINES if REACH[engine](shape) is None}
+    chosen = choose_engine(shape)
+    assert measured[chosen] <= (1 + TIE) * min(measured.values()), (chosen, measured)

@@ -29,7 +29,9 @@ __all__ = [
 ]
 
 ENGINES = ("bitset", "counts", "items")
-"""The engines, fastest first where each reaches a cell (``make bench``)."""
+"""The engines, fastest first where each reaches a cell: ``make bench``'s cost model
+(``benchmarks/cost_model.py``), whose recorded table ``benchmarks/engine_costs.json`` the
+tests hold :func:`choose_engine` to."""
 
 EXCHANGEABLE_DESIGNS = ("bernoulli", "exact_m", "shared_panel")
 """Designs that treat items alike, so a trial's mask groups can be drawn as counts (the
