@@ -125,7 +125,7 @@ def draw_scratch(n_items, n_humans, n_raters, n_labels):
     return masks, planes
 
 
-@jit
+@jit(inline=True)
 def draw_masks(key, n_items, design, rho, m, valid, scratch, log_factorials, clusters):
     """Draw the trial's mask groups and write each human's mask bitset into ``scratch``.
 
@@ -186,7 +186,7 @@ def _split_planes(key, counter, thresholds, classes, spans, valid, planes, words
     return counter
 
 
-@jit
+@jit(inline=True)
 def draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, scratch, clusters):
     """Draw every rater's planes and codes into ``scratch``, in the module's stream order.
 
@@ -197,6 +197,8 @@ def draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, scratch, c
     None, or for a clustered cell ``(confusion (R, L, L), cluster_spread, cluster
     scratch)`` (:func:`draw_masks` drawn): the raters' classes and thresholds are then the
     clusters' (:mod:`simcore.engine.bitset.clusters`) and ``rater_thresholds`` is not read.
+    Inlined where it is called, as :func:`draw_masks` is: once a trial, a call of its own
+    raised and dropped a reference count for every array of its scratch.
     """
     planes, codes, truth, remaining, drawn, undecided, truth_scratch = scratch
     rows = (remaining, drawn, undecided)

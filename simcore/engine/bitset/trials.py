@@ -331,8 +331,9 @@ def _run_blocks(trial_keys, blocks, arguments, outputs, scratch, verdicts, clust
         for t in range(chunk * TRIAL_CHUNK, min(n_trials, (chunk + 1) * TRIAL_CHUNK)):
             key = trial_keys[t]
             draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials, clusters)
-            draws = (truth_thresholds, rater_thresholds, valid, plane_scratch, clusters)
-            draw_planes(key, mode, *draws)
+            draw_planes(
+                key, mode, truth_thresholds, rater_thresholds, valid, plane_scratch, clusters
+            )
             decide_bitsets(
                 plane_scratch[0],
                 plane_scratch[1],
@@ -397,8 +398,7 @@ def _drawn(trial_keys, n_items, planes_model, design_values, scratch, clusters):
     for t in range(n_trials):
         key = trial_keys[t]
         draw_masks(key, n_items, design, rho, m, valid, mask_scratch, log_factorials, clusters)
-        draws = (truth_thresholds, rater_thresholds, valid, plane_scratch, clusters)
-        draw_planes(key, mode, *draws)
+        draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, plane_scratch, clusters)
         planes[t] = plane_scratch[0]
         masks[t] = mask_scratch[4]
         if clusters is not None:
