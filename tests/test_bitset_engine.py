@@ -246,7 +246,7 @@ def _bernoulli_counts(key, thresholds, classes, n_calls):
     n_rows = thresholds.shape[0]
     n_words = classes.shape[1]
     out = np.empty((n_rows, n_words), dtype=np.uint64)
-    scratch = np.empty((2, n_rows, n_words), dtype=np.uint64)
+    scratch = bitwords.row_scratch(n_rows, n_words)
     counts = np.zeros((n_rows, n_words, n_calls), dtype=np.int64)
     counter = np.uint64(0)
     for call in range(n_calls):
@@ -300,7 +300,7 @@ def test_bernoulli_words_by_class_follow_each_class():
     @numba.njit
     def lanes(key, n_calls):
         out = np.empty((1, classes.shape[1]), dtype=np.uint64)
-        scratch = np.empty((2, *out.shape), dtype=np.uint64)
+        scratch = bitwords.row_scratch(*out.shape)
         ones = np.zeros(classes.shape[1] * 64, dtype=np.int64)
         counter = np.uint64(0)
         for _ in range(n_calls):

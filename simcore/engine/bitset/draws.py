@@ -43,7 +43,7 @@ import numpy as np
 from simcore.engine._jit import jit
 from simcore.engine.bitset.clusters import cluster_classes, cluster_layout, cluster_thresholds
 from simcore.engine.bitset.margins import code_planes
-from simcore.engine.bitset.words import ALL_ONES, bernoulli_rows
+from simcore.engine.bitset.words import ALL_ONES, bernoulli_rows, row_scratch
 from simcore.engine.counts import mask_groups
 from simcore.engine.rng import mix64, seed_state
 
@@ -97,8 +97,9 @@ def draw_scratch(n_items, n_humans, n_raters, n_labels):
 
     Masks: ``(state (4,), sizes (2, n), group masks (2, n, K), chosen (n,), masks (K,
     W))``. Planes: ``(planes (R, L, W), codes (R, B, W), truth (L, W), remaining (R, W),
-    drawn (R, W), undecided (2, R, W), truth scratch)``, the truth's scratch its own one-row
-    ``(remaining, drawn, undecided)``.
+    drawn (R, W), row scratch, truth scratch)``, the truth's scratch its own one-row
+    ``(remaining, drawn, row scratch)`` (row scratch:
+    :func:`~simcore.engine.bitset.words.row_scratch`).
     """
     n_words = word_count(n_items)
     masks = (
@@ -111,7 +112,7 @@ def draw_scratch(n_items, n_humans, n_raters, n_labels):
     truth = (
         np.empty((1, n_words), dtype=np.uint64),
         np.empty((1, n_words), dtype=np.uint64),
-        np.empty((2, 1, n_words), dtype=np.uint64),
+        row_scratch(1, n_words),
     )
     planes = (
         np.zeros((n_raters, n_labels, n_words), dtype=np.uint64),
@@ -119,7 +120,7 @@ def draw_scratch(n_items, n_humans, n_raters, n_labels):
         np.zeros((n_labels, n_words), dtype=np.uint64),
         np.empty((n_raters, n_words), dtype=np.uint64),
         np.empty((n_raters, n_words), dtype=np.uint64),
-        np.empty((2, n_raters, n_words), dtype=np.uint64),
+        row_scratch(n_raters, n_words),
         truth,
     )
     return masks, planes
@@ -166,15 +167,15 @@ def _split_planes(key, counter, thresholds, classes, spans, valid, planes, words
     ``planes`` ``(R, L, W)``; ``thresholds`` ``(L, R, C)``: plane ``v < L - 1`` of row ``r``
     takes each lane not yet placed with its class's threshold ``thresholds[v, r, class]``
     (one call of :func:`~simcore.engine.bitset.words.bernoulli_rows` for every row); the last
-    plane takes the rest. ``words`` is ``(remaining (R, W), drawn (R, W), undecided (2, R, W))``.
+    plane takes the rest. ``words`` is ``(remaining (R, W), drawn (R, W), row scratch)``.
     """
-    remaining, drawn, undecided = words
+    remaining, drawn, rows = words
     n_rows, n_planes, n_words = planes.shape
     for r in range(n_rows):
         for w in range(n_words):
             remaining[r, w] = valid[0, w]
     for v in range(n_planes - 1):
-        counter = bernoulli_rows(key, counter, thresholds[v], classes, spans, drawn, undecided)
+        counter = bernoulli_rows(key, counter, thresholds[v], classes, spans, drawn, rows)
         for r in range(n_rows):
             for w in range(n_words):
                 bits = drawn[r, w] & remaining[r, w]
@@ -200,8 +201,8 @@ def draw_planes(key, mode, truth_thresholds, rater_thresholds, valid, scratch, c
     Inlined where it is called, as :func:`draw_masks` is: once a trial, a call of its own
     raised and dropped a reference count for every array of its scratch.
     """
-    planes, codes, truth, remaining, drawn, undecided, truth_scratch = scratch
-    rows = (remaining, drawn, undecided)
+    planes, codes, truth, remaining, drawn, row_words, truth_scratch = scratch
+    rows = (remaining, drawn, row_words)
     counter = np.uint64(0)
     labels = mode == LABEL_PLANES
     if labels:

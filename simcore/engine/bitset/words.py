@@ -70,7 +70,7 @@ def popcount(word):
 
 
 @jit
-def bernoulli_rows(key, base, thresholds, classes, spans, out, undecided):
+def bernoulli_rows(key, base, thresholds, classes, spans, out, scratch):
     """Fill ``out`` ``(R, W)``: lane ``w`` of row ``r`` is Bernoulli(``thresholds[r, c] / 2**64``).
 
     ``c`` is the lane's class: ``classes`` ``(C, W)`` are disjoint bitsets (lanes in no class
@@ -79,35 +79,27 @@ def bernoulli_rows(key, base, thresholds, classes, spans, out, undecided):
     be in (many classes, each on a few words: clusters); None, every class is read (and
     the code for spans is not compiled).
     ``thresholds`` ``(R, C)`` uint64 (:func:`threshold`; ``2**64 - 1`` is certain, 0
-    impossible). ``undecided`` ``(2, R, W)`` is scratch. Step ``j`` of word ``(r, w)`` reads
-    counter ``base + (j R + r) W + w``; the call owns ``64 R W`` counters and returns
-    ``base + 64 R W``.
+    impossible). ``scratch`` is ``(undecided (R, W), lanes (max(R, VECTOR_STEPS), W))``
+    (:func:`row_scratch`). Step ``j`` of word ``(r, w)`` reads counter ``base + (j R + r) W
+    + w``; the call owns ``64 R W`` counters and returns ``base + 64 R W``.
     """
+    undecided, lanes = scratch
     n_rows, n_words = out.shape
-    _start_rows(thresholds, classes, spans, out, undecided[0])
+    _start_rows(thresholds, classes, spans, out, undecided)
     if classes.shape[0] == 1:
-        lane_thresholds = undecided[1].reshape(n_rows * n_words)
-        _vector_steps_one_class(key, base, thresholds, out, undecided[0], lane_thresholds)
+        lane_thresholds = lanes[:n_rows].reshape(n_rows * n_words)
+        _vector_steps_one_class(key, base, thresholds, out, undecided, lane_thresholds)
     else:
-        _vector_steps_classes(key, base, thresholds, classes, spans, out, undecided[0])
+        step_lanes = lanes[:VECTOR_STEPS]
+        _vector_steps_classes(key, base, thresholds, classes, spans, out, undecided, step_lanes)
     steps = VECTOR_STEPS
     for r in range(n_rows):
         for w in range(n_words):
-            if undecided[0, r, w] == 0:
+            if undecided[r, w] == 0:
                 continue
             where = (r, w, steps)
-            open_words = undecided[0]
-            out[r, w] = _finish_word(key, base, thresholds, classes, spans, where, out, open_words)
+            out[r, w] = _finish_word(key, base, thresholds, classes, spans, where, out, undecided)
     return base + np.uint64(STEPS_PER_CALL * n_rows * n_words)
-
-
-@jit
-def _step_bits(threshold, step):
-    """Return step ``step``'s threshold bit and whether a 1 bit follows, as all-ones words."""
-    rest = threshold << np.uint64(step)
-    bit = np.uint64(0) - (rest >> np.uint64(63))
-    following = np.uint64(0) - np.uint64((rest << np.uint64(1)) != 0)
-    return bit, following
 
 
 @jit
@@ -148,37 +140,59 @@ def _vector_steps_one_class(key, base, thresholds, out, undecided, lane_threshol
 
 
 @jit
-def _vector_steps_classes(key, base, thresholds, classes, spans, out, undecided):
+def _vector_steps_classes(key, base, thresholds, classes, spans, out, undecided, step_lanes):
     """As :func:`_vector_steps_one_class` where each lane's threshold is its class's.
 
-    Each step's threshold bits are gathered per word from the classes its lanes can be in
-    (every class, or ``spans[w]``).
+    Row by row: first each step's threshold bit of every lane, gathered from the classes
+    into ``step_lanes`` ``(VECTOR_STEPS, W)`` (one pass over the words per class and step,
+    or per word over the classes ``spans[w]`` it can hold), then the steps word by word
+    with the lanes in registers, as for one class.
     """
     n_rows, n_words = out.shape
     n_classes = classes.shape[0]
     stride = np.uint64(n_rows * n_words) * GAMMA
     for r in range(n_rows):
+        for step in range(VECTOR_STEPS):
+            for w in range(n_words):
+                step_lanes[step, w] = 0
+        if spans is None:
+            for c in range(n_classes):
+                threshold = thresholds[r, c]
+                for step in range(VECTOR_STEPS):
+                    if (threshold >> np.uint64(63 - step)) & np.uint64(1):
+                        for w in range(n_words):
+                            step_lanes[step, w] |= classes[c, w]
+        else:
+            for w in range(n_words):
+                for c in range(spans[w, 0], spans[w, 1]):
+                    threshold = thresholds[r, c]
+                    for step in range(VECTOR_STEPS):
+                        if (threshold >> np.uint64(63 - step)) & np.uint64(1):
+                            step_lanes[step, w] |= classes[c, w]
         first = key + (base + np.uint64(r * n_words + 1)) * GAMMA
+        out_row = out[r]
+        open_row = undecided[r]
         for w in range(n_words):
-            open_lanes = undecided[r, w]
-            if open_lanes == 0:
-                continue
-            low, high = (0, n_classes) if spans is None else (spans[w, 0], spans[w, 1])
             counter = first + np.uint64(w) * GAMMA
-            word = out[r, w]
+            word = out_row[w]
+            open_lanes = open_row[w]
             for step in range(VECTOR_STEPS):
                 random = mix64(counter)
                 counter += stride
-                bits = np.uint64(0)
-                alive = np.uint64(0)
-                for c in range(low, high):
-                    bit, following = _step_bits(thresholds[r, c], step)
-                    bits |= classes[c, w] & bit
-                    alive |= classes[c, w] & following
+                bits = step_lanes[step, w]
                 word |= open_lanes & ~random & bits
-                open_lanes &= ~(random ^ bits) & alive
-            out[r, w] = word
-            undecided[r, w] = open_lanes
+                open_lanes &= ~(random ^ bits)
+            out_row[w] = word
+            open_row[w] = open_lanes
+
+
+@jit
+def row_scratch(n_rows, n_words):
+    """Return the scratch of :func:`bernoulli_rows` for ``R`` rows of ``W`` words."""
+    return (
+        np.empty((n_rows, n_words), dtype=np.uint64),
+        np.empty((max(n_rows, VECTOR_STEPS), n_words), dtype=np.uint64),
+    )
 
 
 @jit
