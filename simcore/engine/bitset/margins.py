@@ -176,6 +176,15 @@ def _masked_counts(mask_a, mask_b, word_a, word_b):
 
 
 @jit
+def _masked_count(mask_a, mask_b, word):
+    """``|M_a & M_b & word|``."""
+    count = 0
+    for w in range(mask_a.shape[0]):
+        count += popcount(mask_a[w] & mask_b[w] & word[w])
+    return count
+
+
+@jit
 def _pair_sums(planes, codes, masks, n_items, a, b, judge_words, labels, sums):
     """Sum pair ``(a, b)``'s popcounts into ``sums`` (layout of :func:`margin_scratch`).
 
@@ -208,9 +217,7 @@ def _pair_sums(planes, codes, masks, n_items, a, b, judge_words, labels, sums):
             sums[first + v] = own_a
             sums[first + n_labels + v] = own_b
             for c in range(n_judges):
-                judge, _ = _masked_counts(
-                    mask_a, mask_b, planes[n_humans + c, v], planes[n_humans + c, v]
-                )
+                judge = _masked_count(mask_a, mask_b, planes[n_humans + c, v])
                 sums[first + (2 + c) * n_labels + v] = judge
 
 
