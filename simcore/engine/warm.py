@@ -8,14 +8,13 @@ minute for a hang. The estimates are the cold compile times ``make bench`` measu
 cores (docs/benchmarks.md).
 """
 
-import functools
-import hashlib
 import importlib
 import os
-import platform
 import subprocess
 import sys
 from pathlib import Path
+
+from simcore.engine._jit import engine_fingerprint
 
 KERNELS = {
     "bitset": ("simcore.engine.bitset.trials", "_simulate_part"),
@@ -109,18 +108,7 @@ def _stamp(engine):
     """Return the stamp file of ``engine``'s kernel compiled from this source and numba."""
     folder = os.environ.get("NUMBA_CACHE_DIR")
     base = Path(folder) / "simcore" if folder else Path(__file__).parent / "__pycache__"
-    return base / f"compiled-{engine.replace(':', '-').replace(',', '-')}-{_fingerprint()}"
-
-
-@functools.cache
-def _fingerprint():
-    """Return a hash of the engine's sources, numba's and Python's versions, the machine."""
-    from simcore.engine.threads import numba_version
-
-    digest = hashlib.sha256(f"{numba_version()} {sys.version} {platform.machine()}".encode())
-    for path in sorted(Path(__file__).parent.rglob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    return base / f"compiled-{engine.replace(':', '-').replace(',', '-')}-{engine_fingerprint()}"
 
 
 def _variant_pattern(name, parts):
