@@ -92,14 +92,24 @@ def bernoulli_rows(key, base, thresholds, classes, spans, out, scratch):
     else:
         step_lanes = lanes[:VECTOR_STEPS]
         _vector_steps_classes(key, base, thresholds, classes, spans, out, undecided, step_lanes)
-    steps = VECTOR_STEPS
     for r in range(n_rows):
         for w in range(n_words):
             if undecided[r, w] == 0:
                 continue
-            where = (r, w, steps)
+            where = (r, w, VECTOR_STEPS)
             out[r, w] = _finish_word(key, base, thresholds, classes, spans, where, out, undecided)
     return base + np.uint64(STEPS_PER_CALL * n_rows * n_words)
+
+
+@jit(inline=True)
+def _step(random, bits, word, open_lanes):
+    """One bit-slicing step of a word: return ``(word, open lanes)`` after it.
+
+    ``random`` is the step's random word, ``bits`` each lane's threshold bit as all-ones or
+    0: an open lane whose random bit is 0 where the threshold's is 1 is decided 1, one whose
+    bits differ otherwise is decided 0, one whose bits agree stays open.
+    """
+    return word | (open_lanes & ~random & bits), open_lanes & ~(random ^ bits)
 
 
 @jit
@@ -130,11 +140,10 @@ def _vector_steps_one_class(key, base, thresholds, out, undecided, lane_threshol
         word = words[lane]
         open_lanes = open_words[lane]
         for step in range(VECTOR_STEPS):
-            random = mix64(counter)
-            counter += stride
-            bit = np.uint64(0) - ((threshold >> np.uint64(63 - step)) & np.uint64(1))
-            word |= open_lanes & ~random & bit
-            open_lanes &= ~(random ^ bit)
+            bits = np.uint64(0) - ((threshold >> np.uint64(63 - step)) & np.uint64(1))
+            word, open_lanes = _step(
+                mix64(counter + np.uint64(step) * stride), bits, word, open_lanes
+            )
         words[lane] = word
         open_words[lane] = open_lanes
 
@@ -177,11 +186,8 @@ def _vector_steps_classes(key, base, thresholds, classes, spans, out, undecided,
             word = out_row[w]
             open_lanes = open_row[w]
             for step in range(VECTOR_STEPS):
-                random = mix64(counter)
-                counter += stride
-                bits = step_lanes[step, w]
-                word |= open_lanes & ~random & bits
-                open_lanes &= ~(random ^ bits)
+                random = mix64(counter + np.uint64(step) * stride)
+                word, open_lanes = _step(random, step_lanes[step, w], word, open_lanes)
             out_row[w] = word
             open_row[w] = open_lanes
 
@@ -250,7 +256,7 @@ def _finish_word(key, base, thresholds, classes, spans, where, out, undecided):
             if step < STEPS_PER_CALL - 1 and (rest << np.uint64(1)) != 0:
                 alive |= classes[c, w]
         random = stream_word(key, base + np.uint64((step * n_rows + r) * n_words + w))
-        word |= open_lanes & ~random & bits
-        open_lanes &= ~(random ^ bits) & alive
+        word, open_lanes = _step(random, bits, word, open_lanes)
+        open_lanes &= alive
         step += 1
     return word
