@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from simcore.engine._jit import engine_fingerprint
+from simcore.engine._jit import engine_fingerprint, kernel_cache_dir
 
 KERNELS = {
     "bitset": ("simcore.engine.bitset.trials", "_simulate_part"),
@@ -57,8 +57,9 @@ def is_compiled(engine):
     out) exactly where the variant lacks a part (:data:`VARIANT_PARTS`) is loaded in this
     process (numba's public ``signatures``), or when a run of this engine source has left
     its stamp (:func:`record_compiled`): numba then finds the kernel in its on-disk cache.
-    Nothing private of numba is read, so a cache emptied by hand still has its stamp and
-    the note is not printed; the kernel then compiles as on first use. With
+    Nothing private of numba is read, so a cache whose files were deleted by hand one by
+    one still has its stamp and the note is not printed; the kernel then compiles as on
+    first use. With
     ``NUMBA_DISABLE_JIT=1`` nothing compiles, so every kernel counts as compiled.
     """
     if _signatures(engine) is None:  # NUMBA_DISABLE_JIT: a plain function, nothing compiles
@@ -105,10 +106,18 @@ def _signatures(engine):
 
 
 def _stamp(engine):
-    """Return the stamp file of ``engine``'s kernel compiled from this source and numba."""
-    folder = os.environ.get("NUMBA_CACHE_DIR")
-    base = Path(folder) / "simcore" if folder else Path(__file__).parent / "__pycache__"
-    return base / f"compiled-{engine.replace(':', '-').replace(',', '-')}-{engine_fingerprint()}"
+    """Return the stamp file of ``engine``'s kernel compiled from this source and numba.
+
+    It lies in the kernels' cache folder (:func:`simcore.engine._jit.kernel_cache_dir`, one
+    per version of the engine's sources), beside the kernels it stands for, so it goes with
+    them; where simcore leaves numba to choose the folder (a read-only install), in the
+    engine's ``__pycache__`` under the sources' fingerprint.
+    """
+    name = f"compiled-{engine.replace(':', '-').replace(',', '-')}"
+    folder = kernel_cache_dir()
+    if folder is None:
+        return Path(__file__).parent / "__pycache__" / f"{name}-{engine_fingerprint()}"
+    return Path(folder) / name
 
 
 def _variant_pattern(name, parts):
