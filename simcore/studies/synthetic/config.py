@@ -8,6 +8,7 @@ and, optionally, ``published`` values to compare with and a ``planning`` block. 
 """
 
 import dataclasses
+import functools
 import hashlib
 import itertools
 import json
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import yaml
 
+from simcore.engine import choice
 from simcore.engine.choice import CellShape, choose_engine, kernel_variant
 from simcore.engine.rng import stable_key
 from simcore.model.decision_rule import Rule
@@ -30,7 +32,8 @@ from simcore.studies.rule_section import rule_dict
 from simcore.studies.synthetic.model import MODEL_KEYS_WRITTEN_WHEN_SET, ModelConfig
 
 REFERENCES = ("dense", "population")
-ENGINES = ("auto", "items", "counts", "bitset")
+ENGINES = ("auto", *choice.ENGINES)
+"""What ``engine:`` may name: ``auto`` or one of the engines."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,8 @@ class RunConfig:
         "str",
         "how trials are drawn: items (every item), counts (category counts; bernoulli, "
         "exact_m and shared_panel designs without clusters), bitset (labels and masks as "
-        "bitsets; the point rule on those designs without clusters) or auto (the fastest "
+        "bitsets; the point rule, the interval verdict and alt_test with categorical scores "
+        "on those designs, clusters included, unweighted coefficients) or auto (the fastest "
         "that runs the cell)",
         choices=ENGINES,
     )
@@ -177,9 +181,13 @@ class Cell:
     engine: str = "auto"
     outputs: tuple = OUTPUTS
 
-    @property
+    @functools.cached_property
     def engine_shape(self):
-        """The :class:`~simcore.engine.choice.CellShape` the engines' reach reads."""
+        """The :class:`~simcore.engine.choice.CellShape` the engines' reach reads.
+
+        Made once per cell: the engine, its kernel variant and the memory estimate all
+        read it.
+        """
         model, rule = self.model, self.rule
         return CellShape(
             n_items=model.n_items,
