@@ -444,10 +444,12 @@ def warm(part):
     ``part`` is ``"draws"`` (:func:`~simcore.engine.bitset.draws.draw_masks` and
     :func:`~simcore.engine.bitset.draws.draw_planes`) or ``"decision"``
     (:func:`decide_bitsets`). Compiled code lands in numba's cache, where a process
-    compiling the whole engine finds it: :func:`simcore.engine.warm.prepare` compiles the
-    two parts in two processes at once, on a tiny trial whose values do not matter, with
-    the types of the point rule on independent items (the other rules and clusters compile
-    their own variants when a cell first needs them).
+    compiling the whole engine finds it: the functions these call (the samplers, the
+    Bernoulli words, the margins, the rule), for the three are themselves inlined into the
+    block loop, which compiles their bodies again. :func:`simcore.engine.warm.prepare`
+    compiles the two parts in two processes at once, on a tiny trial whose values do not
+    matter, with the types of the point rule on independent items (the other rules and
+    clusters compile their own variants when a cell first needs them).
     """
     confusion = np.array([[[0.9, 0.1], [0.1, 0.9]]] * 3)
     mode, truth_thresholds, rater_thresholds = planes_model(confusion, np.full(2, 0.5), True)
