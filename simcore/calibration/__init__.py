@@ -6,7 +6,8 @@ Wilson intervals, Rogan-Gladen with the naive and Lang-Reiczigel intervals
 (statistics, on the checks and formulas of formulas), the corrected rate and its refusal
 rule (correction), the prediction-powered family (ppi, methods, method_report), their
 cluster-robust intervals (clustered, clustered_report, item_csv), the monitor's
-anytime-valid confidence sequence (confidence_sequence) and drift alarm (drift_alarm), the
+anytime-valid confidence sequence (confidence_sequence), drift alarm (drift_alarm) and
+e-value multiple testing (e_values), the
 ``simcore calibrate`` report (command) and the real-data coverage check's pairs and splits
 (real_pairs, real_splits, real_ppi, which ``experiments/real_check.py`` runs). Their
 numba twins for the coverage study are engine kernels (:mod:`simcore.engine.interval_twins`,
@@ -42,6 +43,7 @@ __all__ = [
     "csv_rows",
     "draw_splits",
     "drift_alarm",
+    "e_benjamini_hochberg",
     "failure_rate_sequence",
     "format_method_report",
     "format_report",
@@ -76,6 +78,7 @@ __getattr__, __dir__ = attach(
             "normal_mixture_radius",
         ),
         "drift_alarm": ("drift_alarm", "mixture_detector", "mixture_e_process"),
+        "e_values": ("e_benjamini_hochberg",),
         "errors": ("CalibrationInputError",),
         "judge_profile": ("JudgeProfile",),
         "method_report": ("format_method_report",),
