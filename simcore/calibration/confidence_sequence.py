@@ -66,7 +66,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import lambertw
 
-from simcore.calibration.formulas import _out, _show
+from simcore.calibration.formulas import _checked_level, _out, _show
 
 BET_CAP = 0.5
 """Waudby-Smith & Ramdas's ``c``: bets are capped at ``c / m`` (up) and ``c / (1 - m)``."""
@@ -122,7 +122,7 @@ def betting_confidence_sequence(values, alpha, grid_size=1000):
     :data:`CHUNK_ROWS` observations and :data:`CHUNK_CELLS` cells: a few MB at any length.
     """
     x = _checked_series("values", values, 0.0, 1.0)
-    level = _checked_alpha("alpha", alpha)
+    level = _checked_level("alpha", alpha)
     if int(grid_size) != grid_size or grid_size < 2:
         raise ValueError(f"grid_size must be an integer >= 2 (got {grid_size!r})")
     grid = np.linspace(0.0, 1.0, int(grid_size))
@@ -172,7 +172,7 @@ def betting_log_capital(values, alpha, means):
     """
     x = _checked_series("values", values, 0.0, 1.0)
     grid = _checked_series("means", means, 0.0, 1.0)
-    bets = _plug_in_bets(x, _checked_alpha("alpha", alpha))
+    bets = _plug_in_bets(x, _checked_level("alpha", alpha))
     return _log_capital(x, bets, grid, (np.zeros(grid.size), np.zeros(grid.size)))
 
 
@@ -192,7 +192,7 @@ def optimal_mixture_rho(n_target, alpha, sigma=0.5):
         ``rho = sigma^2 n_target / (u - 1)`` with ``u = -W_{-1}(-alpha^2 / e)``, the root
         ``u > 1`` of ``u - 1 - log u = 2 log(1/alpha)`` (module docstring).
     """
-    level = _checked_alpha("alpha", alpha)
+    level = _checked_level("alpha", alpha)
     _check_positive("n_target", n_target)
     _check_positive("sigma", sigma)
     u = -lambertw(-level * level / math.e, k=-1).real
@@ -217,7 +217,7 @@ def normal_mixture_radius(n, alpha, sigma=0.5, rho=None):
         ``sqrt((sigma^2 n + rho) log((sigma^2 n + rho) / (rho alpha^2))) / n``; ``inf`` at
         ``n = 0``. ``|mean_n - q| < radius`` at every ``n`` with probability ``>= 1 - alpha``.
     """
-    level = _checked_alpha("alpha", alpha)
+    level = _checked_level("alpha", alpha)
     counts = np.asarray(n, dtype=np.float64)
     if not np.all(np.isfinite(counts) & (counts >= 0.0)):
         raise ValueError(f"n must be finite and non-negative (got {_show(counts)})")
@@ -265,8 +265,8 @@ def failure_rate_sequence(
     2`` at ``alpha - alpha_q`` read at the ``n_k``-th audit; ``[-1, 1]`` before any audit.
     Assumes a stationary FAIL rate and judge error profile.
     """
-    level = _checked_alpha("alpha", alpha)
-    share = _checked_alpha("production_alpha_share", production_alpha_share)
+    level = _checked_level("alpha", alpha)
+    share = _checked_level("production_alpha_share", production_alpha_share)
     r = _checked_series("rectifiers", rectifiers, -1.0, 1.0)
     fails = _checked_series("production_fails", production_fails, 0.0, cumulative=True)
     rows = _checked_series("production_rows", production_rows, 0.0, cumulative=True)
@@ -359,12 +359,6 @@ def _log_capital(x, bets, grid, carry):
     log_down = np.cumsum(np.log1p(-np.minimum(bets[:, None], cap_down) * centred), axis=0)
     return log_up + carry[0], log_down + carry[1]
 
-
-def _checked_alpha(name, alpha):
-    """Return ``alpha`` as a float; ValueError unless it lies strictly in (0, 1)."""
-    if not isinstance(alpha, int | float | np.number) or not 0.0 < float(alpha) < 1.0:
-        raise ValueError(f"{name} must lie strictly between 0 and 1 (got {alpha!r})")
-    return float(alpha)
 
 
 def _check_positive(name, value):

@@ -66,7 +66,7 @@ import numpy as np
 from scipy.special import betaln, xlogy
 from scipy.stats import beta
 
-from simcore.calibration.formulas import _show
+from simcore.calibration.formulas import _checked_level, _show
 
 
 class DriftAlarm(NamedTuple):
@@ -221,7 +221,7 @@ def card_null_interval(successes, trials, alpha):
         ``low = Beta^-1(alpha/2; s, n - s + 1)`` (0 if ``s = 0``) and ``high =
         Beta^-1(1 - alpha/2; s + 1, n - s)`` (1 if ``s = n``).
     """
-    level = _checked_alpha(alpha)
+    level = _checked_level("alpha", alpha)
     s, n = _checked_pairs("successes", [successes], "trials", [trials])
     s, n = float(s[0]), float(n[0])
     low = 0.0 if s == 0.0 else float(beta.ppf(level / 2.0, s, n - s + 1.0))
@@ -258,7 +258,7 @@ def drift_alarm(caught, n_fail, cleared, n_pass, audit_tp, audit_fail, audit_tn,
     ``P(any false alarm) <= alpha`` while TPR and TNR keep their card-period values (module
     docstring).
     """
-    level = _checked_alpha(alpha)
+    level = _checked_level("alpha", alpha)
     tpr_null = card_null_interval(caught, n_fail, level / 4.0)
     tnr_null = card_null_interval(cleared, n_pass, level / 4.0)
     tpr_log_e = mixture_e_process(audit_tp, audit_fail, *tpr_null)
@@ -366,12 +366,6 @@ def alarm_simulation(  # noqa: PLR0913 (a value object is still to come)
         after.size / trials,
     )
 
-
-def _checked_alpha(alpha):
-    """Return ``alpha`` as a float; ValueError unless it lies strictly in (0, 1)."""
-    if not isinstance(alpha, int | float | np.number) or not 0.0 < float(alpha) < 1.0:
-        raise ValueError(f"alpha must lie strictly between 0 and 1 (got {alpha!r})")
-    return float(alpha)
 
 
 def _checked_pairs(part_name, part, whole_name, whole):

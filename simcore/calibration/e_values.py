@@ -18,6 +18,8 @@ Journal of the Royal Statistical Society B 84(3):822-852.
 
 import numpy as np
 
+from simcore.calibration.formulas import _checked_level
+
 
 def e_benjamini_hochberg(e_values, level):
     """Return which hypotheses e-BH rejects at ``level``.
@@ -40,15 +42,14 @@ def e_benjamini_hochberg(e_values, level):
         raise ValueError(f"e_values must be one-dimensional (got shape {values.shape})")
     if np.any(np.isnan(values)) or np.any(values < 0.0):
         raise ValueError("e_values must be nonnegative numbers (got a negative value or NaN)")
-    if not isinstance(level, int | float | np.number) or not 0.0 < float(level) < 1.0:
-        raise ValueError(f"level must lie strictly between 0 and 1 (got {level!r})")
+    rate = _checked_level("level", level)
     count = values.size
     if count == 0:
         return np.zeros(0, dtype=bool)
     ordered = np.sort(values)[::-1]
     ranks = np.arange(1, count + 1)
-    qualifies = ordered >= count / (ranks * float(level))
+    qualifies = ordered >= count / (ranks * rate)
     if not qualifies.any():
         return np.zeros(count, dtype=bool)
     largest = int(ranks[qualifies].max())
-    return values >= count / (largest * float(level))
+    return values >= count / (largest * rate)

@@ -106,6 +106,16 @@ def _check_rates(named, arrays):
         raise ValueError("; ".join(problems))
 
 
+def _checked_level(name, value):
+    """Return ``value`` as a float; ValueError unless it lies strictly in (0, 1).
+
+    The check of every miscoverage, level or share the sequential statistics take.
+    """
+    if not isinstance(value, int | float | np.number) or not 0.0 < float(value) < 1.0:
+        raise ValueError(f"{name} must lie strictly between 0 and 1 (got {value!r})")
+    return float(value)
+
+
 def _show(array):
     flat = np.ravel(array)
     return repr(float(flat[0])) if flat.size == 1 else np.array2string(flat, threshold=6)
