@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from simcore.engine._jit import engine_fingerprint, kernel_cache_dir
+from simcore.engine._jit import kernel_cache_dir
 
 KERNELS = {
     "bitset": ("simcore.engine.bitset.trials", "_simulate_part"),
@@ -64,7 +64,8 @@ def is_compiled(engine):
     """
     if _signatures(engine) is None:  # NUMBA_DISABLE_JIT: a plain function, nothing compiles
         return True
-    return is_compiled_here(engine) or _stamp(engine).exists()
+    stamp = _stamp(engine)
+    return is_compiled_here(engine) or (stamp is not None and stamp.exists())
 
 
 _RECORDED = set()
@@ -82,6 +83,8 @@ def record_compiled(engine):
         return
     _RECORDED.add(engine)
     stamp = _stamp(engine)
+    if stamp is None:
+        return
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.touch()
@@ -110,14 +113,13 @@ def _stamp(engine):
 
     It lies in the kernels' cache folder (:func:`simcore.engine._jit.kernel_cache_dir`, one
     per version of the engine's sources), beside the kernels it stands for, so it goes with
-    them; where simcore leaves numba to choose the folder (a read-only install), in the
-    engine's ``__pycache__`` under the sources' fingerprint.
+    them. None where simcore leaves numba to choose the folder: there is no folder of
+    simcore's to write it in (a read-only install).
     """
-    name = f"compiled-{engine.replace(':', '-').replace(',', '-')}"
     folder = kernel_cache_dir()
     if folder is None:
-        return Path(__file__).parent / "__pycache__" / f"{name}-{engine_fingerprint()}"
-    return Path(folder) / name
+        return None
+    return Path(folder) / f"compiled-{engine.replace(':', '-').replace(',', '-')}"
 
 
 def _variant_pattern(name, parts):
