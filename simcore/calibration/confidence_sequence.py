@@ -360,7 +360,6 @@ def _log_capital(x, bets, grid, carry):
     return log_up + carry[0], log_down + carry[1]
 
 
-
 def _check_positive(name, value):
     """Raise ValueError unless ``value`` is a finite positive number."""
     if not (isinstance(value, int | float | np.number) and 0.0 < value < math.inf):

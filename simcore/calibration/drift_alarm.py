@@ -367,7 +367,6 @@ def alarm_simulation(  # noqa: PLR0913 (a value object is still to come)
     )
 
 
-
 def _checked_pairs(part_name, part, whole_name, whole):
     """Return cumulative 1-D counts ``part <= whole`` as float64; ValueError if inconsistent."""
     arrays = []

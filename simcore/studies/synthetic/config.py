@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import yaml
 
-from simcore.engine import choice
-from simcore.engine.choice import CellShape, choose_engine, kernel_variant
+from simcore.engine import ENGINES as ENGINE_NAMES
+from simcore.engine import CellShape, choose_engine, kernel_variant
 from simcore.engine.rng import stable_key
 from simcore.model.decision_rule import Rule
 from simcore.model.designs import DESIGNS
@@ -32,7 +32,7 @@ from simcore.studies.rule_section import rule_dict
 from simcore.studies.synthetic.model import MODEL_KEYS_WRITTEN_WHEN_SET, ModelConfig
 
 REFERENCES = ("dense", "population")
-ENGINES = ("auto", *choice.ENGINES)
+ENGINES = ("auto", *ENGINE_NAMES)
 """What ``engine:`` may name: ``auto`` or one of the engines."""
 
 

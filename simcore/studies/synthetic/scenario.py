@@ -9,7 +9,7 @@ import dataclasses
 
 import numpy as np
 
-from simcore.engine.choice import REACH
+from simcore.engine import REACH
 from simcore.model.fields import describe_value, is_number
 from simcore.studies.config import (
     ScenarioError,
