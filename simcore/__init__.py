@@ -5,7 +5,8 @@ Public API, one function per command: :func:`run` a scenario into a cube,
 and store (``simcore validate``), :func:`advise` to audit a sparse
 validation matrix and plan its next round (:func:`advise_groups` for grouped data),
 :func:`inspect`, :func:`agreement`, :func:`ceiling`, :func:`card`, :func:`card_check`,
-:func:`wellposed`, :func:`calibrate`, :func:`plan_calibration` and :func:`monitor` (each taking a
+:func:`wellposed`, :func:`calibrate`, :func:`plan_calibration`, :func:`monitor` and
+:func:`settle` (each taking a
 path or the long ``item, rater, label[, group]`` DataFrame and returning a result with
 ``to_dict()``, the command's ``--json``; every one is also ``simcore.api.NAME``,
 :mod:`simcore.api`), the one reader

@@ -443,3 +443,71 @@ MONITOR_OPTIONS = (
     ),
 )
 """``simcore monitor`` / :func:`simcore.monitor`."""
+
+SETTLE_DESIGNS = ("bernoulli", "exact_m", "shared_panel", "strat", "seq_refined", "seq_coverage")
+"""The designs of a proposed round (:data:`simcore.model.designs.DESIGNS`, written out so that
+parsing the command line does not import NumPy; a test keeps the two equal)."""
+
+SETTLE_OPTIONS = (
+    Option(
+        "rule",
+        "--rule",
+        str,
+        "point",
+        "sequential rule: the sparse-overlap paper's leave-one-out point comparison, or the "
+        "original alternative annotator test (e-values per human with e-BH)",
+        choices=("point", "alt_test"),
+    ),
+    Option("epsilon", "--eps", float, 0.05, "tolerance eps", low=0, high=1, open_high=True),
+    Option(
+        "alpha",
+        "--alpha",
+        float,
+        0.05,
+        "probability of a wrong settled verdict over every look (point), or the e-BH "
+        "false discovery rate (alt_test)",
+        low=0,
+        high=0.5,
+        open_low=True,
+        open_high=True,
+    ),
+    Option(
+        "tau",
+        "--tau",
+        float,
+        0.5,
+        "share of the held-out humans the judge must be settled in favour of",
+        low=0,
+        high=1,
+        open_low=True,
+    ),
+    Option(
+        "design",
+        "--design",
+        str,
+        "bernoulli",
+        "design of the proposed next round (docs: designs)",
+        choices=SETTLE_DESIGNS,
+    ),
+    Option(
+        "power",
+        "--power",
+        float,
+        0.8,
+        "probability with which the proposed round should settle every open judge",
+        low=0,
+        high=1,
+        open_low=True,
+        open_high=True,
+    ),
+    Option(
+        "trials",
+        "--trials",
+        int,
+        200,
+        "simulated rounds per size tried when sizing the next round",
+        low=20,
+    ),
+    Option("seed", "--seed", int, 2026, "root seed of the proposal and its sizing", low=0),
+)
+"""``simcore settle`` / :func:`simcore.settle`."""

@@ -99,6 +99,11 @@ def _card_check(head):
     return document is not None and document.get("command") == "card" and "rates" in document
 
 
+def _look_record(head):
+    document = _json_document(head)
+    return document is not None and document.get("kind") == "simcore look record"
+
+
 def _overlap_table(head):
     """Whether ``head`` is a K x K overlap table: ``human,NAMES`` and a row per name, in order."""
     whole = len(head) < _HEAD_BYTES
@@ -129,6 +134,7 @@ KINDS = {
     "card-check": ("card check (JSON)", _card_check),
     "advise-report": ("advise report", _starts(b"# simcore advise")),
     "next-round": ("next_round.csv", _csv_header("human,item,design", "human,item,design,group")),
+    "look-record": ("look record", _look_record),
     "ceiling-report": ("ceiling report", _starts(b"# simcore ceiling")),
     "ceiling-csv": ("ceiling table (CSV)", _starts(b"group,n_items,n_raters,k,k_others,")),
     "wellposed-report": ("well-posedness report", _starts(b"# Is the question well posed?")),

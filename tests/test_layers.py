@@ -26,7 +26,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "simcore"
 
 PACKAGES_BELOW_THE_TOP = (
     *("engine", "model", "realdata", "calibration", "instrument", "studies", "advisor"),
-    *("sweep", "planning"),
+    *("sweep", "planning", "sequential"),
 )
 """simcore's sub-packages."""
 
@@ -40,6 +40,7 @@ ALLOWED = {
     "sweep": {"engine", "sweep", "studies.protocol", "studies"},
     "advisor": {"engine", "model", "realdata", "calibration", "instrument", "advisor"},
     "planning": {"engine", "model", "realdata", "calibration", "instrument", "studies", "planning"},
+    "sequential": {"engine", "model", "realdata", "calibration", "advisor", "sequential"},
 }
 """What each sub-package may import (``studies`` for sweep means the package itself, the
 registry, not its study modules)."""

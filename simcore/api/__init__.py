@@ -7,8 +7,10 @@ commands in instrument. :func:`advise` and :func:`advise_groups` (audit) audit a
 validation matrix and plan its next round; :func:`calibrate` (calibration, with its inputs
 checked in calibrate_inputs and clustered items in calibrate_clusters) corrects a
 production failure rate, :func:`plan_calibration` plans its calibration set; :func:`monitor`
-(monitoring) follows it over time. Each data command's result is typed (results): a
-subclass of :class:`~simcore.api.results.CommandResult`, such as
+(monitoring) follows it over time. :func:`settle` (sequential) reads a judge's verdict at
+every round of labelling, valid under any rule for stopping; :func:`gate` reads a judge
+command's result against the conditions of ``--fail-if``. Each data command's result is
+typed (results): a subclass of :class:`~simcore.api.results.CommandResult`, such as
 :class:`~simcore.api.results.InspectResult` or :class:`~simcore.api.results.CalibrationResult`,
 with its document's fields as attributes, ``summary()``, and ``to_dict()`` the command's
 ``--json``. ``simcore.NAME`` is ``simcore.api.NAME``.
@@ -29,11 +31,13 @@ API_NAMES = (
     "card_check",
     "ceiling",
     "estimate",
+    "gate",
     "inspect",
     "load_scenario",
     "monitor",
     "plan_calibration",
     "run",
+    "settle",
     "wellposed",
 )
 """The command functions, each also ``simcore.NAME``."""
@@ -45,9 +49,11 @@ __getattr__, __dir__ = attach(
     {
         "audit": ("advise", "advise_groups"),
         "calibration": ("calibrate", "plan_calibration"),
+        "ci_gate": ("gate",),
         "data": ("agreement", "card", "card_check", "ceiling", "inspect", "wellposed"),
         "monitoring": ("monitor",),
         "results": RESULT_NAMES,
         "scenarios": ("estimate", "load_scenario", "run"),
+        "sequential": ("settle",),
     },
 )

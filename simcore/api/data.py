@@ -444,8 +444,9 @@ def card_check(  # noqa: PLR0913 (every declared option is a keyword)
     -------
     CardCheckResult
         ``to_dict()``: ``card``, ``judge``, ``criterion``, ``population``, ``n``, ``tied``,
-        ``unparseable``, ``verdict`` and ``rates`` (one row per rate: card and new
-        estimates and counts, p-value, power, rows needed); table ``rates``.
+        ``unparseable``, ``verdict``, ``expires`` (the card's: a date or ``on-alarm``) and
+        ``rates`` (one row per rate: card and new estimates and counts, p-value, power, rows
+        needed); table ``rates``.
     """
     from simcore.api.instrument import card_check_result
     from simcore.options import path_value

@@ -423,6 +423,7 @@ def card_check_result(card_path, data, values):
         "tied": int(n_tied),
         "unparseable": int(unparseable),
         "verdict": result.verdict,
+        "expires": card["expires"],
         "rates": [plain_row(check._asdict()) for check in result.checks],
     }
     return CardCheckResult("card", document, "\n".join([head, *result.lines]), {"rates": "rates"})

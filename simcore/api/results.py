@@ -7,7 +7,8 @@ document: :class:`InspectResult` (:func:`simcore.inspect`), :class:`AgreementRes
 (:func:`simcore.card`), :class:`CardCheckResult` (:func:`simcore.card_check`),
 :class:`CalibrationResult` (:func:`simcore.calibrate`; :class:`ClusteredCalibrationResult`
 with ``cluster_column``), :class:`CalibrationPlanResult` (:func:`simcore.plan_calibration`)
-and :class:`MonitorResult` (:func:`simcore.monitor`).
+:class:`MonitorResult` (:func:`simcore.monitor`) and :class:`SettleResult`
+(:func:`simcore.settle`).
 
 ``to_dict()`` is the JSON document the command prints with ``--json`` (keys documented in
 the command's docs page and stable), ``to_markdown()`` the text it prints without,
@@ -39,6 +40,7 @@ RESULT_NAMES = (
     "CommandResult",
     "InspectResult",
     "MonitorResult",
+    "SettleResult",
     "WellposedResult",
 )
 """The result classes, each also ``simcore.api.NAME``."""
@@ -290,6 +292,7 @@ class CardCheckResult(CommandResult):
     tied: int
     unparseable: int
     verdict: str
+    expires: str
 
 
 class CalibrationResult(CommandResult):
@@ -341,3 +344,18 @@ class MonitorResult(CommandResult):
     confidence: float
     sequence: str
     final: dict[str, Any]
+
+
+class SettleResult(CommandResult):
+    """``simcore settle``'s result (:func:`simcore.settle`); table ``judges``.
+
+    The document also holds ``scale``, ``weighting``, ``assumption``, ``record`` and
+    ``next_round`` (``result["next_round"]``).
+    """
+
+    source: str
+    settings: dict[str, Any]
+    scoring: str
+    look: int
+    new_look: bool
+    human_labels: int

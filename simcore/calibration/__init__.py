@@ -48,6 +48,7 @@ __all__ = [
     "format_method_report",
     "format_report",
     "full_rates",
+    "hedged_log_capital",
     "human_ceiling",
     "item_dimension",
     "judge_rates",
@@ -75,6 +76,7 @@ __getattr__, __dir__ = attach(
         "confidence_sequence": (
             "betting_confidence_sequence",
             "failure_rate_sequence",
+            "hedged_log_capital",
             "normal_mixture_radius",
         ),
         "drift_alarm": ("drift_alarm", "mixture_detector", "mixture_e_process"),

@@ -176,6 +176,60 @@ def betting_log_capital(values, alpha, means):
     return _log_capital(x, bets, grid, (np.zeros(grid.size), np.zeros(grid.size)))
 
 
+def hedged_log_capital(values, alpha, mean, present=None):
+    """Return ``log K+_t(m)`` and ``log K-_t(m)`` at one mean, over many sequences at once.
+
+    The hedged capital of the module docstring at the single candidate mean ``m``, for
+    every sequence along the last axis of ``values`` (leading axes are independent
+    sequences, e.g. simulation trials), in O(n) per sequence. Where ``present`` is False
+    the sequence has no observation: the capital, the count ``t`` and the plug-in mean and
+    variance stand still, so a row with gaps gives the capital of its present values alone.
+    ``K+`` is a nonnegative supermartingale whenever the true mean is at most ``m`` (every
+    bet is a nonnegative multiple of ``x_t - m``), ``K-`` whenever it is at least ``m``:
+    each is an e-process for its one-sided null, and ``P(sup_t K+-_t >= 1/a) <= a`` under
+    it (Ville's inequality).
+
+    Parameters
+    ----------
+    values : array_like
+        Observations in [0, 1], time along the last axis (any value where not ``present``).
+    alpha : float
+        The level the bets are tuned for, in (0, 1) (``lambda_t`` of the module docstring).
+    mean : float
+        The candidate mean ``m``, in (0, 1).
+    present : array_like of bool, optional
+        Same shape as ``values``; default every observation present.
+
+    Returns
+    -------
+    log_up, log_down : numpy.ndarray
+        The shape of ``values``: ``sum_{i<=t, present} log(1 +- min(lambda_i, c / m or
+        c / (1 - m)) (x_i - m))``; equal to :func:`betting_log_capital` at ``means = [m]``
+        when every observation is present.
+    """
+    level = _checked_level("alpha", alpha)
+    if not (isinstance(mean, int | float | np.number) and 0.0 < mean < 1.0):
+        raise ValueError(f"mean must lie strictly between 0 and 1 (got {mean!r})")
+    x = np.asarray(values, dtype=np.float64)
+    here = np.ones(x.shape, dtype=bool) if present is None else np.asarray(present, dtype=bool)
+    if here.shape != x.shape:
+        raise ValueError(f"present must have the shape of values {x.shape} (got {here.shape})")
+    x = np.where(here, x, 0.5)
+    if np.any(~np.isfinite(x)) or np.any((x < 0.0) | (x > 1.0)):
+        raise ValueError("values must lie in [0, 1] where present")
+    weight = here.astype(np.float64)
+    t = np.cumsum(weight, axis=-1)
+    mean_hat = (0.5 + np.cumsum(weight * x, axis=-1)) / (t + 1.0)
+    squares = weight * (x - mean_hat) ** 2
+    previous = (0.25 + np.cumsum(squares, axis=-1) - squares) / np.maximum(t, 1.0)
+    steps = np.maximum(t, 1.0)
+    bets = np.sqrt(2.0 * math.log(2.0 / level) / (previous * steps * np.log1p(steps)))
+    centred = weight * (x - mean)
+    log_up = np.cumsum(np.log1p(np.minimum(bets, BET_CAP / mean) * centred), axis=-1)
+    log_down = np.cumsum(np.log1p(-np.minimum(bets, BET_CAP / (1.0 - mean)) * centred), axis=-1)
+    return log_up, log_down
+
+
 def optimal_mixture_rho(n_target, alpha, sigma=0.5):
     """Return the ``rho`` minimising the normal-mixture radius at ``n_target`` observations.
 

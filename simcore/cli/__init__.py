@@ -9,11 +9,12 @@ and turns errors into one line and an exit status:
 
 0 on success, 2 on bad input (the message names the file, the key and what was wrong;
 nothing is written; also a file system that refuses a write: full, read-only, immutable or
-vanished, :mod:`simcore.output_files`), 1 on an internal error, 130 on Ctrl-C and 143 on
-SIGTERM at any moment, with one line (:mod:`simcore.interrupts`; after ``run``, cells
-already finished stay in the store and a re-run resumes). Everything heavy (numba, xarray,
-zarr, scipy, matplotlib, dask) is imported inside the command that needs it, so
-``simcore --help`` and a mistyped option answer at once.
+vanished, :mod:`simcore.output_files`), 1 on an internal error, 3 when a judge command's
+``--fail-if`` condition holds (after printing its result; :mod:`simcore.api.ci_gate`), 130
+on Ctrl-C and 143 on SIGTERM at any moment, with one line (:mod:`simcore.interrupts`;
+after ``run``, cells already finished stay in the store and a re-run resumes). Everything
+heavy (numba, xarray, zarr, scipy, matplotlib, dask) is imported inside the command that
+needs it, so ``simcore --help`` and a mistyped option answer at once.
 """
 
 import errno
@@ -44,6 +45,7 @@ COMMANDS = (
     "inspect",
     "calibrate",
     "monitor",
+    "settle",
     "validate",
     "verify",
     "wellposed",

@@ -12,10 +12,13 @@ from pathlib import Path
 from simcore.cli.common import (
     UsageError,
     add_data_arguments,
+    add_fail_if,
     add_json,
     add_overwrite,
     add_renamed,
     data_keywords,
+    fail_if_conditions,
+    gate_status,
     phase_printer,
     print_json,
     subcommand,
@@ -63,6 +66,7 @@ def add(commands):
     advise.add_argument("--out", default="advice", help="folder for the report and the CSV")
     advise.add_argument("--quiet", action="store_true", help="no progress, only the summary")
     add_overwrite(advise, "report.md, next_round.csv and the figures in --out")
+    add_fail_if(advise, NAME)
     add_json(advise)
 
 
@@ -73,6 +77,7 @@ def run(args):
     from simcore.api import audit as api
     from simcore.output_files import check_output_folder
 
+    conditions = fail_if_conditions(args, NAME)
     options = {option.name: getattr(args, option.name) for option in OPTIONS}
     try:
         api.check_options(options, command_line=True)
@@ -110,7 +115,7 @@ def run(args):
     if args.json:
         groups = {name: one.to_dict() for name, one in advice.items()}
         print_json({"command": NAME, "out": str(out), "groups": groups})
-        return 0
+        return gate_status({"command": NAME, "groups": groups}, conditions)
     print(group_summary(advice))
     figures = (
         ["report.png"]
@@ -119,4 +124,7 @@ def run(args):
     )
     written = ", ".join(str(out / name) for name in ["report.md", *figures, "next_round.csv"])
     print(f"\nwritten: {written}")
-    return 0
+    if not conditions:
+        return 0
+    groups = {name: one.to_dict() for name, one in advice.items()}
+    return gate_status({"command": NAME, "groups": groups}, conditions)

@@ -10,11 +10,14 @@ it) or ``--humans``: another judge is never counted as a human.
 from simcore.cli.common import (
     UsageError,
     add_data_arguments,
+    add_fail_if,
     add_json,
     add_overwrite,
     check_flags,
     checked_outputs,
     data_keywords,
+    fail_if_conditions,
+    gate_status,
     json_text,
     print_json,
     subcommand,
@@ -62,6 +65,7 @@ def add(commands):
         help="card JSON file to write (with --check: the check's JSON document, as --json prints)",
     )
     add_overwrite(card, "--out")
+    add_fail_if(card, NAME)
     add_json(card)
 
 
@@ -70,6 +74,11 @@ def run(args):
     from simcore.api import data as data_commands
     from simcore.instrument.card.file import write_card
 
+    conditions = fail_if_conditions(args, NAME)
+    if conditions and not args.check:
+        raise UsageError(
+            "--fail-if: reads a card's check; add --check CARD (got --fail-if without --check)"
+        )
     if args.check:
         checked_outputs(args, (args.out, "--out", "card-check"))
         options = {option.name: getattr(args, option.name) for option in CHECK_OPTIONS}
@@ -92,11 +101,11 @@ def run(args):
         path = write_card(result["card"], args.out)
     if args.json:
         print_json(result.to_dict())
-        return 0
+        return gate_status(result, conditions)
     if args.out:
         print(f"card: {path}" if not args.check else f"check: {args.out}")
     print(result.to_markdown())
-    return 0
+    return gate_status(result, conditions)
 
 
 def add_calibrate_card_options(calibrate):

@@ -2,8 +2,9 @@
 
 Exit status: :data:`EXIT_OK` on success, :data:`EXIT_USAGE` (2) on bad input (the message
 names the file, the key and what was wrong; nothing is written), :data:`EXIT_INTERNAL` (1)
-on an internal error; an interrupt ends with 130 (Ctrl-C) or 143 (SIGTERM) and one line,
-:mod:`simcore.interrupts`.
+on an internal error, :data:`EXIT_GATE` (3) when a judge command's ``--fail-if`` condition
+holds (:mod:`simcore.api.ci_gate`; the result is printed first, as without it); an interrupt
+ends with 130 (Ctrl-C) or 143 (SIGTERM) and one line, :mod:`simcore.interrupts`.
 
 The data options (``DATA``, ``--humans``, ``--judges``, ``--judges-file``,
 ``--group-separator`` and the CSV column options) are added by :func:`add_data_arguments`
@@ -22,6 +23,7 @@ from simcore.options import did_you_mean
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_USAGE = 2
+EXIT_GATE = 3
 
 COLUMN_OPTIONS = ("item", "rater", "label", "group")
 """CSV columns that ``--<name>-column`` names."""
@@ -273,3 +275,39 @@ def write_text(path, text):
     from simcore.output_files import write_text as write_atomically
 
     write_atomically(path, text)
+
+
+def add_fail_if(parser, command):
+    """Add ``--fail-if CONDITION`` (repeatable) with the conditions ``command`` reads."""
+    from simcore.api.ci_gate import CONDITIONS
+
+    parser.add_argument(
+        "--fail-if",
+        action="append",
+        metavar="CONDITION",
+        default=[],
+        help=f"exit {EXIT_GATE} after printing when the condition holds (repeatable): "
+        f"{', '.join(CONDITIONS[command])} (docs: the CI gate)",
+    )
+
+
+def fail_if_conditions(args, command):
+    """Return the parsed ``--fail-if`` conditions of ``args`` (exit 2 on a bad one)."""
+    from simcore.api.ci_gate import parse_conditions
+
+    try:
+        return parse_conditions(command, args.fail_if)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def gate_status(result, conditions):
+    """Print why each condition holds (stderr); return :data:`EXIT_GATE` if any does, else 0."""
+    if not conditions:
+        return EXIT_OK
+    from simcore.api.ci_gate import gate
+
+    reasons = gate(result, conditions)
+    for reason in reasons:
+        print(f"simcore {result['command']}: --fail-if {reason}", file=sys.stderr)
+    return EXIT_GATE if reasons else EXIT_OK

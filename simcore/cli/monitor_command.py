@@ -6,10 +6,14 @@ answers exit 2 naming ``--audit-file``.
 """
 
 from simcore.cli.common import (
+    UsageError,
+    add_fail_if,
     add_json,
     add_overwrite,
     add_renamed,
     check_flags,
+    fail_if_conditions,
+    gate_status,
     print_result,
     subcommand,
 )
@@ -68,6 +72,7 @@ def add(commands):
         )
     monitor.add_argument("--fail-label", default="fail", help="the label value meaning FAIL")
     monitor.add_argument("--pass-label", default="pass", help="the label value meaning PASS")
+    add_fail_if(monitor, NAME)
     add_json(monitor)
     add_renamed(monitor, "--audit", RENAMED_AUDIT)
 
@@ -77,6 +82,12 @@ def run(args):
     from simcore.api.monitoring import monitor
 
     _check_flags(args)
+    conditions = fail_if_conditions(args, NAME)
+    if conditions and not args.card:
+        raise UsageError(
+            f"--fail-if: {', '.join(map(str, conditions))} reads the card's alarm and expiry; "
+            "add --card FILE (got no --card)"
+        )
     from simcore.output_files import check_output_file
 
     if args.plot:
@@ -100,13 +111,12 @@ def run(args):
         pass_label=args.pass_label,
         **options,
     )
-    return print_result(result, args.json)
+    print_result(result, args.json)
+    return gate_status(result, conditions)
 
 
 def _check_flags(args):
     """Refuse ``--expire-card`` without ``--card`` and one label for both classes (exit 2)."""
-    from simcore.cli.common import UsageError
-
     if args.expire_card and not args.card:
         raise UsageError(
             "--expire-card: writes the first alarm's date into the --card file; add --card "

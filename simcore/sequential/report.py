@@ -1,0 +1,108 @@
+"""What ``simcore settle`` prints: the verdicts at this look, their comparisons, the next round."""
+
+from simcore.markdown_table import markdown_table
+
+RULE_NAMES = {"point": "leave-one-out point comparison", "alt_test": "alternative annotator test"}
+"""How the text names each rule."""
+
+
+def _number(value, digits=3):
+    """Return a number as printed (``-`` for None)."""
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def settle_text(document):
+    """Return the Markdown of a ``simcore settle`` document (:func:`simcore.settle`)."""
+    settings = document["settings"]
+    rule = settings["rule"]
+    scale = document["scale"]
+    record = document["record"]
+    if record is None:
+        where = "no record of looks (pass --looks FILE to keep one): this read is look 1"
+    elif document["new_look"]:
+        where = f"look {document['look']}, recorded in {record}"
+    else:
+        where = f"no new labels since look {document['look']} (nothing added to {record})"
+    lines = [
+        "# simcore settle",
+        "",
+        f"{document['source']}: {document['human_labels']} human labels; {where}.",
+        "",
+        f"Rule: {RULE_NAMES[rule]} (sequential), eps {settings['epsilon']:g}, "
+        f"tau {settings['tau']:g}; "
+        + (
+            f"the probability that any settled verdict is wrong is at most alpha "
+            f"{settings['alpha']:g}, at every look and under any rule for stopping."
+            if rule == "point"
+            else f"e-values per human with e-BH at level alpha {settings['alpha']:g} (false "
+            "discovery rate of the humans won, at every look)."
+        ),
+        f"Scoring: {document['scoring']} (observed agreement) on {scale['kind']} labels "
+        f"{', '.join(scale['labels'])}; {document['weighting']}.",
+        f"Assumes {document['assumption']}.",
+        "",
+        "## Verdicts",
+        "",
+    ]
+    rows = [
+        (
+            row["judge"],
+            row["verdict"],
+            f"{row['favour']}/{row['against']}/{row['open']}",
+            row["needed"],
+            "-" if row["settled_look"] is None else row["settled_look"],
+            row["labels_spent"],
+        )
+        for row in document["judges"]
+    ]
+    header = ("judge", "verdict", "for/against/open", "needed", "settled at look", "labels spent")
+    lines += markdown_table(header, rows)
+    scale_name = "margin per pair-weighted item" if rule == "point" else "E[d] = E[W_h - W_j]"
+    for row in document["judges"]:
+        lines += ["", f"## {row['judge']}: each held-out human ({scale_name}, interval now)", ""]
+        comparisons = [
+            (
+                comparison["human"],
+                comparison["items"],
+                comparison["status"],
+                "-" if comparison["settled_look"] is None else comparison["settled_look"],
+                f"[{_number(comparison['low'])}, {_number(comparison['high'])}]",
+                *((_number(comparison["e_value"], 2),) if rule == "alt_test" else ()),
+            )
+            for comparison in row["comparisons"]
+        ]
+        columns = ("held-out human", "items", "status", "settled at look", "interval")
+        columns += ("e-value",) if rule == "alt_test" else ()
+        lines += markdown_table(columns, comparisons)
+        if rule == "alt_test":
+            low, high = row["winning_rate"]
+            lines.append("")
+            lines.append(
+                f"Winning rate in [{low:.3f}, {high:.3f}]; advantage probability in "
+                f"[{row['advantage'][0]:.3f}, {row['advantage'][1]:.3f}]."
+            )
+    lines += ["", "## Next round", ""]
+    lines.append(_round_text(document["next_round"]))
+    return "\n".join(lines)
+
+
+def _round_text(proposal):
+    """Return the sentence on the proposed round."""
+    if proposal is None:
+        return "None: every judge's verdict is settled. Stop labelling."
+    where = f" (written to {proposal['file']})" if proposal["file"] else " (pass --next-round FILE)"
+    chance = ", ".join(
+        f"{judge} {share:.2f}" for judge, share in proposal["settle_probability"].items()
+    )
+    reached = (
+        f"the simulation settles every open judge with probability at least {proposal['power']:g}"
+        if proposal["reached"]
+        else f"no round within the items left settles every open judge with probability "
+        f"{proposal['power']:g}; this is the largest"
+    )
+    if not proposal["settle_probability"]:
+        reached = "too few co-labelled items to size it by simulation yet"
+    return (
+        f"{proposal['labels']} labels: {proposal['extra']} items per secondary by "
+        f"`{proposal['design']}`{where}; {reached} (P(settle): {chance or 'not simulated'})."
+    )
