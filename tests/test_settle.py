@@ -170,9 +170,7 @@ def test_a_single_human_is_refused(tmp_path, capsys):
 # --------------------------------------------------------------------------- --fail-if
 
 
-def test_settle_fails_if_not_settled_accept_exits_3_while_open_and_0_once_settled(
-    tmp_path, capsys
-):
+def test_settle_fails_if_not_settled_accept_exits_3_while_open_and_0_once_settled(tmp_path, capsys):
     humans, judge = hidden_matrix(0.97, n_items=600)
     data = tmp_path / "m.csv"
     flags = ["--humans", ",".join(HUMANS), "--judges", "judge", "--trials", "20"]
