@@ -8,7 +8,7 @@ SCENARIOS := scenarios
 # --scheduler ADDRESS). An interrupted target resumes where it stopped when run again.
 RUN_FLAGS ?=
 
-.PHONY: install test test-slow lint docs bench bench-shapes fig2 panels designs variance planning real real-strat asymmetry rules ranking coverage coverage-clustered advise-example advise-calibration advise-calibration-weighted advise-crowd-calibration crowd-forms wellposed transport cards hostile clean
+.PHONY: install test test-slow lint docs bench bench-shapes fig2 panels designs variance planning sequential real real-strat asymmetry rules ranking coverage coverage-clustered advise-example advise-calibration advise-calibration-weighted advise-crowd-calibration crowd-forms wellposed transport cards hostile clean
 
 install: $(STAMP)
 
@@ -63,6 +63,15 @@ panels designs variance asymmetry rules ranking: $(STAMP)
 planning: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/planning.yaml $(RUN_FLAGS)
 	$(BIN)/simcore plot results/planning.zarr
+
+# Label until the verdict is settled (docs/howto/settle.md): the planning cube of the sequential
+# verdict against the fixed plan on the Figure 2 model, results/sequential.{zarr,md,png}, and SummEval
+# replayed in rounds (read in place from ../shared/data), results/sequential_summeval.md.
+sequential: $(STAMP)
+	$(BIN)/simcore run $(SCENARIOS)/sequential.yaml $(RUN_FLAGS)
+	$(BIN)/simcore plot results/sequential.zarr
+	$(BIN)/simcore settle ../shared/data/alttest/summeval --replay 200 --round-size 10 > results/.sequential_summeval.md.tmp
+	mv results/.sequential_summeval.md.tmp results/sequential_summeval.md
 
 # The sparse-overlap paper's real-data protocol on the matrices in ../shared/data (read in place, never copied).
 REAL := wax cebab_aspects cebab_stars summeval

@@ -508,6 +508,26 @@ SETTLE_OPTIONS = (
         "simulated rounds per size tried when sizing the next round",
         low=20,
     ),
-    Option("seed", "--seed", int, 2026, "root seed of the proposal and its sizing", low=0),
+    Option(
+        "replay",
+        "--replay",
+        int,
+        None,
+        "replay the matrix in this many random orders of rounds instead: the labels the "
+        "sequential verdict would have spent, against the fixed plan (point rule only)",
+        low=1,
+        allow_none=True,
+    ),
+    Option(
+        "round_size",
+        "--round-size",
+        int,
+        10,
+        "with --replay: labels each secondary reveals per round",
+        low=1,
+    ),
+    Option(
+        "seed", "--seed", int, 2026, "root seed of the proposal, its sizing and --replay", low=0
+    ),
 )
 """``simcore settle`` / :func:`simcore.settle`."""

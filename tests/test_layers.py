@@ -36,10 +36,15 @@ ALLOWED = {
     "realdata": {"engine", "model", "realdata"},
     "calibration": {"engine", "model", "realdata", "calibration"},
     "instrument": {"engine", "model", "realdata", "calibration", "instrument"},
-    "studies": {"engine", "model", "realdata", "calibration", "instrument", "studies"},
+    "studies": {
+        *("engine", "model", "realdata", "calibration", "instrument", "sequential", "studies"),
+    },
     "sweep": {"engine", "sweep", "studies.protocol", "studies"},
     "advisor": {"engine", "model", "realdata", "calibration", "instrument", "advisor"},
-    "planning": {"engine", "model", "realdata", "calibration", "instrument", "studies", "planning"},
+    "planning": {
+        *("engine", "model", "realdata", "calibration", "instrument", "sequential", "studies"),
+        "planning",
+    },
     "sequential": {"engine", "model", "realdata", "calibration", "advisor", "sequential"},
 }
 """What each sub-package may import (``studies`` for sweep means the package itself, the

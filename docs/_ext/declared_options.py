@@ -28,6 +28,10 @@ TINY_SCENARIOS = {
         "scenarios/coverage.yaml",
         {"sweep.n_cal": [50], "sweep.theta": [0.1], "sweep.n_production": [500]},
     ),
+    "sequential": (
+        "scenarios/sequential.yaml",
+        {"sweep.p_judge": [0.9], "sweep.alpha": [0.05]},
+    ),
 }
 """The one-cell run each ``cube-variables`` table is read from: a shipped scenario, narrowed."""
 

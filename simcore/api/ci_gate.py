@@ -119,6 +119,8 @@ def gate(result, fail_if, today=None):
 
 
 def _not_settled_accept(document, condition, today):
+    if document.get("replay"):
+        raise ValueError("--fail-if: not-settled-accept reads a look, not a --replay")
     return [
         f"not-settled-accept: judge {row['judge']} is {row['verdict']}"
         for row in document["judges"]

@@ -56,6 +56,8 @@ def settle(  # noqa: PLR0913 (every declared option is a keyword)
     design: str | Default = DEFAULT,
     power: float | Default = DEFAULT,
     trials: int | Default = DEFAULT,
+    replay: int | None | Default = DEFAULT,
+    round_size: int | Default = DEFAULT,
     seed: int | Default = DEFAULT,
 ) -> SettleResult:
     """Read every judge's sequential verdict at this look; propose the next round while open.
@@ -77,10 +79,12 @@ def settle(  # noqa: PLR0913 (every declared option is a keyword)
     humans, judges, judges_file, group_separator, columns, slots, label_order : optional
     merge_label_variants : optional
         The one reader's keywords.
-    rule, epsilon, alpha, tau, design, power, trials, seed : optional
+    rule, epsilon, alpha, tau, design, power, trials, replay, round_size, seed : optional
         :data:`simcore.command_options.SETTLE_OPTIONS`: the sequential rule (``point`` or
         ``alt_test``), eps, alpha (the probability of any wrong settled verdict), tau, and
-        the design, power, simulated rounds and seed of the proposed round.
+        the design, power, simulated rounds and seed of the proposed round; ``replay``
+        (with ``round_size``) replays the matrix in that many random orders of rounds
+        instead of reading a look (:mod:`simcore.sequential.replay`).
 
     Returns
     -------
@@ -92,7 +96,9 @@ def settle(  # noqa: PLR0913 (every declared option is a keyword)
         ``comparisons`` per held-out human; under ``alt_test`` also ``winning_rate`` and
         ``advantage``) and ``next_round`` (None, or the round's ``extra``, ``labels``,
         ``design``, ``file``, ``settle_probability``, ``reached``, ``tried``,
-        ``sized_from``); table ``judges``.
+        ``sized_from``); with ``replay``, ``replay`` per judge
+        (:meth:`simcore.sequential.Replay.to_dict`) and no record or round; table
+        ``judges``.
     """
     options = declared.DATA_OPTIONS + declared.SETTLE_OPTIONS
     values = _options("settle", given_values(locals(), options), options)
@@ -102,6 +108,9 @@ def settle(  # noqa: PLR0913 (every declared option is a keyword)
 def _settle(data, values, looks, next_round, overwrite):
     """Return :func:`settle`'s result after checking its outputs, then writing them."""
     from simcore.output_files import check_output_file
+
+    if values["replay"] is not None:
+        _check_replay(values, looks, next_round)
 
     if looks is not None:
         check_output_file(looks, "--looks", "look-record", overwrite=overwrite)
@@ -128,6 +137,8 @@ def _settle(data, values, looks, next_round, overwrite):
     settings = sequential.SequentialSettings(
         values["rule"], values["epsilon"], values["alpha"], values["tau"]
     )
+    if values["replay"] is not None:
+        return _replay(matrix, settings, values)
     record = sequential.read_look_record(looks) if looks is not None else None
     if record is None:
         record = sequential.new_record(settings, matrix)
@@ -233,3 +244,54 @@ def _round_rows(proposal, matrix, design):
         for row in np.flatnonzero(proposal[:, column]).tolist():
             rows.append([matrix.humans[column], matrix.items[row], design])
     return rows
+
+
+def _check_replay(values, looks, next_round):
+    """Refuse what a replay does not take: a record, a round, the alt_test rule."""
+    given = [flag for flag, value in (("looks", looks), ("next_round", next_round)) if value]
+    if given:
+        raise ValueError(
+            f"replay: replays a finished matrix and writes nothing; leave out "
+            f"{' and '.join(given)} (got replay={values['replay']})"
+        )
+    if values["rule"] != "point":
+        raise ValueError(
+            f"replay: replays the point rule; pass rule='point' (got {values['rule']!r})"
+        )
+
+
+def _replay(matrix, settings, values):
+    """Return the result of a replay: every judge's matrix replayed in random orders."""
+    from simcore import sequential
+    from simcore.realdata.label_scale import matrix_scale
+
+    replays = {
+        judge: sequential.replay_judge(
+            matrix.human_labels,
+            matrix.judge_labels[:, column],
+            settings,
+            values["round_size"],
+            values["replay"],
+            values["seed"],
+        ).to_dict(settings.alpha)
+        for column, judge in enumerate(matrix.judges)
+    }
+    rows = [{"judge": judge, **replay} for judge, replay in replays.items()]
+    document = {
+        "source": matrix.source,
+        "settings": settings.to_dict(),
+        "scoring": sequential.SCORING,
+        "scale": matrix_scale(matrix).to_dict(),
+        "weighting": WEIGHTING[settings.rule],
+        "assumption": ASSUMPTION,
+        "record": None,
+        "look": 0,
+        "new_look": False,
+        "human_labels": int((matrix.human_labels >= 0).sum()),
+        "primary": matrix.humans[0],
+        "judges": rows,
+        "next_round": None,
+        "replay": {"orders": values["replay"], "round_size": values["round_size"]},
+    }
+    text = sequential.replay_text(document)
+    return SettleResult("settle", document, text, tables={"judges": "judges"})

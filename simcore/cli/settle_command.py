@@ -7,6 +7,7 @@ a CI gate (exit 3).
 """
 
 from simcore.cli.common import (
+    UsageError,
     add_data_arguments,
     add_fail_if,
     add_json,
@@ -69,6 +70,8 @@ def run(args):
     from simcore.api.sequential import settle
 
     conditions = fail_if_conditions(args, NAME)
+    if conditions and args.replay is not None:
+        raise UsageError("--fail-if: reads a look; a --replay has none (got --replay)")
     options = {option.name: getattr(args, option.name) for option in SETTLE_OPTIONS}
     check_flags(options, SETTLE_OPTIONS)
     result = settle(

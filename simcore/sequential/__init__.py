@@ -16,6 +16,7 @@ from simcore._lazy import attach
 __all__ = [
     "OPEN",
     "RULES",
+    "Replay",
     "SCORING",
     "SETTLED_ACCEPT",
     "SETTLED_REJECT",
@@ -38,6 +39,8 @@ __all__ = [
     "optional_stopping",
     "population_margin",
     "read_look_record",
+    "replay_judge",
+    "replay_text",
     "settle_text",
     "size_round",
     "synthetic_panel",
@@ -67,7 +70,8 @@ __getattr__, __dir__ = attach(
             "with_new_look",
         ),
         "next_round": ("RoundSize", "size_round"),
-        "report": ("settle_text",),
+        "replay": ("Replay", "replay_judge"),
+        "report": ("replay_text", "settle_text"),
         "session": ("judges_at_look",),
         "simulation": (
             "StoppingRates",

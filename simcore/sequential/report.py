@@ -106,3 +106,50 @@ def _round_text(proposal):
         f"{proposal['labels']} labels: {proposal['extra']} items per secondary by "
         f"`{proposal['design']}`{where}; {reached} (P(settle): {chance or 'not simulated'})."
     )
+
+
+def replay_text(document):
+    """Return the Markdown of a ``simcore settle --replay`` document."""
+    settings = document["settings"]
+    replay = document["replay"]
+    lines = [
+        "# simcore settle --replay",
+        "",
+        f"{document['source']}: the primary ({document['primary']}) labelled first; each "
+        f"secondary's labels revealed {replay['round_size']} per round in "
+        f"{replay['orders']} random orders, the sequential verdict and the fixed-size point "
+        "rule read after every round.",
+        "",
+        f"Rule: {RULE_NAMES[settings['rule']]} (sequential), eps {settings['epsilon']:g}, tau "
+        f"{settings['tau']:g}, alpha {settings['alpha']:g}; scoring {document['scoring']} on "
+        f"{document['scale']['kind']} labels {', '.join(document['scale']['labels'])}. The "
+        "reference is the fixed rule's decision on the whole matrix. Labels are the "
+        "secondaries' (the primary's are in before the first look). `fixed plan`: the "
+        "labels from which the fixed rule agrees with the whole matrix in all but alpha of "
+        "the orders (a size chosen knowing the answer).",
+        "",
+    ]
+    header = (
+        "judge",
+        "whole matrix",
+        "settled",
+        "against it",
+        "mean labels to settle",
+        "p90",
+        "fixed plan",
+        "labels bought",
+    )
+    rows = [
+        (
+            row["judge"],
+            row["reference"],
+            f"{100 * row['settled']:.0f}%",
+            f"{100 * row['settled_against_reference']:.0f}%",
+            "-" if row["mean_labels_to_settle"] is None else f"{row['mean_labels_to_settle']:.0f}",
+            "-" if row["p90_labels_to_settle"] is None else str(row["p90_labels_to_settle"]),
+            str(row["fixed_labels"]),
+            str(row["secondary_labels"]),
+        )
+        for row in document["judges"]
+    ]
+    return "\n".join([*lines, *markdown_table(header, rows)])

@@ -24,6 +24,7 @@ KINDS = {
     "synthetic": "simcore.studies.synthetic.study",
     "real": "simcore.studies.real.study",
     "coverage": "simcore.studies.coverage.study",
+    "sequential": "simcore.studies.sequential.study",
 }
 """``kind:`` value -> the module whose ``STUDY`` implements it."""
 

@@ -15,6 +15,7 @@ from simcore.model.fields import describe_value
 from simcore.realdata.data_block import DATA_KEY_MEANINGS
 from simcore.studies.config import OutputConfig
 from simcore.studies.coverage import study as coverage
+from simcore.studies.sequential import study as sequential
 from simcore.studies.real import study as real
 from simcore.studies.synthetic import config as synthetic_config
 
@@ -145,7 +146,20 @@ def _coverage():
     return rows + _section("output", OutputConfig)
 
 
-_KINDS = {"synthetic": _synthetic, "real": _real, "coverage": _coverage}
+def _sequential():
+    rows = _named("sequential")
+    rows += [_key(k, default, meta) for k, (default, meta) in sequential.SCALARS.items()]
+    for key, (meta, what) in sequential.SWEEP_KEYS.items():
+        rows.append(ScenarioKey(f"sweep.{key}", "list", "required", what, meta["description"]))
+    return rows + _section("output", OutputConfig)
+
+
+_KINDS = {
+    "synthetic": _synthetic,
+    "real": _real,
+    "coverage": _coverage,
+    "sequential": _sequential,
+}
 
 
 def scenario_keys(kind):
@@ -153,7 +167,7 @@ def scenario_keys(kind):
 
     Parameters
     ----------
-    kind : {"synthetic", "real", "coverage"}
+    kind : {"synthetic", "real", "coverage", "sequential"}
         The scenario kind (its ``kind:`` key).
 
     Returns
