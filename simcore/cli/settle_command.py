@@ -72,6 +72,21 @@ def run(args):
     conditions = fail_if_conditions(args, NAME)
     if conditions and args.replay is not None:
         raise UsageError("--fail-if: reads a look; a --replay has none (got --replay)")
+    if args.replay is not None:
+        given = [
+            flag
+            for flag in ("--looks", "--next-round")
+            if getattr(args, flag[2:].replace("-", "_"))
+        ]
+        if given:
+            raise UsageError(
+                f"--replay: replays a finished matrix and writes nothing; leave out "
+                f"{' and '.join(given)} (got --replay {args.replay})"
+            )
+        if args.rule != "point":
+            raise UsageError(
+                f"--replay: replays the point rule; pass --rule point (got {args.rule})"
+            )
     options = {option.name: getattr(args, option.name) for option in SETTLE_OPTIONS}
     check_flags(options, SETTLE_OPTIONS)
     result = settle(

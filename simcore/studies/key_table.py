@@ -15,8 +15,8 @@ from simcore.model.fields import describe_value
 from simcore.realdata.data_block import DATA_KEY_MEANINGS
 from simcore.studies.config import OutputConfig
 from simcore.studies.coverage import study as coverage
-from simcore.studies.sequential import study as sequential
 from simcore.studies.real import study as real
+from simcore.studies.sequential import study as sequential
 from simcore.studies.synthetic import config as synthetic_config
 
 __all__ = ["ScenarioKey", "scenario_keys"]

@@ -145,7 +145,10 @@ def _described(meta, attrs):
             return f"its {key} is not a list (got {value!r})"
     if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape):
         return f"its shape is not a list of sizes (got {shape!r})"
-    if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in chunks):
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in chunks):
+        return f"its chunks are not a list of sizes (got {chunks!r})"
+    empty = [n == 0 and len(shape) == len(chunks) and shape[i] != 0 for i, n in enumerate(chunks)]
+    if any(empty):  # a chunk of no length only along a dimension of no length
         return f"its chunks are not a list of sizes (got {chunks!r})"
     if not all(isinstance(d, str) for d in dims) or not len(shape) == len(chunks) == len(dims):
         return f"its shape {shape}, chunks {chunks} and dimensions {dims} disagree"
