@@ -37,8 +37,8 @@ def settle_text(document):
             else f"e-values per human with e-BH at level alpha {settings['alpha']:g} (false "
             "discovery rate of the humans won, at every look)."
         ),
-        f"Scoring: {document['scoring']} (observed agreement) on {scale['kind']} labels "
-        f"{', '.join(scale['labels'])}; {document['weighting']}.",
+        f"Scoring: {document['scoring']} (observed agreement) on the labels "
+        f"{', '.join(scale['labels'])} ({scale['kind']}); {document['weighting']}.",
         f"Assumes {document['assumption']}.",
         "",
         "## Verdicts",
@@ -122,7 +122,7 @@ def replay_text(document):
         "",
         f"Rule: {RULE_NAMES[settings['rule']]} (sequential), eps {settings['epsilon']:g}, tau "
         f"{settings['tau']:g}, alpha {settings['alpha']:g}; scoring {document['scoring']} on "
-        f"{document['scale']['kind']} labels {', '.join(document['scale']['labels'])}. The "
+        f"the labels {', '.join(document['scale']['labels'])} ({document['scale']['kind']}). The "
         "reference is the fixed rule's decision on the whole matrix. Labels are the "
         "secondaries' (the primary's are in before the first look). `fixed plan`: the "
         "labels from which the fixed rule agrees with the whole matrix in all but alpha of "
