@@ -64,10 +64,23 @@ def coverage(trials):
     }
 
 
-SCENARIOS = {"synthetic": synthetic, "real": real, "coverage": coverage}
-SMALL = {"synthetic": 300, "real": 12, "coverage": 2000}
+def sequential(trials):
+    return {
+        "name": "sequential",
+        "kind": "sequential",
+        "n_items": 200,
+        "round_size": 4,
+        "rounds": 25,
+        "trials": trials,
+        "seed": 3,
+        "sweep": {"p_judge": [0.95, 0.7], "alpha": [0.05, 0.1]},
+    }
+
+
+SCENARIOS = {"synthetic": synthetic, "real": real, "coverage": coverage, "sequential": sequential}
+SMALL = {"synthetic": 300, "real": 12, "coverage": 2000, "sequential": 30}
 """Trials per cell for the quick checks."""
-SLOW = {"synthetic": 6000, "real": 400, "coverage": 500_000}
+SLOW = {"synthetic": 6000, "real": 400, "coverage": 500_000, "sequential": 5000}
 """Trials per cell that keep a run busy for some seconds (for the kill)."""
 
 

@@ -26,7 +26,12 @@ A condition a command cannot read is refused (exit 2) before any work.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from simcore.api.results import CommandResult
 
 __all__ = ["CONDITIONS", "Condition", "gate", "parse_conditions"]
 
@@ -82,7 +87,11 @@ def parse_conditions(command, texts):
     return tuple(conditions)
 
 
-def gate(result, fail_if, today=None):
+def gate(
+    result: CommandResult | Mapping[str, Any],
+    fail_if: Sequence[str | Condition],
+    today: datetime.date | None = None,
+) -> list[str]:
     """Return the reason of each ``fail_if`` condition that holds on ``result`` (empty: pass).
 
     Parameters

@@ -291,8 +291,8 @@ class CardCheckResult(CommandResult):
     n: int
     tied: int
     unparseable: int
-    verdict: str
     expires: str
+    verdict: str
 
 
 class CalibrationResult(CommandResult):
