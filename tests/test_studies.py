@@ -80,7 +80,7 @@ def sequential(trials):
 SCENARIOS = {"synthetic": synthetic, "real": real, "coverage": coverage, "sequential": sequential}
 SMALL = {"synthetic": 300, "real": 12, "coverage": 2000, "sequential": 30}
 """Trials per cell for the quick checks."""
-SLOW = {"synthetic": 6000, "real": 400, "coverage": 500_000, "sequential": 5000}
+SLOW = {"synthetic": 6000, "real": 400, "coverage": 500_000, "sequential": 2500}
 """Trials per cell that keep a run busy for some seconds (for the kill)."""
 
 
