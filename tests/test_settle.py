@@ -209,8 +209,7 @@ def measured_card(tmp_path, date, name):
 
 
 def test_card_check_fails_if_drift_or_card_expired(tmp_path, capsys):
-    today = datetime.date.today().isoformat()
-    fresh = measured_card(tmp_path, today, "fresh.json")
+    fresh = measured_card(tmp_path, "2090-01-01", "fresh.json")  # expires in 2090
     old = measured_card(tmp_path, "2020-01-01", "old.json")
     same = card_data(tmp_path / "same.csv", 0.85, seed=10)
     moved = card_data(tmp_path / "moved.csv", 0.4, seed=10)
