@@ -31,7 +31,7 @@ import numpy as np
 
 from simcore.advisor import extend_mask
 from simcore.calibration import e_benjamini_hochberg, hedged_log_capital
-from simcore.sequential.verdict import bet_level
+from simcore.sequential.verdict import bet_level, settling_indices, verdict_codes
 
 MIN_TERMS = 10
 """Fewest observed terms a comparison's own terms are resampled from."""
@@ -99,6 +99,7 @@ def settled_share(old_terms, new_counts, settings, rng):
     pooled = np.concatenate([terms for terms in old_terms if terms.size] or [np.zeros(0)])
     threshold = math.log(n_comparisons / settings.alpha)
     level = bet_level(settings, n_comparisons)
+    needed = settings.needed(n_comparisons)
     favour = np.zeros((trials, n_comparisons), dtype=bool)
     lost = np.zeros((trials, n_comparisons), dtype=bool)
     log_for = np.zeros((trials, n_comparisons))
@@ -112,25 +113,16 @@ def settled_share(old_terms, new_counts, settings, rng):
         present = np.ones(values.shape, dtype=bool)
         present[:, terms.size :] = np.arange(longest) < new_counts[:, k, None]
         log_up, log_down = hedged_log_capital(values, level, settings.null_mean, present)
-        length = values.shape[1]
-        up = _first(log_up >= threshold)
-        down = _first(log_down >= threshold)
-        favour[:, k] = (up < length) & (up <= down)
-        lost[:, k] = (down < length) & (down < up)
+        settle_for, settle_against = settling_indices(log_up, log_down, threshold)
+        favour[:, k] = settle_for < values.shape[1]
+        lost[:, k] = settle_against < values.shape[1]
         log_for[:, k] = log_up[:, -1]
     if settings.rule == "alt_test":  # e-BH on the capitals at the round's end says who is won
         e_values = np.exp(np.minimum(log_for, 700.0))
         favour = np.stack([e_benjamini_hochberg(row, settings.alpha) for row in e_values])
         lost &= ~favour
-    favour, lost = favour.sum(axis=1), lost.sum(axis=1)
-    needed = settings.needed(n_comparisons)
-    settled = (favour >= needed) | (n_comparisons - lost < needed)
-    return float(settled.mean())
-
-
-def _first(crossed):
-    """Return each row's first True index (the row's length where none)."""
-    return np.where(crossed.any(axis=1), crossed.argmax(axis=1), crossed.shape[1])
+    codes = verdict_codes(favour.sum(axis=1), lost.sum(axis=1), n_comparisons, needed)
+    return float((codes != 0).mean())
 
 
 def size_round(codes, n_labels, judge_terms, settings, design, power, trials, seed):

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simcore.calibration import hedged_log_capital
-from simcore.sequential.verdict import bet_level
+from simcore.sequential.verdict import bet_level, settling_indices, verdict_codes
 
 NEVER_SETTLED = 0
 """The settle look of a trial whose verdict stays open through the last round."""
@@ -155,11 +155,9 @@ def read_rounds(humans, judge, rounds, settings, last):
             log_up, log_down = hedged_log_capital(
                 np.clip(x[order], 0.0, 1.0), level, settings.null_mean
             )
-            up, down = _first(log_up >= threshold), _first(log_down >= threshold)
-            if up is not None and (down is None or up <= down):
-                settle_for[k] = entry[order][up]
-            elif down is not None:
-                settle_against[k] = entry[order][down]
+            up, down = settling_indices(log_up, log_down, threshold)
+            entered = np.append(entry[order], last + 1)  # index len(order): never settled
+            settle_for[k], settle_against[k] = entered[up], entered[down]
         pair_rounds = np.maximum(rounds[:, [k]], rounds[:, others])
         pair_values = judge_agrees[:, others].astype(float) - own[:, others] + eps
         valid = pair_rounds <= last
@@ -171,15 +169,8 @@ def read_rounds(humans, judge, rounds, settings, last):
     looks = np.arange(1, last + 1)
     favour = (settle_for[:, None] <= looks).sum(axis=0)
     against = (settle_against[:, None] <= looks).sum(axis=0)
-    accepted = favour >= needed
-    rejected = (n_humans - against < needed) & ~accepted
-    settled = accepted | rejected
-    if not settled.any():
+    codes = verdict_codes(favour, against, n_humans, needed)
+    if not codes.any():
         return NEVER_SETTLED, 0, passes >= needed
-    first = int(np.argmax(settled))
-    return first + 1, 1 if accepted[first] else -1, passes >= needed
-
-
-def _first(crossed):
-    """Return the index of the first True (None when none)."""
-    return int(np.argmax(crossed)) if crossed.any() else None
+    first = int(np.argmax(codes != 0))
+    return first + 1, int(codes[first]), passes >= needed

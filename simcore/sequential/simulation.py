@@ -21,9 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simcore.calibration import hedged_log_capital
-from simcore.sequential.terms import item_terms
-from simcore.sequential.verdict import bet_level
+from simcore.sequential.rounds import read_rounds
 
 
 @dataclass(frozen=True)
@@ -128,56 +126,33 @@ class StoppingRates:
 
 
 def optional_stopping(panel, settings, trials, seed):
-    """Return :class:`StoppingRates` of ``trials`` simulated validations (module docstring)."""
+    """Return :class:`StoppingRates` of ``trials`` simulated validations (module docstring).
+
+    Each trial's labels arrive whole with their item, item ``i`` in round
+    ``i // round_size + 1``, and are read after every round by
+    :func:`simcore.sequential.rounds.read_rounds`.
+    """
     rng = np.random.default_rng(seed)
     humans, judge = synthetic_panel(rng, panel, trials)
-    looks = np.arange(panel.n_items) // panel.round_size
-    n_humans = panel.n_humans
-    needed = settings.needed(n_humans)
-    threshold = math.log(n_humans / settings.alpha)
-    never = panel.rounds
-    settle_for = np.full((trials, n_humans), never)
-    settle_against = np.full((trials, n_humans), never)
-    passes = np.zeros((trials, panel.rounds), dtype=np.int64)
-    ends = np.arange(1, panel.rounds + 1) * panel.round_size - 1
-    for k in range(n_humans):
-        x = np.stack(
-            [
-                item_terms(h, j, k, settings.epsilon, "point")
-                for h, j in zip(humans, judge, strict=True)
-            ]
+    arrival = np.arange(panel.n_items) // panel.round_size + 1
+    never = panel.rounds + 1
+    verdicts = np.zeros(trials, dtype=np.int64)
+    fixed_accept, fixed_reject = np.zeros(trials, bool), np.zeros(trials, bool)
+    spent = []
+    for trial in range(trials):
+        labelled = humans[trial] >= 0
+        rounds = np.where(labelled, arrival[:, None], never)
+        look, verdicts[trial], fixed = read_rounds(
+            humans[trial], judge[trial], rounds, settings, panel.rounds
         )
-        present = ~np.isnan(x)
-        log_up, log_down = hedged_log_capital(
-            np.where(present, x, 0.5), bet_level(settings, n_humans), settings.null_mean, present
-        )
-        up = _first_look(log_up >= threshold, looks, never)
-        down = _first_look(log_down >= threshold, looks, never)
-        settle_for[:, k] = np.where(up <= down, up, never)
-        settle_against[:, k] = np.where(down < up, down, never)
-        margin = np.cumsum(np.where(present, 2.0 * x - 1.0 + settings.epsilon, 0.0), axis=1)
-        passes += (margin[:, ends] >= -1e-12).astype(np.int64)
-    look_index = np.arange(panel.rounds)
-    favour = (settle_for[:, :, None] <= look_index).sum(axis=1)
-    against = (settle_against[:, :, None] <= look_index).sum(axis=1)
-    accepted = favour >= needed
-    rejected = (n_humans - against < needed) & ~accepted
-    settled = accepted | rejected
-    first = np.where(settled.any(axis=1), settled.argmax(axis=1), -1)
-    labels = np.cumsum((humans >= 0).sum(axis=2), axis=1)[:, ends]
-    spent = labels[np.flatnonzero(first >= 0), first[first >= 0]]
-    fixed = passes >= needed
+        fixed_accept[trial], fixed_reject[trial] = fixed.any(), (~fixed).any()
+        if look:
+            spent.append(int(labelled[: look * panel.round_size].sum()))
     return StoppingRates(
         trials,
-        float(accepted.any(axis=1).mean()),
-        float(rejected.any(axis=1).mean()),
-        float(fixed.any(axis=1).mean()),
-        float((~fixed).any(axis=1).mean()),
-        spent,
+        float((verdicts == 1).mean()),
+        float((verdicts == -1).mean()),
+        float(fixed_accept.mean()),
+        float(fixed_reject.mean()),
+        np.array(spent, dtype=np.int64),
     )
-
-
-def _first_look(crossed, looks, never):
-    """Return the look of each row's first True (``never`` where none)."""
-    any_crossed = crossed.any(axis=1)
-    return np.where(any_crossed, looks[crossed.argmax(axis=1)], never)

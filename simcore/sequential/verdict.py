@@ -109,10 +109,45 @@ class SequentialSettings:
         }
 
 
-def first_crossing(log_capital, threshold):
-    """Return the first index where ``log_capital >= threshold`` (None if never)."""
-    crossed = np.flatnonzero(log_capital >= threshold)
-    return int(crossed[0]) if crossed.size else None
+def settling_indices(log_up, log_down, threshold):
+    """Return where each sequence settled for and against the judge (its length where not).
+
+    Along the last axis (leading axes are independent sequences): a comparison settles *for*
+    the judge at the first index where ``log K+ >= threshold`` unless ``log K-`` crossed
+    strictly before, *against* at the first index where ``log K- >= threshold`` unless
+    ``log K+`` crossed at or before; it settles at most once.
+
+    Returns
+    -------
+    settle_for, settle_against : numpy.ndarray
+        Integer indices, the sequence's length where it did not settle that way.
+    """
+    length = np.shape(log_up)[-1]
+    up, down = _first_index(log_up >= threshold), _first_index(log_down >= threshold)
+    settle_for = np.where((up < length) & (up <= down), up, length)
+    settle_against = np.where((down < length) & (down < up), down, length)
+    return settle_for, settle_against
+
+
+def _first_index(crossed):
+    """Return the first True along the last axis (the axis's length where none)."""
+    return np.where(crossed.any(axis=-1), crossed.argmax(axis=-1), crossed.shape[-1])
+
+
+def verdict_codes(favour, against, n_comparisons, needed):
+    """Return +1 (settled accept), -1 (settled reject) or 0 (open) from settled counts.
+
+    Settled accept when ``favour >= need``; settled reject when ``K - against < need`` (too
+    few comparisons can still favour the judge); open otherwise. Vectorised.
+    """
+    favour, against = np.asarray(favour), np.asarray(against)
+    accepted = favour >= needed
+    rejected = (n_comparisons - against < needed) & ~accepted
+    return np.where(accepted, 1, np.where(rejected, -1, 0))
+
+
+CODE_VERDICTS = {1: SETTLED_ACCEPT, -1: SETTLED_REJECT, 0: OPEN}
+"""The reading of each verdict code of :func:`verdict_codes`."""
 
 
 def comparison_status(values, settings, n_comparisons):
@@ -126,11 +161,11 @@ def comparison_status(values, settings, n_comparisons):
     level = bet_level(settings, n_comparisons)
     log_up, log_down = hedged_log_capital(values, level, settings.null_mean)
     threshold = math.log(n_comparisons / settings.alpha)
-    up, down = first_crossing(log_up, threshold), first_crossing(log_down, threshold)
-    if up is not None and (down is None or up <= down):
-        status, index = "for", up
-    elif down is not None:
-        status, index = "against", down
+    settle_for, settle_against = settling_indices(log_up, log_down, threshold)
+    if settle_for < values.size:
+        status, index = "for", int(settle_for)
+    elif settle_against < values.size:
+        status, index = "against", int(settle_against)
     else:
         status, index = "open", None
     return status, index, float(log_up[-1]), float(log_down[-1])
@@ -202,12 +237,7 @@ def judge_verdict(sequences, settings, with_intervals=True):
         favour = sum(row["status"] == "for" for row in rows)
         lost = sum(row["status"] == "against" for row in rows)
     still = n_comparisons - favour - lost
-    if favour >= needed:
-        verdict = SETTLED_ACCEPT
-    elif favour + still < needed:
-        verdict = SETTLED_REJECT
-    else:
-        verdict = OPEN
+    verdict = CODE_VERDICTS[int(verdict_codes(favour, lost, n_comparisons, needed))]
     return {"verdict": verdict, "favour": favour, "against": lost, "open": still, **result}
 
 
