@@ -349,13 +349,12 @@ class MonitorResult(CommandResult):
 class SettleResult(CommandResult):
     """``simcore settle``'s result (:func:`simcore.settle`); table ``judges``.
 
-    The document also holds ``scale``, ``weighting``, ``assumption``, ``record`` and
-    ``next_round`` (``result["next_round"]``).
+    The document also holds ``scale``, ``weighting`` and ``assumption``; a look's also
+    ``record``, ``look``, ``new_look`` and ``next_round``, a replay's ``primary`` and
+    ``replay`` (``result["look"]``).
     """
 
     source: str
     settings: dict[str, Any]
     scoring: str
-    look: int
-    new_look: bool
     human_labels: int

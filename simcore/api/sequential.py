@@ -90,7 +90,7 @@ def settle(  # noqa: PLR0913 (every declared option is a keyword)
     -------
     SettleResult
         ``to_dict()`` is ``simcore settle --json``: ``source``, ``settings``, ``scoring``,
-        ``scale``, ``weighting``, ``assumption``, ``record``, ``look``, ``new_look``,
+        ``scale``, ``weighting``, ``assumption``, and for a look ``record``, ``look``, ``new_look``,
         ``human_labels``, ``judges`` (per judge: ``judge``, ``verdict``, ``favour``,
         ``against``, ``open``, ``needed``, ``settled_look``, ``labels_spent``,
         ``comparisons`` per held-out human; under ``alt_test`` also ``winning_rate`` and
@@ -120,7 +120,6 @@ def _settle(data, values, looks, next_round, overwrite):
 
     from simcore import sequential
     from simcore.realdata.annotation import DataError, require_judges
-    from simcore.realdata.label_scale import matrix_scale
     from simcore.realdata.readers import read_annotations
 
     reader = {key: values[key] for key in declared.READER_KEYS}
@@ -184,12 +183,7 @@ def _settle(data, values, looks, next_round, overwrite):
             "file": None if next_round is None else str(next_round),
         }
     document = {
-        "source": matrix.source,
-        "settings": settings.to_dict(),
-        "scoring": sequential.SCORING,
-        "scale": matrix_scale(matrix).to_dict(),
-        "weighting": WEIGHTING[settings.rule],
-        "assumption": ASSUMPTION,
+        **_choices(matrix, settings),
         "record": None if looks is None else str(looks),
         "look": len(updated.looks),
         "new_look": new_look,
@@ -200,6 +194,21 @@ def _settle(data, values, looks, next_round, overwrite):
     _write(looks, updated, next_round, proposal, matrix, values["design"])
     text = sequential.settle_text(document)
     return SettleResult("settle", document, text, tables={"judges": "judges"})
+
+
+def _choices(matrix, settings):
+    """Return what every settle document states first: the data and the choices it read with."""
+    from simcore import sequential
+    from simcore.realdata.label_scale import matrix_scale
+
+    return {
+        "source": matrix.source,
+        "settings": settings.to_dict(),
+        "scoring": sequential.SCORING,
+        "scale": matrix_scale(matrix).to_dict(),
+        "weighting": WEIGHTING[settings.rule],
+        "assumption": ASSUMPTION,
+    }
 
 
 def _judge_row(name, verdict, humans):
@@ -263,7 +272,6 @@ def _check_replay(values, looks, next_round):
 def _replay(matrix, settings, values):
     """Return the result of a replay: every judge's matrix replayed in random orders."""
     from simcore import sequential
-    from simcore.realdata.label_scale import matrix_scale
 
     replays = {
         judge: sequential.replay_judge(
@@ -278,19 +286,10 @@ def _replay(matrix, settings, values):
     }
     rows = [{"judge": judge, **replay} for judge, replay in replays.items()]
     document = {
-        "source": matrix.source,
-        "settings": settings.to_dict(),
-        "scoring": sequential.SCORING,
-        "scale": matrix_scale(matrix).to_dict(),
-        "weighting": WEIGHTING[settings.rule],
-        "assumption": ASSUMPTION,
-        "record": None,
-        "look": 0,
-        "new_look": False,
+        **_choices(matrix, settings),
         "human_labels": int((matrix.human_labels >= 0).sum()),
         "primary": matrix.humans[0],
         "judges": rows,
-        "next_round": None,
         "replay": {"orders": values["replay"], "round_size": values["round_size"]},
     }
     text = sequential.replay_text(document)

@@ -251,3 +251,30 @@ def read_raw(path, overrides=(), trials=None, seed=None):
     if seed is not None:
         raw["seed"] = seed
     return raw
+
+
+def sweep_values(raw, key, meta, problems, source, what):
+    """Return the converted values of the list ``raw[key]`` of a ``sweep`` section.
+
+    The list must be non-empty and its values distinct, each converted by ``meta``
+    (:func:`convert_value`); each problem is appended as ``source: sweep.key: ...``.
+    """
+    values = raw.get(key) if isinstance(raw, dict) else None
+    converted = []
+    if not isinstance(values, list) or not values:
+        problems.append(
+            f"{source}: sweep.{key}: must be a non-empty list of {what} "
+            f"(got {describe_value(values)})"
+        )
+        return ()
+    for value in values:
+        number, problem = convert_value(value, meta)
+        if problem:
+            problems.append(f"{source}: sweep.{key}: {problem} (got {describe_value(value)})")
+        else:
+            converted.append(number)
+    if len(set(converted)) != len(converted):
+        problems.append(
+            f"{source}: sweep.{key}: values must be distinct (got {describe_value(values)})"
+        )
+    return tuple(converted)

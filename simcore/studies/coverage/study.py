@@ -28,6 +28,7 @@ from simcore.studies.config import (
     ScenarioError,
     convert_value,
     parse_section,
+    sweep_values,
     unknown_keys,
 )
 from simcore.studies.coverage import cells as coverage_cells
@@ -178,28 +179,6 @@ class CoverageScenario:
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
-def _list_of(raw, key, meta, problems, source, what):
-    values = raw.get(key) if isinstance(raw, dict) else None
-    converted = []
-    if not isinstance(values, list) or not values:
-        problems.append(
-            f"{source}: sweep.{key}: must be a non-empty list of {what} "
-            f"(got {describe_value(values)})"
-        )
-        return ()
-    for value in values:
-        number, problem = convert_value(value, meta)
-        if problem:
-            problems.append(f"{source}: sweep.{key}: {problem} (got {describe_value(value)})")
-        else:
-            converted.append(number)
-    if len(set(converted)) != len(converted):
-        problems.append(
-            f"{source}: sweep.{key}: values must be distinct (got {describe_value(values)})"
-        )
-    return tuple(converted)
-
-
 def _parse_judges(raw_judges, problems, source):
     """Return ``((name, se, sp), ...)`` from the ``judges`` mapping; problems appended."""
     judges = []
@@ -247,7 +226,7 @@ def coverage_scenario_from_dict(raw, source):
         )
         sweep = {}
     n_cal, theta, n_production = (
-        _list_of(sweep, key, meta, problems, source, what)
+        sweep_values(sweep, key, meta, problems, source, what)
         for key, (meta, what) in SWEEP_KEYS.items()
     )
     scalars = {}

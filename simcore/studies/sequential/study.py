@@ -24,6 +24,7 @@ from simcore.studies.config import (
     ScenarioError,
     convert_value,
     parse_section,
+    sweep_values,
     unknown_keys,
 )
 from simcore.studies.protocol import CubeError, describe_sweep
@@ -154,28 +155,6 @@ class SequentialScenario:
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
-def _list_of(sweep, key, meta, what, problems, source):
-    values = sweep.get(key)
-    if not isinstance(values, list) or not values:
-        problems.append(
-            f"{source}: sweep.{key}: must be a non-empty list of {what} "
-            f"(got {describe_value(values)})"
-        )
-        return ()
-    converted = []
-    for value in values:
-        number, problem = convert_value(value, meta)
-        if problem:
-            problems.append(f"{source}: sweep.{key}: {problem} (got {describe_value(value)})")
-        else:
-            converted.append(number)
-    if len(set(converted)) != len(converted):
-        problems.append(
-            f"{source}: sweep.{key}: values must be distinct (got {describe_value(values)})"
-        )
-    return tuple(converted)
-
-
 def sequential_scenario_from_dict(raw, source):
     """Validate a ``kind: sequential`` scenario; every problem is reported at once.
 
@@ -194,7 +173,7 @@ def sequential_scenario_from_dict(raw, source):
         )
         sweep = {}
     p_judge, alpha = (
-        _list_of(sweep, key, meta, what, problems, source)
+        sweep_values(sweep, key, meta, problems, source, what)
         for key, (meta, what) in SWEEP_KEYS.items()
     )
     scalars = {}
