@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 
-def _options(command, given, options):
+def checked_options(command, given, options):
     """Return ``given`` completed with the declared defaults, after checking every value.
 
     ``given`` holds declared names only (:func:`simcore.options.given_values`); an unknown
@@ -163,7 +163,7 @@ def inspect(  # noqa: PLR0913 (every declared option is a keyword)
         table was read as a human, "" where the roles are known); tables ``humans`` and
         ``groups``.
     """
-    roles = _options(
+    roles = checked_options(
         "inspect", given_values(locals(), declared.DATA_OPTIONS), declared.DATA_OPTIONS
     )
     from simcore.realdata.readers import read_annotations, roles_note
@@ -232,7 +232,7 @@ def agreement(  # noqa: PLR0913 (every declared option is a keyword)
 
     agreement_options = (declared.AGREEMENT_COEFFICIENT, *declared.AGREEMENT_OPTIONS)
     given = given_values(locals(), declared.DATA_OPTIONS + agreement_options)
-    values = _options("agreement", given, declared.DATA_OPTIONS + agreement_options)
+    values = checked_options("agreement", given, declared.DATA_OPTIONS + agreement_options)
     reader = {key: values[key] for key in declared.READER_KEYS}
     settings = {option.name: values[option.name] for option in agreement_options}
     document = agreement_document(read_annotations(data, **reader), settings)
@@ -307,7 +307,7 @@ def ceiling(  # noqa: PLR0913 (every declared option is a keyword)
     from simcore.api.instrument import ceiling_result
 
     options = declared.DATA_OPTIONS + declared.CEILING_OPTIONS
-    values = _options("ceiling", given_values(locals(), options), options)
+    values = checked_options("ceiling", given_values(locals(), options), options)
     return ceiling_result(data, values)
 
 
@@ -351,7 +351,7 @@ def wellposed(  # noqa: PLR0913 (every declared option is a keyword)
     from simcore.api.instrument import wellposed_result
 
     options = declared.WELLPOSED_OPTIONS
-    values = _options("wellposed", given_values(locals(), options), options)
+    values = checked_options("wellposed", given_values(locals(), options), options)
     return wellposed_result(data, values)
 
 
@@ -406,7 +406,7 @@ def card(  # noqa: PLR0913 (every declared option is a keyword)
     from simcore.api.instrument import card_result
 
     options = declared.DATA_OPTIONS + declared.CARD_OPTIONS
-    values = _options("card", given_values(locals(), options), options)
+    values = checked_options("card", given_values(locals(), options), options)
     return card_result(data, values)
 
 
@@ -453,5 +453,5 @@ def card_check(  # noqa: PLR0913 (every declared option is a keyword)
 
     path_value(card_path, "card_path (the card's JSON file)")
     options = declared.DATA_OPTIONS + declared.CHECK_OPTIONS
-    values = _options("card --check", given_values(locals(), options), options)
+    values = checked_options("card --check", given_values(locals(), options), options)
     return card_check_result(card_path, data, values)

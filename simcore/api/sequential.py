@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from simcore import command_options as declared
-from simcore.api.data import DataSource, _options
+from simcore.api.data import DataSource, checked_options
 from simcore.api.results import SettleResult
 from simcore.options import DEFAULT, Default, given_values, suggests_keywords
 
@@ -101,7 +101,7 @@ def settle(  # noqa: PLR0913 (every declared option is a keyword)
         ``judges``.
     """
     options = declared.DATA_OPTIONS + declared.SETTLE_OPTIONS
-    values = _options("settle", given_values(locals(), options), options)
+    values = checked_options("settle", given_values(locals(), options), options)
     return _settle(data, values, looks, next_round, overwrite)
 
 
