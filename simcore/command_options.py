@@ -217,6 +217,45 @@ FAIL_LABELS = Option(
 )
 """What FAIL means, for ``card`` and ``calibrate --data`` (exactly one of the two)."""
 
+TRUTH = Option(
+    "truth",
+    "--truth",
+    str,
+    "majority",
+    "what the judge is measured against: majority (the humans' majority label per item, "
+    "ties left out; the published default) or latent (the true label of a latent-class fit "
+    "of the humans and the judge, which lets the humans err)",
+    choices=("majority", "latent"),
+)
+TRUTH_MODEL = Option(
+    "truth_model",
+    "--truth-model",
+    str,
+    "auto",
+    "--truth latent: the humans' channel: auto (Dawid-Skene when every human labels at least "
+    "20 items per label, else one-coin), dawid-skene or one-coin",
+    choices=("auto", "dawid-skene", "one-coin"),
+)
+TRUTH_BOOT = Option(
+    "boot",
+    "--boot",
+    int,
+    1000,
+    "bootstrap refits over items of the judge's error (--truth latent, --all-labels)",
+    low=100,
+)
+TRUTH_OPTIONS = (TRUTH, TRUTH_MODEL, TRUTH_BOOT, SEED_2026)
+"""How the truth a judge is measured against is formed (``calibrate``, ``card``)."""
+
+ALL_LABELS = Option(
+    "all_labels",
+    "--all-labels",
+    bool,
+    False,
+    "instead of a FAIL rate: correct the production distribution of every label of the "
+    "humans' scale through the judge's confusion matrix",
+)
+
 CARD_OPTIONS = (
     Option("judge", "--judge", str, None, "the judge the card is for", allow_none=True),
     Option(

@@ -115,4 +115,8 @@ def _document(clustered, cluster_column, rates):
             "high": _number(first.high),
         },
         "methods": method_rows(clustered.rates),
+        "truth": {
+            "kind": "given",
+            "text": "the human truth of the per-item csv's human column, as given",
+        },
     }

@@ -18,16 +18,22 @@ from pathlib import Path
 from typing import Any
 
 from simcore.api.calibrate_inputs import checked_sources, table_counts
+from simcore.api.calibration_report import GIVEN_TRUTH, report_of_counts
 from simcore.api.data import DataSource
-from simcore.api.results import CalibrationPlanResult, CalibrationResult
+from simcore.api.results import (
+    CalibrationPlanResult,
+    CalibrationResult,
+    ScaleCalibrationResult,
+)
 from simcore.calibration.errors import CalibrationInputError
-from simcore.calibration.method_report import method_rows
 from simcore.calibration.table import CalibrationTable
 from simcore.command_options import (
+    ALL_LABELS,
     CALIBRATE_OPTIONS,
     DATA_OPTIONS,
     PLAN_THETA,
     PLAN_TRIALS,
+    TRUTH_OPTIONS,
     plan_theta_choice,
 )
 from simcore.options import (
@@ -53,6 +59,9 @@ __all__ = [
 
 PLANNING_OPTIONS = (*CALIBRATE_OPTIONS, PLAN_TRIALS, PLAN_THETA)
 """The declared options of :func:`plan_calibration` (the method's, the trials, the rate)."""
+
+TRUTH_CALIBRATE_OPTIONS = (*TRUTH_OPTIONS, ALL_LABELS)
+"""The declared options of how :func:`calibrate` forms the truth and the scale it corrects."""
 
 METHODS = CALIBRATE_OPTIONS[0].choices
 """``method``: :data:`simcore.calibration.methods.METHODS` and ``all``."""
@@ -128,56 +137,6 @@ def production_counts(source, judge, definition):
     return fails, len(labels), unparseable
 
 
-def _number(value):
-    value = float(value)
-    return value if value == value else None
-
-
-def _document(table, fails, n, result, rates):
-    """Return the JSON document of a calibration report."""
-    caught, missed, flagged, cleared = table
-    judge = result.rates
-    document = {
-        "calibration": {
-            "caught": caught,
-            "missed": missed,
-            "flagged": flagged,
-            "cleared": cleared,
-            "rows": sum(table),
-        },
-        "tpr": {
-            "estimate": _number(judge.tpr),
-            "low": _number(judge.tpr_low),
-            "high": _number(judge.tpr_high),
-        },
-        "tnr": {
-            "estimate": _number(judge.tnr),
-            "low": _number(judge.tnr_low),
-            "high": _number(judge.tnr_high),
-        },
-        "youden_j": _number(result.youden),
-        "production": {
-            "fails": fails,
-            "of": n,
-            "observed": _number(result.observed),
-            "low": _number(result.observed_low),
-            "high": _number(result.observed_high),
-        },
-        "corrected": bool(result.corrected),
-        "refusal": str(result.refusal),
-        "estimate": _number(result.estimate),
-        "interval": {
-            "method": "lang-reiczigel",
-            "low": _number(result.lr_low),
-            "high": _number(result.lr_high),
-        },
-        "naive_interval": {"low": _number(result.naive_low), "high": _number(result.naive_high)},
-        "calibration_share": _number(result.calibration_share),
-    }
-    document["methods"] = method_rows(rates)
-    return document
-
-
 @suggests_keywords
 def calibrate(  # noqa: PLR0913 (every option is a keyword)
     data: DataSource | None = None,
@@ -195,6 +154,11 @@ def calibrate(  # noqa: PLR0913 (every option is a keyword)
     confidence: float | Default = DEFAULT,
     youden_floor: float | Default = DEFAULT,
     cluster_column: str | None = None,
+    truth: str | Default = DEFAULT,
+    all_labels: bool | Default = DEFAULT,
+    truth_model: str | Default = DEFAULT,
+    boot: int | Default = DEFAULT,
+    seed: int | Default = DEFAULT,
     humans: Sequence[str] | str | None | Default = DEFAULT,
     judges: Sequence[str] | str | None | Default = DEFAULT,
     judges_file: str | Path | None | Default = DEFAULT,
@@ -203,7 +167,7 @@ def calibrate(  # noqa: PLR0913 (every option is a keyword)
     slots: bool | Default = DEFAULT,
     label_order: Sequence[str] | str | None | Default = DEFAULT,
     merge_label_variants: bool | Default = DEFAULT,
-) -> CalibrationResult:
+) -> CalibrationResult | ScaleCalibrationResult:
     """Correct a judge's production failure rate by its TPR and TNR, with an interval.
 
     :func:`plan_calibration` plans the calibration set instead (``--plan``).
@@ -245,6 +209,25 @@ def calibrate(  # noqa: PLR0913 (every option is a keyword)
         the judge's ``fail``/``pass`` in a ``judge`` column); with ``fails`` of ``of`` the
         production rows are taken as independent. Every interval is cluster-robust
         (:func:`simcore.calibration.clustered.clustered_rates`).
+    truth : str
+        What the judge is measured against (``--truth``): ``majority`` (default: the humans'
+        majority label, a tie leaving the item out) or ``latent`` (the true label of a
+        latent-class fit of the humans and the judge, :mod:`simcore.calibration.latent`;
+        ``data`` only, method ``lr``). With ``latent`` the TPR and TNR come with percentile
+        bootstrap intervals, the corrected rate with the Lang-Reiczigel interval on the
+        fit's effective counts, and the majority-gold figures stay beside them
+        (``majority``). A ``card`` carries its own truth.
+    all_labels : bool
+        Instead of a FAIL rate, correct the production distribution of every label of the
+        humans' scale (``--all-labels``; ``data`` and a ``production`` file): the judge's
+        confusion matrix against ``truth``, inverted on the simplex, refused when its
+        separation (the L-class Youden J) is not above ``youden_floor``. Returns a
+        :class:`~simcore.api.results.ScaleCalibrationResult`.
+    truth_model : str
+        ``truth="latent"``: the humans' channel, ``auto``, ``dawid-skene`` or ``one-coin``.
+    boot, seed : int
+        Bootstrap refits over items (at least 100) and their seed, for ``truth="latent"``
+        and ``all_labels``.
     humans, judges, judges_file, group_separator, columns, slots, label_order : optional
     merge_label_variants : optional
         The one reader's keywords for ``data`` (:data:`simcore.command_options.DATA_OPTIONS`).
@@ -261,7 +244,13 @@ def calibrate(  # noqa: PLR0913 (every option is a keyword)
         ``tpr``, ``tnr`` (Wilson on the effective counts), ``production``, ``clusters``
         (``column``, ``calibration`` and ``production`` cluster counts, ``design_effects``),
         ``corrected``, ``refusal``, ``estimate``, ``interval`` (``method`` ``cluster-robust
-        lr`` or the method chosen) and ``methods``.
+        lr`` or the method chosen) and ``methods``. Every document has ``truth`` (``kind``
+        ``majority``, ``latent`` or ``given``, and ``text``; with ``latent`` also ``fit``,
+        ``fail_prevalence`` and ``effective_counts``, and the document a ``majority``
+        block). With ``all_labels``, a :class:`~simcore.api.results.ScaleCalibrationResult`:
+        ``truth``, ``scale``, ``confusion``, ``separation``, ``production``,
+        ``corrected``, ``refusal``, ``distribution`` (tables ``distribution`` and
+        ``confusion``).
 
     Raises
     ------
@@ -273,6 +262,9 @@ def calibrate(  # noqa: PLR0913 (every option is a keyword)
         ``card=[1, 2]``), naming the keyword and what to pass.
     """
     settings = {**defaults(CALIBRATE_OPTIONS), **given_values(locals(), CALIBRATE_OPTIONS)}
+    asked = given_values(locals(), TRUTH_CALIBRATE_OPTIONS)
+    truth_values = {**defaults(TRUTH_CALIBRATE_OPTIONS), **asked}
+    check_values(truth_values, TRUTH_CALIBRATE_OPTIONS)
     roles = given_values(locals(), DATA_OPTIONS)
     method, confidence = settings["method"], settings["confidence"]
     youden_floor = settings["youden_floor"]
@@ -280,16 +272,61 @@ def calibrate(  # noqa: PLR0913 (every option is a keyword)
     fails, of = (None if n is None else count_value(n, name) for n, name in _counts(fails, of))
     sources = (data, table, card, csv)
     _check_call(method, confidence, youden_floor, *sources)
+    _check_truth(truth_values, asked, sources, method, cluster_column)
     if cluster_column is not None:
         from simcore.api.calibrate_clusters import clustered_calibration
 
         return clustered_calibration(
             sources, cluster_column, production, (fails, of), method, (confidence, youden_floor)
         )
+    if truth_values["all_labels"]:
+        from simcore.api.calibrate_truth import scale_calibration
+
+        if not judge:
+            raise CalibrationInputError("judge: needed to read the judge's labels (got none)")
+        return scale_calibration(
+            data, judge, production, _truth_settings(truth_values, settings), roles
+        )
     definition = reading_definition(data, production, fail_at_most, fail_labels)
     if definition is not None and not judge:
         raise CalibrationInputError("judge: needed to read the judge's labels (got none)")
+    if truth_values["truth"] == "latent" and data is not None:
+        return _latent_report(
+            data, judge, definition, production, (fails, of), settings, truth_values, roles
+        )
     table = _calibration_table(data, table, card, csv, judge, definition, roles)
+    fails, of = _production(production, (fails, of), judge, definition)
+    return report_of_counts(
+        table, fails, of, method, confidence, youden_floor, _truth_of(data, card)
+    )
+
+
+def _truth_settings(truth_values, settings):
+    """Return the settings :mod:`simcore.api.calibrate_truth` reads."""
+    from simcore.calibration.latent import LatentSettings
+
+    latent = LatentSettings(
+        truth_values["truth_model"],
+        truth_values["boot"],
+        truth_values["seed"],
+        settings["confidence"],
+    )
+    return {**settings, "truth": truth_values["truth"], "latent": latent}
+
+
+def _latent_report(data, judge, definition, production, counts, settings, truth_values, roles):
+    """Return the report against the latent truth, production read as :func:`calibrate` does."""
+    from simcore.api.calibrate_truth import latent_binary_calibration
+
+    fails, of = _production(production, counts, judge, definition)
+    return latent_binary_calibration(
+        data, judge, definition, (fails, of), _truth_settings(truth_values, settings), roles
+    )
+
+
+def _production(production, counts, judge, definition):
+    """Return ``(fails, of)`` of a production file or the counts given; refuse bad counts."""
+    fails, of = counts
     if production is not None:
         if fails is not None:
             raise CalibrationInputError("production: give the file or the counts, not both")
@@ -298,7 +335,67 @@ def calibrate(  # noqa: PLR0913 (every option is a keyword)
         raise CalibrationInputError(
             f"--fails/--of: need 0 <= fails <= N, N >= 1, or a --production file (got {fails}/{of})"
         )
-    return _report(table, fails, of, method, confidence, youden_floor)
+    return fails, of
+
+
+def _truth_of(data, card):
+    """Return the ``truth`` field of a report on counts: the majority, the card's, or as given."""
+    from simcore.api.calibrate_truth import truth_statement
+
+    if data is not None:
+        return truth_statement("majority")
+    if card is not None:
+        return card_truth(card)
+    return GIVEN_TRUTH
+
+
+def card_truth(card):
+    """Return the ``truth`` field of a card (a card without one was measured on the majority)."""
+    from simcore.api.calibrate_truth import truth_statement
+
+    recorded = card.get("truth")
+    if recorded is None:
+        return truth_statement("majority")
+    return dict(recorded)
+
+
+def _check_truth(truth_values, asked, sources, method, cluster_column):
+    """Refuse a truth or scale choice the calibration set or the other options cannot serve."""
+    data, table, card, csv = sources
+    latent = truth_values["truth"] == "latent"
+    all_labels = truth_values["all_labels"]
+    if not (latent or all_labels):
+        if card is not None and "truth" in asked and card_truth(card)["kind"] != "majority":
+            raise CalibrationInputError(
+                f"truth: the card was measured against the {card_truth(card)['kind']} truth; "
+                "a card carries its own truth (got truth='majority')"
+            )
+        return
+    what = "truth='latent'" if latent else "all_labels"
+    if cluster_column is not None:
+        raise CalibrationInputError(
+            f"{what}: not with cluster_column (the latent fit resamples items, not clusters)"
+        )
+    if method != "lr":
+        raise CalibrationInputError(
+            f"{what}: the correction is Rogan-Gladen with the Lang-Reiczigel interval (lr) "
+            f"or, on the label scale, maximum likelihood; other methods need a per-item "
+            f"truth (got method={method!r})"
+        )
+    if data is not None:
+        return
+    if card is not None and latent and not all_labels:
+        if card_truth(card)["kind"] != "latent":
+            raise CalibrationInputError(
+                f"truth: the card was measured against the {card_truth(card)['kind']} truth; "
+                "a card carries its own truth (got truth='latent')"
+            )
+        return
+    given = "table" if table is not None else "csv" if csv is not None else "card"
+    raise CalibrationInputError(
+        f"{what}: needs the humans' labels of each item, data=... (--data); a {given} holds "
+        f"one truth per row (got {given})"
+    )
 
 
 @suggests_keywords
@@ -497,25 +594,3 @@ def _check_both_classes(table):
     else:
         return
     raise CalibrationInputError(f"calibration set: {missing} {counts}")
-
-
-def _report(table, fails, of, method, confidence, youden_floor):
-    """Return the result of the counts: the report's text and its document."""
-    from simcore.calibration.command import format_report
-    from simcore.calibration.method_report import format_method_report
-    from simcore.calibration.statistics import corrected_failure_rate, corrected_rates
-
-    result = corrected_failure_rate(
-        fails, of, *table, confidence=confidence, youden_floor=youden_floor
-    )
-    chosen = ("lr",) if method == "lr" else (METHODS[:-1] if method == "all" else (method,))
-    rates = corrected_rates(
-        fails, of, *table, confidence=confidence, youden_floor=youden_floor, methods=chosen
-    )
-    if method == "lr":
-        text = format_report(table, fails, of, confidence, youden_floor)
-    else:
-        text = format_method_report(table, fails, of, method, confidence, youden_floor)
-    return CalibrationResult(
-        "calibrate", _document(table, fails, of, result, rates), text, {"methods": "methods"}
-    )

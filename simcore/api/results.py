@@ -40,6 +40,7 @@ RESULT_NAMES = (
     "CommandResult",
     "InspectResult",
     "MonitorResult",
+    "ScaleCalibrationResult",
     "SettleResult",
     "WellposedResult",
 )
@@ -310,6 +311,23 @@ class CalibrationResult(CommandResult):
     refusal: str
     estimate: float | None
     interval: dict[str, Any]
+    truth: dict[str, Any]
+
+
+class ScaleCalibrationResult(CommandResult):
+    """``simcore calibrate --all-labels``'s result: the corrected distribution of true labels.
+
+    Tables ``distribution`` (one row per label: the observed share, the corrected one and,
+    against the latent truth, the majority gold's) and ``confusion`` (the judge's
+    confusion matrix, one row per true label and answer).
+    """
+
+    truth: dict[str, Any]
+    scale: dict[str, Any]
+    separation: dict[str, Any]
+    production: dict[str, Any]
+    corrected: bool
+    refusal: str
 
 
 class ClusteredCalibrationResult(CalibrationResult):

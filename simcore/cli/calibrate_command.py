@@ -17,11 +17,13 @@ from simcore.cli.common import (
     subcommand,
 )
 from simcore.command_options import (
+    ALL_LABELS,
     CALIBRATE_OPTIONS,
     FAIL_AT_MOST,
     FAIL_LABELS,
     PLAN_THETA,
     PLAN_TRIALS,
+    TRUTH_OPTIONS,
 )
 from simcore.options import LARGEST_COUNT
 from simcore.options import count_number as count
@@ -83,6 +85,9 @@ def add(commands):
     )
     for option in CALIBRATE_OPTIONS:
         option.add_to(calibrate)
+    truth = calibrate.add_argument_group("the truth and the scale (--data)")
+    for option in (*TRUTH_OPTIONS, ALL_LABELS):
+        option.add_to(truth)
     _add_plan(calibrate)
     add_calibrate_card_options(calibrate)
     add_json(calibrate)
@@ -162,6 +167,7 @@ def _is_count(text):
 def run(args):
     """Print the calibrate report (or JSON), or the plan with ``--plan``."""
     from simcore.api.calibration import calibrate, plan_calibration
+    from simcore.cli.card_command import calibrate_card_table
 
     piloted = any(value is not None for value in (args.table, args.csv, args.card, args.data))
     if args.production is not None and args.of is not None:
@@ -169,8 +175,18 @@ def run(args):
     if not args.plan:
         _refuse_plan_flags(args)
     if args.cluster_column is not None:
+        if args.truth != "majority" or args.all_labels:
+            raise UsageError(
+                "--cluster-column: reads a per-item --csv truth; --truth latent and "
+                "--all-labels need --data"
+            )
         return _clustered(args, calibrate)
     if args.plan:
+        if args.truth != "majority" or args.all_labels:
+            raise UsageError(
+                "--plan: plans a FAIL rate against the majority; --truth latent and "
+                "--all-labels belong to a report"
+            )
         if args.of is None:
             raise UsageError("calibrate --plan: --of N, the production size, is required")
         check_flags({"method": args.method}, CALIBRATE_OPTIONS)
@@ -198,6 +214,39 @@ def run(args):
         )
     if args.production is None and args.of is None:
         raise UsageError("calibrate: --of N, the production size, is required with --fails")
+    truth = _truth_flags(args)
+    if args.data and (truth["truth"] == "latent" or truth["all_labels"]):
+        if not args.judge:
+            raise UsageError("--data: needs --judge, the judge calibrated (got none)")
+        result = calibrate(
+            args.data,
+            judge=args.judge,
+            fail_at_most=args.fail_at_most,
+            fail_labels=args.fail_labels,
+            production=args.production,
+            fails=args.fails,
+            of=args.of,
+            **truth,
+            **data_keywords(args),
+            **_method_flags(args),
+        )
+        return print_result(result, args.json)
+    if args.card:
+        calibrate_card_table(args)  # prints the card's header; refuses a card not to use
+        result = calibrate(
+            card=args.card,
+            fails=args.fails,
+            of=args.of,
+            **({"truth": "latent"} if truth["truth"] == "latent" else {}),
+            **_method_flags(args),
+        )
+        return print_result(result, args.json)
+    if truth["truth"] == "latent" or truth["all_labels"]:
+        flag = "--truth latent" if truth["truth"] == "latent" else "--all-labels"
+        raise UsageError(
+            f"{flag}: needs the humans' labels of each item, --data (got "
+            f"{'--table' if args.table else '--csv'})"
+        )
     result = calibrate(
         table=_table(args),
         judge=args.judge,
@@ -209,6 +258,13 @@ def run(args):
         **_method_flags(args),
     )
     return print_result(result, args.json)
+
+
+def _truth_flags(args):
+    """Return ``--truth``, ``--truth-model``, ``--boot``, ``--seed``, ``--all-labels``, checked."""
+    flags = {option.name: getattr(args, option.name) for option in (*TRUTH_OPTIONS, ALL_LABELS)}
+    check_flags(flags, (*TRUTH_OPTIONS, ALL_LABELS))
+    return flags
 
 
 def _method_flags(args):
