@@ -297,9 +297,11 @@ CARD_OPTIONS = (
     ),
     CONFIDENCE,
     YOUDEN_FLOOR,
+    *TRUTH_OPTIONS,
 )
 """``simcore card`` / :func:`simcore.card` (``judge``, ``criterion`` and ``population`` are
-required; exactly one of ``fail_at_most`` and ``fail_labels``)."""
+required; exactly one of ``fail_at_most`` and ``fail_labels``; ``truth`` what the judge is
+measured against)."""
 
 CHECK_OPTIONS = (
     LABELS,

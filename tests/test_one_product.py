@@ -419,6 +419,8 @@ def test_calibrate_reads_annotations_and_a_production_file(formats, raters, tmp_
         fails=50,
         of=200,
     ).to_dict()
+    assert by_counts.pop("truth")["kind"] == "given"
+    assert document.pop("truth")["kind"] == "majority"
     assert by_counts == document
     status, _, err = run(
         capsys,

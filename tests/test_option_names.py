@@ -41,6 +41,8 @@ MEANINGS = {
     "--graded": "ordered scores (Spearman)",
     "--categorical": "categories (Cohen's kappa)",
     "--boot": "bootstrap replicates over items",
+    "--truth": "what a judge's error is measured against: majority or latent",
+    "--truth-model": "the humans' channel of the latent truth",
     "--criterion": "a group (criterion) of the data",
     "--humans": "the human raters' names",
     "--judges": "the judge raters' names",

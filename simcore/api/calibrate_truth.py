@@ -14,23 +14,7 @@ import numpy as np
 
 from simcore.api.results import CalibrationResult, ScaleCalibrationResult
 from simcore.calibration.errors import CalibrationInputError
-
-MAJORITY_TEXT = "the humans' majority label of each item (a tie leaves the item out)"
-"""How the majority truth is formed, as every output states it."""
-
-LATENT_TEXT = (
-    "the latent true label of a latent-class fit of the humans and the judge (the humans may "
-    "err; raters independent given the truth)"
-)
-"""How the latent truth is formed, as every output states it."""
-
-
-def truth_statement(kind, fit=None):
-    """Return the ``truth`` field of a document: ``kind``, ``text`` and the fit when latent."""
-    statement = {"kind": kind, "text": MAJORITY_TEXT if kind == "majority" else LATENT_TEXT}
-    if fit is not None:
-        statement["fit"] = fit.to_dict()
-    return statement
+from simcore.instrument.card.truth import LATENT_TEXT, truth_statement
 
 
 def read_panel_matrix(data, judge, roles):
@@ -41,28 +25,6 @@ def read_panel_matrix(data, judge, roles):
     if not roles.get("humans") and not roles.get("judges") and reader_for(data).declares_roles:
         roles["judges"] = [judge]
     return read_annotations(data, require_roles=True, **roles)
-
-
-def binary_against_truths(matrix, judge, definition, latent):
-    """Return ``(majority_counts, n_tied, latent_error)`` of ``judge`` on a binarised matrix.
-
-    ``majority_counts`` is the :class:`~simcore.instrument.card.measure.CardCounts` against
-    the majority (:func:`~simcore.instrument.card.measure.judge_outcomes`) and
-    ``latent_error`` the :class:`~simcore.calibration.latent.BinaryError` of the latent fit
-    under ``latent`` (:class:`~simcore.calibration.latent.LatentSettings`). The judge's
-    answers outside the humans' label set are errors under both.
-    """
-    from simcore.calibration.latent import binary_error, binary_panel
-    from simcore.instrument.card.measure import count_outcomes, human_label_set, judge_outcomes
-    from simcore.instrument.fail_definitions import label_fail_flags
-
-    label_set = human_label_set(matrix)
-    truth_fail, judge_fail, parsed, n_tied = judge_outcomes(matrix, judge, definition, label_set)
-    majority = count_outcomes(truth_fail, judge_fail, parsed)
-    parsed_of_code = np.array([label in label_set for label in matrix.labels], dtype=bool)
-    fail_of_code = label_fail_flags(matrix.labels, definition, parsed_of_code)
-    codes, _ = binary_panel(matrix, judge, fail_of_code, parsed_of_code, matrix.slots)
-    return majority, n_tied, binary_error(codes, latent, matrix.source)
 
 
 def _wilson(hits, rows, confidence):
@@ -87,9 +49,13 @@ def latent_binary_calibration(data, judge, definition, production, settings, rol
     ``youden_floor`` and ``latent`` (:class:`~simcore.calibration.latent.LatentSettings`).
     """
     from simcore.api.calibration_report import report_of_counts
+    from simcore.instrument.card.latent import binary_against_truths
+    from simcore.instrument.card.measure import human_label_set
 
     matrix = read_panel_matrix(data, judge, roles)
-    majority, n_tied, error = binary_against_truths(matrix, judge, definition, settings["latent"])
+    majority, n_tied, error = binary_against_truths(
+        matrix, judge, definition, settings["latent"], human_label_set(matrix)
+    )
     fails, of = production
     confidence = settings["confidence"]
     result = report_of_counts(error.counts, fails, of, "lr", confidence, settings["youden_floor"])

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from simcore.api.calibrate_inputs import checked_sources, table_counts
-from simcore.api.calibration_report import GIVEN_TRUTH, report_of_counts
+from simcore.api.calibration_report import report_of_counts
 from simcore.api.data import DataSource
 from simcore.api.results import (
     CalibrationPlanResult,
@@ -339,28 +339,20 @@ def _production(production, counts, judge, definition):
 
 
 def _truth_of(data, card):
-    """Return the ``truth`` field of a report on counts: the majority, the card's, or as given."""
-    from simcore.api.calibrate_truth import truth_statement
+    """Return the ``truth`` of a report on counts: the majority, the card's, or None (given)."""
+    from simcore.instrument.card.truth import card_truth, truth_statement
 
     if data is not None:
         return truth_statement("majority")
     if card is not None:
         return card_truth(card)
-    return GIVEN_TRUTH
-
-
-def card_truth(card):
-    """Return the ``truth`` field of a card (a card without one was measured on the majority)."""
-    from simcore.api.calibrate_truth import truth_statement
-
-    recorded = card.get("truth")
-    if recorded is None:
-        return truth_statement("majority")
-    return dict(recorded)
+    return None
 
 
 def _check_truth(truth_values, asked, sources, method, cluster_column):
     """Refuse a truth or scale choice the calibration set or the other options cannot serve."""
+    from simcore.instrument.card.truth import card_truth
+
     data, table, card, csv = sources
     latent = truth_values["truth"] == "latent"
     all_labels = truth_values["all_labels"]

@@ -74,7 +74,8 @@ def report_of_counts(table, fails, of, method, confidence, youden_floor, truth=N
     """Return the result of the counts: the report's text and its document.
 
     ``truth`` is the document's ``truth`` field (what the counts were measured against);
-    default: the counts as given.
+    default: the counts as given. A truth simcore formed (the majority, a card's) opens the
+    text: ``truth: majority: ...``.
     """
     from simcore.calibration.command import format_report
     from simcore.calibration.method_report import format_method_report
@@ -93,4 +94,6 @@ def report_of_counts(table, fails, of, method, confidence, youden_floor, truth=N
         text = format_method_report(table, fails, of, method, confidence, youden_floor)
     document = _document(table, fails, of, result, rates)
     document["truth"] = truth or GIVEN_TRUTH
+    if truth is not None:
+        text = f"truth: {truth['kind']}: {truth['text']}\n{text}"
     return CalibrationResult("calibrate", document, text, {"methods": "methods"})

@@ -378,6 +378,10 @@ def card(  # noqa: PLR0913 (every declared option is a keyword)
     expires_on_alarm: bool | Default = DEFAULT,
     confidence: float | Default = DEFAULT,
     youden_floor: float | Default = DEFAULT,
+    truth: str | Default = DEFAULT,
+    truth_model: str | Default = DEFAULT,
+    boot: int | Default = DEFAULT,
+    seed: int | Default = DEFAULT,
 ) -> CardResult:
     """Measure a judge card: TPR/TNR with intervals on one criterion and population.
 
@@ -395,6 +399,11 @@ def card(  # noqa: PLR0913 (every declared option is a keyword)
         :class:`datetime.date` or text ``YYYY-MM-DD``; default today), ``expires_days`` or
         ``expires_on_alarm``, ``confidence``, ``youden_floor``
         (:data:`simcore.command_options.CARD_OPTIONS`).
+    truth, truth_model, boot, seed : optional
+        What the judge is measured against: ``majority`` (default) or ``latent`` (a
+        latent-class fit of the humans and the judge, with ``truth_model`` and ``boot``
+        refits from ``seed``; :mod:`simcore.instrument.card.latent`). The card records it
+        in ``truth``; a latent card keeps the majority's figures in ``majority``.
 
     Returns
     -------

@@ -351,13 +351,35 @@ def card_result(data, values):
         dates=(values["date"], expires_days),
         settings={"confidence": values["confidence"], "youden_floor": values["youden_floor"]},
     )
+    card = _with_truth(card, matrix, definition, values, values["labels"] or label_set)
     scale = label_scale(matrix.labels, matrix.ordinal)
+    against = "the latent truth" if values["truth"] == "latent" else "the humans' majority"
     scoring = (
-        f"{card['fail_definition']['text']} against the humans' majority; human ceiling by "
+        f"{card['fail_definition']['text']} against {against}; human ceiling by "
         f"{card['human_ceiling']['measure']}"
     )
     document = {"card": card, "scale": {**scale.to_dict(), "scoring": scoring}}
     return CardResult("card", document, f"{scale_line(scale, scoring)}\n{card_text(card)}")
+
+
+def _with_truth(card, matrix, definition, values, label_set):
+    """Return ``card`` with its ``truth``: the majority's as measured, or the latent truth's."""
+    from simcore.calibration.latent import LatentSettings
+    from simcore.instrument.card.latent import binary_against_truths, latent_card
+    from simcore.instrument.card.truth import truth_statement
+
+    if values["truth"] != "latent":
+        ordered = {}
+        for key, value in card.items():
+            ordered[key] = value
+            if key == "fail_definition":
+                ordered["truth"] = truth_statement("majority")
+        return ordered
+    settings = LatentSettings(
+        values["truth_model"], values["boot"], values["seed"], values["confidence"]
+    )
+    _, _, error = binary_against_truths(matrix, values["judge"], definition, settings, label_set)
+    return latent_card(card, error, settings)
 
 
 def _check_expiry(measured, days):
@@ -380,7 +402,9 @@ def card_check_result(card_path, data, values):
     """Return ``simcore card --check``'s result."""
     from simcore.instrument.card.check import transport_check
     from simcore.instrument.card.file import card_definition, read_card
+    from simcore.instrument.card.latent import binary_against_truths, latent_settings
     from simcore.instrument.card.measure import count_outcomes, judge_outcomes, load_criterion
+    from simcore.instrument.card.truth import card_truth
 
     card = read_card(card_path)
     separator = (
@@ -396,10 +420,19 @@ def card_check_result(card_path, data, values):
         **{key: values[key] for key in ("humans", "judges", "judges_file", "columns")},
     )
     label_set = values["labels"] or tuple(card["label_set"])
-    truth_fail, judge_fail, parsed, n_tied = judge_outcomes(
-        matrix, card["judge"], card_definition(card), label_set
-    )
-    counts = count_outcomes(truth_fail, judge_fail, parsed)
+    truth = card_truth(card)
+    if truth["kind"] == "latent":
+        majority, n_tied, error = binary_against_truths(
+            matrix, card["judge"], card_definition(card), latent_settings(card), label_set
+        )
+        counts = majority._replace(
+            **dict(zip(("caught", "missed", "flagged", "cleared"), error.counts, strict=True))
+        )
+    else:
+        truth_fail, judge_fail, parsed, n_tied = judge_outcomes(
+            matrix, card["judge"], card_definition(card), label_set
+        )
+        counts = count_outcomes(truth_fail, judge_fail, parsed)
     old = card["counts"]
     result = transport_check(
         (old["caught"], old["missed"], old["flagged"], old["cleared"]),
@@ -414,6 +447,17 @@ def card_check_result(card_path, data, values):
         f"{matrix.source}: {counts.n} rows with a human truth ({n_tied} tied, excluded), "
         f"{unparseable} unparseable answers counted as errors"
     )
+    head += f"\ntruth: {truth['kind']}: {truth['text']}"
+    if truth["kind"] == "latent":
+        head = (
+            f"check of card {card_path} (judge {card['judge']}, criterion "
+            f"{card['criterion']}, population {card['population']}, "
+            f"{card['fail_definition']['text']}) on {matrix.source}: the new sample refitted "
+            f"as the card was measured, against the latent truth ({error.fit.model} fit on "
+            f"{error.fit.items} items, {error.fit.boot} bootstrap refits); "
+            f"the rates' effective counts are tested, {unparseable} unparseable answers "
+            "counted as errors"
+        )
     document = {
         "card": str(card_path),
         "judge": card["judge"],
@@ -424,6 +468,7 @@ def card_check_result(card_path, data, values):
         "unparseable": int(unparseable),
         "verdict": result.verdict,
         "expires": card["expires"],
+        "truth": truth if truth["kind"] != "latent" else {**truth, "fit": error.fit.to_dict()},
         "rates": [plain_row(check._asdict()) for check in result.checks],
     }
     return CardCheckResult("card", document, "\n".join([head, *result.lines]), {"rates": "rates"})

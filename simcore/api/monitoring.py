@@ -108,6 +108,7 @@ def monitor(  # noqa: PLR0913 (every option is a keyword)
     stream = monitor_stream(production, audit_file, columns, (fail_label, pass_label))
     document, text = monitor_report(stream, counts, confidence, alarm_alpha)
     if card is not None:
+        text += "\n" + _card_truth_line(document, card_document)
         text += "\n" + _card_expiry(document, card_document, card, expire_card)
     if plot is not None:
         from simcore.instrument.monitor.plot import plot_monitor
@@ -223,6 +224,27 @@ def _check_outputs(plot, card, overwrite):
         check_output_file(card, "card", "card", overwrite=overwrite, remedy="overwrite=True")
 
 
+def _card_truth_line(document, card):
+    """Record in ``document["alarm"]`` what the alarm's card rates mean; return the line."""
+    from simcore.instrument.card.truth import card_truth
+
+    truth = card_truth(card)
+    document["alarm"]["truth"] = truth
+    if truth["kind"] == "latent":
+        audit = truth["audit"]
+        return (
+            f"truth: the card was measured against the latent truth; the audits carry one "
+            f"human label per item, so the alarm watches the rates its fit predicts against "
+            f"one human's label (TPR {audit['tpr']['estimate']:.3f}, TNR "
+            f"{audit['tnr']['estimate']:.3f} at the card's prevalence; a shift of the "
+            "prevalence moves them too)"
+        )
+    return (
+        f"truth: the card's TPR and TNR against {truth['text']}; each audit reads one "
+        "human's label as the truth"
+    )
+
+
 def _replace_card(card, path):
     """Write ``card`` over ``path`` whole: a temporary file beside it, then a rename."""
     from simcore.instrument.card.file import write_card
@@ -231,9 +253,19 @@ def _replace_card(card, path):
 
 
 def _card_counts(card, source):
-    """Return a card's ``(caught, missed, flagged, cleared)``; refuse one without both classes."""
+    """Return a card's ``(caught, missed, flagged, cleared)``; refuse one without both classes.
+
+    The audits label each item by one human, so the alarm watches the rates against one
+    human's label: a majority card's counts (as the card measured them), or a latent card's
+    ``truth.audit`` counts, the rates its fit predicts against one human's label
+    (:func:`simcore.calibration.latent.judge_error.audit_rates`).
+    """
+    from simcore.instrument.card.truth import card_truth
+
     source = "card" if isinstance(source, dict) else source
     counts = card["counts"]
+    if card_truth(card)["kind"] == "latent":
+        counts = card["truth"]["audit"]["counts"]
     table = tuple(int(counts[key]) for key in ("caught", "missed", "flagged", "cleared"))
     if table[0] + table[1] == 0 or table[2] + table[3] == 0:
         raise CalibrationInputError(

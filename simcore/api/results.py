@@ -294,6 +294,7 @@ class CardCheckResult(CommandResult):
     unparseable: int
     expires: str
     verdict: str
+    truth: dict[str, Any]
 
 
 class CalibrationResult(CommandResult):

@@ -215,7 +215,7 @@ def run(args):
     if args.production is None and args.of is None:
         raise UsageError("calibrate: --of N, the production size, is required with --fails")
     truth = _truth_flags(args)
-    if args.data and (truth["truth"] == "latent" or truth["all_labels"]):
+    if args.data:
         if not args.judge:
             raise UsageError("--data: needs --judge, the judge calibrated (got none)")
         result = calibrate(

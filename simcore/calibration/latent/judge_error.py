@@ -144,6 +144,11 @@ class BinaryError(NamedTuple):
         ``(caught, missed, flagged, cleared)``: the effective counts (module docstring).
     fit : FitReport
         The fit.
+    audit_tpr, audit_tnr : Estimate
+        The rates the fit predicts against one human's label instead of the truth
+        (:func:`audit_rates`): what an audit by a single human measures.
+    audit_counts : tuple of int
+        Their effective counts, as ``counts``.
     """
 
     tpr: Estimate
@@ -152,6 +157,9 @@ class BinaryError(NamedTuple):
     fail_prevalence: Estimate
     counts: tuple
     fit: FitReport
+    audit_tpr: Estimate
+    audit_tnr: Estimate
+    audit_counts: tuple
 
 
 class ScaleError(NamedTuple):
@@ -256,6 +264,32 @@ def effective_rows(rate, replicates, expected_rows):
     return int(round(rate * rows)), rows
 
 
+def audit_rates(prevalence, human, judge):
+    """Return ``(tpr, tnr)`` of the judge against one human's label, under fitted parameters.
+
+    Parameters
+    ----------
+    prevalence : numpy.ndarray
+        ``(B, 2)``.
+    human : numpy.ndarray
+        ``(B, H, 2, 2)``: the humans' confusion matrices.
+    judge : numpy.ndarray
+        ``(B, 2, L_j)``.
+
+    Returns
+    -------
+    tpr, tnr : numpy.ndarray
+        ``(B,)``: with a human ``h`` drawn uniformly and the raters independent given the
+        truth, ``TPR_audit = sum_h sum_y pi_y H_h[y, F] C[y, F] / sum_h sum_y pi_y
+        H_h[y, F]`` (the judge fails an item the human failed), ``TNR_audit`` likewise on
+        PASS. These are the rates an audit by one human per item measures when the judge
+        has not changed and the prevalence is the calibration set's.
+    """
+    says = np.einsum("by,bhyl->bl", prevalence, human)  # (B, 2): sum over humans
+    both = np.einsum("by,bhyl,byl->bl", prevalence, human, judge[:, :, :2])
+    return both[:, FAIL] / says[:, FAIL], both[:, PASS] / says[:, PASS]
+
+
 def binary_error(codes, settings, source):
     """Return the judge's :class:`BinaryError` against the latent truth of a binarised panel."""
     point, replicates, report = _fit(codes, settings, source)
@@ -267,6 +301,16 @@ def binary_error(codes, settings, source):
     caught, fail_rows = effective_rows(tpr_point, tpr_reps, rows_fail)
     cleared, pass_rows = effective_rows(tnr_point, tnr_reps, rows_pass)
     confidence = settings.confidence
+    audit_point = audit_rates(point.prevalence, point.human, point.judge)
+    audit_reps = audit_rates(replicates.prevalence, replicates.human, replicates.judge)
+    says = np.einsum("y,hyl->l", point.prevalence[0], point.human[0]) / codes.human_codes.shape[1]
+    audited = (codes.human_codes >= 0).sum()
+    audit_caught, audit_fail = effective_rows(
+        audit_point[0][0], audit_reps[0], float(audited * says[FAIL])
+    )
+    audit_cleared, audit_pass = effective_rows(
+        audit_point[1][0], audit_reps[1], float(audited * says[PASS])
+    )
     return BinaryError(
         tpr=percentile(tpr_point, tpr_reps, confidence),
         tnr=percentile(tnr_point, tnr_reps, confidence),
@@ -276,6 +320,14 @@ def binary_error(codes, settings, source):
         ),
         counts=(caught, fail_rows - caught, pass_rows - cleared, cleared),
         fit=report,
+        audit_tpr=percentile(audit_point[0][0], audit_reps[0], confidence),
+        audit_tnr=percentile(audit_point[1][0], audit_reps[1], confidence),
+        audit_counts=(
+            audit_caught,
+            audit_fail - audit_caught,
+            audit_pass - audit_cleared,
+            audit_cleared,
+        ),
     )
 
 

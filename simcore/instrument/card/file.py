@@ -114,6 +114,13 @@ def _text_or_null(value):
 
 RATE_KEYS = {"estimate": _share_or_null, "low": _share, "high": _share}
 
+
+def _truth_kind(value):
+    return None if value in ("majority", "latent") else "must be 'majority' or 'latent'"
+
+
+COUNT_KEYS = {"caught": _count, "missed": _count, "flagged": _count, "cleared": _count}
+
 CARD_KEYS = {
     "format": _equals(CARD_FORMAT),
     "judge": _text,
@@ -125,6 +132,7 @@ CARD_KEYS = {
         "fail_labels": _labels_or_null,
         "text": _text,
     },
+    "truth": {"kind": _truth_kind, "text": _text, "*": None},
     "label_set": _labels,
     "n_tied_excluded": _count,
     "n": _count,
@@ -156,9 +164,30 @@ CARD_KEYS = {
     "source": _text,
     "group_separator": _text_or_null,
     "simcore_version": _text,
+    "majority": {"counts": COUNT_KEYS, "tpr": RATE_KEYS, "tnr": RATE_KEYS, "*": None},
 }
 """Every key of a card and its check; a nested dict is a mapping checked key by key
 (``"*"``: further keys allowed and not checked)."""
+
+OPTIONAL_KEYS = ("truth", "majority")
+"""Keys a card may leave out: a card written before cards recorded their truth has neither
+(it was measured against the majority); a majority card has no ``majority`` block."""
+
+LATENT_KEYS = {
+    "fit": {"model": _text, "*": None},
+    "settings": {
+        "truth_model": lambda value: (
+            None
+            if value in ("auto", "dawid-skene", "one-coin")
+            else "must be auto, dawid-skene or one-coin"
+        ),
+        "boot": _count,
+        "seed": _count,
+    },
+    "audit": {"tpr": RATE_KEYS, "tnr": RATE_KEYS, "counts": COUNT_KEYS},
+    "*": None,
+}
+"""The keys a latent card's ``truth`` must hold besides ``kind`` and ``text``."""
 
 
 def card_keys():
@@ -173,7 +202,7 @@ def _check_mapping(value, schema, where, source, problems):
         return
     prefix = f"{where}." if where else ""
     for key, check in schema.items():
-        if key == "*":
+        if key == "*" or (not where and key in OPTIONAL_KEYS and key not in value):
             continue
         if key not in value:
             problems.append(f"{source}: {prefix}{key}: missing (got no such key)")
@@ -209,11 +238,18 @@ def _check_consistency(card, source, problems):
         "tpr": (counts["caught"], sums["n_fail"]),
         "tnr": (counts["cleared"], sums["n_pass"]),
     }
+    latent = card.get("truth", {}).get("kind") == "latent"
+    if latent:
+        _check_mapping(card["truth"], LATENT_KEYS, "truth", source, problems)
+        if "majority" not in card:
+            problems.append(f"{source}: majority: missing (got no such key)")
     for key, (hits, rows) in rates.items():
         estimate = card[key]["estimate"]
         expected = hits / rows if rows else None
+        # a latent card's counts are effective counts: its rate, rounded to whole rows
+        slack = 0.5 / rows + 1e-9 if latent and rows else 1e-9
         if (estimate is None) != (expected is None) or (
-            expected is not None and abs(estimate - expected) > 1e-9
+            expected is not None and abs(estimate - expected) > slack
         ):
             problems.append(
                 f"{source}: {key}.estimate: must equal the counts' rate "

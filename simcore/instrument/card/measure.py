@@ -24,6 +24,7 @@ import numpy as np
 from simcore._version import __version__
 from simcore.calibration.statistics import DEFAULT_YOUDEN_FLOOR, judge_rates
 from simcore.instrument.card.ceiling import population_ceiling
+from simcore.instrument.card.truth import truth_lines
 from simcore.instrument.fail_definitions import binary_truth, label_fail_flags
 from simcore.realdata.annotation import DataError, got_text, list_text, unknown_names
 
@@ -406,13 +407,15 @@ def card_text(card):
             "items excluded)",
             f"caught {counts['caught']}, missed {counts['missed']}, flagged "
             f"{counts['flagged']}, cleared {counts['cleared']}",
-            f"TPR {interval_text(card['tpr'])}, TNR {interval_text(card['tnr'])} (Wilson), "
+            f"TPR {interval_text(card['tpr'])}, TNR {interval_text(card['tnr'])} "
+            f"({'percentile bootstrap' if 'majority' in card else 'Wilson'}), "
             f"J {interval_text(card['youden_j'])}, kappa {kappa}",
             f"parse coverage {'n/a' if coverage is None else f'{coverage:.3f}'} "
             f"({card['parse_coverage']['unparseable']} unparseable, counted as errors)",
             f"human ceiling: {_ceiling_text(ceiling)}",
             f"usable for rate correction: {'yes' if card['usable_for_rate_correction'] else 'no'}"
             f" ({card['reason']}); measured {card['measured']}, {expiry_text(card)}",
+            *truth_lines(card),
         ]
     )
 
