@@ -8,7 +8,7 @@ SCENARIOS := scenarios
 # --scheduler ADDRESS). An interrupted target resumes where it stopped when run again.
 RUN_FLAGS ?=
 
-.PHONY: install test test-slow lint docs bench bench-shapes fig2 panels designs variance planning sequential real real-strat asymmetry rules ranking coverage coverage-clustered advise-example advise-calibration advise-calibration-weighted advise-crowd-calibration crowd-forms wellposed transport cards hostile clean
+.PHONY: install test test-slow lint docs bench bench-shapes fig2 panels designs variance planning sequential coverage-latent real real-strat asymmetry rules ranking coverage coverage-clustered advise-example advise-calibration advise-calibration-weighted advise-crowd-calibration crowd-forms wellposed transport cards hostile clean
 
 install: $(STAMP)
 
@@ -72,6 +72,14 @@ sequential: $(STAMP)
 	$(BIN)/simcore plot results/sequential.zarr
 	$(BIN)/simcore settle ../shared/data/alttest/summeval --replay 200 --round-size 10 > results/.sequential_summeval.md.tmp
 	mv results/.sequential_summeval.md.tmp results/sequential_summeval.md
+
+# Judge error against the humans' majority or a latent truth (docs/howto/latent-truth.md): bias of
+# the judge's error rates and coverage of the corrected production rate, gold column against the
+# EM-fitted truth, results/coverage_latent.{zarr,md,png} (about 30 minutes on two cores).
+coverage-latent: $(STAMP)
+	$(BIN)/simcore run $(SCENARIOS)/coverage_latent.yaml $(RUN_FLAGS)
+	$(BIN)/simcore plot results/coverage_latent.zarr
+	$(BIN)/python -m experiments.latent_real --data ../shared/data/alttest --out results/latent_real
 
 # The sparse-overlap paper's real-data protocol on the matrices in ../shared/data (read in place, never copied).
 REAL := wax cebab_aspects cebab_stars summeval

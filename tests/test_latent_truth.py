@@ -51,17 +51,27 @@ def test_a_3x3_inversion_equals_the_hand_computed_distribution():
 
 def test_an_infeasible_answer_distribution_is_corrected_onto_the_simplex():
     confusion = np.array([[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.0, 0.2, 0.8]])
-    corrected = corrected_distribution(confusion, [90, 5, 5])  # C^-T q has negative shares
+    shares = np.array([0.9, 0.05, 0.05])  # C^-T q has negative shares
+    corrected = corrected_distribution(confusion, shares * 100)
     assert corrected.min() >= 0 and corrected.sum() == pytest.approx(1.0)
-    # the maximum: no share moved towards a class raises the likelihood
-    shares = np.array([0.9, 0.05, 0.05])
+    # the least squares on the simplex, checked against a fine grid of the simplex
+    grid = np.linspace(0, 1, 201)
+    first, second = np.meshgrid(grid, grid, indexing="ij")
+    keep = first + second <= 1
+    points = np.stack([first[keep], second[keep], 1 - first[keep] - second[keep]], axis=1)
+    errors = ((points @ confusion - shares) ** 2).sum(axis=1)
+    best = float(((corrected @ confusion - shares) ** 2).sum())
+    assert best <= errors.min() + 1e-12
 
-    def log_likelihood(pi):
-        return float(shares @ np.log(confusion.T @ pi))
 
-    best = log_likelihood(corrected)
-    for target in np.eye(3):
-        assert log_likelihood(0.99 * corrected + 0.01 * target) <= best + 1e-9
+def test_a_singular_confusion_matrix_in_a_batch_is_corrected_not_raised():
+    from simcore.calibration.latent import corrected_distributions
+
+    singular = np.array([[0.5, 0.5, 0.0], [0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])
+    regular = np.eye(3)
+    result = corrected_distributions(np.stack([singular, regular]), np.array([[3, 3, 4]] * 2))
+    np.testing.assert_allclose(result.sum(axis=1), 1.0)
+    np.testing.assert_allclose(result[1], [0.3, 0.3, 0.4])
 
 
 @pytest.mark.parametrize(("se", "sp", "q"), [(0.9, 0.8, 0.35), (0.7, 0.95, 0.1), (0.9, 0.8, 0.1)])

@@ -77,10 +77,40 @@ def sequential(trials):
     }
 
 
-SCENARIOS = {"synthetic": synthetic, "real": real, "coverage": coverage, "sequential": sequential}
-SMALL = {"synthetic": 300, "real": 12, "coverage": 2000, "sequential": 30}
+def coverage_latent(trials):
+    return {
+        "name": "coverage_latent",
+        "kind": "coverage-latent",
+        "production": 500,
+        "boot": 20,
+        "trials": trials,
+        "seed": 3,
+        "sweep": {
+            "n_humans": [3],
+            "p_human": [0.85],
+            "errors": ["independent", "shared"],
+            "n_labels": [2],
+            "n_cal": [50],
+        },
+    }
+
+
+SCENARIOS = {
+    "synthetic": synthetic,
+    "real": real,
+    "coverage": coverage,
+    "sequential": sequential,
+    "coverage-latent": coverage_latent,
+}
+SMALL = {"synthetic": 300, "real": 12, "coverage": 2000, "sequential": 30, "coverage-latent": 4}
 """Trials per cell for the quick checks."""
-SLOW = {"synthetic": 6000, "real": 400, "coverage": 500_000, "sequential": 2500}
+SLOW = {
+    "synthetic": 6000,
+    "real": 400,
+    "coverage": 500_000,
+    "sequential": 2500,
+    "coverage-latent": 80,
+}
 """Trials per cell that keep a run busy for some seconds (for the kill)."""
 
 

@@ -32,6 +32,17 @@ TINY_SCENARIOS = {
         "scenarios/sequential.yaml",
         {"sweep.p_judge": [0.9], "sweep.alpha": [0.05]},
     ),
+    "coverage-latent": (
+        "scenarios/coverage_latent.yaml",
+        {
+            "sweep.n_humans": [3],
+            "sweep.p_human": [0.85],
+            "sweep.errors": ["shared"],
+            "sweep.n_labels": [2],
+            "sweep.n_cal": [50],
+            "boot": 20,
+        },
+    ),
 }
 """The one-cell run each ``cube-variables`` table is read from: a shipped scenario, narrowed."""
 

@@ -268,11 +268,18 @@ def _scale_text(error, corrected, document, gold):
         f"separation of the judge's confusion matrix (the L-class Youden J): "
         f"{separation.estimate:.3f} [{separation.low:.3f}, {separation.high:.3f}]"
     )
+    lines.append(
+        f"the judge's confusion matrix against the {truth} truth (row: true label; columns: "
+        f"its answers {', '.join(error.classes)}):"
+    )
+    for label, row in zip(error.classes, error.confusion, strict=True):
+        cells = " ".join("  n/a" if not np.isfinite(value) else f"{value:.3f}" for value in row)
+        lines.append(f"  {label}: {cells}")
     if corrected.corrected is None:
         lines.append(f"not corrected: {corrected.refusal}; the observed distribution is:")
     else:
         lines.append(
-            f"corrected distribution of true labels (maximum likelihood on the simplex; "
+            f"corrected distribution of true labels (constrained least squares on the simplex; "
             f"{level} percentile intervals over calibration refits and production resamples):"
         )
     for row in document["distribution"]:

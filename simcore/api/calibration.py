@@ -371,7 +371,7 @@ def _check_truth(truth_values, asked, sources, method, cluster_column):
     if method != "lr":
         raise CalibrationInputError(
             f"{what}: the correction is Rogan-Gladen with the Lang-Reiczigel interval (lr) "
-            f"or, on the label scale, maximum likelihood; other methods need a per-item "
+            f"or, on the label scale, least squares on the simplex; other methods need a per-item "
             f"truth (got method={method!r})"
         )
     if data is not None:

@@ -1,9 +1,10 @@
 """Kinds of study: each implements :class:`simcore.studies.protocol.Study`.
 
 A scenario file's ``kind:`` names the study (``synthetic`` when absent, ``real``,
-``coverage``); :func:`study_for` maps it to the study object, which owns everything
-specific to that kind. The sweep, the API and the command line reach a study only
-through this registry, so a new kind is one module here plus a line in :data:`KINDS`.
+``coverage``, ``sequential``, ``coverage-latent``); :func:`study_for` maps it to the study
+object, which owns everything specific to that kind. The sweep, the API and the command line
+reach a study only through this registry, so a new kind is one module here plus a line in
+:data:`KINDS`.
 """
 
 import importlib
@@ -25,6 +26,7 @@ KINDS = {
     "real": "simcore.studies.real.study",
     "coverage": "simcore.studies.coverage.study",
     "sequential": "simcore.studies.sequential.study",
+    "coverage-latent": "simcore.studies.coverage_latent.study",
 }
 """``kind:`` value -> the module whose ``STUDY`` implements it."""
 

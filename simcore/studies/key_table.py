@@ -15,6 +15,7 @@ from simcore.model.fields import describe_value
 from simcore.realdata.data_block import DATA_KEY_MEANINGS
 from simcore.studies.config import OutputConfig
 from simcore.studies.coverage import study as coverage
+from simcore.studies.coverage_latent import study as coverage_latent
 from simcore.studies.real import study as real
 from simcore.studies.sequential import study as sequential
 from simcore.studies.synthetic import config as synthetic_config
@@ -154,11 +155,20 @@ def _sequential():
     return rows + _section("output", OutputConfig)
 
 
+def _coverage_latent():
+    rows = _named(coverage_latent.KIND)
+    rows += [_key(k, default, meta) for k, (default, meta) in coverage_latent.SCALARS.items()]
+    for key, (meta, what) in coverage_latent.SWEEP_KEYS.items():
+        rows.append(ScenarioKey(f"sweep.{key}", "list", "required", what, meta["description"]))
+    return rows + _section("output", OutputConfig)
+
+
 _KINDS = {
     "synthetic": _synthetic,
     "real": _real,
     "coverage": _coverage,
     "sequential": _sequential,
+    "coverage-latent": _coverage_latent,
 }
 
 
@@ -167,7 +177,7 @@ def scenario_keys(kind):
 
     Parameters
     ----------
-    kind : {"synthetic", "real", "coverage", "sequential"}
+    kind : {"synthetic", "real", "coverage", "sequential", "coverage-latent"}
         The scenario kind (its ``kind:`` key).
 
     Returns

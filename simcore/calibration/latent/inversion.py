@@ -9,11 +9,8 @@ analogue of Youden's ``J`` below which the inversion is refused.
 
 import numpy as np
 
-ML_TOLERANCE = 1e-12
-"""The simplex EM stops when no share moves by more than this."""
-
-ML_ITERATIONS = 100_000
-"""Most iterations of the simplex EM."""
+SUM_WEIGHT = 1e4
+"""Weight of the sum-to-one row appended to the non-negative least squares."""
 
 
 def separation(confusion):
@@ -44,7 +41,7 @@ def separation(confusion):
 
 
 def corrected_distribution(confusion, answers):
-    """Return the maximum-likelihood distribution of true labels, on the simplex.
+    """Return the distribution of true labels behind the judge's answers, on the simplex.
 
     Parameters
     ----------
@@ -56,19 +53,19 @@ def corrected_distribution(confusion, answers):
     Returns
     -------
     numpy.ndarray
-        float64 ``(L,)``: ``pi`` maximising ``sum_l answers_l log (C^T pi)_l`` over the
-        simplex.
+        float64 ``(L,)``: ``pi`` minimising ``||C^T pi - q||^2`` over the simplex (``q`` the
+        answers' shares): constrained least squares.
 
     Notes
     -----
-    When ``C`` is square and ``pi = C^-T q`` (``q`` the answers' shares) has no negative
-    share, it is the maximum (the answers are fitted exactly) and is returned as solved.
-    For ``L = 2`` the maximum is the Rogan-Gladen rate clipped to ``[0, 1]`` (the
-    likelihood is unimodal in ``pi_FAIL``, and ``(C^T pi)_FAIL`` is linear in it).
-    Otherwise the EM of the mixture weights, ``pi_y <- pi_y sum_l q_l C[y, l] / (C^T
-    pi)_l``, runs from the uniform distribution until no share moves by more than
-    :data:`ML_TOLERANCE`: it never lowers the likelihood and stays on the simplex (Vardi
-    and Lee 1993).
+    When ``C`` is square and well conditioned and ``pi = C^-T q`` has no negative share, it
+    fits the answers exactly: it is the constrained least-squares solution and also the
+    maximum-likelihood one, and it is returned as solved. For ``L = 2`` that is the
+    Rogan-Gladen rate, and outside ``[0, 1]`` the answer is the rate clipped to it (the
+    squared error is a parabola in ``pi_FAIL``), again Rogan-Gladen's convention.
+    Otherwise the non-negative least squares of ``C^T pi = q`` with the row
+    ``w 1^T pi = w`` appended (``w`` = :data:`SUM_WEIGHT`; :func:`scipy.optimize.nnls`,
+    Lawson and Hanson's active-set method) is solved and normalised to sum to 1.
     """
     confusion = np.asarray(confusion, dtype=np.float64)
     return corrected_distributions(confusion[None], np.asarray(answers, dtype=np.float64)[None])[0]
@@ -83,8 +80,7 @@ def corrected_distributions(confusions, answers):
     result = np.full((batch, n_labels), np.nan)
     open_rows = np.ones(batch, dtype=bool)
     if n_labels == judge_labels:
-        determinants = np.linalg.det(confusions)
-        solvable = np.abs(determinants) > 1e-300
+        solvable = np.linalg.cond(confusions) < 1e12
         solved = np.full((batch, n_labels), np.nan)
         if solvable.any():
             solved[solvable] = np.linalg.solve(
@@ -96,20 +92,18 @@ def corrected_distributions(confusions, answers):
         feasible = solvable & (np.nan_to_num(solved, nan=-1.0).min(axis=1) >= 0.0)
         result[feasible] = solved[feasible] / solved[feasible].sum(axis=1, keepdims=True)
         open_rows = ~feasible
-    if open_rows.any():
-        result[open_rows] = _simplex_em(confusions[open_rows], shares[open_rows])
+    for row in np.flatnonzero(open_rows):
+        result[row] = _simplex_least_squares(confusions[row], shares[row])
     return result
 
 
-def _simplex_em(confusions, shares):
-    """Run the mixture-weight EM on every row until none moves by more than the tolerance."""
-    current = np.full(confusions.shape[:2], 1.0 / confusions.shape[1])
-    for _ in range(ML_ITERATIONS):
-        expected = np.einsum("byl,by->bl", confusions, current)
-        ratio = np.divide(shares, expected, out=np.zeros_like(shares), where=expected > 0)
-        updated = current * np.einsum("byl,bl->by", confusions, ratio)
-        updated /= updated.sum(axis=1, keepdims=True)
-        if np.abs(updated - current).max() <= ML_TOLERANCE:
-            return updated
-        current = updated
-    return current
+def _simplex_least_squares(confusion, shares):
+    """Return the non-negative least squares of ``C^T pi = q`` with ``sum(pi) = 1`` weighted in."""
+    from scipy.optimize import nnls
+
+    n_labels = confusion.shape[0]
+    system = np.vstack([confusion.T, np.full((1, n_labels), SUM_WEIGHT)])
+    target = np.append(shares, SUM_WEIGHT)
+    solution, _ = nnls(system, target)
+    total = solution.sum()
+    return solution / total if total > 0 else np.full(n_labels, 1.0 / n_labels)

@@ -17,9 +17,10 @@ confusion matrix, since it is the quantity measured and the judge labels every i
 Method. Maximum likelihood by expectation-maximisation with item weights ``w_i`` (1 for the
 data, the multinomial counts of a bootstrap resample), many weight vectors at once:
 
-- M-step: ``prevalence = sum_i w_i post_i / sum_i w_i``; ``counts[r, y, l] = s + sum_i w_i
-  post_i[y] [x_ir = l]``, rows normalised (``s`` = :data:`SMOOTHING`, the posterior mode
-  under a ``Dirichlet(1 + s)`` prior, so no entry is exactly 0); one-coin ``a_h = (s +
+- M-step: ``prevalence = (s + sum_i w_i post_i) / (L s + sum_i w_i)``; ``counts[r, y, l] =
+  s + sum_i w_i post_i[y] [x_ir = l]``, rows normalised (``s`` = :data:`SMOOTHING`, the
+  posterior mode under a ``Dirichlet(1 + s)`` prior, so no share or entry is exactly 0,
+  even in a resample that lost every item of a class); one-coin ``a_h = (s +
   sum_i w_i post_i[x_ih]) / (2 s + sum_i w_i [h labels i])``.
 - E-step: ``log post_i[y] = log prevalence[y] + sum_r log confusion[r, y, x_ir] + const``.
 
@@ -37,7 +38,7 @@ from scipy.optimize import linear_sum_assignment
 SMOOTHING = 0.01
 """Additive smoothing of every confusion count (as :func:`simcore.advisor.fit.fit_dawid_skene`)."""
 
-TOLERANCE = 1e-9
+TOLERANCE = 1e-8
 """Stop when every weight vector's log-likelihood moves by less than this share of itself."""
 
 MAX_ITERATIONS = 2000
@@ -166,7 +167,9 @@ def _vote_posterior(codes):
 def _m_step(weighted, weights, design, shape, model):
     """Return ``(prevalence, human, judge)`` from the weighted posterior ``(B, n, L)``."""
     n_humans, n_labels, judge_labels, shared = shape
-    prevalence = weighted.sum(axis=1) / weights.sum(axis=1, keepdims=True)
+    prevalence = (weighted.sum(axis=1) + SMOOTHING) / (
+        weights.sum(axis=1, keepdims=True) + n_labels * SMOOTHING
+    )
     counts = np.matmul(weighted.transpose(0, 2, 1), design)  # (B, L, H L + L_j)
     split = n_humans * n_labels
     human = counts[:, :, :split].reshape(-1, n_labels, n_humans, n_labels).transpose(0, 2, 1, 3)
