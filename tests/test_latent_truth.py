@@ -291,18 +291,15 @@ def test_a_latent_card_round_trips_and_its_check_refits_the_sample(tmp_path, cap
     assert "truth.settings.boot" in capsys.readouterr().err
 
 
+def latent_card(data):
+    """Return the latent card of judge ``j`` on a :func:`write_panel` file."""
+    options = {"judges": "j", "judge": "j", "criterion": "all", "population": "pilot"}
+    return simcore.card(data, fail_labels="fail", truth="latent", boot=200, **options)["card"]
+
+
 def test_calibrate_reads_a_latent_cards_truth(tmp_path, capsys):
     data = write_panel(tmp_path / "panel.csv")
-    card = simcore.card(
-        data,
-        judges="j",
-        judge="j",
-        criterion="all",
-        population="pilot",
-        fail_labels="fail",
-        truth="latent",
-        boot=200,
-    )["card"]
+    card = latent_card(data)
     result = simcore.calibrate(card=card, fails=300, of=1000)
     assert result["truth"]["kind"] == "latent"
     with pytest.raises(ValueError, match="a card carries its own truth"):
@@ -311,16 +308,7 @@ def test_calibrate_reads_a_latent_cards_truth(tmp_path, capsys):
 
 def test_the_monitor_watches_a_latent_cards_single_human_rates(tmp_path):
     data = write_panel(tmp_path / "panel.csv")
-    card = simcore.card(
-        data,
-        judges="j",
-        judge="j",
-        criterion="all",
-        population="pilot",
-        fail_labels="fail",
-        truth="latent",
-        boot=200,
-    )["card"]
+    card = latent_card(data)
     days = [f"2026-01-0{1 + k // 10}" for k in range(40)]
     production = ["item,date,judge"] + [
         f"p{k},{day},{'fail' if k % 3 == 0 else 'pass'}" for k, day in enumerate(days)

@@ -218,37 +218,20 @@ def run(args):
     if args.data:
         if not args.judge:
             raise UsageError("--data: needs --judge, the judge calibrated (got none)")
-        result = calibrate(
-            args.data,
-            judge=args.judge,
-            fail_at_most=args.fail_at_most,
-            fail_labels=args.fail_labels,
-            production=args.production,
-            fails=args.fails,
-            of=args.of,
-            **truth,
-            **data_keywords(args),
-            **_method_flags(args),
-        )
-        return print_result(result, args.json)
-    if args.card:
+        source = {"data": args.data, **truth, **data_keywords(args)}
+    elif args.card:
         calibrate_card_table(args)  # prints the card's header; refuses a card not to use
-        result = calibrate(
-            card=args.card,
-            fails=args.fails,
-            of=args.of,
-            **({"truth": "latent"} if truth["truth"] == "latent" else {}),
-            **_method_flags(args),
-        )
-        return print_result(result, args.json)
-    if truth["truth"] == "latent" or truth["all_labels"]:
+        source = {"card": args.card, **({"truth": "latent"} if truth["truth"] == "latent" else {})}
+    elif truth["truth"] == "latent" or truth["all_labels"]:
         flag = "--truth latent" if truth["truth"] == "latent" else "--all-labels"
         raise UsageError(
             f"{flag}: needs the humans' labels of each item, --data (got "
             f"{'--table' if args.table else '--csv'})"
         )
+    else:
+        source = {"table": _table(args)}
     result = calibrate(
-        table=_table(args),
+        **source,
         judge=args.judge,
         fail_at_most=args.fail_at_most,
         fail_labels=args.fail_labels,
