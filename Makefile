@@ -75,7 +75,8 @@ sequential: $(STAMP)
 
 # Judge error against the humans' majority or a latent truth (docs/howto/latent-truth.md): bias of
 # the judge's error rates and coverage of the corrected production rate, gold column against the
-# EM-fitted truth, results/coverage_latent.{zarr,md,png} (about 30 minutes on two cores).
+# EM-fitted truth, results/coverage_latent.{zarr,md,png} (about 25 minutes on two cores with
+# RUN_FLAGS=--workers 2), and every shipped judge against both truths, results/latent_real.{md,csv}.
 coverage-latent: $(STAMP)
 	$(BIN)/simcore run $(SCENARIOS)/coverage_latent.yaml $(RUN_FLAGS)
 	$(BIN)/simcore plot results/coverage_latent.zarr
