@@ -27,7 +27,9 @@ def test_hedged_capital_equals_the_grid_capital_and_skips_gaps():
     x = rng.random(60)
     up, down = hedged_log_capital(x, 0.05, 0.45)
     grid_up, grid_down = betting_log_capital(x, 0.05, [0.45])
-    assert np.array_equal(up, grid_up[:, 0]) and np.array_equal(down, grid_down[:, 0])
+    # the same sums in another order: equal to the last bits only on some numpy builds
+    assert np.allclose(up, grid_up[:, 0], rtol=0, atol=1e-13)
+    assert np.allclose(down, grid_down[:, 0], rtol=0, atol=1e-13)
     present = rng.random(60) < 0.5
     up, down = hedged_log_capital(np.where(present, x, np.nan), 0.05, 0.45, present)
     grid_up, grid_down = betting_log_capital(x[present], 0.05, [0.45])

@@ -293,8 +293,8 @@ class CardCheckResult(CommandResult):
     tied: int
     unparseable: int
     expires: str
-    verdict: str
     truth: dict[str, Any]
+    verdict: str
 
 
 class CalibrationResult(CommandResult):
