@@ -130,14 +130,15 @@ def latent_model(human_codes, n_labels, model="auto", shared_humans=False):
     needed = LABELS_PER_CLASS * int(n_labels)
     if model != "auto":
         return model, f"asked for (model {model})"
+    who = "the slot columns together label" if shared_humans else "a human labels"
     if fewest >= needed:
+        every = "the slot columns together label" if shared_humans else "every human labels"
         return "dawid-skene", (
-            f"every human labels at least {needed} items ({LABELS_PER_CLASS} per label; the "
-            f"fewest: {fewest})"
+            f"{every} at least {needed} items ({LABELS_PER_CLASS} per label; the fewest: {fewest})"
         )
     return "one-coin", (
-        f"a human labels only {fewest} items, under the {needed} ({LABELS_PER_CLASS} per "
-        "label) a full confusion matrix per human needs"
+        f"{who} only {fewest} items, under the {needed} ({LABELS_PER_CLASS} per "
+        "label) a full confusion matrix needs"
     )
 
 
