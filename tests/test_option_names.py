@@ -41,6 +41,7 @@ MEANINGS = {
     "--graded": "ordered scores (Spearman)",
     "--categorical": "categories (Cohen's kappa)",
     "--boot": "bootstrap replicates over items",
+    "--today": "the date a judge card is used on, for its expiry",
     "--truth": "what a judge's error is measured against: majority or latent",
     "--truth-model": "the humans' channel of the latent truth",
     "--criterion": "a group (criterion) of the data",

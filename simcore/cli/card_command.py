@@ -101,11 +101,11 @@ def run(args):
         path = write_card(result["card"], args.out)
     if args.json:
         print_json(result.to_dict())
-        return gate_status(result, conditions)
+        return gate_status(result, conditions, args.today)
     if args.out:
         print(f"card: {path}" if not args.check else f"check: {args.out}")
     print(result.to_markdown())
-    return gate_status(result, conditions)
+    return gate_status(result, conditions, args.today)
 
 
 def add_calibrate_card_options(calibrate):

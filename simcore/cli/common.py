@@ -289,6 +289,14 @@ def add_fail_if(parser, command):
         help=f"exit {EXIT_GATE} after printing when the condition holds (repeatable): "
         f"{', '.join(CONDITIONS[command])} (docs: the CI gate)",
     )
+    if "card-expired" in CONDITIONS[command]:
+        from simcore.options import iso_date
+
+        parser.add_argument(
+            "--today",
+            type=iso_date,
+            help="--fail-if card-expired: the date the card is used on (default today)",
+        )
 
 
 def fail_if_conditions(args, command):
@@ -301,13 +309,16 @@ def fail_if_conditions(args, command):
         raise UsageError(str(error)) from None
 
 
-def gate_status(result, conditions):
-    """Print why each condition holds (stderr); return :data:`EXIT_GATE` if any does, else 0."""
+def gate_status(result, conditions, today=None):
+    """Print why each condition holds (stderr); return :data:`EXIT_GATE` if any does, else 0.
+
+    ``today`` is the date ``card-expired`` compares with (``--today``; default today).
+    """
     if not conditions:
         return EXIT_OK
     from simcore.api.ci_gate import gate
 
-    reasons = gate(result, conditions)
+    reasons = gate(result, conditions, today=today)
     for reason in reasons:
         print(f"simcore {result['command']}: --fail-if {reason}", file=sys.stderr)
     return EXIT_GATE if reasons else EXIT_OK

@@ -112,7 +112,7 @@ def run(args):
         **options,
     )
     print_result(result, args.json)
-    return gate_status(result, conditions)
+    return gate_status(result, conditions, args.today)
 
 
 def _check_flags(args):
