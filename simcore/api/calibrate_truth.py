@@ -27,15 +27,6 @@ def read_panel_matrix(data, judge, roles):
     return read_annotations(data, require_roles=True, **roles)
 
 
-def _wilson(hits, rows, confidence):
-    from simcore.calibration.statistics import wilson_interval
-
-    if rows == 0:
-        return {"estimate": None, "low": None, "high": None}
-    low, high = wilson_interval(hits, rows, confidence)
-    return {"estimate": hits / rows, "low": float(low), "high": float(high)}
-
-
 def _difference(latent, majority):
     if latent is None or majority is None:
         return None
@@ -69,12 +60,11 @@ def latent_binary_calibration(data, judge, definition, production, settings, rol
     document["truth"]["fail_prevalence"] = error.fail_prevalence.to_dict()
     document["truth"]["effective_counts"] = document["calibration"]
     gold_document = gold.to_dict()
-    caught, missed, flagged, cleared = majority.table
     document["majority"] = {
         "calibration": gold_document["calibration"],
         "n_tied_excluded": int(n_tied),
-        "tpr": _wilson(caught, caught + missed, confidence),
-        "tnr": _wilson(cleared, cleared + flagged, confidence),
+        "tpr": gold_document["tpr"],
+        "tnr": gold_document["tnr"],
         "estimate": gold_document["estimate"],
         "interval": gold_document["interval"],
         "difference": {
@@ -97,14 +87,10 @@ def latent_binary_calibration(data, judge, definition, production, settings, rol
     return CalibrationResult("calibrate", document, text, {"methods": "methods"})
 
 
-def _interval(estimate):
-    if estimate["estimate"] is None:
-        return "n/a"
-    return f"{estimate['estimate']:.3f} [{estimate['low']:.3f}, {estimate['high']:.3f}]"
-
-
 def _binary_lines(error, majority, confidence):
     """Return the TPR/TNR lines: latent (percentile bootstrap) beside majority (Wilson)."""
+    from simcore.instrument.card.measure import interval_text
+
     level = f"{100 * confidence:g}%"
     lines = []
     for name, latent, gold in (
@@ -114,8 +100,8 @@ def _binary_lines(error, majority, confidence):
         difference = _difference(latent["estimate"], gold["estimate"])
         shift = "n/a" if difference is None else f"{difference:+.3f}"
         lines.append(
-            f"{name}: latent {_interval(latent)} (percentile bootstrap {level}); majority gold "
-            f"{_interval(gold)} (Wilson); latent - majority {shift}"
+            f"{name}: latent {interval_text(latent)} (percentile bootstrap {level}); majority gold "
+            f"{interval_text(gold)} (Wilson); latent - majority {shift}"
         )
     return lines
 

@@ -108,13 +108,10 @@ def calibration_counts(data, judge, definition, **roles):
     ``data`` is any input of the one reader (``roles``: its ``humans``, ``judges``,
     ``judges_file``, ``group_separator``, ``columns``); a long table must name its judges.
     """
+    from simcore.api.calibrate_truth import read_panel_matrix
     from simcore.instrument.card.measure import count_outcomes, human_label_set, judge_outcomes
-    from simcore.realdata.readers import read_annotations, reader_for
 
-    roles = {key: value for key, value in roles.items() if value is not None}
-    if not roles.get("humans") and not roles.get("judges") and reader_for(data).declares_roles:
-        roles["judges"] = [judge]
-    matrix = read_annotations(data, require_roles=True, **roles)
+    matrix = read_panel_matrix(data, judge, roles)
     truth, flags, parsed, _ = judge_outcomes(matrix, judge, definition, human_label_set(matrix))
     return tuple(int(count) for count in count_outcomes(truth, flags, parsed).table)
 
@@ -291,9 +288,11 @@ def calibrate(  # noqa: PLR0913 (every option is a keyword)
     if definition is not None and not judge:
         raise CalibrationInputError("judge: needed to read the judge's labels (got none)")
     if truth_values["truth"] == "latent" and data is not None:
-        return _latent_report(
-            data, judge, definition, production, (fails, of), settings, truth_values, roles
-        )
+        from simcore.api.calibrate_truth import latent_binary_calibration
+
+        fails, of = _production(production, (fails, of), judge, definition)
+        latent = _truth_settings(truth_values, settings)
+        return latent_binary_calibration(data, judge, definition, (fails, of), latent, roles)
     table = _calibration_table(data, table, card, csv, judge, definition, roles)
     fails, of = _production(production, (fails, of), judge, definition)
     return report_of_counts(
@@ -312,16 +311,6 @@ def _truth_settings(truth_values, settings):
         settings["confidence"],
     )
     return {**settings, "truth": truth_values["truth"], "latent": latent}
-
-
-def _latent_report(data, judge, definition, production, counts, settings, truth_values, roles):
-    """Return the report against the latent truth, production read as :func:`calibrate` does."""
-    from simcore.api.calibrate_truth import latent_binary_calibration
-
-    fails, of = _production(production, counts, judge, definition)
-    return latent_binary_calibration(
-        data, judge, definition, (fails, of), _truth_settings(truth_values, settings), roles
-    )
 
 
 def _production(production, counts, judge, definition):

@@ -95,5 +95,11 @@ def report_of_counts(table, fails, of, method, confidence, youden_floor, truth=N
     document = _document(table, fails, of, result, rates)
     document["truth"] = truth or GIVEN_TRUTH
     if truth is not None:
-        text = f"truth: {truth['kind']}: {truth['text']}\n{text}"
+        counted = (
+            "; the counts below are its effective counts (the latent rates with their "
+            "bootstrap variance), not items"
+            if truth["kind"] == "latent"
+            else ""
+        )
+        text = f"truth: {truth['kind']}: {truth['text']}{counted}\n{text}"
     return CalibrationResult("calibrate", document, text, {"methods": "methods"})

@@ -24,7 +24,7 @@ import numpy as np
 from simcore._version import __version__
 from simcore.calibration.statistics import DEFAULT_YOUDEN_FLOOR, judge_rates
 from simcore.instrument.card.ceiling import population_ceiling
-from simcore.instrument.card.truth import truth_lines
+from simcore.instrument.card.truth import card_truth
 from simcore.instrument.fail_definitions import binary_truth, label_fail_flags
 from simcore.realdata.annotation import DataError, got_text, list_text, unknown_names
 
@@ -418,6 +418,32 @@ def card_text(card):
             *truth_lines(card),
         ]
     )
+
+
+def truth_lines(card):
+    """Return the lines stating a card's truth (a latent card: the majority's figures too)."""
+    truth = card_truth(card)
+    lines = [f"truth: {truth['kind']}: {truth['text']}"]
+    if truth["kind"] != "latent":
+        return lines
+    fit = truth["fit"]
+    lines.append(
+        f"latent fit: {fit['model']} ({fit['reason']}) on {fit['items']} items, "
+        f"{'converged' if fit['converged'] else 'NOT converged'}; intervals: "
+        f"{card['youden_j']['method']}; counts are effective counts"
+    )
+    majority = card["majority"]
+    shift = []
+    for name in ("tpr", "tnr"):
+        latent_value, gold = card[name]["estimate"], majority[name]["estimate"]
+        if latent_value is not None and gold is not None:
+            shift.append(f"{name.upper()} {latent_value - gold:+.3f}")
+    lines.append(
+        f"majority gold (for comparison): TPR {interval_text(majority['tpr'])}, TNR "
+        f"{interval_text(majority['tnr'])} (Wilson; {majority['n_tied_excluded']} tied items "
+        f"excluded); latent - majority: {', '.join(shift) or 'n/a'}"
+    )
+    return lines
 
 
 def expiry_text(card):

@@ -27,35 +27,3 @@ def card_truth(card):
     """Return a card's ``truth`` (a card without one was measured against the majority)."""
     recorded = card.get("truth")
     return truth_statement("majority") if recorded is None else dict(recorded)
-
-
-def truth_lines(card):
-    """Return the lines stating a card's truth (a latent card: the majority's figures too)."""
-    truth = card_truth(card)
-    lines = [f"truth: {truth['kind']}: {truth['text']}"]
-    if truth["kind"] != "latent":
-        return lines
-    fit = truth["fit"]
-    lines.append(
-        f"latent fit: {fit['model']} ({fit['reason']}) on {fit['items']} items, "
-        f"{'converged' if fit['converged'] else 'NOT converged'}; intervals: "
-        f"{card['youden_j']['method']}; counts are effective counts"
-    )
-    majority = card["majority"]
-    shift = []
-    for name in ("tpr", "tnr"):
-        latent_value, gold = card[name]["estimate"], majority[name]["estimate"]
-        if latent_value is not None and gold is not None:
-            shift.append(f"{name.upper()} {latent_value - gold:+.3f}")
-    lines.append(
-        f"majority gold (for comparison): TPR {_text(majority['tpr'])}, TNR "
-        f"{_text(majority['tnr'])} (Wilson; {majority['n_tied_excluded']} tied items "
-        f"excluded); latent - majority: {', '.join(shift) or 'n/a'}"
-    )
-    return lines
-
-
-def _text(rate):
-    if rate["estimate"] is None:
-        return "n/a"
-    return f"{rate['estimate']:.3f} [{rate['low']:.3f}, {rate['high']:.3f}]"
