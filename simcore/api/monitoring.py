@@ -1,13 +1,14 @@
 """``simcore.monitor``: the judge in production, watched over time, as a result.
 
-The production stream and the audit sample are dated per-item CSVs
-(:mod:`simcore.instrument.monitor.data`); the report is
+The production stream and the audit sample are dated per-item CSVs, or an Inspect AI log
+or MLflow store holding both (:mod:`simcore.instrument.monitor.data`); the report is
 :func:`simcore.instrument.monitor.timeline.monitor_report`: the corrected failure rate with an
 anytime-valid confidence sequence, and with a judge card a drift alarm on its TPR and TNR.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from simcore.api.results import MonitorResult
@@ -42,6 +43,8 @@ def monitor(  # noqa: PLR0913 (every option is a keyword)
     human_column: str = "human",
     fail_label: str = "fail",
     pass_label: str = "pass",
+    judge: str | None = None,
+    humans: Sequence[str] | str | None = None,
 ) -> MonitorResult:
     """Report a judge's corrected failure rate over time, and alarm when its card drifts.
 
@@ -49,10 +52,12 @@ def monitor(  # noqa: PLR0913 (every option is a keyword)
     ----------
     production : str or pathlib.Path
         CSV, one row per production item: ``item``, ``date`` (ISO, in order) and the
-        judge's label ``judge`` (``fail``/``pass``).
+        judge's label ``judge`` (``fail``/``pass``). Or an Inspect AI log (or folder of
+        logs) or an MLflow store: the judge's labels, each dated when given.
     audit_file : str or pathlib.Path
         CSV, one row per audited item (a random sample of production): ``item``, ``date``
-        and the human's label ``human``.
+        and the human's label ``human``. Or an Inspect AI log or MLflow store: its human
+        labels (score edits, HUMAN feedback), each dated when given.
     card : str, pathlib.Path or dict, optional
         The judge's card (a ``simcore card`` file or its document): the drift alarm tests
         the audited TPR and TNR against its counts. Without it, no alarm.
@@ -73,6 +78,12 @@ def monitor(  # noqa: PLR0913 (every option is a keyword)
         The files' column names.
     fail_label, pass_label : str
         The label values (stripped, case-insensitive).
+    judge : str, optional
+        The judge of a harness ``production`` (an Inspect scorer, an MLflow LLM_JUDGE
+        source id); needed when it holds several.
+    humans : list of str or str, optional
+        The humans of a harness ``audit_file`` (default every one; an item two of them
+        labelled is refused: an audit holds one label per item).
 
     Returns
     -------
@@ -105,7 +116,15 @@ def monitor(  # noqa: PLR0913 (every option is a keyword)
     _check_outputs(plot, card if expire_card else None, overwrite)  # before any work
     card_document = None if card is None else _card_document(card, expire_card)
     counts = None if card is None else _card_counts(card_document, card)
-    stream = monitor_stream(production, audit_file, columns, (fail_label, pass_label))
+    from simcore.options import text_value
+    from simcore.realdata.readers import name_list
+
+    humans = name_list(humans, "humans")
+    if judge is not None:
+        text_value(judge, "judge")
+    stream = monitor_stream(
+        production, audit_file, columns, (fail_label, pass_label), judge=judge, humans=humans
+    )
     document, text = monitor_report(stream, counts, confidence, alarm_alpha)
     if card is not None:
         text += "\n" + _card_truth_line(document, card_document)

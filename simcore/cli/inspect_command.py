@@ -72,9 +72,9 @@ def run(args):
     if path.suffix in (".yaml", ".yml"):
         matrix, note = _scenario_matrix(path), ""
     else:
-        keywords = data_keywords(args)
-        matrix = read_annotations(path, **keywords)
-        note = roles_note(path, keywords)
+        keywords = data_keywords(args)  # the text as given: a tracking URI is no path
+        matrix = read_annotations(args.data, **keywords)
+        note = roles_note(args.data, keywords)
     result = data_commands.inspect_matrix(matrix, note)
     document, text = result.to_dict(), result.to_markdown()
     settings = {option.name: getattr(args, option.name) for option in AGREEMENT_OPTIONS}

@@ -48,13 +48,15 @@ def add(commands):
         "--production",
         required=True,
         metavar="FILE",
-        help="CSV, one row per production item: item, date (ISO, in order), judge (fail/pass)",
+        help="CSV, one row per production item: item, date (ISO, in order), judge (fail/pass); "
+        "or an Inspect AI log (or folder) or MLflow store holding the judge's labels",
     )
     monitor.add_argument(
         "--audit-file",
         required=True,
         metavar="FILE",
-        help="CSV, one row per audited production item: item, date, human (fail/pass)",
+        help="CSV, one row per audited production item: item, date, human (fail/pass); or "
+        "an Inspect AI log or MLflow store holding the humans' labels",
     )
     monitor.add_argument("--card", metavar="FILE", help="the judge's card: alarm on its drift")
     monitor.add_argument(
@@ -70,6 +72,18 @@ def add(commands):
         monitor.add_argument(
             f"--{column}-column", default=column, help=f"the files' {column} column"
         )
+    monitor.add_argument(
+        "--judge",
+        metavar="NAME",
+        help="an Inspect log's or MLflow store's judge (a scorer, an LLM_JUDGE source id), "
+        "when --production is one that holds several",
+    )
+    monitor.add_argument(
+        "--humans",
+        metavar="A,B,...",
+        help="an Inspect log's or MLflow store's humans whose labels are the audits "
+        "(default every one; an item two of them labelled is refused)",
+    )
     monitor.add_argument("--fail-label", default="fail", help="the label value meaning FAIL")
     monitor.add_argument("--pass-label", default="pass", help="the label value meaning PASS")
     add_fail_if(monitor, NAME)
@@ -109,6 +123,8 @@ def run(args):
         human_column=args.human_column,
         fail_label=args.fail_label,
         pass_label=args.pass_label,
+        judge=args.judge,
+        humans=args.humans,
         **options,
     )
     print_result(result, args.json)

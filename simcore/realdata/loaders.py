@@ -239,6 +239,11 @@ def _read_judges_file(judges_path, keys, main, problems):
     groups in the main file, it needs a ``group`` column too. A JSON judges file maps judge
     to ``{matrix item id: label}``. Returns ``(None, file)`` after a problem.
     """
+    from simcore.realdata.harness.source import harness_for, judge_table
+
+    if harness_for(judges_path) is not None:
+        ratings, has_group = judge_table(judges_path)
+        return _keyed_judges(ratings, has_group, keys, main, judges_path, problems)
     file = Path(judges_path).expanduser()
     if not file.is_file():
         problems.append(missing_path(file, "judges_path"))
@@ -250,6 +255,11 @@ def _read_judges_file(judges_path, keys, main, problems):
     except DataError as error:  # its problems: those added to ``problems`` and the header's
         problems.extend(problem for problem in error.problems if problem not in problems)
         return None, file
+    return _keyed_judges(ratings, has_group, keys, main, file, problems)
+
+
+def _keyed_judges(ratings, has_group, keys, main, file, problems):
+    """Return ``({judge: {matrix item id: label}}, file)`` of a judges file's ``ratings``."""
     if keys.composite and not has_group:
         problems.append(
             f"{file}: header: item ids repeat across groups in {main}, so the judges file "

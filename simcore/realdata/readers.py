@@ -12,6 +12,8 @@ The formats:
 ========== ================================================================= =============
 name       input                                                             roles
 ========== ================================================================= =============
+inspect    an Inspect AI eval log (``.eval``, ``.json``) or a folder of them  declared
+mlflow     an MLflow tracking store (``sqlite:///FILE``, a ``.db``, mlruns)   declared
 dataframe  a pandas DataFrame ``item, rater, label[, group]`` (crowd-kit's)    given
 alttest    a folder with ``human_annotations.json`` / ``llm_annotations.json`` declared
 json       a JSON (or .json.gz) file of humans ``{human: {item: label}}``     declared
@@ -194,7 +196,28 @@ def _read_wide(source, humans=None, judges=None, judges_file=None, ordinal=False
     )
 
 
+def _harness_reader(harness):
+    """Return the :class:`Reader` of one evaluation harness (roles from the source)."""
+
+    def read(source, humans=None, judges=None, judges_file=None, ordinal=False, **rest):
+        from simcore.realdata.harness.source import harness_matrix
+
+        _only_for("group_separator", rest, "JSON input")
+        _only_for("columns", rest, "a long table")
+        table = harness.read_labels(source)
+        return harness_matrix(table, humans, judges, rest.get("labels"), ordinal, judges_file)
+
+    return Reader(harness.name, harness.description, True, harness.can_open, read)
+
+
+def _harness_readers():
+    from simcore.realdata.harness.source import HARNESSES
+
+    return tuple(_harness_reader(harness) for harness in HARNESSES)
+
+
 READERS = (
+    *_harness_readers(),
     Reader(
         "dataframe", "a pandas DataFrame item, rater, label[, group]", False, is_frame, _read_frame
     ),
@@ -245,6 +268,13 @@ def reader_for(source, columns=None):
     for reader in READERS:
         if reader.can_open(source, columns):
             return reader
+    if isinstance(source, str) and "://" in source:
+        raise DataError(
+            [
+                f"{source}: data: no MLflow store at this URI (sqlite:///PATH names an MLflow "
+                f"SQLite file that exists, file:///PATH an mlruns folder) (got {source!r})"
+            ]
+        )
     if _is_path(source):
         from simcore.realdata.loaders import alttest_folder
 
@@ -415,14 +445,18 @@ def read_judge_labels(source, judge):
     """Return one judge's labels (texts, stripped) from a production file, one per item.
 
     ``source`` is a long CSV (the rows whose rater is ``judge``), a JSON
-    ``{judge: {item: label}}``, an alttest folder (its judge file) or a long DataFrame.
+    ``{judge: {item: label}}``, an alttest folder (its judge file), a long DataFrame, or an
+    Inspect AI log or MLflow store (the judge's labels on every item it holds).
     Raises :class:`DataError` naming the file when ``judge`` is not in it or it gives no label.
     """
     from simcore.realdata.csv_table import read_csv_ratings
     from simcore.realdata.files import existing_variant
+    from simcore.realdata.harness.source import harness_for, judge_production
     from simcore.realdata.loaders import JUDGE_FILE
 
     problems = []
+    if not is_frame(source) and harness_for(source) is not None:
+        return judge_production(source, judge)
     if is_frame(source):
         frame = source
         problem = production_frame_problem(frame)

@@ -7,6 +7,10 @@ labelled it and the human's label (``human``). Rows come in date order (equal da
 fine). The looks are the days either file names; at each look the stream holds every row
 dated up to it.
 
+Both may instead be an evaluation harness's source (:mod:`simcore.realdata.harness`): an
+Inspect AI log or MLflow store gives the production (one judge's labels, dated when the judge
+gave them) and the audit (the humans' labels, dated when each was given, one per item).
+
 Nothing is guessed: an empty or unparseable date, a date earlier than the row before it, a
 repeated item, an audited item the production file does not hold or one audited before it
 was judged is an error naming the file, line, column and value.
@@ -130,29 +134,106 @@ def read_audit(path, columns, labels, production, production_path):
     return audits
 
 
-def monitor_stream(production, audit, columns=("item", "date", "judge", "human"), labels=None):
-    """Return the :class:`MonitorStream` of a production CSV and an audit CSV.
+def harness_production(source, judge, labels):
+    """Return :func:`read_production`'s ``{item: (day, judge FAIL)}`` of a harness source.
+
+    ``source`` is an Inspect AI log or an MLflow store
+    (:mod:`simcore.realdata.harness`); ``judge`` names its judge (None: its only one).
+    Rows are in date order, each dated when the judge labelled it.
+    """
+    from simcore.realdata.harness import dated_labels
+
+    rows = {}
+    for item, day, label in dated_labels(source, "judge", None if judge is None else [judge]):
+        rows[item] = (day, _harness_flag(source, "judge", item, label, labels))
+    if not rows:
+        raise CalibrationInputError(f"{source}: no production rows")
+    return rows
+
+
+def harness_audit(source, humans, labels, production, production_path):
+    """Return :func:`read_audit`'s ``[(day, human FAIL, judge FAIL)]`` of a harness source.
+
+    The audits are the human labels of ``source`` (those of ``humans``, default every human),
+    each dated when it was given, one per item.
+    """
+    from simcore.realdata.harness import dated_labels
+
+    audits = []
+    for item, day, label in dated_labels(source, "human", humans):
+        if item not in production:
+            raise CalibrationInputError(
+                f"{source}: item: the audited item is not in the production {production_path} "
+                f"(got {item!r})"
+            )
+        judged, judge_fail = production[item]
+        if day < judged:
+            raise CalibrationInputError(
+                f"{source}: item {item}: audited on {day}, before the judge labelled it on "
+                f"{judged} (got {day.isoformat()!r})"
+            )
+        audits.append((day, _harness_flag(source, "human", item, label, labels), judge_fail))
+    if not audits:
+        raise CalibrationInputError(f"{source}: no audit rows (no human label)")
+    return audits
+
+
+def _harness_flag(source, role, item, label, labels):
+    value = label.strip().lower()
+    if value not in labels:
+        fail, passed = labels
+        raise CalibrationInputError(
+            f"{source}: item {item}: {role} label: must be {fail!r} or {passed!r} (name the "
+            f"labels with --fail-label and --pass-label) (got {label!r})"
+        )
+    return labels[value]
+
+
+def monitor_stream(  # noqa: PLR0913 (every input is a keyword)
+    production,
+    audit,
+    columns=("item", "date", "judge", "human"),
+    labels=None,
+    judge=None,
+    humans=None,
+):
+    """Return the :class:`MonitorStream` of a production stream and an audit sample.
 
     Parameters
     ----------
     production, audit : str or pathlib.Path
-        The two CSV files (module docstring).
+        The two CSV files (module docstring), or an Inspect AI log or MLflow store holding
+        the judge's labels (production) or the humans' (audit), each dated when given.
     columns : tuple of str
-        The item, date, judge-label and human-label column names.
+        The CSV files' item, date, judge-label and human-label column names.
     labels : tuple of str, optional
         ``(fail, pass)`` label values (default ``("fail", "pass")``; compared stripped and
         case-insensitively).
+    judge : str, optional
+        A harness production's judge (needed when it holds several).
+    humans : list of str, optional
+        A harness audit's humans (default every one; an item both label is refused).
 
     Raises
     ------
     CalibrationInputError
         Any bad row (module docstring), naming the file, line, column and value.
+    DataError
+        A harness source's problem (:mod:`simcore.realdata.harness`).
     """
+    from simcore.realdata.harness import harness_for
+
     fail, passed = labels or ("fail", "pass")
     values = {fail.strip().lower(): True, passed.strip().lower(): False}
-    item, date, judge, human = columns
-    rows = read_production(production, (item, date, judge), values)
-    audits = read_audit(audit, (item, date, human), values, rows, production)
+    item, date, judge_column, human = columns
+    if harness_for(production) is not None:
+        rows = harness_production(production, judge, values)
+    else:
+        rows = read_production(production, (item, date, judge_column), values)
+    if harness_for(audit) is not None:
+        audits = harness_audit(audit, humans, values, rows, production)
+    else:
+        audits = read_audit(audit, (item, date, human), values, rows, production)
     looks = sorted({day for day, _ in rows.values()} | {day for day, _, _ in audits})
     judged_days = np.array([day.toordinal() for day, _ in rows.values()])
     judged_fails = np.array([flag for _, flag in rows.values()], dtype=np.int64)
