@@ -11,6 +11,7 @@ formats and the rules for items, labels and the primary layer are described in
 :mod:`simcore.realdata.matrix`.
 """
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from simcore.realdata.annotation import DataError, got_text
@@ -232,6 +233,20 @@ def _separator_group(separator):
 # --------------------------------------------------------------------------- judges file
 
 
+@dataclass(frozen=True)
+class ReadJudges:
+    """A judges file another reader has read (an Inspect AI log, an MLflow store).
+
+    ``ratings`` is ``{judge: {(item, group): label}}``, ``has_group`` whether its items carry
+    groups, ``name`` the source named in messages. Given as ``judges_path``, it is keyed
+    like a judges CSV.
+    """
+
+    ratings: dict
+    has_group: bool
+    name: str
+
+
 def _read_judges_file(judges_path, keys, main, problems):
     """Return ``({judge: {matrix item id: label}}, file)`` read from a separate judges file.
 
@@ -239,11 +254,9 @@ def _read_judges_file(judges_path, keys, main, problems):
     groups in the main file, it needs a ``group`` column too. A JSON judges file maps judge
     to ``{matrix item id: label}``. Returns ``(None, file)`` after a problem.
     """
-    from simcore.realdata.harness.source import harness_for, judge_table
-
-    if harness_for(judges_path) is not None:
-        ratings, has_group = judge_table(judges_path)
-        return _keyed_judges(ratings, has_group, keys, main, judges_path, problems)
+    if isinstance(judges_path, ReadJudges):
+        read = judges_path
+        return _keyed_judges(read.ratings, read.has_group, keys, main, read.name, problems)
     file = Path(judges_path).expanduser()
     if not file.is_file():
         problems.append(missing_path(file, "judges_path"))

@@ -349,6 +349,7 @@ def read_annotations(  # noqa: PLR0913 (every option is a keyword)
             )
         labels, ordinal = name_list(label_order, "label_order"), True
     reader = reader_for(source, columns)
+    judges_file = _read_harness_judges(judges_file)
     keywords = {
         "humans": name_list(humans, "humans"),
         "judges": name_list(judges, "judges"),
@@ -387,6 +388,17 @@ def read_annotations(  # noqa: PLR0913 (every option is a keyword)
 
         matrix = settle_spellings(matrix, merge_label_variants)
     return matrix
+
+
+def _read_harness_judges(judges_file):
+    """Return ``judges_file``, read already when it is an Inspect AI log or MLflow store."""
+    from simcore.realdata.harness.source import harness_for, judge_table
+    from simcore.realdata.loaders import ReadJudges
+
+    if judges_file is None or harness_for(judges_file) is None:
+        return judges_file
+    ratings, has_group = judge_table(judges_file)
+    return ReadJudges(ratings, has_group, str(judges_file))
 
 
 def name_list(names, keyword="names"):

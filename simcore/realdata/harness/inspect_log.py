@@ -29,6 +29,9 @@ from pathlib import Path
 from simcore.realdata.annotation import DataError, got_text
 from simcore.realdata.harness.labels import HUMAN, JUDGE, LabelCollector, moment_of, need_extra
 
+LIBRARY = "inspect_ai"
+"""The optional library that reads these sources."""
+
 KIND = "an Inspect AI log"
 
 JSON_LOG = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
@@ -90,7 +93,7 @@ def read_labels(source):
         scorer, a value that is no label, mixed label types, an author who is also a scorer,
         or one rater labelling a sample differently in two logs.
     """
-    need_extra("inspect_ai", "inspect", source, KIND)
+    need_extra(LIBRARY, "inspect", source, KIND)
     from inspect_ai.log import read_eval_log
 
     files = log_files(source)

@@ -25,6 +25,9 @@ from pathlib import Path
 from simcore.realdata.annotation import DataError, got_text
 from simcore.realdata.harness.labels import HUMAN, JUDGE, LabelCollector, moment_of, need_extra
 
+LIBRARY = "mlflow"
+"""The optional library that reads these sources."""
+
 KIND = "an MLflow store"
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -121,7 +124,7 @@ def read_labels(source):
         that is no label, mixed label types, a source id that is both HUMAN and LLM_JUDGE,
         or two different labels of one source on one trace and name.
     """
-    need_extra("mlflow", "mlflow", source, KIND)
+    need_extra(LIBRARY, "mlflow", source, KIND)
     from mlflow import MlflowClient
 
     uri = tracking_uri(source)

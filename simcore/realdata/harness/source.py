@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from simcore.realdata.annotation import DataError, got_text, unknown_names
-from simcore.realdata.harness.labels import HUMAN, JUDGE
+from simcore.realdata.harness.labels import HUMAN, JUDGE, need_extra
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,48 @@ class Harness:
         return self._module().can_open(source, columns)
 
     def read_labels(self, source):
-        """Return the source's :class:`~simcore.realdata.harness.labels.HarnessLabels`."""
-        return self._module().read_labels(source)
+        """Return the source's :class:`~simcore.realdata.harness.labels.HarnessLabels`.
+
+        A command that reads one source twice (``calibrate --data S --production S``)
+        reads it once: the last reads are kept while the files they came from are
+        unchanged (same paths, sizes and modification times).
+        """
+        module = self._module()
+        need_extra(module.LIBRARY, self.name, source, module.KIND)  # even for a kept read
+        key = (self.name, str(source), _signature(source))
+        if key not in _LAST_READS:
+            _LAST_READS[key] = module.read_labels(source)
+            while len(_LAST_READS) > LAST_READS_KEPT:
+                _LAST_READS.pop(next(iter(_LAST_READS)))
+        return _LAST_READS[key]
+
+
+LAST_READS_KEPT = 4
+"""How many sources' labels stay in memory after a read."""
+
+_LAST_READS: dict = {}
+
+
+def _signature(source):
+    """Return the (path, size, modification time) of every file under ``source``."""
+    import os
+    from pathlib import Path
+
+    text = str(source)
+    for prefix in ("sqlite:///", "file://"):
+        if text.startswith(prefix):
+            text = text[len(prefix) :]
+    path = Path(text)
+    # a SQLite store's write-ahead log holds writes its file does not show yet
+    files = sorted(path.rglob("*")) if path.is_dir() else [path, Path(f"{path}-wal")]
+    signature = []
+    for file in files:
+        try:
+            stat = os.stat(file)
+        except OSError:
+            continue
+        signature.append((str(file), stat.st_size, stat.st_mtime_ns))
+    return tuple(signature)
 
 
 HARNESSES = (
