@@ -150,18 +150,21 @@ def write_inspect_log(  # noqa: PLR0913
 # --------------------------------------------------------------------------- MLflow
 
 
-def write_mlflow_store(path, *, judge=True, humans=True, name="correctness"):
+def write_mlflow_store(path, *, judge=True, humans=True, name="correctness", uri=None, noise=False):
     """Log the panel's feedback to a SQLite MLflow store; return ``(uri, traces, logged)``.
 
     One trace per item (``traces``: ``{item: trace id}``); the judge ``judge-a`` as
     LLM_JUDGE feedback and each human as HUMAN feedback, the value ``True`` for a pass and
-    ``False`` for a fail. ``logged`` is ``{(item, human): time logged, ms}``.
+    ``False`` for a fail. ``logged`` is ``{(item, human): time logged, ms}``. ``uri``
+    replaces the SQLite store at ``path`` (a file store ``file:///...``). With ``noise``,
+    feedback that is not read is logged too: a CODE check on every trace and a HUMAN
+    verdict on item 1 that its author overrode.
     """
     os.environ["MLFLOW_ENABLE_ASYNC_TRACE_LOGGING"] = "false"
     import mlflow
     from mlflow.entities import AssessmentSource, AssessmentSourceType
 
-    uri = f"sqlite:///{Path(path).resolve()}"
+    uri = uri or f"sqlite:///{Path(path).resolve()}"
     mlflow.set_tracking_uri(uri)
     try:
         mlflow.set_experiment("judge-audit")
@@ -189,6 +192,23 @@ def write_mlflow_store(path, *, judge=True, humans=True, name="correctness"):
                     trace_id=traces[item], name=name, value=not fails, source=source
                 )
                 logged[(item, human)] = feedback.create_time_ms
+        if noise:
+            _log_noise(mlflow, traces, name)
     finally:
         mlflow.set_tracking_uri(None)
     return uri, traces, logged
+
+
+def _log_noise(mlflow, traces, name):
+    """Log feedback a reader must leave out: CODE checks and an overridden human verdict."""
+    from mlflow.entities import AssessmentSource, AssessmentSourceType
+
+    code = AssessmentSource(source_type=AssessmentSourceType.CODE, source_id="length-check")
+    for trace in traces.values():
+        mlflow.log_feedback(trace_id=trace, name=name, value=False, source=code)
+    human = AssessmentSource(source_type=AssessmentSourceType.HUMAN, source_id="alice")
+    item = item_id(1)  # alice labels item 1 a pass; a first verdict she overrode said fail
+    first = mlflow.log_feedback(trace_id=traces[item], name=name, value=False, source=human)
+    mlflow.override_feedback(
+        trace_id=traces[item], assessment_id=first.assessment_id, value=True, source=human
+    )

@@ -9,6 +9,7 @@ and monitor numbers; bad input is refused naming the problem.
 
 import datetime
 import json
+import os
 import subprocess
 import sys
 
@@ -246,6 +247,51 @@ def test_an_mlflow_store_gives_the_csv_card_calibration_and_monitor(mlflow_store
     assert watched == expected and table.judges == ("judge-a",)
     with pytest.raises(DataError, match="and carol both label item"):
         simcore.monitor(uri, uri, **labels)
+
+
+def store_csv(traces, path):
+    """Write the long CSV equivalent of a store written by ``panel.write_mlflow_store``."""
+    rows = panel.long_rows({"judge-a": panel.JUDGE_FLIPS}, "false", "true")
+    return panel.write_csv(path, [(traces[item], rater, label) for item, rater, label in rows])
+
+
+def test_code_feedback_and_overridden_feedback_are_not_read(tmp_path):
+    uri, traces, _ = panel.write_mlflow_store(tmp_path / "noisy.db", noise=True)
+    expected = read_annotations(store_csv(traces, tmp_path / "panel.csv"), judges=["judge-a"])
+    assert_same_matrix(read_annotations(uri), expected)
+
+
+def test_an_mlruns_file_store_reads_as_its_long_csv(tmp_path, monkeypatch):
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")  # MLflow writes file stores so
+    folder = tmp_path / "mlruns"
+    _, traces, _ = panel.write_mlflow_store(None, uri=folder.as_uri())
+    monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE")  # ... but simcore reads one without it
+    assert reader_for(folder).name == "mlflow"
+    expected = read_annotations(store_csv(traces, tmp_path / "panel.csv"), judges=["judge-a"])
+    assert_same_matrix(read_annotations(folder), expected)
+    assert_same_matrix(read_annotations(folder.as_uri()), expected)
+    assert "MLFLOW_ALLOW_FILE_STORE" not in os.environ
+
+
+def test_assessment_names_are_groups(tmp_path):
+    uri, _, _ = panel.write_mlflow_store(tmp_path / "two.db", name="correctness")
+    panel.write_mlflow_store(tmp_path / "two.db", name="safety")
+    read = read_annotations(uri)
+    assert read.group_names == ("correctness", "safety")
+    assert len(read.items) == 2 * panel.N_ITEMS and read.judges == ("judge-a",)
+
+
+def test_card_check_reads_a_new_sample_from_a_log(inspect_log, tmp_path):
+    log, _ = inspect_log
+    card = tmp_path / "card.json"
+    options = {"criterion": "correct", "population": "qa", "fail_labels": "I"}
+    made = simcore.card(log, judge="model_graded_qa", date="2026-12-01", **options)
+    card.write_text(json.dumps(made.to_dict()["card"]))
+    checked = simcore.card_check(card, log).to_dict()
+    counts = made.to_dict()["card"]["counts"]
+    tpr, tnr = checked["rates"]
+    assert (checked["n"], tpr["hits_new"], tnr["hits_new"]) == (40, 12, 22)
+    assert (tpr["hits_new"], tnr["hits_new"]) == (counts["caught"], counts["cleared"])
 
 
 def _rows(csv):
