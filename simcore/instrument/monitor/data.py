@@ -117,21 +117,38 @@ def read_audit(path, columns, labels, production, production_path):
         item = _item(path, line, row, item_column, seen)
         seen.add(item)
         previous = _date(path, line, row, date_column, previous)
-        if item not in production:
-            raise CalibrationInputError(
-                f"{path}: line {line}: column {item_column!r}: the audited item is not in "
-                f"the production file {production_path} (got {item!r})"
-            )
-        judged, judge_fail = production[item]
-        if previous < judged:
-            raise CalibrationInputError(
-                f"{path}: line {line}: column {date_column!r}: audited on {previous}, before "
-                f"the judge labelled it on {judged} (got {row[date_column]!r})"
-            )
+        where = (
+            f"{path}: line {line}: column {item_column!r}",
+            f"{path}: line {line}: column {date_column!r}",
+            row[date_column],
+        )
+        judge_fail = _judged(production, production_path, item, previous, where)
         audits.append((previous, _label(path, line, row, human_column, labels), judge_fail))
     if not audits:
         raise CalibrationInputError(f"{path}: no audit rows")
     return audits
+
+
+def _judged(production, production_path, item, day, where):
+    """Return the judge's FAIL of an item audited on ``day``.
+
+    ``where`` is ``(the place of the row's item, of its date, the date as given)`` for
+    messages. Refuses an item the production does not hold and an audit dated before the
+    judge labelled it.
+    """
+    item_place, date_place, given = where
+    if item not in production:
+        raise CalibrationInputError(
+            f"{item_place}: the audited item is not in the production file {production_path} "
+            f"(got {item!r})"
+        )
+    judged, judge_fail = production[item]
+    if day < judged:
+        raise CalibrationInputError(
+            f"{date_place}: audited on {day}, before the judge labelled it on {judged} "
+            f"(got {given!r})"
+        )
+    return judge_fail
 
 
 def harness_production(source, judge, labels):
@@ -161,17 +178,8 @@ def harness_audit(source, humans, labels, production, production_path):
 
     audits = []
     for item, day, label in dated_labels(source, "human", humans):
-        if item not in production:
-            raise CalibrationInputError(
-                f"{source}: item: the audited item is not in the production {production_path} "
-                f"(got {item!r})"
-            )
-        judged, judge_fail = production[item]
-        if day < judged:
-            raise CalibrationInputError(
-                f"{source}: item {item}: audited on {day}, before the judge labelled it on "
-                f"{judged} (got {day.isoformat()!r})"
-            )
+        where = (f"{source}: item {item}", f"{source}: item {item}", day.isoformat())
+        judge_fail = _judged(production, production_path, item, day, where)
         audits.append((day, _harness_flag(source, "human", item, label, labels), judge_fail))
     if not audits:
         raise CalibrationInputError(f"{source}: no audit rows (no human label)")
