@@ -357,3 +357,15 @@ def test_label_text(value, expected):
 def test_a_value_that_is_no_label_is_refused(value):
     with pytest.raises(ValueError, match="label must"):
         label_text(value)
+
+
+def test_a_scenario_data_block_reads_a_log_and_a_store(inspect_log, mlflow_store):
+    from simcore.realdata.data_block import load_data
+
+    log, _ = inspect_log
+    read = load_data({"format": "inspect", "path": str(log), "judges": ["model_graded_qa"]})
+    assert read.judges == ("model_graded_qa",) and len(read.items) == panel.N_ITEMS
+    store = load_data({"format": "mlflow", "path": str(mlflow_store[1])})
+    assert_same_matrix(store, read_annotations(mlflow_store[0]))
+    with pytest.raises(DataError, match="data.format: the path holds an Inspect AI eval log"):
+        load_data({"format": "mlflow", "path": str(log)})

@@ -14,14 +14,18 @@ from simcore.realdata.annotation import DataError, got_text, require_judges
 from simcore.realdata.assembly import _declared_labels, _names
 from simcore.realdata.readers import read_annotations, reader_for
 
-FORMATS = ("alttest", "json", "csv", "wide")
+FORMATS = ("alttest", "json", "csv", "wide", "inspect", "mlflow")
 """Values of the ``format`` key of a scenario's ``data`` block."""
 
 SCALES = ("nominal", "ordinal")
 """Values of the ``scale`` key of a scenario's ``data`` block."""
 
 DATA_KEY_MEANINGS = {
-    "format": (None, "alttest, json, csv or wide; null: as the reader finds it at the path"),
+    "format": (
+        None,
+        "alttest, json, csv, wide, inspect (an Inspect AI log or folder) or mlflow (an "
+        "mlflow.db file or mlruns folder); null: as the reader finds it at the path",
+    ),
     "path": (
         None,
         "required: the matrix (a folder for alttest, a file otherwise; plain or gzip), "
