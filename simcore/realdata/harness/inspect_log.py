@@ -39,6 +39,9 @@ JSON_LOG = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 
 ZIP_MAGIC = b"PK\x03\x04"
 
+SKIPPED_FIELDS = {"messages", "events", "store", "attachments", "events_data", "timelines"}
+"""A sample's transcript fields, not read: the scores are all a matrix needs."""
+
 
 def _is_json_log(path):
     try:
@@ -101,7 +104,7 @@ def read_labels(source):
     tasks = set()
     for file in files:
         try:
-            log = read_eval_log(str(file))
+            log = read_eval_log(str(file), exclude_fields=SKIPPED_FIELDS)
         except Exception as error:  # noqa: BLE001 (any failure of the library to read it)
             raise DataError(
                 [f"{file}: log: not a readable Inspect AI log ({error}) (got {str(file)!r})"]
@@ -122,9 +125,9 @@ def _read_log(log, file, collector):
     """Add one log's scores and score edits to ``collector``."""
     samples = log.samples or []
     epochs = max([sample.epoch for sample in samples] + [log.eval.config.epochs or 1])
-    for scorer in log.eval.scorers or []:
-        for judge in _judge_names(scorer.name, epochs):
-            collector.declare(judge, JUDGE, f"{file}: scorer {scorer.name}")
+    for scorer in _scorer_keys(log.eval.scorers or []):
+        for judge in _judge_names(scorer, epochs):
+            collector.declare(judge, JUDGE, f"{file}: scorer {scorer}")
     created = moment_of(log.eval.created)
     for sample in samples:
         item = str(sample.id)
@@ -139,6 +142,16 @@ def _read_log(log, file, collector):
             collector.add(item, task, judge, JUDGE, original, moment, where, via=name)
             for author, (value, edited) in _last_edits(score.history).items():
                 collector.add(item, task, author, HUMAN, value, moment_of(edited), where, via=name)
+
+
+def _scorer_keys(scorers):
+    """Return the keys a sample's scores take: a repeated scorer name is numbered (``x1``)."""
+    keys, seen = [], {}
+    for scorer in scorers:
+        count = seen.get(scorer.name, 0)
+        seen[scorer.name] = count + 1
+        keys.append(scorer.name if count == 0 else f"{scorer.name}{count}")
+    return keys
 
 
 def _judge_names(scorer, epochs):
