@@ -113,8 +113,8 @@ def _chosen(table, given, role, key):
         if name in other:
             problems.append(
                 f"{table.source}: {key}: {got_text(name)} is a "
-                f"{'judge' if role == HUMAN else 'human'} in {table.kind}, whose roles are "
-                f"its own (got {got_text(name)})"
+                f"{'judge' if role == HUMAN else 'human'} in {table.kind}, which records "
+                f"the roles; --{key} chooses among its {key} (got {got_text(name)})"
             )
     problems += unknown_names(
         [n for n in given if n not in other],
