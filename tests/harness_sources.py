@@ -155,7 +155,8 @@ def write_mlflow_store(path, *, judge=True, humans=True, name="correctness", uri
 
     One trace per item (``traces``: ``{item: trace id}``); the judge ``judge-a`` as
     LLM_JUDGE feedback and each human as HUMAN feedback, the value ``True`` for a pass and
-    ``False`` for a fail. ``logged`` is ``{(item, human): time logged, ms}``. ``uri``
+    ``False`` for a fail. ``logged`` is ``{(item, rater): time, ms}``: when each human's
+    feedback was logged, and for the judge ``judge-a`` when the trace was. ``uri``
     replaces the SQLite store at ``path`` (a file store ``file:///...``). With ``noise``,
     feedback that is not read is logged too: a CODE check on every trace and a HUMAN
     verdict on item 1 that its author overrode.
@@ -174,6 +175,10 @@ def write_mlflow_store(path, *, judge=True, humans=True, name="correctness", uri
                 span.set_inputs({"question": item_id(i)})
                 span.set_outputs({"answer": "an answer"})
             traces[item_id(i)] = span.trace_id
+        logged = {
+            (item, "judge-a"): mlflow.get_trace(trace).info.request_time
+            for item, trace in traces.items()
+        }
         judge_source = AssessmentSource(
             source_type=AssessmentSourceType.LLM_JUDGE, source_id="judge-a"
         )
@@ -184,7 +189,6 @@ def write_mlflow_store(path, *, judge=True, humans=True, name="correctness", uri
                 value=not judge_fails(i),
                 source=judge_source,
             )
-        logged = {}
         for human in HUMANS if humans else ():
             source = AssessmentSource(source_type=AssessmentSourceType.HUMAN, source_id=human)
             for item, fails in human_labels(human).items():

@@ -23,7 +23,12 @@ from simcore.realdata import DataError
 from simcore.realdata.harness import harness_for, label_text
 from simcore.realdata.readers import read_annotations, read_judge_labels, reader_for
 
-TODAY = datetime.datetime.now(datetime.UTC).date().isoformat()
+
+def day(milliseconds):
+    """The UTC date of a time in epoch milliseconds, as the monitor's files write it."""
+    return datetime.datetime.fromtimestamp(milliseconds / 1000, datetime.UTC).date().isoformat()
+
+
 JUDGES = {"model_graded_qa": panel.JUDGE_FLIPS, "model_graded_qa1": panel.SECOND_JUDGE_FLIPS}
 
 
@@ -53,10 +58,20 @@ def mlflow_store(tmp_path_factory):
     )
     audit = panel.write_csv(
         folder / "audit.csv",
-        [(trace, TODAY, label) for _, trace, label in audits],
+        [(trace, day(time), label) for time, trace, label in audits],
         header=("item", "date", "human"),
     )
-    return uri, folder / "mlflow.db", csv, audit
+    production = panel.write_csv(
+        folder / "production.csv",
+        sorted(
+            (day(logged[(item, "judge-a")]), traces[item], "true" if passed else "false")
+            for item, passed in (
+                (panel.item_id(i), not panel.judge_fails(i)) for i in range(panel.N_ITEMS)
+            )
+        ),
+        header=("date", "item", "judge"),
+    )
+    return uri, folder / "mlflow.db", csv, (production, audit)
 
 
 def assert_same_matrix(read, expected):
@@ -221,8 +236,8 @@ def test_an_mlflow_store_reads_as_the_equivalent_long_csv(mlflow_store):
     assert_same_matrix(read_annotations(path), read)
 
 
-def test_an_mlflow_store_gives_the_csv_card_calibration_and_monitor(mlflow_store, tmp_path):
-    uri, _, csv, audit = mlflow_store
+def test_an_mlflow_store_gives_the_csv_card_calibration_and_monitor(mlflow_store):
+    uri, _, csv, (production, audit) = mlflow_store
     options = {"judge": "judge-a", "criterion": "correct", "population": "qa"}
     options |= {"fail_labels": "false", "date": "2026-12-01"}
     from_store = simcore.card(uri, **options)
@@ -235,16 +250,10 @@ def test_an_mlflow_store_gives_the_csv_card_calibration_and_monitor(mlflow_store
     assert scrubbed(calibrated.to_dict(), uri) == scrubbed(expected.to_dict(), csv)
     assert sorted(read_judge_labels(uri, "judge-a")) == sorted(read_judge_labels(csv, "judge-a"))
     # the monitor: production and audits dated by the store, against the same rows in CSVs
-    table = read_annotations(csv, judges=["judge-a"])
-    production = panel.write_csv(
-        tmp_path / "production.csv",
-        [(item, TODAY, label) for item, rater, label in _rows(csv) if rater == "judge-a"],
-        header=("item", "date", "judge"),
-    )
     labels = {"fail_label": "false", "pass_label": "true"}
     watched = simcore.monitor(uri, uri, humans="alice", **labels).to_dict()
     expected = simcore.monitor(production, audit, **labels).to_dict()
-    assert watched == expected and table.judges == ("judge-a",)
+    assert watched == expected
     with pytest.raises(DataError, match="and carol both label item"):
         simcore.monitor(uri, uri, **labels)
 
@@ -292,13 +301,6 @@ def test_card_check_reads_a_new_sample_from_a_log(inspect_log, tmp_path):
     tpr, tnr = checked["rates"]
     assert (checked["n"], tpr["hits_new"], tnr["hits_new"]) == (40, 12, 22)
     assert (tpr["hits_new"], tnr["hits_new"]) == (counts["caught"], counts["cleared"])
-
-
-def _rows(csv):
-    import csv as csv_module
-
-    with open(csv, encoding="utf-8") as handle:
-        return [tuple(row) for row in csv_module.reader(handle)][1:]
 
 
 def test_a_store_without_llm_judge_feedback_is_refused(tmp_path):

@@ -86,7 +86,9 @@ FORMATS = ["alttest", "json", "csv", "gzip", "wide", "dataframe"]
 
 
 def test_each_format_is_opened_by_its_own_reader(formats):
-    assert [reader.name for reader in READERS] == ["dataframe", "alttest", "json", "wide", "csv"]
+    assert [reader.name for reader in READERS] == [
+        *("inspect", "mlflow", "dataframe", "alttest", "json", "wide", "csv")
+    ]
     for name in FORMATS:
         data, _ = formats[name]
         expected = "csv" if name == "gzip" else name
