@@ -154,10 +154,17 @@ def test_every_data_command_reads_a_log(inspect_log, command, tmp_path, capsys):
     log, _ = inspect_log
     extra = {"ceiling": ["--boot", "20"], "wellposed": ["--boot", "20"]}
     extra["advise"] = ["--out", str(tmp_path / "advice"), "--trials", "50"]
-    argv = [command, str(log), *extra.get(command, []), "--json"]
-    assert main(argv) == 0
-    out = capsys.readouterr().out
-    assert str(log) in out or "model_graded_qa" in out  # its source, or its judge (advise)
+    assert main([command, str(log), *extra.get(command, []), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    if command == "inspect":
+        assert [h["name"] for h in document["humans"]] == ["alice", "bob", "carol"]
+    elif command == "ceiling":
+        assert document["shape"]["humans"] == 3
+    elif command == "wellposed":  # the judges on every sample; the humans are not read
+        assert document["judges"] == list(JUDGES)
+        assert document["groups"][0]["n_items"] == panel.N_ITEMS
+    else:
+        assert (tmp_path / "advice" / "report.md").is_file()
 
 
 def test_a_json_log_reads_as_the_eval_log(inspect_log, tmp_path):

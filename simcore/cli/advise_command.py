@@ -45,7 +45,9 @@ def add(commands):
         ],
     )
     add_data_arguments(
-        advise, "an alttest folder, a long or wide CSV file (or .csv.gz), or a JSON of humans"
+        advise,
+        "an alttest folder, a long or wide CSV file (or .csv.gz), a JSON of humans, an Inspect "
+        "AI log or an MLflow store",
     )
     advise.add_argument(
         "--audit",

@@ -45,7 +45,8 @@ def add(commands):
     )
     add_data_arguments(
         card,
-        "alttest folder, CSV or JSON file with humans and the judge",
+        "alttest folder, CSV or JSON file, Inspect AI log or MLflow store with humans and the "
+        "judge",
         judges_help="comma-separated judge names: a CSV must name every judge in it (or give "
         "--humans)",
         columns=True,

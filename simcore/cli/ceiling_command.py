@@ -55,8 +55,9 @@ def add(commands):
     )
     add_data_arguments(
         ceiling,
-        "an alttest folder, a JSON file of humans, or a long or wide CSV "
-        "(item,rater,label[,group]; item,criterion,rater,score also read)",
+        "an alttest folder, a JSON file of humans, a long or wide CSV "
+        "(item,rater,label[,group]; item,criterion,rater,score also read), an Inspect AI log "
+        "or an MLflow store",
         judges_help="comma-separated judge names (a CSV: default none, every rater a human)",
         columns=True,
     )

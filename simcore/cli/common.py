@@ -132,8 +132,8 @@ def add_data_arguments(
     parser.add_argument(
         "--judges-file",
         metavar="PATH",
-        help="judge labels in a separate file: long CSV item,rater,label or JSON "
-        "{judge: {item: label}}",
+        help="judge labels in a separate file: long CSV item,rater,label, JSON "
+        "{judge: {item: label}}, or an Inspect AI log or MLflow store (its judges)",
     )
     parser.add_argument(
         "--slots",

@@ -39,8 +39,9 @@ def add(commands):
     )
     add_data_arguments(
         inspect,
-        "an alttest folder, a JSON file of humans, a long or wide CSV (or .csv.gz), or a "
-        "real-data scenario",
+        "an alttest folder, a JSON file of humans, a long or wide CSV (or .csv.gz), an "
+        "Inspect AI log (or folder of logs), an MLflow store (sqlite:///FILE, mlflow.db, "
+        "mlruns), or a real-data scenario",
         columns=True,
     )
     inspect.add_argument(

@@ -45,7 +45,10 @@ def add(commands):
         "probability --power.",
     )
     add_data_arguments(
-        settle, "the matrix so far: an alttest folder, a JSON file or a long CSV", columns=True
+        settle,
+        "the matrix so far: an alttest folder, a JSON file, a long CSV, an Inspect AI log or "
+        "an MLflow store",
+        columns=True,
     )
     settle.add_argument(
         "--looks",

@@ -36,8 +36,8 @@ def add(commands):
     )
     wellposed.add_argument(
         "data",
-        help="a folder holding llm_annotations.json, a JSON {judge: {item: label}} file, or "
-        "a long CSV item,rater,label[,group]",
+        help="a folder holding llm_annotations.json, a JSON {judge: {item: label}} file, "
+        "a long CSV item,rater,label[,group], an Inspect AI log or an MLflow store",
     )
     for option in WELLPOSED_OPTIONS:
         if option.name != "graded":

@@ -10,7 +10,9 @@ message are its), with the judges standing in the rater columns:
   not read and need not exist;
 * a JSON file: ``{judge: {item: label}}``;
 * a long or wide CSV, or a long DataFrame: the judges' columns (``--judges``; default every
-  rater in it), other raters ignored.
+  rater in it), other raters ignored;
+* an Inspect AI log or MLflow store: its judges (scorers, LLM_JUDGE feedback) on every item
+  they labelled; its humans are not read.
 
 The items are those at least one judge labelled; a judge's missing labels are ``-1``.
 """
@@ -132,6 +134,8 @@ def load_judge_table(path, judges=None, group_separator=None, merge_label_varian
     """
     from simcore.realdata.readers import read_annotations, reader_for
 
+    if reader_for(path).name in ("inspect", "mlflow"):
+        return _harness_judges(path, judges, group_separator, merge_label_variants)
     if reader_for(path).name not in ("alttest", "json"):  # a long or wide table, a DataFrame
         if group_separator is not None:
             raise DataError(
@@ -162,6 +166,29 @@ def load_judge_table(path, judges=None, group_separator=None, merge_label_varian
         groups=np.asarray(matrix.groups),
         group_names=tuple(matrix.group_names),
     )
+
+
+def _harness_judges(path, judges, group_separator, merge_label_variants):
+    """Return the :class:`JudgeTable` of an Inspect AI log's or MLflow store's judges.
+
+    Every item a judge labelled, whether or not a human did; the humans are not read.
+    """
+    from simcore.realdata import long_table_matrix
+    from simcore.realdata.harness import judge_table
+    from simcore.realdata.label_spellings import settle_spellings
+
+    if group_separator is not None:
+        raise DataError(
+            [
+                f"{path}: group_separator: only for JSON input; an Inspect AI log's groups "
+                f"are its tasks, an MLflow store's its assessment names "
+                f"(got {got_text(group_separator)})"
+            ]
+        )
+    ratings, has_group = judge_table(path)
+    ratings = {name: ratings[name] for name in _chosen(judges, list(ratings), str(path))}
+    matrix = long_table_matrix(ratings, has_group, str(path), [])
+    return _table_judges(settle_spellings(matrix, merge_label_variants), judges)
 
 
 def _table_judges(matrix, judges):
