@@ -656,7 +656,10 @@ def test_load_data_block_problems_are_all_reported():
         "(valid keys: format, path, judges_path, humans, judges, labels, scale, "
         "group_separator, slots, merge_label_variants)" in unknown
     )
-    one_problem(problems, "data.format: must be one of alttest, json, csv, wide (got 'xls')")
+    one_problem(
+        problems,
+        "data.format: must be one of alttest, json, csv, wide, inspect, mlflow (got 'xls')",
+    )
     one_problem(problems, "data.path: must be given", "(got null)")
     one_problem(problems, "data.labels: must be a list of distinct label values (got ['a', 'a'])")
     one_problem(problems, "data.scale: must be one of nominal, ordinal (got 'interval')")
