@@ -329,6 +329,7 @@ def test_a_missing_extra_exits_2_naming_the_install_line(
     module, extra, source, request, monkeypatch, capsys
 ):
     given = request.getfixturevalue(source)[0]
+    capsys.readouterr()  # what the library printed while the fixture wrote the source
     monkeypatch.setitem(sys.modules, module, None)  # import fails as without the extra
     assert main(["inspect", str(given)]) == 2
     error = capsys.readouterr().err
