@@ -158,6 +158,7 @@ def test_every_data_command_reads_a_log(inspect_log, command, tmp_path, capsys):
     document = json.loads(capsys.readouterr().out)
     if command == "inspect":
         assert [h["name"] for h in document["humans"]] == ["alice", "bob", "carol"]
+        assert document["roles_note"].startswith("roles: as the Inspect AI log records them")
     elif command == "ceiling":
         assert document["shape"]["humans"] == 3
     elif command == "wellposed":  # the judges on every sample; the humans are not read

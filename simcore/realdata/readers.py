@@ -516,11 +516,18 @@ def read_judge_labels(source, judge):
 
 
 def roles_note(data, roles):
-    """Return the line saying every rater was read as a human, or "" where roles are known.
+    """Return the line saying how the roles were read, or "" where the files name them.
 
     A long or wide table or a DataFrame does not say which raters are judges; read without
     ``judges``, ``humans`` or ``judges_file`` its raters are all humans, and the output says so.
+    An Inspect AI log or MLflow store records the roles, and the line says how they were read
+    (which of its records are a judge's labels and which a human's).
     """
+    from simcore.realdata.harness.source import harness_for
+
+    harness = None if is_frame(data) else harness_for(data, roles.get("columns"))
+    if harness is not None:
+        return harness.roles_text
     given = any(roles.get(key) for key in ("humans", "judges", "judges_file"))
     if given or reader_for(data, roles.get("columns")).declares_roles:
         return ""

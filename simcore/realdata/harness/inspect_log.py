@@ -39,6 +39,12 @@ JSON_LOG = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 
 ZIP_MAGIC = b"PK\x03\x04"
 
+ROLES = (
+    "roles: as the Inspect AI log records them: the judges are its scorers (each score's "
+    "original value), the humans the authors of edits of those scores (each author's last edit)"
+)
+"""The line every output of an Inspect AI log gives on how its roles were read."""
+
 SKIPPED_FIELDS = {"messages", "events", "store", "attachments", "events_data", "timelines"}
 """A sample's transcript fields, not read: the scores are all a matrix needs."""
 

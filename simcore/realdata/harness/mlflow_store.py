@@ -30,6 +30,13 @@ LIBRARY = "mlflow"
 
 KIND = "an MLflow store"
 
+ROLES = (
+    "roles: as the MLflow store records them: the judges are the sources of LLM_JUDGE feedback, "
+    "the humans those of HUMAN feedback, paired by assessment name (CODE and overridden "
+    "feedback not read)"
+)
+"""The line every output of an MLflow store gives on how its roles were read."""
+
 SQLITE_MAGIC = b"SQLite format 3\x00"
 STORE_TABLES = {"experiments", "trace_info", "assessments"}
 """Tables every MLflow 3 SQLite store has."""

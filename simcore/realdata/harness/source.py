@@ -35,6 +35,11 @@ class Harness:
 
         return importlib.import_module(f"simcore.realdata.harness.{self.module}")
 
+    @property
+    def roles_text(self):
+        """The line saying how this harness's roles are read, for every output that reads it."""
+        return self._module().ROLES
+
     def can_open(self, source, columns=None):
         """Whether ``source`` is this harness's (no optional library imported)."""
         return self._module().can_open(source, columns)
