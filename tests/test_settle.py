@@ -213,7 +213,7 @@ def test_card_check_fails_if_drift_or_card_expired(tmp_path, capsys):
     old = measured_card(tmp_path, "2020-01-01", "old.json")
     same = card_data(tmp_path / "same.csv", 0.85, seed=10)
     moved = card_data(tmp_path / "moved.csv", 0.4, seed=10)
-    check = ["--judges", "judge", "--today", "2026-06-01", "--check"]  # not the wall clock
+    check = ["--judges", "judge", "--today", "2026-06-01", "--check"]  # a fixed expiry date
     capsys.readouterr()
     assert main(["card", str(same), *check, str(fresh), "--fail-if", "drift"]) == 0
     assert main(["card", str(moved), *check, str(fresh), "--fail-if", "drift"]) == 3
@@ -241,7 +241,7 @@ def test_monitor_fails_if_drift_or_card_expired(tmp_path, capsys):
         flags = ["--production", str(production), "--audit-file", str(audit)]
         card_flags = [] if card_path is None else ["--card", str(card_path)]
         gates = [flag for condition in conditions for flag in ("--fail-if", condition)]
-        today = ["--today", "2026-06-01"] if card_path is not None else []  # not the wall clock
+        today = ["--today", "2026-06-01"] if card_path is not None else []  # fixed expiry date
         return main(["monitor", *flags, *card_flags, *gates, *today])
 
     assert monitor(steady, card, "drift", "card-expired") == 0
