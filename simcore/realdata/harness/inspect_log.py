@@ -85,6 +85,11 @@ def log_files(path):
     return [file for file in sorted(path.rglob("*")) if is_log(file)]
 
 
+def source_path(source):
+    """Return the log or folder ``source`` names."""
+    return Path(source)
+
+
 def can_open(source, columns=None):
     """Whether ``source`` is an Inspect AI log or a folder holding at least one."""
     if not isinstance(source, str | Path) or columns:

@@ -98,12 +98,16 @@ def can_open(source, columns=None):
     return _is_sqlite_store(_sqlite_path(source)) or _is_file_store(_file_store_path(source))
 
 
+def source_path(source):
+    """Return the SQLite file or file-store folder of a store ``can_open`` accepts."""
+    sqlite_path = _sqlite_path(source)
+    return sqlite_path if _is_sqlite_store(sqlite_path) else _file_store_path(source)
+
+
 def tracking_uri(source):
     """Return the tracking URI of a store ``can_open`` accepts (absolute paths)."""
-    sqlite_path = _sqlite_path(source)
-    if _is_sqlite_store(sqlite_path):
-        return f"sqlite:///{sqlite_path.resolve()}"
-    return _file_store_path(source).resolve().as_uri()
+    path = source_path(source).resolve()
+    return f"sqlite:///{path}" if path.is_file() else path.as_uri()
 
 
 @contextlib.contextmanager

@@ -53,7 +53,7 @@ class Harness:
         """
         module = self._module()
         need_extra(module.LIBRARY, self.name, source, module.KIND)  # even for a kept read
-        key = (self.name, str(source), _signature(source))
+        key = (self.name, str(source), _signature(module.source_path(source)))
         if key not in _LAST_READS:
             _LAST_READS[key] = module.read_labels(source)
             while len(_LAST_READS) > LAST_READS_KEPT:
@@ -67,16 +67,11 @@ LAST_READS_KEPT = 4
 _LAST_READS: dict = {}
 
 
-def _signature(source):
-    """Return the (path, size, modification time) of every file under ``source``."""
+def _signature(path):
+    """Return the (path, size, modification time) of every file at or under ``path``."""
     import os
     from pathlib import Path
 
-    text = str(source)
-    for prefix in ("sqlite:///", "file://"):
-        if text.startswith(prefix):
-            text = text[len(prefix) :]
-    path = Path(text)
     # a SQLite store's write-ahead log holds writes its file does not show yet
     files = sorted(path.rglob("*")) if path.is_dir() else [path, Path(f"{path}-wal")]
     signature = []
