@@ -358,8 +358,12 @@ def card_result(data, values):
         f"{card['fail_definition']['text']} against {against}; human ceiling by "
         f"{card['human_ceiling']['measure']}"
     )
-    document = {"card": card, "scale": {**scale.to_dict(), "scoring": scoring}}
-    return CardResult("card", document, f"{scale_line(scale, scoring)}\n{card_text(card)}")
+    from simcore.realdata.readers import roles_note
+
+    note = roles_note(data, _roles(values))
+    document = {"card": card, "scale": {**scale.to_dict(), "scoring": scoring}, "roles_note": note}
+    text = f"{scale_line(scale, scoring)}\n{card_text(card)}" + (f"\n{note}" if note else "")
+    return CardResult("card", document, text)
 
 
 def _with_truth(card, matrix, definition, values, label_set):

@@ -280,6 +280,7 @@ class CardResult(CommandResult):
 
     card: dict[str, Any]
     scale: dict[str, Any]
+    roles_note: str
 
 
 class CardCheckResult(CommandResult):
